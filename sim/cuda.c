@@ -1,0 +1,592 @@
+/* cuda: the simulated libcuda.so.1.
+ *
+ * Device memory is host memory: cuMemAlloc returns a malloc'd address, and
+ * copies are memcpy, so tests can check every byte. Each process's footprint
+ * (its contexts and allocations) is written to the shared ledger, where the
+ * simulated NVML of any other process reads it. CUDA_VISIBLE_DEVICES is
+ * honoured as the real driver does (indexes or UUIDs). */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_api.h"
+#include "sim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct CUctx_st {
+    CUdevice dev;
+    int primary;
+    int refs;
+};
+
+struct alloc {
+    CUdeviceptr ptr;
+    size_t size;
+    CUdevice dev;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int inited;
+static int visible[SIM_MAX_GPUS]; /* CUdevice -> machine GPU index */
+static int nvisible;
+static struct CUctx_st primary[SIM_MAX_GPUS];
+static int contexts_on[SIM_MAX_GPUS]; /* live contexts per CUdevice */
+static struct alloc *allocs;
+static size_t nallocs, cap_allocs;
+static __thread CUcontext current;
+
+static unsigned ptype(void)
+{
+    /* a test program can play a graphics client (an OpenGL app) */
+    const char *g = getenv("VRAM_SIM_GRAPHICS");
+    return g && *g == '1' ? SIM_PT_GRAPHICS : SIM_PT_COMPUTE;
+}
+
+static void parse_visible(struct sim *s)
+{
+    const char *env = getenv("CUDA_VISIBLE_DEVICES");
+    nvisible = 0;
+    if (!env) {
+        for (unsigned i = 0; i < s->machine.ngpus; i++)
+            visible[nvisible++] = (int)i;
+        return;
+    }
+    /* the driver stops at the first entry it cannot resolve */
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", env);
+    for (char *tok = strtok(buf, ","); tok && nvisible < SIM_MAX_GPUS; tok = strtok(NULL, ",")) {
+        while (*tok == ' ')
+            tok++;
+        int found = -1;
+        if (!strncmp(tok, "GPU-", 4)) {
+            for (unsigned i = 0; i < s->machine.ngpus; i++)
+                if (!strncmp(s->machine.gpus[i].uuid, tok, strlen(tok)))
+                    found = (int)i;
+        } else {
+            char *end;
+            long v = strtol(tok, &end, 10);
+            if (end != tok && *end == '\0' && v >= 0 && v < (long)s->machine.ngpus)
+                found = (int)v;
+        }
+        if (found < 0)
+            break;
+        visible[nvisible++] = found;
+    }
+}
+
+static struct sim *ready(void)
+{
+    return inited ? sim_get() : NULL;
+}
+
+EXPORT CUresult cuInit(unsigned flags)
+{
+    if (flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sim *s = sim_get();
+    if (!s)
+        return CUDA_ERROR_NO_DEVICE;
+    pthread_mutex_lock(&mu);
+    if (!inited)
+        parse_visible(s);
+    inited = 1;
+    pthread_mutex_unlock(&mu);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDriverGetVersion(int *v)
+{
+    struct sim *s = sim_get();
+    if (!v)
+        return CUDA_ERROR_INVALID_VALUE;
+    *v = s ? s->machine.cuda_version : 0;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetCount(int *n)
+{
+    if (!ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!n)
+        return CUDA_ERROR_INVALID_VALUE;
+    *n = nvisible;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal)
+{
+    if (!ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!d)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ordinal < 0 || ordinal >= nvisible)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *d = ordinal;
+    return CUDA_SUCCESS;
+}
+
+#define GPU_OF(dev)                                                                               \
+    struct sim *s = ready();                                                                      \
+    if (!s)                                                                                       \
+        return CUDA_ERROR_NOT_INITIALIZED;                                                        \
+    if ((dev) < 0 || (dev) >= nvisible)                                                           \
+        return CUDA_ERROR_INVALID_DEVICE;                                                         \
+    unsigned gi = (unsigned)visible[(dev)];                                                       \
+    const struct sim_gpu_def *g = &s->machine.gpus[gi];                                           \
+    (void)g;
+
+EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    GPU_OF(dev);
+    if (!name || len <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    snprintf(name, (size_t)len, "%s", g->name);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+    GPU_OF(dev);
+    if (!bytes)
+        return CUDA_ERROR_INVALID_VALUE;
+    *bytes = g->memory;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
+{
+    GPU_OF(dev);
+    if (!uuid)
+        return CUDA_ERROR_INVALID_VALUE;
+    /* "GPU-xxxxxxxx-xxxx-..." back to its 16 bytes */
+    memset(uuid, 0, sizeof *uuid);
+    const char *p = g->uuid + 4;
+    for (int i = 0; i < 16 && *p;) {
+        unsigned b;
+        if (*p == '-') {
+            p++;
+            continue;
+        }
+        if (sscanf(p, "%2x", &b) != 1)
+            break;
+        uuid->bytes[i++] = (char)b;
+        p += 2;
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
+{
+    return cuDeviceGetUuid_v2(uuid, dev);
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice dev)
+{
+    GPU_OF(dev);
+    if (!v)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned dom = 0, bus = 0, devn = 0;
+    sscanf(g->pci_bus_id, "%x:%x:%x", &dom, &bus, &devn);
+    switch (attr) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+        *v = g->cc_major;
+        break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+        *v = g->cc_minor;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+        *v = 132;
+        break;
+    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
+        *v = (int)bus;
+        break;
+    case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
+        *v = (int)devn;
+        break;
+    case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
+        *v = (int)dom;
+        break;
+    default:
+        *v = 0;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* The first context on a device costs its footprint, as a real one does. */
+static CUresult context_up(struct sim *s, CUdevice dev)
+{
+    unsigned gi = (unsigned)visible[dev];
+    CUresult rc = CUDA_SUCCESS;
+    sim_state_lock(&s->state);
+    if (contexts_on[dev] == 0) {
+        const struct sim_gpu_def *g = &s->machine.gpus[gi];
+        if (g->reserved + sim_used_locked(s, gi) + g->context > g->memory)
+            rc = CUDA_ERROR_OUT_OF_MEMORY;
+        else if (sim_state_charge(&s->state, gi, ptype(), (int64_t)g->context) < 0)
+            rc = CUDA_ERROR_UNKNOWN;
+    }
+    if (rc == CUDA_SUCCESS)
+        contexts_on[dev]++;
+    sim_state_unlock(&s->state);
+    return rc;
+}
+
+static void context_down(struct sim *s, CUdevice dev)
+{
+    unsigned gi = (unsigned)visible[dev];
+    sim_state_lock(&s->state);
+    if (contexts_on[dev] > 0 && --contexts_on[dev] == 0)
+        sim_state_charge(&s->state, gi, ptype(), -(int64_t)s->machine.gpus[gi].context);
+    sim_state_unlock(&s->state);
+}
+
+EXPORT CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned flags, CUdevice dev)
+{
+    (void)flags;
+    GPU_OF(dev);
+    if (!ctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUctx_st *c = calloc(1, sizeof *c);
+    if (!c)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&mu);
+    CUresult rc = context_up(s, dev);
+    pthread_mutex_unlock(&mu);
+    if (rc != CUDA_SUCCESS) {
+        free(c);
+        return rc;
+    }
+    c->dev = dev;
+    c->refs = 1;
+    *ctx = current = c;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    struct sim *s = ready();
+    if (!s)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ctx || ctx->primary)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    pthread_mutex_lock(&mu);
+    context_down(s, ctx->dev);
+    pthread_mutex_unlock(&mu);
+    if (current == ctx)
+        current = NULL;
+    free(ctx);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
+{
+    GPU_OF(dev);
+    if (!ctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&mu);
+    CUresult rc = CUDA_SUCCESS;
+    if (primary[dev].refs == 0)
+        rc = context_up(s, dev);
+    if (rc == CUDA_SUCCESS) {
+        primary[dev].dev = dev;
+        primary[dev].primary = 1;
+        primary[dev].refs++;
+        *ctx = &primary[dev];
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    GPU_OF(dev);
+    pthread_mutex_lock(&mu);
+    CUresult rc = CUDA_SUCCESS;
+    if (primary[dev].refs == 0)
+        rc = CUDA_ERROR_INVALID_CONTEXT;
+    else if (--primary[dev].refs == 0)
+        context_down(s, dev);
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+    if (!ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    current = ctx;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
+{
+    if (!ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    *ctx = current;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxGetDevice(CUdevice *dev)
+{
+    if (!ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!dev)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!current)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *dev = current->dev;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxSynchronize(void)
+{
+    if (!ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
+{
+    struct sim *s = ready();
+    if (!s)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!current)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!free_b || !total)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned gi = (unsigned)visible[current->dev];
+    const struct sim_gpu_def *g = &s->machine.gpus[gi];
+    sim_state_lock(&s->state);
+    uint64_t used = g->reserved + sim_used_locked(s, gi);
+    sim_state_unlock(&s->state);
+    *total = g->memory;
+    *free_b = used < g->memory ? g->memory - used : 0;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
+{
+    struct sim *s = ready();
+    if (!s)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!current)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!dptr || size == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUdevice dev = current->dev;
+    unsigned gi = (unsigned)visible[dev];
+    const struct sim_gpu_def *g = &s->machine.gpus[gi];
+    /* the real driver rounds allocations up to 2 MiB pages */
+    size_t charged = (size + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    pthread_mutex_lock(&mu);
+    sim_state_lock(&s->state);
+    CUresult rc = CUDA_SUCCESS;
+    if (g->reserved + sim_used_locked(s, gi) + charged > g->memory)
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    void *p = NULL;
+    if (rc == CUDA_SUCCESS && nallocs == cap_allocs) {
+        size_t nc = cap_allocs ? cap_allocs * 2 : 64;
+        struct alloc *na = realloc(allocs, nc * sizeof *na);
+        if (!na)
+            rc = CUDA_ERROR_OUT_OF_MEMORY;
+        else
+            allocs = na, cap_allocs = nc;
+    }
+    if (rc == CUDA_SUCCESS && !(p = calloc(1, size)))
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    if (rc == CUDA_SUCCESS && sim_state_charge(&s->state, gi, ptype(), (int64_t)charged) < 0) {
+        free(p);
+        rc = CUDA_ERROR_UNKNOWN;
+    }
+    if (rc == CUDA_SUCCESS) {
+        allocs[nallocs++] = (struct alloc){(CUdeviceptr)(uintptr_t)p, size, dev};
+        *dptr = (CUdeviceptr)(uintptr_t)p;
+    }
+    sim_state_unlock(&s->state);
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr)
+{
+    struct sim *s = ready();
+    if (!s)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (ptr == 0)
+        return CUDA_SUCCESS;
+    pthread_mutex_lock(&mu);
+    CUresult rc = CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < nallocs; i++) {
+        if (allocs[i].ptr != ptr)
+            continue;
+        size_t charged = (allocs[i].size + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+        unsigned gi = (unsigned)visible[allocs[i].dev];
+        sim_state_lock(&s->state);
+        sim_state_charge(&s->state, gi, ptype(), -(int64_t)charged);
+        sim_state_unlock(&s->state);
+        free((void *)(uintptr_t)ptr);
+        allocs[i] = allocs[--nallocs];
+        rc = CUDA_SUCCESS;
+        break;
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+/* Is [p, p+n) inside one live allocation? */
+static int inside(CUdeviceptr p, size_t n)
+{
+    pthread_mutex_lock(&mu);
+    int ok = 0;
+    for (size_t i = 0; i < nallocs && !ok; i++)
+        ok = p >= allocs[i].ptr && n <= allocs[i].size && p - allocs[i].ptr <= allocs[i].size - n;
+    pthread_mutex_unlock(&mu);
+    return ok;
+}
+
+EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
+{
+    if (!ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!src || !inside(dst, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    memcpy((void *)(uintptr_t)dst, src, n);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
+{
+    if (!ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!dst || !inside(src, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    memcpy(dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    if (!ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!inside(dst, n) || !inside(src, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)
+{
+    if (!ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!inside(dst, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    memset((void *)(uintptr_t)dst, v, n);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGetErrorName(CUresult e, const char **s)
+{
+    static const struct {
+        CUresult e;
+        const char *name;
+    } names[] = {
+        {CUDA_SUCCESS, "CUDA_SUCCESS"},
+        {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE"},
+        {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY"},
+        {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED"},
+        {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE"},
+        {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE"},
+        {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT"},
+        {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND"},
+        {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN"},
+    };
+    if (!s)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].e == e) {
+            *s = names[i].name;
+            return CUDA_SUCCESS;
+        }
+    *s = NULL;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult cuGetErrorString(CUresult e, const char **s)
+{
+    return cuGetErrorName(e, s);
+}
+
+/* cuGetProcAddress: CUDA 12+ runtimes find every entry point through it,
+ * by base name ("cuMemAlloc") and the CUDA version they were built for. */
+static const struct {
+    const char *name;
+    void *fn;
+    int since; /* the CUDA version that introduced this variant */
+} procs[] = {
+#define P(base, fn, since) {base, (void *)fn, since}
+    P("cuInit", cuInit, 2000),
+    P("cuDriverGetVersion", cuDriverGetVersion, 2020),
+    P("cuDeviceGetCount", cuDeviceGetCount, 2000),
+    P("cuDeviceGet", cuDeviceGet, 2000),
+    P("cuDeviceGetName", cuDeviceGetName, 2000),
+    P("cuDeviceTotalMem", cuDeviceTotalMem_v2, 3020),
+    P("cuDeviceGetUuid", cuDeviceGetUuid_v2, 11040),
+    P("cuDeviceGetUuid", cuDeviceGetUuid, 9020),
+    P("cuDeviceGetAttribute", cuDeviceGetAttribute, 2000),
+    P("cuCtxCreate", cuCtxCreate_v2, 3020),
+    P("cuCtxDestroy", cuCtxDestroy_v2, 4000),
+    P("cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain, 7000),
+    P("cuDevicePrimaryCtxRelease", cuDevicePrimaryCtxRelease_v2, 11000),
+    P("cuCtxSetCurrent", cuCtxSetCurrent, 4000),
+    P("cuCtxGetCurrent", cuCtxGetCurrent, 4000),
+    P("cuCtxGetDevice", cuCtxGetDevice, 2000),
+    P("cuCtxSynchronize", cuCtxSynchronize, 2000),
+    P("cuMemGetInfo", cuMemGetInfo_v2, 3020),
+    P("cuMemAlloc", cuMemAlloc_v2, 3020),
+    P("cuMemFree", cuMemFree_v2, 3020),
+    P("cuMemcpyHtoD", cuMemcpyHtoD_v2, 3020),
+    P("cuMemcpyDtoH", cuMemcpyDtoH_v2, 3020),
+    P("cuMemcpyDtoD", cuMemcpyDtoD_v2, 3020),
+    P("cuMemsetD8", cuMemsetD8_v2, 3020),
+    P("cuGetErrorName", cuGetErrorName, 6000),
+    P("cuGetErrorString", cuGetErrorString, 6000),
+#undef P
+};
+
+EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                                    int *status)
+{
+    (void)flags;
+    if (!symbol || !pfn)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pfn = NULL;
+    int found = 0;
+    int best = -1;
+    for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {
+        if (strcmp(procs[i].name, symbol) != 0)
+            continue;
+        found = 1;
+        if (procs[i].since <= version && (best < 0 || procs[i].since > procs[best].since))
+            best = (int)i;
+    }
+    if (best < 0) {
+        if (status)
+            *status = found ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+                            : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        return CUDA_ERROR_NOT_FOUND;
+    }
+    *pfn = procs[best].fn;
+    if (status)
+        *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+    return cuGetProcAddress_v2(symbol, pfn, version, flags, NULL);
+}

@@ -1,0 +1,46 @@
+/* sim: loading the simulated machine once per process. */
+#include "sim.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static struct sim *the_sim;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+    const char *path = getenv("VRAM_SIM");
+    if (!path || !*path)
+        return;
+    struct sim *s = calloc(1, sizeof *s);
+    if (!s)
+        return;
+    char err[512];
+    if (sim_machine_load(path, &s->machine, err, sizeof err) < 0) {
+        fprintf(stderr, "simulated driver: %s\n", err);
+        free(s);
+        return;
+    }
+    if (sim_state_open(&s->state, path) < 0) {
+        fprintf(stderr, "simulated driver: cannot open the shared ledger for %s\n", path);
+        free(s);
+        return;
+    }
+    the_sim = s;
+}
+
+struct sim *sim_get(void)
+{
+    pthread_once(&once, load);
+    return the_sim;
+}
+
+uint64_t sim_used_locked(struct sim *s, unsigned gpu)
+{
+    const struct sim_gpu_def *g = &s->machine.gpus[gpu];
+    uint64_t used = g->hidden + sim_state_used(&s->state, gpu);
+    for (unsigned i = 0; i < g->nprocs; i++)
+        used += g->procs[i].used;
+    return used;
+}

@@ -1,0 +1,165 @@
+/* state: the simulated driver's memory ledger, shared between processes.
+ *
+ * A fixed table of slots (pid, gpu) -> bytes in a mapped file. A slot whose
+ * process has died (or whose pid now belongs to another process, checked by
+ * start time) counts for nothing and is recycled: the real driver frees a
+ * process's memory when it exits, even after SIGKILL. */
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/proc.h"
+
+#define LEDGER_MAGIC 0x7672616d73696d31ULL /* "vramsim1" */
+
+uint64_t sim_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint64_t sim_state_start_of(int32_t pid)
+{
+    char path[64], buf[1024], comm[64], st;
+    uint32_t ppid;
+    uint64_t ticks = 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    if (hostproc_parse_stat(buf, (size_t)n, comm, sizeof comm, &st, &ppid, &ticks))
+        return 0;
+    if (st == 'Z' || st == 'X')
+        return 0; /* a zombie's memory is already back with the driver */
+    return ticks + 1; /* never 0 for a live process */
+}
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+int sim_state_open(struct sim_state *s, const char *machine_path)
+{
+    char path[PATH_MAX + 64], real[PATH_MAX];
+    const char *forced = getenv("VRAM_SIM_STATE");
+    if (forced && *forced) {
+        snprintf(path, sizeof path, "%s", forced);
+    } else {
+        if (!realpath(machine_path, real))
+            snprintf(real, sizeof real, "%s", machine_path);
+        snprintf(path, sizeof path, "/dev/shm/vram-sim-%016llx",
+                 (unsigned long long)fnv1a(real));
+    }
+    s->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (s->fd < 0)
+        return -1;
+    flock(s->fd, LOCK_EX);
+    struct stat st;
+    if (fstat(s->fd, &st) < 0 ||
+        (st.st_size < (off_t)sizeof(struct sim_ledger) &&
+         ftruncate(s->fd, sizeof(struct sim_ledger)) < 0)) {
+        flock(s->fd, LOCK_UN);
+        close(s->fd);
+        return -1;
+    }
+    s->ledger = mmap(NULL, sizeof(struct sim_ledger), PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+    if (s->ledger == MAP_FAILED) {
+        flock(s->fd, LOCK_UN);
+        close(s->fd);
+        return -1;
+    }
+    if (s->ledger->magic != LEDGER_MAGIC || s->ledger->nslots != SIM_SLOTS) {
+        memset(s->ledger, 0, sizeof *s->ledger);
+        s->ledger->magic = LEDGER_MAGIC;
+        s->ledger->version = 1;
+        s->ledger->nslots = SIM_SLOTS;
+        s->ledger->created_ms = sim_now_ms();
+    }
+    flock(s->fd, LOCK_UN);
+    return 0;
+}
+
+void sim_state_close(struct sim_state *s)
+{
+    if (s->ledger && s->ledger != MAP_FAILED)
+        munmap(s->ledger, sizeof *s->ledger);
+    if (s->fd >= 0)
+        close(s->fd);
+    s->ledger = NULL;
+    s->fd = -1;
+}
+
+void sim_state_lock(struct sim_state *s)
+{
+    while (flock(s->fd, LOCK_EX) < 0 && errno == EINTR)
+        ;
+}
+
+void sim_state_unlock(struct sim_state *s)
+{
+    flock(s->fd, LOCK_UN);
+}
+
+static int alive(const struct sim_slot *sl)
+{
+    return sl->pid > 0 && sim_state_start_of(sl->pid) == sl->start;
+}
+
+uint64_t sim_state_used(struct sim_state *s, unsigned gpu)
+{
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < SIM_SLOTS; i++) {
+        struct sim_slot *sl = &s->ledger->slots[i];
+        if (sl->pid == 0)
+            continue;
+        if (!alive(sl)) {
+            memset(sl, 0, sizeof *sl);
+            continue;
+        }
+        if (sl->gpu == gpu)
+            sum += sl->used;
+    }
+    return sum;
+}
+
+int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t delta)
+{
+    int32_t pid = (int32_t)getpid();
+    uint64_t start = sim_state_start_of(pid);
+    struct sim_slot *free_slot = NULL;
+    for (unsigned i = 0; i < SIM_SLOTS; i++) {
+        struct sim_slot *sl = &s->ledger->slots[i];
+        if (sl->pid == pid && sl->start == start && sl->gpu == gpu) {
+            sl->type |= type;
+            sl->used = delta < 0 && (uint64_t)-delta > sl->used ? 0 : sl->used + (uint64_t)delta;
+            return 0;
+        }
+        if (!free_slot && (sl->pid == 0 || !alive(sl)))
+            free_slot = sl;
+    }
+    if (!free_slot)
+        return -1;
+    *free_slot = (struct sim_slot){pid, gpu, start, delta > 0 ? (uint64_t)delta : 0, type, 0};
+    return 0;
+}

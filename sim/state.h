@@ -1,0 +1,54 @@
+/* state: the simulated driver's memory ledger, shared by every process that
+ * joins the same simulated machine (a file in /dev/shm, mapped, flock'ed),
+ * so that an allocation in one process shows in another's NVML. */
+#ifndef VRAM_SIM_STATE_H
+#define VRAM_SIM_STATE_H
+
+#include <stdint.h>
+
+#include "machine.h"
+
+#define SIM_SLOTS 1024
+
+struct sim_slot {
+    int32_t pid; /* 0: free */
+    uint32_t gpu;
+    uint64_t start; /* the process's start time in ticks, against pid reuse */
+    uint64_t used;
+    uint32_t type; /* SIM_PT_* */
+    uint32_t pad;
+};
+
+struct sim_ledger {
+    uint64_t magic;
+    uint32_t version, nslots;
+    uint64_t created_ms;
+    struct sim_slot slots[SIM_SLOTS];
+};
+
+struct sim_state {
+    int fd;
+    struct sim_ledger *ledger;
+};
+
+/* Opens (creating if needed) the ledger of the machine file at path; the
+ * ledger's name comes from VRAM_SIM_STATE, else from the file's real path. */
+int sim_state_open(struct sim_state *s, const char *machine_path);
+void sim_state_close(struct sim_state *s);
+
+void sim_state_lock(struct sim_state *s);
+void sim_state_unlock(struct sim_state *s);
+
+/* Under the lock: bytes held on gpu by live processes; slots of processes
+ * that died are freed on the way, as the real driver frees their memory. */
+uint64_t sim_state_used(struct sim_state *s, unsigned gpu);
+
+/* Under the lock: adds delta (may be negative) to this process's slot. */
+int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t delta);
+
+/* Start time (clock ticks after boot) of a pid, 0 if it is gone. */
+uint64_t sim_state_start_of(int32_t pid);
+
+uint64_t sim_now_ms(void);
+
+#endif

@@ -1,0 +1,24 @@
+/* cmd: the table every command registers in, as tmux does: a name, the
+ * arguments it takes, one line of summary, its help, and its entry point. */
+#ifndef VRAM_CLI_CMD_H
+#define VRAM_CLI_CMD_H
+
+struct cmd_entry {
+    const char *name;
+    const char *args;
+    const char *summary;
+    const char *help; /* printed under the usage line by --help */
+    int (*exec)(int argc, char **argv);
+};
+
+extern const struct cmd_entry cmd_status_entry;
+extern const struct cmd_entry cmd_top_entry;
+
+/* "usage: vram NAME ARGS" and the help text, to stdout or stderr. */
+void cmd_usage(const struct cmd_entry *e, int to_stderr);
+
+/* For commands: fail with exit code 2 and a pointer to --help. */
+int cmd_bad_usage(const struct cmd_entry *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,98 @@
+/* main: `vram`'s entry point. Parses the options every command shares,
+ * then finds the command in the table and hands over. */
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "core/err.h"
+#include "simenv.h"
+
+#ifndef VRAM_VERSION
+#define VRAM_VERSION "0.1.0"
+#endif
+
+static const struct cmd_entry *const cmd_table[] = {
+    &cmd_status_entry,
+    &cmd_top_entry,
+};
+
+#define NCMDS (sizeof cmd_table / sizeof cmd_table[0])
+
+void cmd_usage(const struct cmd_entry *e, int to_stderr)
+{
+    FILE *out = to_stderr ? stderr : stdout;
+    fprintf(out, "usage: vram %s %s\n%s\n", e->name, e->args, e->summary);
+    if (!to_stderr && e->help)
+        fprintf(out, "\n%s", e->help);
+}
+
+int cmd_bad_usage(const struct cmd_entry *e, const char *fmt, ...)
+{
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "vram %s: ", e->name);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    fprintf(stderr, "usage: vram %s %s\n(vram %s --help for details)\n", e->name, e->args,
+            e->name);
+    return err_exit_code(VRAM_EINPUT);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: vram [--sim FILE] COMMAND [ARGS]\n\n"
+                 "Get the most out of your GPUs' memory.\n\ncommands:\n");
+    for (size_t i = 0; i < NCMDS; i++)
+        fprintf(out, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
+    fprintf(out, "\noptions:\n"
+                 "  --sim FILE   run against a simulated machine (examples/*.json) instead of\n"
+                 "               the NVIDIA driver; VRAM_SIM=FILE does the same\n"
+                 "  --version    print the version\n"
+                 "\n'vram COMMAND --help' for a command's options.\n"
+                 "Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 no GPU driver.\n");
+}
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    const char *sim = NULL;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "--sim") && i + 1 < argc) {
+            sim = argv[++i];
+        } else if (!strncmp(argv[i], "--sim=", 6)) {
+            sim = argv[i] + 6;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+            printf("vram %s\n", VRAM_VERSION);
+            return 0;
+        } else {
+            fprintf(stderr, "vram: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    char err[600];
+    int rc = simenv_apply(sim, argv, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "vram: %s\n", err);
+        return err_exit_code(rc);
+    }
+    for (size_t k = 0; k < NCMDS; k++)
+        if (!strcmp(argv[i], cmd_table[k]->name))
+            return cmd_table[k]->exec(argc - i, argv + i);
+    fprintf(stderr, "vram: unknown command '%s'\n", argv[i]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,96 @@
+/* simenv: `vram --sim FILE` and VRAM_SIM=FILE.
+ *
+ * glibc reads LD_LIBRARY_PATH once, at program start, so setting it for our
+ * own dlopen means starting again: we exec ourselves once with the variable
+ * set, which children then inherit. */
+#include "simenv.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "machine.h"
+
+static int find_libdir(char *out, size_t len)
+{
+    const char *forced = getenv("VRAM_SIM_LIBDIR");
+    char exe[PATH_MAX], cand[PATH_MAX + 64];
+    if (forced && *forced) {
+        snprintf(out, len, "%s", forced);
+        return 0;
+    }
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    /* the build tree (build/vram, build/sim/), then an installed tree */
+    static const char *const rel[] = {"sim", "../lib/vram/sim", "../sim"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        snprintf(cand, sizeof cand, "%s/%s/libnvidia-ml.so.1", exe, rel[i]);
+        if (access(cand, R_OK) == 0) {
+            snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
+            if (!realpath(cand, out))
+                return -1;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int simenv_apply(const char *file, char **argv, char *err, size_t errlen)
+{
+    const char *env = getenv("VRAM_SIM");
+    if (!file)
+        file = env && *env ? env : NULL;
+    if (!file)
+        return VRAM_OK;
+
+    struct sim_machine *m = malloc(sizeof *m);
+    if (!m)
+        return VRAM_EFAIL;
+    int rc = sim_machine_load(file, m, err, errlen);
+    free(m);
+    if (rc < 0) {
+        if (access(file, R_OK) != 0)
+            snprintf(err, errlen, "%s: %s (the machine file for --sim; examples/ has some)", file,
+                     strerror(errno));
+        return VRAM_EINPUT;
+    }
+    char abs[PATH_MAX], libdir[PATH_MAX];
+    if (!realpath(file, abs)) {
+        snprintf(err, errlen, "%s: %s", file, strerror(errno));
+        return VRAM_EINPUT;
+    }
+    if (find_libdir(libdir, sizeof libdir) < 0) {
+        snprintf(err, errlen,
+                 "the simulated driver (sim/libnvidia-ml.so.1) is not next to this vram binary; "
+                 "build it with meson, or set VRAM_SIM_LIBDIR to its folder");
+        return VRAM_EFAIL;
+    }
+    const char *llp = getenv("LD_LIBRARY_PATH");
+    size_t dl = strlen(libdir);
+    bool in_place = env && strcmp(env, abs) == 0 && llp && strncmp(llp, libdir, dl) == 0 &&
+                    (llp[dl] == '\0' || llp[dl] == ':');
+    if (in_place)
+        return VRAM_OK;
+
+    char *newpath = malloc(dl + (llp ? strlen(llp) : 0) + 2);
+    if (!newpath)
+        return VRAM_EFAIL;
+    sprintf(newpath, llp && *llp ? "%s:%s" : "%s", libdir, llp ? llp : "");
+    setenv("LD_LIBRARY_PATH", newpath, 1);
+    setenv("VRAM_SIM", abs, 1);
+    free(newpath);
+    execv("/proc/self/exe", argv);
+    snprintf(err, errlen, "cannot restart vram with the simulated driver: %s", strerror(errno));
+    return VRAM_EFAIL;
+}

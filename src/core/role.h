@@ -1,0 +1,13 @@
+/* role: what a GPU process is for, the desktop, a workload or something else.
+ * One table of rules, read top to bottom; the first that matches wins. */
+#ifndef VRAM_CORE_ROLE_H
+#define VRAM_CORE_ROLE_H
+
+#include "snapshot.h"
+
+/* name: the executable's base name (comm or argv[0]); types: snap_ptype bits. */
+enum snap_role role_of(const char *name, unsigned types);
+
+const char *role_name(enum snap_role r);
+
+#endif

@@ -1,0 +1,119 @@
+/* units: parsing and printing sizes and durations the way users type them. */
+#include "units.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *skip_space(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* strtod accepts "inf", "nan" and hex; a size or a duration is plain decimal. */
+static int parse_decimal(const char *s, double *value, const char **end)
+{
+    const char *p = s;
+    if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
+        return -1;
+    while (isdigit((unsigned char)*p) || *p == '.')
+        p++;
+    char *e;
+    double v = strtod(s, &e);
+    if (e != p || !isfinite(v) || v < 0)
+        return -1;
+    *value = v;
+    *end = p;
+    return 0;
+}
+
+int units_parse_size(const char *s, uint64_t *out)
+{
+    static const struct {
+        const char *suffix;
+        uint64_t mult;
+    } table[] = {
+        {"", 1},           {"b", 1},          {"k", UNITS_KiB},  {"kb", UNITS_KiB},
+        {"kib", UNITS_KiB}, {"m", UNITS_MiB},  {"mb", UNITS_MiB}, {"mib", UNITS_MiB},
+        {"g", UNITS_GiB},  {"gb", UNITS_GiB}, {"gib", UNITS_GiB}, {"t", UNITS_GiB * 1024},
+        {"tb", UNITS_GiB * 1024}, {"tib", UNITS_GiB * 1024},
+    };
+    if (!s)
+        return -1;
+    double v;
+    const char *p;
+    if (parse_decimal(skip_space(s), &v, &p) < 0)
+        return -1;
+    p = skip_space(p);
+    const char *q = p;
+    while (isalpha((unsigned char)*q))
+        q++;
+    if (*skip_space(q) != '\0')
+        return -1;
+    size_t n = (size_t)(q - p);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strlen(table[i].suffix) != n || strncasecmp(p, table[i].suffix, n) != 0)
+            continue;
+        double bytes = v * (double)table[i].mult;
+        if (bytes >= 18446744073709551615.0)
+            return -1;
+        *out = (uint64_t)llround(bytes);
+        return 0;
+    }
+    return -1;
+}
+
+int units_parse_seconds(const char *s, double *out)
+{
+    static const struct {
+        const char *suffix;
+        double mult;
+    } table[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"m", 60}, {"min", 60}, {"h", 3600}};
+    if (!s)
+        return -1;
+    double v;
+    const char *p;
+    if (parse_decimal(skip_space(s), &v, &p) < 0)
+        return -1;
+    p = skip_space(p);
+    const char *q = p;
+    while (isalpha((unsigned char)*q))
+        q++;
+    if (*skip_space(q) != '\0')
+        return -1;
+    size_t n = (size_t)(q - p);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strlen(table[i].suffix) == n && strncasecmp(p, table[i].suffix, n) == 0) {
+            *out = v * table[i].mult;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *units_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+    else
+        snprintf(buf, len, v < 10 ? "%.2f %s" : "%.1f %s", v, names[u]);
+    return buf;
+}
+
+const char *units_fmt_gib(uint64_t bytes, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.2f", (double)bytes / (double)UNITS_GiB);
+    return buf;
+}

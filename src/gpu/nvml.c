@@ -1,0 +1,380 @@
+/* nvml: the one place that talks to NVIDIA's management library.
+ *
+ * Every entry point is looked up with dlsym; one that is missing leaves its
+ * field "n/a" instead of failing the whole snapshot, so one binary serves
+ * drivers from the 450 series to today's. */
+#include "nvml.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "nvml_api.h"
+#include "nvproc.h"
+
+struct nvml {
+    void *lib;
+#define X(name, ret, args) ret(*name) args;
+    NVML_FUNCS(X)
+#undef X
+    unsigned count;
+    nvmlDevice_t *dev;
+};
+
+static const char *const lib_names[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
+
+int nvml_open(struct nvml **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    void *lib = NULL;
+    char why[256] = "";
+    for (size_t i = 0; i < sizeof lib_names / sizeof lib_names[0] && !lib; i++) {
+        lib = dlopen(lib_names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!lib && i == 0) /* the first failure says why; the fallback's adds nothing */
+            snprintf(why, sizeof why, "%s", dlerror());
+    }
+    if (!lib) {
+        snprintf(err, errlen,
+                 "cannot load libnvidia-ml.so.1 (%s): no NVIDIA driver here. Install the "
+                 "driver, or try the simulated machine: vram --sim examples/workstation.json "
+                 "status",
+                 why);
+        return VRAM_ENODRIVER;
+    }
+    struct nvml *n = calloc(1, sizeof *n);
+    if (!n) {
+        dlclose(lib);
+        snprintf(err, errlen, "out of memory");
+        return VRAM_EFAIL;
+    }
+    n->lib = lib;
+#define X(name, ret, args) *(void **)&n->name = dlsym(lib, #name);
+    NVML_FUNCS(X)
+#undef X
+    nvmlReturn_t (*init)(void) = n->nvmlInit_v2 ? n->nvmlInit_v2 : n->nvmlInit;
+    nvmlReturn_t rc = init ? init() : NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (rc != NVML_SUCCESS) {
+        snprintf(err, errlen, "NVML did not start (%s): is the NVIDIA kernel module loaded? "
+                 "(nvidia-smi should work)",
+                 n->nvmlErrorString ? n->nvmlErrorString(rc) : "no nvmlInit");
+        dlclose(lib);
+        free(n);
+        return VRAM_ENODRIVER;
+    }
+    unsigned count = 0;
+    if (!n->nvmlDeviceGetCount_v2 || n->nvmlDeviceGetCount_v2(&count) != NVML_SUCCESS)
+        count = 0;
+    n->dev = calloc(count ? count : 1, sizeof *n->dev);
+    if (!n->dev) {
+        nvml_close(n);
+        snprintf(err, errlen, "out of memory");
+        return VRAM_EFAIL;
+    }
+    for (unsigned i = 0; i < count; i++) {
+        if (!n->nvmlDeviceGetHandleByIndex_v2 ||
+            n->nvmlDeviceGetHandleByIndex_v2(i, &n->dev[n->count]) != NVML_SUCCESS)
+            continue; /* a lost GPU: skip it rather than fail the others */
+        n->count++;
+    }
+    *out = n;
+    return VRAM_OK;
+}
+
+void nvml_close(struct nvml *n)
+{
+    if (!n)
+        return;
+    if (n->nvmlShutdown)
+        n->nvmlShutdown();
+    dlclose(n->lib);
+    free(n->dev);
+    free(n);
+}
+
+unsigned nvml_count(const struct nvml *n)
+{
+    return n->count;
+}
+
+void nvml_system(struct nvml *n, struct snap *s)
+{
+    if (!n->nvmlSystemGetDriverVersion ||
+        n->nvmlSystemGetDriverVersion(s->driver_version, sizeof s->driver_version))
+        snprintf(s->driver_version, sizeof s->driver_version, "n/a");
+    if (!n->nvmlSystemGetNVMLVersion ||
+        n->nvmlSystemGetNVMLVersion(s->nvml_version, sizeof s->nvml_version))
+        snprintf(s->nvml_version, sizeof s->nvml_version, "n/a");
+    if (!n->nvmlSystemGetCudaDriverVersion_v2 ||
+        n->nvmlSystemGetCudaDriverVersion_v2(&s->cuda_version))
+        s->cuda_version = 0;
+}
+
+void nvml_static(struct nvml *n, unsigned i, struct snap_gpu *g)
+{
+    nvmlDevice_t d = n->dev[i];
+    g->index = i;
+    if (!n->nvmlDeviceGetName || n->nvmlDeviceGetName(d, g->name, sizeof g->name))
+        snprintf(g->name, sizeof g->name, "n/a");
+    if (!n->nvmlDeviceGetUUID || n->nvmlDeviceGetUUID(d, g->uuid, sizeof g->uuid))
+        snprintf(g->uuid, sizeof g->uuid, "n/a");
+    nvmlPciInfo_t pci;
+    memset(&pci, 0, sizeof pci);
+    if (n->nvmlDeviceGetPciInfo_v3 && n->nvmlDeviceGetPciInfo_v3(d, &pci) == NVML_SUCCESS)
+        snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%.31s", pci.busId);
+    else
+        snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "n/a");
+    unsigned minor = i;
+    if (n->nvmlDeviceGetMinorNumber)
+        n->nvmlDeviceGetMinorNumber(d, &minor);
+    g->minor = minor;
+}
+
+static void read_memory(struct nvml *n, nvmlDevice_t d, struct snap_gpu *g)
+{
+    if (n->nvmlDeviceGetMemoryInfo_v2) {
+        nvmlMemory_v2_t m;
+        memset(&m, 0, sizeof m);
+        m.version = NVML_MEMORY_V2_VERSION;
+        if (n->nvmlDeviceGetMemoryInfo_v2(d, &m) == NVML_SUCCESS) {
+            g->mem = (struct snap_mem){m.total, m.reserved, m.used, m.free, 2};
+            g->have |= SNAP_HAVE_MEMORY;
+            return;
+        }
+    }
+    nvmlMemory_v1_t m;
+    if (n->nvmlDeviceGetMemoryInfo && n->nvmlDeviceGetMemoryInfo(d, &m) == NVML_SUCCESS) {
+        g->mem = (struct snap_mem){m.total, 0, m.used, m.free, 1};
+        g->have |= SNAP_HAVE_MEMORY;
+    }
+}
+
+void nvml_dynamic(struct nvml *n, unsigned i, struct snap_gpu *g)
+{
+    nvmlDevice_t d = n->dev[i];
+    g->have &= SNAP_HAVE_FAN | SNAP_HAVE_PROCS;
+    read_memory(n, d, g);
+
+    nvmlUtilization_t u;
+    if (n->nvmlDeviceGetUtilizationRates && !n->nvmlDeviceGetUtilizationRates(d, &u)) {
+        g->util_gpu = u.gpu;
+        g->util_mem = u.memory;
+        g->have |= SNAP_HAVE_UTIL;
+    }
+    if (n->nvmlDeviceGetPowerUsage && !n->nvmlDeviceGetPowerUsage(d, &g->power_mw))
+        g->have |= SNAP_HAVE_POWER;
+    if (n->nvmlDeviceGetEnforcedPowerLimit &&
+        !n->nvmlDeviceGetEnforcedPowerLimit(d, &g->power_limit_mw))
+        g->have |= SNAP_HAVE_POWER_LIMIT;
+    unsigned long long mj;
+    if (n->nvmlDeviceGetTotalEnergyConsumption &&
+        !n->nvmlDeviceGetTotalEnergyConsumption(d, &mj)) {
+        g->energy_mj = mj;
+        g->have |= SNAP_HAVE_ENERGY;
+    }
+    if (n->nvmlDeviceGetTemperature && !n->nvmlDeviceGetTemperature(d, 0, &g->temp_c))
+        g->have |= SNAP_HAVE_TEMP;
+    int v;
+    if (n->nvmlDeviceGetPerformanceState && !n->nvmlDeviceGetPerformanceState(d, &v) &&
+        v >= 0 && v <= 15) {
+        g->pstate = v;
+        g->have |= SNAP_HAVE_PSTATE;
+    }
+    if (n->nvmlDeviceGetPersistenceMode && !n->nvmlDeviceGetPersistenceMode(d, &v)) {
+        g->persistence = v == 1;
+        g->have |= SNAP_HAVE_PERSISTENCE;
+    }
+    if (n->nvmlDeviceGetComputeMode && !n->nvmlDeviceGetComputeMode(d, &v)) {
+        g->compute_mode = v;
+        g->have |= SNAP_HAVE_COMPUTE_MODE;
+    }
+    int attached, active;
+    if (n->nvmlDeviceGetDisplayMode && !n->nvmlDeviceGetDisplayMode(d, &attached) &&
+        n->nvmlDeviceGetDisplayActive && !n->nvmlDeviceGetDisplayActive(d, &active)) {
+        g->display_attached = attached == 1;
+        g->display_active = active == 1;
+        g->have |= SNAP_HAVE_DISPLAY;
+    }
+    unsigned cur, pending;
+    if (n->nvmlDeviceGetMigMode && !n->nvmlDeviceGetMigMode(d, &cur, &pending)) {
+        g->mig = cur == 1;
+        g->have |= SNAP_HAVE_MIG;
+    }
+    if (n->nvmlDeviceGetCurrPcieLinkGeneration && n->nvmlDeviceGetCurrPcieLinkWidth &&
+        !n->nvmlDeviceGetCurrPcieLinkGeneration(d, &g->pcie_gen) &&
+        !n->nvmlDeviceGetCurrPcieLinkWidth(d, &g->pcie_width))
+        g->have |= SNAP_HAVE_PCIE;
+}
+
+void nvml_fan(struct nvml *n, unsigned i, struct snap_gpu *g)
+{
+    g->have &= ~(unsigned)SNAP_HAVE_FAN;
+    if (n->nvmlDeviceGetFanSpeed && !n->nvmlDeviceGetFanSpeed(n->dev[i], &g->fan_pct))
+        g->have |= SNAP_HAVE_FAN;
+}
+
+/* A growing list of processes, merged by pid. */
+struct plist {
+    struct snap_proc *v;
+    size_t n, cap;
+};
+
+static int plist_add(struct plist *l, const struct nvproc_entry *e, unsigned type)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        struct snap_proc *p = &l->v[i];
+        if (p->pid != e->pid)
+            continue;
+        /* listed as compute and graphics: one process, counted once */
+        p->types |= type;
+        if (e->used_known && (!p->used_known || e->used > p->used)) {
+            p->used = e->used;
+            p->used_known = true;
+        }
+        return 0;
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        struct snap_proc *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        l->v = v;
+        l->cap = cap;
+    }
+    struct snap_proc *p = &l->v[l->n++];
+    memset(p, 0, sizeof *p);
+    p->pid = e->pid;
+    p->types = type;
+    p->used = e->used;
+    p->used_known = e->used_known;
+    return 0;
+}
+
+/* One list through the versioned detail call; -1 when it is not there. */
+static int detail_list(struct nvml *n, nvmlDevice_t d, unsigned mode, uint64_t total,
+                       struct nvproc_entry **ents, unsigned *count)
+{
+    if (!n->nvmlDeviceGetRunningProcessDetailList)
+        return -1;
+    unsigned cap = 32;
+    for (int tries = 0; tries < 4; tries++) {
+        nvmlProcessDetail_v1_t *arr = calloc(cap, sizeof *arr);
+        if (!arr)
+            return -1;
+        nvmlProcessDetailList_v1_t l = {NVML_PROCESS_DETAIL_LIST_V1_VERSION, mode, cap, arr};
+        nvmlReturn_t rc = n->nvmlDeviceGetRunningProcessDetailList(d, &l);
+        if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+            free(arr);
+            cap = l.numProcArrayEntries + 16;
+            continue;
+        }
+        if (rc != NVML_SUCCESS) {
+            free(arr);
+            return -1;
+        }
+        unsigned got = l.numProcArrayEntries < cap ? l.numProcArrayEntries : cap;
+        *ents = calloc(got ? got : 1, sizeof **ents);
+        if (!*ents) {
+            free(arr);
+            return -1;
+        }
+        *count = nvproc_decode((const unsigned char *)arr, got, sizeof *arr, total, *ents, NULL);
+        free(arr);
+        return 0;
+    }
+    return -1;
+}
+
+/* One list through the classic calls, newest first, guarding against the
+ * layout change of the 535 series (see nvproc.c). */
+static int classic_list(nvml_proclist_fn v3, nvml_proclist_fn v2, nvml_proclist_fn v1,
+                        nvmlDevice_t d, uint64_t total, struct nvproc_entry **ents,
+                        unsigned *count)
+{
+    nvml_proclist_fn fn = v3 ? v3 : v2 ? v2 : v1;
+    size_t expected = fn == v1 ? sizeof(nvmlProcessInfo_v1_t) : sizeof(nvmlProcessInfo_v2_t);
+    if (!fn)
+        return -1;
+    unsigned cap = 32;
+    for (int tries = 0; tries < 4; tries++) {
+        unsigned char *buf = malloc((size_t)cap * NVPROC_MAX_STRIDE);
+        if (!buf)
+            return -1;
+        memset(buf, NVPROC_SENTINEL, (size_t)cap * NVPROC_MAX_STRIDE);
+        /* tell the driver the capacity in records of the size we expect; the
+         * buffer has room for the larger layout either way */
+        unsigned n = cap;
+        nvmlReturn_t rc = fn(d, &n, buf);
+        if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+            free(buf);
+            cap = n + 16;
+            continue;
+        }
+        if (rc != NVML_SUCCESS) {
+            free(buf);
+            return -1;
+        }
+        if (n > cap)
+            n = cap;
+        size_t stride = nvproc_stride(buf, n, expected);
+        *ents = calloc(n ? n : 1, sizeof **ents);
+        if (!*ents) {
+            free(buf);
+            return -1;
+        }
+        *count = nvproc_decode(buf, n, stride, total, *ents, NULL);
+        free(buf);
+        return 0;
+    }
+    return -1;
+}
+
+int nvml_procs(struct nvml *n, unsigned i, uint64_t total, struct snap_proc **out, size_t *nout)
+{
+    static const struct {
+        unsigned mode, type;
+    } kinds[] = {
+        {NVML_PROCESS_MODE_COMPUTE, SNAP_PT_COMPUTE},
+        {NVML_PROCESS_MODE_GRAPHICS, SNAP_PT_GRAPHICS},
+        {NVML_PROCESS_MODE_MPS, SNAP_PT_MPS},
+    };
+    const nvml_proclist_fn classic[3][3] = {
+        {n->nvmlDeviceGetComputeRunningProcesses_v3, n->nvmlDeviceGetComputeRunningProcesses_v2,
+         n->nvmlDeviceGetComputeRunningProcesses},
+        {n->nvmlDeviceGetGraphicsRunningProcesses_v3, n->nvmlDeviceGetGraphicsRunningProcesses_v2,
+         n->nvmlDeviceGetGraphicsRunningProcesses},
+        {n->nvmlDeviceGetMPSComputeRunningProcesses_v3,
+         n->nvmlDeviceGetMPSComputeRunningProcesses_v2,
+         n->nvmlDeviceGetMPSComputeRunningProcesses},
+    };
+    struct plist l = {0};
+    int answered = 0;
+    for (int k = 0; k < 3; k++) {
+        struct nvproc_entry *ents = NULL;
+        unsigned count = 0;
+        if (detail_list(n, n->dev[i], kinds[k].mode, total, &ents, &count) < 0 &&
+            classic_list(classic[k][0], classic[k][1], classic[k][2], n->dev[i], total, &ents,
+                         &count) < 0)
+            continue;
+        answered++;
+        for (unsigned j = 0; j < count; j++) {
+            if (plist_add(&l, &ents[j], kinds[k].type) < 0) {
+                free(ents);
+                free(l.v);
+                return VRAM_EFAIL;
+            }
+        }
+        free(ents);
+    }
+    *out = l.v;
+    *nout = l.n;
+    return answered ? VRAM_OK : VRAM_EFAIL;
+}
+
+int nvml_proc_name(struct nvml *n, unsigned pid, char *buf, size_t len)
+{
+    if (!n->nvmlSystemGetProcessName || len == 0)
+        return -1;
+    return n->nvmlSystemGetProcessName(pid, buf, (unsigned)len) == NVML_SUCCESS ? 0 : -1;
+}

@@ -1,0 +1,48 @@
+/* proc: what the OS knows of a process (user, command, state, parent, start
+ * time, container), read from a /proc tree (the real one, or a fixture). */
+#ifndef VRAM_HOST_PROC_H
+#define VRAM_HOST_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/snapshot.h"
+
+struct hostproc_uidname {
+    uint32_t uid;
+    char name[SNAP_USER_MAX];
+};
+
+/* Per-sample context: where /proc is, the boot time, a small user-name cache. */
+struct hostproc_ctx {
+    char root[256];
+    uint64_t btime;
+    long hz;
+    struct hostproc_uidname users[32];
+    size_t nusers;
+};
+
+void hostproc_init(struct hostproc_ctx *c, const char *root);
+
+/* Fills the host fields of p (name, user, uid, cmdline, state, ppid,
+ * start_time, container) for p->pid. Returns -1, leaving them empty, when the
+ * process is not there (it exited, or lives in another PID namespace). */
+int hostproc_fill(struct hostproc_ctx *c, struct snap_proc *p);
+
+/* Parses the text of /proc/PID/stat: the name between the first '(' and the
+ * last ')' (names may hold both), then the state letter, the parent and the
+ * start time in clock ticks after boot. Returns 0 or -1. */
+int hostproc_parse_stat(const char *buf, size_t len, char *comm, size_t commlen, char *state,
+                        uint32_t *ppid, uint64_t *start_ticks);
+
+/* Processes holding /dev/nvidiaN open: pid and a bit per minor number < 64. */
+struct hostproc_holder {
+    uint32_t pid;
+    uint64_t minors;
+};
+
+/* Scans ROOT/[pid]/fd as `fuser -v /dev/nvidia*` would. Processes we may not
+ * look into are skipped. Returns the count (caller frees *out) or -1. */
+int hostproc_nvidia_holders(const struct hostproc_ctx *c, struct hostproc_holder **out);
+
+#endif

@@ -1,0 +1,149 @@
+/* probe: one snapshot of the machine, NVML joined with /proc.
+ *
+ * A process NVML lists but /proc does not show is either gone (it exited
+ * between the two reads) or in a PID namespace we cannot see. If the driver
+ * still has a name for it we keep it; otherwise it is dropped and its memory
+ * falls to "unattributed", which is exactly what it is to this user. */
+#include "probe.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/role.h"
+#include "gpu/nvml.h"
+#include "host/proc.h"
+
+struct probe {
+    struct nvml *nvml;
+    struct hostproc_ctx host;
+    /* the last /proc scan, applied to every new process list until the next */
+    struct hostproc_holder *holders;
+    int nholders;
+};
+
+int probe_open(struct probe **out, const char *procroot, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct probe *p = calloc(1, sizeof *p);
+    if (!p)
+        return VRAM_EFAIL;
+    int rc = nvml_open(&p->nvml, err, errlen);
+    if (rc < 0) {
+        free(p);
+        return rc;
+    }
+    hostproc_init(&p->host, procroot);
+    *out = p;
+    return VRAM_OK;
+}
+
+void probe_close(struct probe *p)
+{
+    if (!p)
+        return;
+    nvml_close(p->nvml);
+    free(p->holders);
+    free(p);
+}
+
+static void join_host(struct probe *p, struct snap_gpu *g)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < g->nprocs; i++) {
+        struct snap_proc proc = g->procs[i];
+        if (hostproc_fill(&p->host, &proc) < 0) {
+            /* the driver may still know it (another PID namespace): keep its
+             * path as the command and its base name as the name */
+            if (nvml_proc_name(p->nvml, proc.pid, proc.cmdline, sizeof proc.cmdline) < 0 ||
+                !proc.cmdline[0])
+                continue; /* vanished mid-sample */
+            const char *base = strrchr(proc.cmdline, '/');
+            snprintf(proc.name, sizeof proc.name, "%s", base ? base + 1 : proc.cmdline);
+        }
+        proc.role = role_of(proc.name, proc.types);
+        g->procs[keep++] = proc;
+    }
+    g->nprocs = keep;
+}
+
+/* Processes holding /dev/nvidiaN that no NVML list names: shown with their
+ * memory "n/a", as `fuser` would show them. */
+static int add_holders(struct probe *p, struct snap *s)
+{
+    uint32_t self = (uint32_t)getpid();
+    for (size_t gi = 0; gi < s->ngpus; gi++) {
+        struct snap_gpu *g = &s->gpus[gi];
+        for (int k = 0; k < p->nholders; k++) {
+            const struct hostproc_holder *h = &p->holders[k];
+            if (h->pid == self || g->minor >= 64 || !(h->minors & (1ULL << g->minor)))
+                continue;
+            bool listed = false;
+            for (size_t i = 0; i < g->nprocs && !listed; i++)
+                listed = g->procs[i].pid == h->pid;
+            if (listed)
+                continue;
+            struct snap_proc *v = realloc(g->procs, (g->nprocs + 1) * sizeof *v);
+            if (!v)
+                return VRAM_EFAIL;
+            g->procs = v;
+            struct snap_proc *np = &g->procs[g->nprocs];
+            memset(np, 0, sizeof *np);
+            np->pid = h->pid;
+            np->types = SNAP_PT_FD;
+            if (hostproc_fill(&p->host, np) < 0)
+                continue;
+            np->role = role_of(np->name, np->types);
+            g->nprocs++;
+        }
+    }
+    return VRAM_OK;
+}
+
+int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms)
+{
+    unsigned count = nvml_count(p->nvml);
+    if (!s->gpus || s->ngpus != count) {
+        snap_free(s);
+        s->gpus = calloc(count ? count : 1, sizeof *s->gpus);
+        if (!s->gpus)
+            return VRAM_EFAIL;
+        s->ngpus = count;
+        nvml_system(p->nvml, s);
+        for (unsigned i = 0; i < count; i++)
+            nvml_static(p->nvml, i, &s->gpus[i]);
+        what |= PROBE_PROCS | PROBE_FAN;
+    }
+    s->taken_ms = now_ms;
+    for (unsigned i = 0; i < count; i++) {
+        struct snap_gpu *g = &s->gpus[i];
+        nvml_dynamic(p->nvml, i, g);
+        if (what & PROBE_FAN)
+            nvml_fan(p->nvml, i, g);
+        if (!(what & PROBE_PROCS))
+            continue;
+        struct snap_proc *procs = NULL;
+        size_t n = 0;
+        free(g->procs);
+        g->procs = NULL;
+        g->nprocs = 0;
+        g->have &= ~(unsigned)SNAP_HAVE_PROCS;
+        if (nvml_procs(p->nvml, i, g->mem.total, &procs, &n) == VRAM_OK) {
+            g->procs = procs;
+            g->nprocs = n;
+            g->have |= SNAP_HAVE_PROCS;
+            join_host(p, g);
+        }
+    }
+    if (what & PROBE_HOLDERS) {
+        free(p->holders);
+        p->holders = NULL;
+        p->nholders = hostproc_nvidia_holders(&p->host, &p->holders);
+        if (p->nholders < 0)
+            p->nholders = 0; /* no /proc to scan: the NVML view stands alone */
+    }
+    if (what & (PROBE_PROCS | PROBE_HOLDERS))
+        return add_holders(p, s);
+    return VRAM_OK;
+}

@@ -1,0 +1,29 @@
+/* probe: one snapshot of the machine, the GPU layer's figures joined with
+ * the host's knowledge of each process, refreshed in place so that a live
+ * view can sample the cheap parts often and the costly parts seldom. */
+#ifndef VRAM_PROBE_H
+#define VRAM_PROBE_H
+
+#include <stddef.h>
+
+#include "core/snapshot.h"
+
+struct probe;
+
+enum probe_what {
+    PROBE_MEMORY = 0,       /* memory, power, utilization: always */
+    PROBE_PROCS = 1u << 0,  /* NVML's process lists, joined with /proc */
+    PROBE_HOLDERS = 1u << 1, /* scan /proc/ * /fd for /dev/nvidia* holders */
+    PROBE_FAN = 1u << 2,
+    PROBE_ALL = PROBE_PROCS | PROBE_HOLDERS | PROBE_FAN,
+};
+
+/* procroot: "/proc", or a fixture tree for tests. */
+int probe_open(struct probe **out, const char *procroot, char *err, size_t errlen);
+void probe_close(struct probe *p);
+
+/* Refreshes s (zeroed before the first call, then reused). Process arrays
+ * are replaced only when PROBE_PROCS is asked for. now_ms: wall clock. */
+int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms);
+
+#endif

@@ -1,0 +1,113 @@
+/* simalloc: a stand-in for a GPU job in tests. It loads libcuda.so.1 the way
+ * frameworks do (dlopen, then either dlsym or cuGetProcAddress), allocates
+ * what it is told, writes and checks a pattern, says "ready PID" and waits
+ * until stdin closes or it is killed. Against the simulated driver it shows
+ * up in `vram status` like any CUDA process. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/units.h"
+#include "cuda_api.h"
+
+typedef CUresult (*init_fn)(unsigned);
+typedef CUresult (*get_fn)(CUdevice *, int);
+typedef CUresult (*ctx_fn)(CUcontext *, unsigned, CUdevice);
+typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
+typedef CUresult (*htod_fn)(CUdeviceptr, const void *, size_t);
+typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t);
+typedef CUresult (*info_fn)(size_t *, size_t *);
+typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t);
+
+static void *lib;
+static gpa_fn gpa;
+
+static void *sym(const char *base, const char *versioned)
+{
+    void *p = NULL;
+    if (gpa) {
+        if (gpa(base, &p, 13000, 0) != CUDA_SUCCESS)
+            p = NULL;
+    } else {
+        p = dlsym(lib, versioned);
+    }
+    if (!p) {
+        fprintf(stderr, "simalloc: no %s\n", versioned);
+        exit(1);
+    }
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    int gpu = 0;
+    uint64_t bytes = 0;
+    int count = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
+            gpu = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--bytes") && i + 1 < argc) {
+            if (units_parse_size(argv[++i], &bytes) < 0) {
+                fprintf(stderr, "simalloc: bad size %s\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--count") && i + 1 < argc)
+            count = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--proc-address"))
+            gpa = (gpa_fn)1; /* resolved below */
+        else {
+            fprintf(stderr, "usage: simalloc [--gpu N] [--bytes SIZE] [--count N] "
+                            "[--proc-address]\n");
+            return 2;
+        }
+    }
+    lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!lib) {
+        fprintf(stderr, "simalloc: %s\n", dlerror());
+        return 1;
+    }
+    if (gpa)
+        gpa = (gpa_fn)dlsym(lib, "cuGetProcAddress");
+    init_fn cuInit = (init_fn)sym("cuInit", "cuInit");
+    get_fn cuDeviceGet = (get_fn)sym("cuDeviceGet", "cuDeviceGet");
+    ctx_fn cuCtxCreate = (ctx_fn)sym("cuCtxCreate", "cuCtxCreate_v2");
+    alloc_fn cuMemAlloc = (alloc_fn)sym("cuMemAlloc", "cuMemAlloc_v2");
+    htod_fn htod = (htod_fn)sym("cuMemcpyHtoD", "cuMemcpyHtoD_v2");
+    dtoh_fn dtoh = (dtoh_fn)sym("cuMemcpyDtoH", "cuMemcpyDtoH_v2");
+    info_fn cuMemGetInfo = (info_fn)sym("cuMemGetInfo", "cuMemGetInfo_v2");
+
+    CUdevice dev;
+    CUcontext ctx;
+    CUresult rc;
+    if ((rc = cuInit(0)) || (rc = cuDeviceGet(&dev, gpu)) || (rc = cuCtxCreate(&ctx, 0, dev))) {
+        fprintf(stderr, "simalloc: CUDA setup failed: %d\n", rc);
+        return 1;
+    }
+    for (int k = 0; k < count && bytes; k++) {
+        CUdeviceptr p;
+        if ((rc = cuMemAlloc(&p, bytes))) {
+            printf("oom %d\n", rc);
+            fflush(stdout);
+            return 3;
+        }
+        /* a pattern at both ends proves the memory is real and separate */
+        unsigned char in[4096], out[4096];
+        size_t n = bytes < sizeof in ? bytes : sizeof in;
+        for (size_t i = 0; i < n; i++)
+            in[i] = (unsigned char)(i * 31 + (size_t)k);
+        if (htod(p, in, n) || dtoh(out, p, n) || memcmp(in, out, n)) {
+            fprintf(stderr, "simalloc: data did not come back\n");
+            return 1;
+        }
+    }
+    size_t fb, tb;
+    cuMemGetInfo(&fb, &tb);
+    printf("ready %d free %zu total %zu\n", (int)getpid(), fb, tb);
+    fflush(stdout);
+    char c;
+    while (read(STDIN_FILENO, &c, 1) > 0)
+        ;
+    return 0;
+}

@@ -1,0 +1,76 @@
+/* Sizes and durations as users type them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/units.h"
+
+static void sizes_use_binary_units(void **st)
+{
+    (void)st;
+    uint64_t v;
+    assert_int_equal(units_parse_size("16G", &v), 0);
+    assert_true(v == 16ULL << 30);
+    assert_int_equal(units_parse_size("1.5GiB", &v), 0);
+    assert_true(v == 3ULL << 29);
+    assert_int_equal(units_parse_size("512M", &v), 0);
+    assert_true(v == 512ULL << 20);
+    assert_int_equal(units_parse_size("300mb", &v), 0);
+    assert_true(v == 300ULL << 20);
+    assert_int_equal(units_parse_size("4096", &v), 0);
+    assert_true(v == 4096);
+    assert_int_equal(units_parse_size(" 0.45 G ", &v), 0);
+    assert_true(v == (uint64_t)(0.45 * (1ULL << 30) + 0.5));
+}
+
+static void bad_sizes_are_refused(void **st)
+{
+    (void)st;
+    uint64_t v = 7;
+    const char *bad[] = {"", "G", "-1G", "1.5.5G", "12Q", "nan", "inf", "0x10", "1e3",
+                         "99999999999T", "16 G B", NULL};
+    for (int i = 0; bad[i]; i++)
+        assert_int_equal(units_parse_size(bad[i], &v), -1);
+    assert_int_equal(units_parse_size(NULL, &v), -1);
+    assert_true(v == 7);
+}
+
+static void durations(void **st)
+{
+    (void)st;
+    double d;
+    assert_int_equal(units_parse_seconds("2", &d), 0);
+    assert_true(d == 2);
+    assert_int_equal(units_parse_seconds("500ms", &d), 0);
+    assert_true(d == 0.5);
+    assert_int_equal(units_parse_seconds("10m", &d), 0);
+    assert_true(d == 600);
+    assert_int_equal(units_parse_seconds("1h", &d), 0);
+    assert_true(d == 3600);
+    assert_int_equal(units_parse_seconds("abc", &d), -1);
+    assert_int_equal(units_parse_seconds("-1", &d), -1);
+    assert_int_equal(units_parse_seconds("1x", &d), -1);
+}
+
+static void printing(void **st)
+{
+    (void)st;
+    char b[32];
+    assert_string_equal(units_fmt_size(16ULL << 30, b, sizeof b), "16.0 GiB");
+    assert_string_equal(units_fmt_size(1610612736ULL, b, sizeof b), "1.50 GiB");
+    assert_string_equal(units_fmt_size(512, b, sizeof b), "512 B");
+    assert_string_equal(units_fmt_gib(483183820ULL, b, sizeof b), "0.45");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sizes_use_binary_units),
+        cmocka_unit_test(bad_sizes_are_refused),
+        cmocka_unit_test(durations),
+        cmocka_unit_test(printing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
