@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cuda_api.h"
 #include "sim.h"
@@ -397,10 +398,16 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
         else
             allocs = na, cap_allocs = nc;
     }
-    if (rc == CUDA_SUCCESS && !(p = calloc(1, size)))
-        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    /* mmap, not malloc: pages are only real once written, so a test can
+     * "allocate" 10 GiB of a simulated card on a small machine */
+    if (rc == CUDA_SUCCESS) {
+        p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+        if (p == MAP_FAILED)
+            p = NULL, rc = CUDA_ERROR_OUT_OF_MEMORY;
+    }
     if (rc == CUDA_SUCCESS && sim_state_charge(&s->state, gi, ptype(), (int64_t)charged) < 0) {
-        free(p);
+        munmap(p, size);
         rc = CUDA_ERROR_UNKNOWN;
     }
     if (rc == CUDA_SUCCESS) {
@@ -429,7 +436,7 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr)
         sim_state_lock(&s->state);
         sim_state_charge(&s->state, gi, ptype(), -(int64_t)charged);
         sim_state_unlock(&s->state);
-        free((void *)(uintptr_t)ptr);
+        munmap((void *)(uintptr_t)ptr, allocs[i].size);
         allocs[i] = allocs[--nallocs];
         rc = CUDA_SUCCESS;
         break;

@@ -1,9 +1,8 @@
 /* probe: one snapshot of the machine, NVML joined with /proc.
  *
- * A process NVML lists but /proc does not show is either gone (it exited
- * between the two reads) or in a PID namespace we cannot see. If the driver
- * still has a name for it we keep it; otherwise it is dropped and its memory
- * falls to "unattributed", which is exactly what it is to this user. */
+ * The GPU layer gives the processes, the host layer names them (core/join.c
+ * says what happens to those it cannot), and a scan of /proc/ * /fd adds the
+ * processes that hold the device open without being listed. */
 #include "probe.h"
 
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/join.h"
 #include "core/role.h"
 #include "gpu/nvml.h"
 #include "host/proc.h"
@@ -48,24 +48,14 @@ void probe_close(struct probe *p)
     free(p);
 }
 
-static void join_host(struct probe *p, struct snap_gpu *g)
+static int host_lookup(void *ctx, struct snap_proc *proc)
 {
-    size_t keep = 0;
-    for (size_t i = 0; i < g->nprocs; i++) {
-        struct snap_proc proc = g->procs[i];
-        if (hostproc_fill(&p->host, &proc) < 0) {
-            /* the driver may still know it (another PID namespace): keep its
-             * path as the command and its base name as the name */
-            if (nvml_proc_name(p->nvml, proc.pid, proc.cmdline, sizeof proc.cmdline) < 0 ||
-                !proc.cmdline[0])
-                continue; /* vanished mid-sample */
-            const char *base = strrchr(proc.cmdline, '/');
-            snprintf(proc.name, sizeof proc.name, "%s", base ? base + 1 : proc.cmdline);
-        }
-        proc.role = role_of(proc.name, proc.types);
-        g->procs[keep++] = proc;
-    }
-    g->nprocs = keep;
+    return hostproc_fill(&((struct probe *)ctx)->host, proc);
+}
+
+static int driver_lookup(void *ctx, uint32_t pid, char *buf, size_t len)
+{
+    return nvml_proc_name(((struct probe *)ctx)->nvml, pid, buf, len);
 }
 
 /* Processes holding /dev/nvidiaN that no NVML list names: shown with their
@@ -133,7 +123,7 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
             g->procs = procs;
             g->nprocs = n;
             g->have |= SNAP_HAVE_PROCS;
-            join_host(p, g);
+            join_procs(g, &(struct join_lookup){host_lookup, driver_lookup, p});
         }
     }
     if (what & PROBE_HOLDERS) {

@@ -1,2 +1,67 @@
 #!/bin/sh
-exit 0
+# Test jobs allocating through the simulated CUDA driver show up in
+# `vram status` as compute processes with the right bytes; memory comes back
+# when they end, even by SIGKILL.
+. "$(dirname "$0")/lib.sh"
+export VRAM_SIM="$WS"
+export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
+ME=$(id -un)
+CTX=$((300 * MiB)) # the workstation's context footprint
+
+used() { "$VRAM" status --json | jq ".gpus[$1].memory.used"; }
+BASE=$(used 0)
+
+start_job a --bytes 3G || not_ok "job a started"
+A=$JOB_PID
+J=$("$VRAM" status --json)
+expect_eq "job a listed as a compute workload of $ME" \
+    "$(echo "$J" | jq -c ".gpus[0].processes[] | select(.pid == $A) | [.type, .role, .user, .name]")" \
+    "[\"compute\",\"workload\",\"$ME\",\"simalloc\"]"
+expect_eq "job a's bytes: 3 GiB + its context" \
+    "$(echo "$J" | jq ".gpus[0].processes[] | select(.pid == $A) | .used")" $((3 * GiB + CTX))
+expect_eq "used grew by the same" "$(echo "$J" | jq '.gpus[0].memory.used')" $((BASE + 3 * GiB + CTX))
+expect_eq "workloads part" "$(echo "$J" | jq '.gpus[0].breakdown.workloads')" $((3 * GiB + CTX))
+expect_match "cuMemGetInfo agrees with NVML" "$(cat "$T/a.out")" \
+    "free $((16 * GiB - 483183821 - BASE - 3 * GiB - CTX)) total $((16 * GiB))"
+
+# the cuGetProcAddress path, the way CUDA 12+ runtimes resolve the driver
+start_job b --bytes 1G --count 2 --proc-address || not_ok "job b started"
+B=$JOB_PID
+expect_eq "job b (via cuGetProcAddress) counted" \
+    "$("$VRAM" status --json | jq ".gpus[0].processes[] | select(.pid == $B) | .used")" $((2 * GiB + CTX))
+
+T1=$("$VRAM" status)
+expect_match "text lists the workloads" "$T1" 'workloads +5.59 GiB   simalloc 3.29 GiB, simalloc 2.29 GiB'
+
+# SIGKILL: the driver frees a dead process's memory
+kill -9 $A
+wait $A 2>/dev/null
+expect_eq "after SIGKILL, job a's memory is back" "$(used 0)" $((BASE + 2 * GiB + CTX))
+expect_eq "and job a is no longer listed" \
+    "$("$VRAM" status --json | jq "[.gpus[0].processes[] | select(.pid == $A)] | length")" 0
+
+# more than is free: CUDA_ERROR_OUT_OF_MEMORY (2), nothing charged
+start_job c --bytes 14G
+expect_match "an allocation larger than free fails with OOM" "$(cat "$T/c.out")" '^oom 2'
+expect_eq "and charges nothing" "$(used 0)" $((BASE + 2 * GiB + CTX))
+
+# a graphics client (an OpenGL app) is display, not workload
+VRAM_SIM_GRAPHICS=1 start_job d --bytes 256M || not_ok "job d started"
+D=$JOB_PID
+expect_eq "graphics client classified display/graphics" \
+    "$("$VRAM" status --json | jq -c ".gpus[0].processes[] | select(.pid == $D) | [.type, .role]")" \
+    '["graphics","display"]'
+
+# the 8-GPU server: CUDA_VISIBLE_DEVICES picks the GPU, by index or UUID
+export VRAM_SIM="$SRV"
+CUDA_VISIBLE_DEVICES=3 start_job e --bytes 10G || not_ok "job e started"
+E=$JOB_PID
+CUDA_VISIBLE_DEVICES=GPU-8a0e0c55-4200-4000-8000-000000000006 start_job f --bytes 1G || not_ok "job f"
+F=$JOB_PID
+J=$("$VRAM" status --json)
+expect_eq "CUDA_VISIBLE_DEVICES=3 lands on GPU 3" \
+    "$(echo "$J" | jq -c "[.gpus[] | select(.processes[].pid == $E) | .index]")" "[3]"
+expect_eq "a UUID lands on GPU 6" \
+    "$(echo "$J" | jq -c "[.gpus[] | select(.processes[].pid == $F) | .index]")" "[6]"
+
+finish

@@ -1,2 +1,66 @@
 #!/bin/sh
-exit 0
+# vram status against the simulated machines in examples/: the display tax
+# picture, the 8-GPU server, old drivers, and no driver at all.
+. "$(dirname "$0")/lib.sh"
+
+J=$("$VRAM" --sim "$WS" status --json)
+expect_eq "workstation: one GPU" "$(echo "$J" | jq '.gpus | length')" 1
+expect_eq "total is 16 GiB" "$(echo "$J" | jq '.gpus[0].memory.total')" $((16 * GiB))
+expect_eq "driver reserve 0.45 GiB" "$(echo "$J" | jq '.gpus[0].breakdown.reserved')" 483183821
+expect_eq "desktop 1.6 GiB (Xorg 1.1 + gnome-shell 0.5)" \
+    "$(echo "$J" | jq '.gpus[0].breakdown.display')" $((1181116006 + 536870912))
+expect_eq "unattributed 0.05 GiB" "$(echo "$J" | jq '.gpus[0].breakdown.unattributed')" 53687091
+expect_eq "parts add up to the total" \
+    "$(echo "$J" | jq '.gpus[0].breakdown | .reserved+.display+.workloads+.other+.unattributed+.free')" \
+    $((16 * GiB))
+expect_eq "desktop processes are display/graphics" \
+    "$(echo "$J" | jq -c '[.gpus[0].processes[] | [.name, .role, .type]]')" \
+    '[["Xorg","display","graphics"],["gnome-shell","display","graphics"]]'
+expect_eq "memory api v2" "$(echo "$J" | jq -r '.gpus[0].memory.api')" v2
+expect_eq "display active" "$(echo "$J" | jq -c '.gpus[0].display')" '{"attached":true,"active":true}'
+
+T1=$("$VRAM" --sim "$WS" status)
+expect_match "text: header" "$T1" '^GPU 0  NVIDIA GeForce RTX 5070 Ti   16.0 GiB   used 2.10 GiB   free 13.9 GiB   24 W   display: active$'
+expect_match "text: desktop line names Xorg and gnome-shell" "$T1" \
+    'desktop / display +1.60 GiB   Xorg 1.10 GiB, gnome-shell 0.50 GiB'
+expect_match "text: reserve" "$T1" 'driver reserved +0.45 GiB'
+expect_match "text: unattributed" "$T1" 'unattributed +0.05 GiB'
+
+J=$(VRAM_SIM="$SRV" "$VRAM" status --json)
+expect_eq "VRAM_SIM works like --sim: 8 GPUs" "$(echo "$J" | jq '.gpus | length')" 8
+expect_eq "server: the training job on GPU 2" "$(echo "$J" | jq '.gpus[2].breakdown.workloads')" $((71 * GiB))
+expect_eq "server: GPU 5's hidden 2 GiB is unattributed" \
+    "$(echo "$J" | jq '.gpus[5].breakdown.unattributed')" $((2 * GiB))
+expect_eq "server: no display anywhere" "$(echo "$J" | jq '[.gpus[].breakdown.display] | add')" 0
+
+N=$("$VRAM" --sim "$WS" status --json --watch 0.1 --count 3 | wc -l)
+expect_eq "--watch --count 3 prints 3 JSON lines" "$N" 3
+
+# an old driver: no memory v2, no detail list, 32-byte process records
+cat >"$T/old.json" <<JSON
+{"absent": ["nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetRunningProcessDetailList",
+            "nvmlDeviceGetPowerUsage", "nvmlDeviceGetTemperature"],
+ "process_record_size": 32,
+ "gpus": [{"name": "NVIDIA Old", "memory": "8G", "reserved": "300M",
+           "processes": [{"pid": 4194401, "name": "Xorg", "used": "100M"},
+                         {"pid": 4194402, "name": "job-a", "type": "compute", "used": "1G"},
+                         {"pid": 4194403, "name": "job-b", "type": "compute", "used": "2G"}]}]}
+JSON
+J=$("$VRAM" --sim "$T/old.json" status --json)
+expect_eq "v1 fallback is said" "$(echo "$J" | jq -r '.gpus[0].memory.api')" v1
+expect_eq "v1: reserved unknown (null)" "$(echo "$J" | jq '.gpus[0].memory.reserved')" null
+expect_eq "v1: reserve lands in unattributed" "$(echo "$J" | jq '.gpus[0].breakdown.unattributed')" $((300 * MiB))
+expect_eq "535 layout: every process read right" \
+    "$(echo "$J" | jq -c '[.gpus[0].processes[] | [.pid, .used]]')" \
+    "[[4194402,$GiB],[4194403,$((2 * GiB))],[4194401,$((100 * MiB))]]"
+expect_eq "missing power is null, not 0" "$(echo "$J" | jq '.gpus[0].power_mw')" null
+T1=$("$VRAM" --sim "$T/old.json" status)
+expect_match "text says the reserve is unknown" "$T1" 'driver reserved +n/a'
+
+# no driver at all
+OUT=$(env -u VRAM_SIM LD_LIBRARY_PATH=/nonexistent "$VRAM" status 2>&1)
+RC=$?
+expect_eq "no driver: exit 3" "$RC" 3
+expect_match "no driver: names the library and --sim" "$OUT" 'libnvidia-ml.so.1.*--sim'
+
+finish

@@ -1,0 +1,57 @@
+# lib.sh: what the command-line tests share: a private simulated-driver
+# ledger, helpers to start test jobs, and pass/fail counting.
+# Needs VRAM, SIMALLOC and SRC in the environment (meson sets them).
+set -u
+: "${VRAM:?}" "${SIMALLOC:?}" "${SRC:?}"
+T=$(mktemp -d /tmp/vram-cli-XXXXXX)
+export VRAM_SIM_STATE="$T/ledger"
+WS="$SRC/examples/workstation.json"
+SRV="$SRC/examples/server-8xh200.json"
+PASS=0
+FAIL=0
+JOBS=""
+GiB=1073741824
+MiB=1048576
+
+cleanup() {
+    for p in $JOBS; do kill -9 "$p" 2>/dev/null; done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { PASS=$((PASS + 1)); echo "ok - $1"; }
+not_ok() { FAIL=$((FAIL + 1)); echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+    if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got:  $2" "want: $3"; fi
+}
+
+# expect_match NAME TEXT PATTERN (grep -E)
+expect_match() {
+    if printf '%s\n' "$2" | grep -Eq -- "$3"; then ok "$1"; else not_ok "$1" "no /$3/ in:" "$2"; fi
+}
+
+# start_job NAME ARGS...: runs simalloc in the background, its stdin a pipe
+# held open by a sleeper, waits for "ready", sets JOB_PID.
+start_job() {
+    name=$1
+    shift
+    mkfifo "$T/$name.in"
+    "$SIMALLOC" "$@" <"$T/$name.in" >"$T/$name.out" 2>&1 &
+    JOB_PID=$!
+    sleep 600 >"$T/$name.in" &
+    JOBS="$JOBS $JOB_PID $!"
+    for _ in $(seq 1 100); do
+        grep -q '^ready\|^oom' "$T/$name.out" 2>/dev/null && return 0
+        kill -0 $JOB_PID 2>/dev/null || break
+        sleep 0.05
+    done
+    cat "$T/$name.out" >&2
+    return 1
+}
+
+finish() {
+    echo "$PASS passed, $FAIL failed"
+    [ "$FAIL" -eq 0 ]
+}
