@@ -18,7 +18,8 @@ struct ctx {
     size_t errlen;
 };
 
-static int fail(struct ctx *c, const char *where, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(struct ctx *c, const char *where,
+                                                    const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
@@ -222,17 +223,35 @@ static int load_gpu(struct ctx *c, json_t *o, unsigned idx, struct sim_gpu_def *
     return 0;
 }
 
+static int load_root(json_t *root, const json_error_t *jerr, const char *path,
+                     struct sim_machine *m, char *err, size_t errlen);
+
 int sim_machine_load(const char *path, struct sim_machine *m, char *err, size_t errlen)
 {
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    return load_root(root, &je, path, m, err, errlen);
+}
+
+int sim_machine_parse(const char *text, size_t len, const char *name, struct sim_machine *m,
+                      char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    return load_root(root, &je, name, m, err, errlen);
+}
+
+static int load_root(json_t *root, const json_error_t *jerr, const char *path,
+                     struct sim_machine *m, char *err, size_t errlen)
+{
     struct ctx c = {path, err, errlen};
+    const json_error_t je = *jerr;
     memset(m, 0, sizeof *m);
     snprintf(m->driver_version, sizeof m->driver_version, "580.95.05");
     snprintf(m->nvml_version, sizeof m->nvml_version, "13.580.95.05");
     m->cuda_version = 13000;
     m->proc_record_size = 24;
 
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         if (je.line <= 0)
             snprintf(err, errlen, "%s: %s", path, je.text);

@@ -46,6 +46,10 @@ struct sim_machine {
  * "FILE: gpus[0].memory: what" in err. */
 int sim_machine_load(const char *path, struct sim_machine *m, char *err, size_t errlen);
 
+/* The same from text in memory; name stands for the file in messages. */
+int sim_machine_parse(const char *text, size_t len, const char *name, struct sim_machine *m,
+                      char *err, size_t errlen);
+
 bool sim_machine_absent(const struct sim_machine *m, const char *fn);
 
 #endif

@@ -108,7 +108,7 @@ static void draw_gpu(const struct top *t, int y, int cols, const struct snap_gpu
     if (!two)
         return;
     char b[6][16];
-    mvprintw(y + 1, 3, "reserved %s  display %s  workloads %s  other %s  unattributed %s GiB",
+    mvprintw(y + 1, 3, "reserved %s  display %s  work %s  other %s  unattributed %s GiB",
              units_fmt_gib(a.reserved, b[0], 16), units_fmt_gib(a.display, b[1], 16),
              units_fmt_gib(a.workloads, b[2], 16), units_fmt_gib(a.other, b[3], 16),
              units_fmt_gib(a.unattributed, b[4], 16));
@@ -120,8 +120,9 @@ static void draw_gpu(const struct top *t, int y, int cols, const struct snap_gpu
         len += snprintf(extra + len, sizeof extra - (size_t)len, " %uC", g->temp_c);
     if (g->have & SNAP_HAVE_UTIL)
         snprintf(extra + len, sizeof extra - (size_t)len, " %u%%", g->util_gpu);
-    if (cols > 80 + (int)strlen(extra))
-        mvprintw(y + 1, 80, "%s", extra);
+    int at = getcurx(stdscr);
+    if (cols > at + (int)strlen(extra))
+        mvprintw(y + 1, at, "%s", extra);
 }
 
 void top_draw(struct top *t)
@@ -141,7 +142,8 @@ void top_draw(struct top *t)
     mvprintw(0, cols - 8 > 0 ? cols - 8 : 0, "%s", ts);
 
     size_t ng = t->snap.ngpus;
-    bool two = rows >= (int)(2 * ng + 8);
+    /* a second line per GPU only while at least 6 process rows remain */
+    bool two = rows - 3 - 2 * (int)ng >= 6;
     int y = 1;
     for (size_t i = 0; i < ng && y < rows - 3; i++) {
         draw_gpu(t, y, cols, &t->snap.gpus[i], two);

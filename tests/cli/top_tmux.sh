@@ -1,2 +1,66 @@
 #!/bin/sh
-exit 0
+# vram top in a real terminal (tmux): the screen shows the GPUs, the bar,
+# the processes; keys sort, signal after confirmation, and quit; eight GPUs
+# fit on 80x24.
+. "$(dirname "$0")/lib.sh"
+command -v tmux >/dev/null || { not_ok "tmux is installed"; finish; exit 1; }
+export VRAM_SIM="$WS"
+export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
+S="vramtest$$"
+export TMUX_TMPDIR="$T"
+
+screen() { tmux capture-pane -p -t "$S"; }
+# wait_for PATTERN: until the screen shows it (5 s at most)
+wait_for() {
+    for _ in $(seq 1 50); do
+        screen | grep -Eq -- "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check_screen() {
+    if wait_for "$2"; then ok "$1"; else not_ok "$1" "no /$2/ on screen:" "$(screen)"; fi
+}
+
+start_job job --bytes 2G || not_ok "job started"
+JOB=$JOB_PID
+
+tmux new-session -d -s "$S" -x 80 -y 24 \
+    "env VRAM_SIM='$WS' VRAM_SIM_STATE='$VRAM_SIM_STATE' '$VRAM' top --interval 0.2"
+check_screen "header" '^vram top +driver 580\.95\.05'
+check_screen "the GPU line with used/total" '^0 +RTX 5070 Ti +4\.4/16\.0 +GiB \[rdd'
+check_screen "the bar shows workloads and free" '\[r+d+w+u*\.+\]'
+check_screen "the breakdown line" 'reserved 0\.45  display 1\.60  work 2\.29  other 0\.00  unattributed 0\.05 GiB'
+check_screen "Xorg listed as display" '4194401 \? +0 display +graphics +1\.10 GiB'
+check_screen "the job listed as a workload" "$JOB +[a-z0-9]+ +0 workload compute +2\.29 GiB"
+tmux send-keys -t "$S" s
+check_screen "s sorts by pid" 'sort pid'
+
+# select the job (lowest pid first now) and ask for TERM; say no, then yes
+tmux send-keys -t "$S" t
+check_screen "t asks for confirmation" "send TERM to $JOB \(simalloc\)\? y/n"
+tmux send-keys -t "$S" n
+check_screen "n sends nothing" 'nothing sent'
+kill -0 $JOB 2>/dev/null && ok "the job still runs after n" || not_ok "the job still runs after n"
+tmux send-keys -t "$S" t
+wait_for 'y/n' >/dev/null
+tmux send-keys -t "$S" y
+check_screen "y sends TERM" "sent TERM to $JOB"
+for _ in $(seq 1 50); do kill -0 $JOB 2>/dev/null || break; sleep 0.1; done
+kill -0 $JOB 2>/dev/null && not_ok "the job ended" || ok "the job ended"
+check_screen "its memory is back on the bar" '^0 +RTX 5070 Ti +2\.1/16\.0 +GiB'
+tmux send-keys -t "$S" q
+sleep 0.5
+tmux has-session -t "$S" 2>/dev/null && not_ok "q quits" || ok "q quits"
+
+# eight GPUs on 80x24: all of them, and room for the process list
+tmux new-session -d -s "$S" -x 80 -y 24 \
+    "env VRAM_SIM='$SRV' VRAM_SIM_STATE='$VRAM_SIM_STATE' '$VRAM' top"
+check_screen "8 GPUs: the last one is shown" '^7 +H200 +0\.6/140\.4 +GiB'
+check_screen "8 GPUs: GPU 2's job is on screen" '4194500 .* workload compute +71\.0 GiB'
+W=$(screen | wc -L)
+[ "$W" -le 80 ] && ok "nothing drawn past 80 columns" || not_ok "nothing past 80 columns" "$W"
+tmux send-keys -t "$S" q
+sleep 0.3
+tmux kill-server 2>/dev/null
+finish

@@ -24,6 +24,9 @@ static void put(const char *rel, const char *text, size_t len)
     fclose(f);
 }
 
+/* a literal, embedded NULs included */
+#define PUTS(rel, lit) put(rel, lit, sizeof(lit) - 1)
+
 static void mkd(const char *rel)
 {
     char path[512];
@@ -44,14 +47,14 @@ static int setup(void **st)
     snprintf(root, sizeof root, "/tmp/vram-test-proc-XXXXXX");
     if (!mkdtemp(root))
         return -1;
-    put("stat", "cpu  1 2 3\nbtime 1700000000\nprocesses 5\n", 42);
+    PUTS("stat", "cpu  1 2 3\nbtime 1700000000\nprocesses 5\n");
     /* pid 100: a python job in docker, name with spaces and parentheses */
     mkd("100");
     const char *stat100 = "100 (my (odd) job) S 1 100 100 0 -1 4194560 1 0 0 0 5 6 0 0 20 0 8 0 "
                           "250 1000 20 18446744073709551615\n";
     put("100/stat", stat100, strlen(stat100));
-    put("100/status", "Name:\tpython3\nUid:\t0\t0\t0\t0\n", 30);
-    put("100/cmdline", "python3\0train.py\0--lr\0" "3e-4\0", 26);
+    PUTS("100/status", "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
+    PUTS("100/cmdline", "python3\0train.py\0--lr\0" "3e-4\0");
     const char *cg = "0::/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef"
                      "0123456789abcdef.scope\n";
     put("100/cgroup", cg, strlen(cg));
@@ -69,7 +72,7 @@ static int setup(void **st)
     mkd("300");
     const char *stat300 = "300 (nvidia-persiste) S 1 300 300 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 400 0 0\n";
     put("300/stat", stat300, strlen(stat300));
-    put("300/cmdline", "/usr/bin/nvidia-persistenced\0--verbose\0", 39);
+    PUTS("300/cmdline", "/usr/bin/nvidia-persistenced\0--verbose\0");
     mkd("300/fd");
     lnk("/dev/nvidia0", "300/fd/3");
     return 0;
