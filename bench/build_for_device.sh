@@ -1,0 +1,11 @@
+#!/bin/sh
+# build_for_device.sh: a release build of what the GPU checks run, copied to
+# .devbuild/ (ignored by git, carried to the GPU machine). Built here
+# because the GPU machine has the libraries' run-time files but no headers.
+set -eu
+cd "$(dirname "$0")/.."
+[ -d build-rel ] || meson setup build-rel --buildtype=release >/dev/null
+ninja -C build-rel >/dev/null
+rm -rf .devbuild && mkdir -p .devbuild
+cp build-rel/vram build-rel/bench/vram-sample-cost build-rel/tests/egl_hold .devbuild/
+ls -la .devbuild
