@@ -73,11 +73,15 @@ doc = json.loads(r.stdout)
 g = doc["gpus"][0]
 idx, tot, res, used, free = [int(v) for v in smi_gpu.stdout.splitlines()[0].split(",")]
 mem = g["memory"]
-check("total MiB = nvidia-smi", mem["total"] // MiB == tot, f"{mem['total'] // MiB} vs {tot}")
-check("reserved MiB = nvidia-smi", mem["reserved"] is not None and
-      abs(mem["reserved"] // MiB - res) <= 1, f"{(mem['reserved'] or 0) // MiB} vs {res}")
-check("used MiB = nvidia-smi", abs(mem["used"] // MiB - used) <= 1,
-      f"{mem['used'] // MiB} vs {used} (api {mem['api']})")
+def mib(b):  # nvidia-smi rounds partial MiB up (seen: 615.06 MiB printed as 616)
+    return -(-b // MiB)
+
+
+check("total MiB = nvidia-smi", mib(mem["total"]) == tot, f"{mib(mem['total'])} vs {tot}")
+check("reserved MiB = nvidia-smi", mem["reserved"] is not None and mib(mem["reserved"]) == res,
+      f"{mib(mem['reserved'] or 0)} vs {res}")
+check("used MiB = nvidia-smi", mib(mem["used"]) == used,
+      f"{mib(mem['used'])} vs {used} (api {mem['api']})")
 b = g["breakdown"]
 check("breakdown adds up to total",
       sum(b[k] for k in ("reserved", "display", "workloads", "other", "unattributed", "free"))
@@ -88,8 +92,8 @@ if torch_holder:
     tp = torch_holder.pid
     p = procs.get(tp)
     check("PyTorch process listed, MiB = nvidia-smi",
-          p is not None and tp in apps and p["used"] // MiB == apps[tp],
-          f"{(p or {}).get('used', 0) // MiB} vs {apps.get(tp)} MiB, role {(p or {}).get('role')}")
+          p is not None and tp in apps and mib(p["used"]) == apps[tp],
+          f"{mib((p or {}).get('used', 0))} vs {apps.get(tp)} MiB, role {(p or {}).get('role')}")
     check("PyTorch process is a compute workload",
           p is not None and p["role"] == "workload" and "compute" in p["type"],
           f"{(p or {}).get('type')}/{(p or {}).get('role')} user {(p or {}).get('user')}")
@@ -106,6 +110,7 @@ else:
 # --- benchmark: whole-process time, interleaved, medians -----------------
 cmds = {
     "vram status --json": f"{VRAM} status --json",
+    "vram status --json --energy": f"{VRAM} status --json --energy",
     "nvidia-smi --query-gpu (same GPU fields)":
         "nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,memory.total,memory.reserved,"
         "memory.used,memory.free,utilization.gpu,utilization.memory,power.draw,power.limit,"
@@ -113,6 +118,11 @@ cmds = {
         "pcie.link.gen.current,pcie.link.width.current --format=csv",
     "nvidia-smi --query-compute-apps": "nvidia-smi --query-compute-apps=pid,process_name,"
                                        "used_memory --format=csv",
+    "nvidia-smi --query-gpu (+ total_energy)":
+        "nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,memory.total,memory.reserved,"
+        "memory.used,memory.free,utilization.gpu,utilization.memory,power.draw,power.limit,"
+        "temperature.gpu,pstate,persistence_mode,compute_mode,display_mode,display_active,"
+        "pcie.link.gen.current,pcie.link.width.current,total_energy_consumption --format=csv",
     "nvidia-smi (default table)": "nvidia-smi",
 }
 N = 30

@@ -46,18 +46,22 @@ int main(int argc, char **argv)
     } kinds[] = {
         {"memory, power, util (every tick)", PROBE_MEMORY},
         {"+ process lists joined with /proc", PROBE_PROCS},
-        {"+ /proc/*/fd scan for /dev/nvidia*", PROBE_PROCS | PROBE_HOLDERS},
+        {"+ modes, limits, links (every 10 s)", PROBE_PROCS | PROBE_SLOW},
+        {"+ /proc/*/fd scan (every 10 s)", PROBE_PROCS | PROBE_SLOW | PROBE_HOLDERS},
+        {"energy counter alone (status --energy)", PROBE_ENERGY},
     };
     printf("%d samples each, %zu GPU(s)\n", n, s.ngpus);
     printf("%-38s %14s %14s\n", "sample kind", "CPU us/sample", "CPU us/GPU");
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        int reps = kinds[k].flags & PROBE_HOLDERS ? (n / 10 ? n / 10 : 1) : n;
+        int reps = kinds[k].flags & (PROBE_HOLDERS | PROBE_ENERGY) ? (n / 10 ? n / 10 : 1) : n;
         double c0 = cpu_s();
         for (int i = 0; i < reps; i++)
             probe_sample(p, &s, kinds[k].flags, 0);
         double us = (cpu_s() - c0) / reps * 1e6;
         printf("%-38s %14.1f %14.1f\n", kinds[k].what, us, us / (double)ng);
     }
+    /* what one top session costs on average: a tick every second, process
+     * lists every 3 s, the slow calls and the /proc scan every 10 s */
     snap_free(&s);
     probe_close(p);
     return 0;

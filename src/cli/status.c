@@ -17,11 +17,12 @@ static int cmd_status(int argc, char **argv);
 
 const struct cmd_entry cmd_status_entry = {
     .name = "status",
-    .args = "[--json] [--processes] [--watch SECONDS [--count N]] [--proc-root DIR]",
+    .args = "[--json] [--processes] [--energy] [--watch SECONDS [--count N]] [--proc-root DIR]",
     .summary = "where every byte of VRAM went, per GPU",
     .help = "  -j, --json            one JSON document (schema: docs/status-json.md); with\n"
             "                        --watch, one document per line\n"
             "  -p, --processes       list every process on each GPU\n"
+            "  -e, --energy          read each GPU's energy counter too (3 ms a GPU)\n"
             "  -w, --watch SECONDS   print again every SECONDS (0.1 to 86400; 500ms, 2s, 1m)\n"
             "  -n, --count N         with --watch, stop after N reports\n"
             "      --proc-root DIR   read processes from DIR instead of /proc (a container\n"
@@ -34,9 +35,9 @@ const struct cmd_entry cmd_status_entry = {
     .exec = cmd_status,
 };
 
-static int report(struct probe *p, struct snap *s, bool json, bool verbose)
+static int report(struct probe *p, struct snap *s, unsigned what, bool json, bool verbose)
 {
-    int rc = probe_sample(p, s, PROBE_ALL, clock_wall_ms());
+    int rc = probe_sample(p, s, what, clock_wall_ms());
     if (rc < 0) {
         fprintf(stderr, "vram status: could not read the GPUs\n");
         return rc;
@@ -61,16 +62,18 @@ static int cmd_status(int argc, char **argv)
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},       {"processes", no_argument, NULL, 'p'},
         {"watch", required_argument, NULL, 'w'}, {"count", required_argument, NULL, 'n'},
-        {"proc-root", required_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
+        {"proc-root", required_argument, NULL, 'R'}, {"energy", no_argument, NULL, 'e'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     bool json = false, verbose = false;
+    unsigned what = PROBE_ALL;
     double watch = 0;
     long count = 0;
     const char *procroot = "/proc";
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "jpw:n:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "jpew:n:h", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = true;
@@ -95,6 +98,9 @@ static int cmd_status(int argc, char **argv)
         }
         case 'R':
             procroot = optarg;
+            break;
+        case 'e':
+            what |= PROBE_ENERGY;
             break;
         case 'h':
             cmd_usage(&cmd_status_entry, 0);
@@ -124,13 +130,14 @@ static int cmd_status(int argc, char **argv)
             strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", localtime(&now));
             printf("\n-- %s --\n", ts);
         }
-        rc = report(p, &s, json, verbose);
+        rc = report(p, &s, what, json, verbose);
         if (rc < 0 || !watch || (count && i + 1 >= count))
             break;
         struct timespec ts = {(time_t)watch, (long)((watch - (double)(time_t)watch) * 1e9)};
         nanosleep(&ts, NULL);
     }
     snap_free(&s);
+    probe_exiting(p);
     probe_close(p);
     return err_exit_code(rc);
 }

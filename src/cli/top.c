@@ -31,8 +31,9 @@ const struct cmd_entry cmd_top_entry = {
             "      --proc-root DIR     read processes from DIR instead of /proc\n"
             "\n"
             "Each GPU's bar splits its memory: r driver reserved, d desktop/display,\n"
-            "w workloads, o other, u unattributed, . free. Process lists are read every\n"
-            "3 intervals and /proc/*/fd every 10 s, to leave the driver alone.\n"
+            "w workloads, o other, u unattributed, . free. Memory is read every interval;\n"
+            "process lists every 3 intervals; /proc/*/fd, modes and links every 10 s, to\n"
+            "leave the driver alone.\n"
             "\n"
             "keys: up/down (j/k) select   s sort (memory, pid, name, gpu)   t send TERM\n"
             "      K send KILL (asks y/n; your own processes only unless root)\n"
@@ -255,7 +256,7 @@ static int cmd_top(int argc, char **argv)
         use_default_colors();
     }
 
-    uint64_t next = 0, last_procs = 0, last_holders = 0, last_fan = 0;
+    uint64_t next = 0, last_procs = 0, last_holders = 0, last_slow = 0;
     for (;;) {
         uint64_t now = clock_mono_ms();
         if (now >= next) {
@@ -265,8 +266,8 @@ static int cmd_top(int argc, char **argv)
                 what |= PROBE_PROCS, last_procs = now;
             if (!last_holders || now - last_holders >= 10000)
                 what |= PROBE_HOLDERS, last_holders = now;
-            if (!last_fan || now - last_fan >= 5000)
-                what |= PROBE_FAN, last_fan = now;
+            if (!last_slow || now - last_slow >= 10000)
+                what |= PROBE_SLOW, last_slow = now;
             if (probe_sample(p, &t.snap, what, clock_wall_ms()) == VRAM_OK) {
                 record_history(&t);
                 if (what & PROBE_PROCS)
@@ -285,6 +286,7 @@ static int cmd_top(int argc, char **argv)
         top_draw(&t);
     }
     endwin();
+    probe_exiting(p);
     free(t.rows);
     free(t.hist);
     snap_free(&t.snap);

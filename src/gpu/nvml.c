@@ -6,6 +6,7 @@
 #include "nvml.h"
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct nvml {
 #undef X
     unsigned count;
     nvmlDevice_t *dev;
+    bool skip_shutdown;
 };
 
 static const char *const lib_names[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
@@ -86,11 +88,16 @@ void nvml_close(struct nvml *n)
 {
     if (!n)
         return;
-    if (n->nvmlShutdown)
+    if (n->nvmlShutdown && !n->skip_shutdown)
         n->nvmlShutdown();
     dlclose(n->lib);
     free(n->dev);
     free(n);
+}
+
+void nvml_skip_shutdown(struct nvml *n)
+{
+    n->skip_shutdown = true;
 }
 
 unsigned nvml_count(const struct nvml *n)
@@ -150,12 +157,12 @@ static void read_memory(struct nvml *n, nvmlDevice_t d, struct snap_gpu *g)
     }
 }
 
-void nvml_dynamic(struct nvml *n, unsigned i, struct snap_gpu *g)
+void nvml_fast(struct nvml *n, unsigned i, struct snap_gpu *g)
 {
     nvmlDevice_t d = n->dev[i];
-    g->have &= SNAP_HAVE_FAN | SNAP_HAVE_PROCS;
+    g->have &= ~(unsigned)(SNAP_HAVE_MEMORY | SNAP_HAVE_UTIL | SNAP_HAVE_POWER | SNAP_HAVE_TEMP |
+                           SNAP_HAVE_PSTATE);
     read_memory(n, d, g);
-
     nvmlUtilization_t u;
     if (n->nvmlDeviceGetUtilizationRates && !n->nvmlDeviceGetUtilizationRates(d, &u)) {
         g->util_gpu = u.gpu;
@@ -164,15 +171,6 @@ void nvml_dynamic(struct nvml *n, unsigned i, struct snap_gpu *g)
     }
     if (n->nvmlDeviceGetPowerUsage && !n->nvmlDeviceGetPowerUsage(d, &g->power_mw))
         g->have |= SNAP_HAVE_POWER;
-    if (n->nvmlDeviceGetEnforcedPowerLimit &&
-        !n->nvmlDeviceGetEnforcedPowerLimit(d, &g->power_limit_mw))
-        g->have |= SNAP_HAVE_POWER_LIMIT;
-    unsigned long long mj;
-    if (n->nvmlDeviceGetTotalEnergyConsumption &&
-        !n->nvmlDeviceGetTotalEnergyConsumption(d, &mj)) {
-        g->energy_mj = mj;
-        g->have |= SNAP_HAVE_ENERGY;
-    }
     if (n->nvmlDeviceGetTemperature && !n->nvmlDeviceGetTemperature(d, 0, &g->temp_c))
         g->have |= SNAP_HAVE_TEMP;
     int v;
@@ -181,6 +179,17 @@ void nvml_dynamic(struct nvml *n, unsigned i, struct snap_gpu *g)
         g->pstate = v;
         g->have |= SNAP_HAVE_PSTATE;
     }
+}
+
+void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g)
+{
+    nvmlDevice_t d = n->dev[i];
+    g->have &= ~(unsigned)(SNAP_HAVE_POWER_LIMIT | SNAP_HAVE_PERSISTENCE | SNAP_HAVE_COMPUTE_MODE |
+                           SNAP_HAVE_DISPLAY | SNAP_HAVE_MIG | SNAP_HAVE_PCIE | SNAP_HAVE_FAN);
+    if (n->nvmlDeviceGetEnforcedPowerLimit &&
+        !n->nvmlDeviceGetEnforcedPowerLimit(d, &g->power_limit_mw))
+        g->have |= SNAP_HAVE_POWER_LIMIT;
+    int v;
     if (n->nvmlDeviceGetPersistenceMode && !n->nvmlDeviceGetPersistenceMode(d, &v)) {
         g->persistence = v == 1;
         g->have |= SNAP_HAVE_PERSISTENCE;
@@ -205,13 +214,19 @@ void nvml_dynamic(struct nvml *n, unsigned i, struct snap_gpu *g)
         !n->nvmlDeviceGetCurrPcieLinkGeneration(d, &g->pcie_gen) &&
         !n->nvmlDeviceGetCurrPcieLinkWidth(d, &g->pcie_width))
         g->have |= SNAP_HAVE_PCIE;
+    if (n->nvmlDeviceGetFanSpeed && !n->nvmlDeviceGetFanSpeed(d, &g->fan_pct))
+        g->have |= SNAP_HAVE_FAN;
 }
 
-void nvml_fan(struct nvml *n, unsigned i, struct snap_gpu *g)
+void nvml_energy(struct nvml *n, unsigned i, struct snap_gpu *g)
 {
-    g->have &= ~(unsigned)SNAP_HAVE_FAN;
-    if (n->nvmlDeviceGetFanSpeed && !n->nvmlDeviceGetFanSpeed(n->dev[i], &g->fan_pct))
-        g->have |= SNAP_HAVE_FAN;
+    unsigned long long mj;
+    g->have &= ~(unsigned)SNAP_HAVE_ENERGY;
+    if (n->nvmlDeviceGetTotalEnergyConsumption &&
+        !n->nvmlDeviceGetTotalEnergyConsumption(n->dev[i], &mj)) {
+        g->energy_mj = mj;
+        g->have |= SNAP_HAVE_ENERGY;
+    }
 }
 
 /* A growing list of processes, merged by pid. */

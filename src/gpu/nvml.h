@@ -22,11 +22,20 @@ void nvml_system(struct nvml *n, struct snap *s);
 /* Fields that do not change while the driver runs: name, uuid, PCI, minor. */
 void nvml_static(struct nvml *n, unsigned i, struct snap_gpu *g);
 
-/* Memory, utilization, power, temperature and modes: the cheap calls. */
-void nvml_dynamic(struct nvml *n, unsigned i, struct snap_gpu *g);
+/* Memory, utilization, power draw, temperature, P-state: the calls that cost
+ * microseconds (5.6 us for memory on an H200, 0.3 us for the others). */
+void nvml_fast(struct nvml *n, unsigned i, struct snap_gpu *g);
 
-/* Fan speed: slow on some boards, so sampled less often. */
-void nvml_fan(struct nvml *n, unsigned i, struct snap_gpu *g);
+/* Power limit, persistence, compute mode, display, MIG, PCIe link, fan: the
+ * calls that cost up to 130 us each and change rarely (bench/RESULTS.md). */
+void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g);
+
+/* Total energy: 3 ms per call on an H200, so only when asked for. */
+void nvml_energy(struct nvml *n, unsigned i, struct snap_gpu *g);
+
+/* For a process about to exit: skip nvmlShutdown (3.5 ms on an H200), the
+ * driver releases a dead process's handles anyway. */
+void nvml_skip_shutdown(struct nvml *n);
 
 /* Compute, graphics and MPS process lists merged by pid into a new array
  * (caller frees). Only pid, types, used and used_known are filled. */

@@ -176,9 +176,11 @@ int hostproc_fill(struct hostproc_ctx *c, struct snap_proc *p)
         size_t cl = strlen(comm);
         if (cl == 15 && strncmp(base, comm, cl) == 0)
             snprintf(p->name, sizeof p->name, "%.*s", (int)strcspn(base, " :"), base);
+        /* arguments are NUL-separated; a newline inside one must not break a
+         * table row, and other control bytes must not reach the terminal */
         for (ssize_t i = 0; i < n - 1; i++)
-            if (buf[i] == '\0' || !isprint((unsigned char)buf[i]))
-                buf[i] = buf[i] == '\0' ? ' ' : '?';
+            if (buf[i] == '\0' || (unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+                buf[i] = ' ';
         snprintf(p->cmdline, sizeof p->cmdline, "%s", buf);
     }
 

@@ -48,6 +48,11 @@ void probe_close(struct probe *p)
     free(p);
 }
 
+void probe_exiting(struct probe *p)
+{
+    nvml_skip_shutdown(p->nvml);
+}
+
 static int host_lookup(void *ctx, struct snap_proc *proc)
 {
     return hostproc_fill(&((struct probe *)ctx)->host, proc);
@@ -103,14 +108,16 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         nvml_system(p->nvml, s);
         for (unsigned i = 0; i < count; i++)
             nvml_static(p->nvml, i, &s->gpus[i]);
-        what |= PROBE_PROCS | PROBE_FAN;
+        what |= PROBE_PROCS | PROBE_SLOW;
     }
     s->taken_ms = now_ms;
     for (unsigned i = 0; i < count; i++) {
         struct snap_gpu *g = &s->gpus[i];
-        nvml_dynamic(p->nvml, i, g);
-        if (what & PROBE_FAN)
-            nvml_fan(p->nvml, i, g);
+        nvml_fast(p->nvml, i, g);
+        if (what & PROBE_SLOW)
+            nvml_slow(p->nvml, i, g);
+        if (what & PROBE_ENERGY)
+            nvml_energy(p->nvml, i, g);
         if (!(what & PROBE_PROCS))
             continue;
         struct snap_proc *procs = NULL;

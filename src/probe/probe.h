@@ -11,16 +11,20 @@
 struct probe;
 
 enum probe_what {
-    PROBE_MEMORY = 0,       /* memory, power, utilization: always */
-    PROBE_PROCS = 1u << 0,  /* NVML's process lists, joined with /proc */
+    PROBE_MEMORY = 0,        /* memory, power, utilization: always */
+    PROBE_PROCS = 1u << 0,   /* NVML's process lists, joined with /proc */
     PROBE_HOLDERS = 1u << 1, /* scan /proc/ * /fd for /dev/nvidia* holders */
-    PROBE_FAN = 1u << 2,
-    PROBE_ALL = PROBE_PROCS | PROBE_HOLDERS | PROBE_FAN,
+    PROBE_SLOW = 1u << 2,    /* modes, limits, links, fan: the costly calls */
+    PROBE_ENERGY = 1u << 3,  /* total energy: 3 ms a GPU on an H200 */
+    PROBE_ALL = PROBE_PROCS | PROBE_HOLDERS | PROBE_SLOW,
 };
 
 /* procroot: "/proc", or a fixture tree for tests. */
 int probe_open(struct probe **out, const char *procroot, char *err, size_t errlen);
 void probe_close(struct probe *p);
+
+/* The process is about to exit: skip the driver's slow shutdown. */
+void probe_exiting(struct probe *p);
 
 /* Refreshes s (zeroed before the first call, then reused). Process arrays
  * are replaced only when PROBE_PROCS is asked for. now_ms: wall clock. */

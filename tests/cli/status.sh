@@ -33,6 +33,10 @@ expect_eq "server: GPU 5's hidden 2 GiB is unattributed" \
     "$(echo "$J" | jq '.gpus[5].breakdown.unattributed')" $((2 * GiB))
 expect_eq "server: no display anywhere" "$(echo "$J" | jq '[.gpus[].breakdown.display] | add')" 0
 
+expect_eq "energy is not read by default (3 ms a GPU): null" "$(echo "$J" | jq '.gpus[0].energy_mj')" null
+E=$("$VRAM" --sim "$WS" status --json --energy | jq '.gpus[0].energy_mj')
+[ "$E" -ge 0 ] 2>/dev/null && ok "--energy reads the counter ($E mJ)" || not_ok "--energy reads the counter" "$E"
+
 N=$("$VRAM" --sim "$WS" status --json --watch 0.1 --count 3 | wc -l)
 expect_eq "--watch --count 3 prints 3 JSON lines" "$N" 3
 
