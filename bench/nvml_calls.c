@@ -25,16 +25,16 @@ static int cmp(const void *a, const void *b)
 #define N 200
 static double samples[N];
 
-#define TIME(label, call)                                                                         \
-    do {                                                                                          \
-        int rc_ = 0;                                                                              \
-        for (int i_ = 0; i_ < N; i_++) {                                                          \
-            double t0_ = now_us();                                                                \
-            rc_ = (call);                                                                         \
-            samples[i_] = now_us() - t0_;                                                         \
-        }                                                                                         \
-        qsort(samples, N, sizeof samples[0], cmp);                                                \
-        printf("%-44s %10.2f %10.2f   rc %d\n", label, samples[N / 2], samples[N * 9 / 10], rc_); \
+#define TIME(label, call)                                                                          \
+    do {                                                                                           \
+        int rc_ = 0;                                                                               \
+        for (int i_ = 0; i_ < N; i_++) {                                                           \
+            double t0_ = now_us();                                                                 \
+            rc_ = (call);                                                                          \
+            samples[i_] = now_us() - t0_;                                                          \
+        }                                                                                          \
+        qsort(samples, N, sizeof samples[0], cmp);                                                 \
+        printf("%-44s %10.2f %10.2f   rc %d\n", label, samples[N / 2], samples[N * 9 / 10], rc_);  \
     } while (0)
 
 int main(int argc, char **argv)
@@ -51,8 +51,8 @@ int main(int argc, char **argv)
     nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))dlsym(lib, "nvmlInit_v2");
     nvmlReturn_t rc = flags ? initf(flags) : init();
     double t2 = now_us();
-    printf("dlopen %.0f us, nvmlInit%s %.0f us (rc %d)\n", t1 - t0,
-           flags ? "WithFlags" : "_v2", t2 - t1, rc);
+    printf("dlopen %.0f us, nvmlInit%s %.0f us (rc %d)\n", t1 - t0, flags ? "WithFlags" : "_v2",
+           t2 - t1, rc);
 #define X(name, ret, args) __attribute__((unused)) ret(*name) args = (ret(*) args)dlsym(lib, #name);
     NVML_FUNCS(X)
 #undef X

@@ -38,7 +38,9 @@ int main(int argc, char **argv)
     printf("probe_open (dlopen + nvmlInit): %.2f ms wall\n", (wall_s() - w0) * 1e3);
     struct snap s;
     memset(&s, 0, sizeof s);
+    w0 = wall_s();
     probe_sample(p, &s, PROBE_ALL, 0); /* static fields, first lists */
+    printf("first full sample (what vram status does): %.2f ms wall\n", (wall_s() - w0) * 1e3);
     size_t ng = s.ngpus ? s.ngpus : 1;
     const struct {
         const char *what;

@@ -129,14 +129,14 @@ EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal)
     return CUDA_SUCCESS;
 }
 
-#define GPU_OF(dev)                                                                               \
-    struct sim *s = ready();                                                                      \
-    if (!s)                                                                                       \
-        return CUDA_ERROR_NOT_INITIALIZED;                                                        \
-    if ((dev) < 0 || (dev) >= nvisible)                                                           \
-        return CUDA_ERROR_INVALID_DEVICE;                                                         \
-    unsigned gi = (unsigned)visible[(dev)];                                                       \
-    const struct sim_gpu_def *g = &s->machine.gpus[gi];                                           \
+#define GPU_OF(dev)                                                                                \
+    struct sim *s = ready();                                                                       \
+    if (!s)                                                                                        \
+        return CUDA_ERROR_NOT_INITIALIZED;                                                         \
+    if ((dev) < 0 || (dev) >= nvisible)                                                            \
+        return CUDA_ERROR_INVALID_DEVICE;                                                          \
+    unsigned gi = (unsigned)visible[(dev)];                                                        \
+    const struct sim_gpu_def *g = &s->machine.gpus[gi];                                            \
     (void)g;
 
 EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
@@ -535,7 +535,10 @@ static const struct {
     void *fn;
     int since; /* the CUDA version that introduced this variant */
 } procs[] = {
-#define P(base, fn, since) {base, (void *)fn, since}
+#define P(base, fn, since)                                                                         \
+    {                                                                                              \
+        base, (void *)fn, since                                                                    \
+    }
     P("cuInit", cuInit, 2000),
     P("cuDriverGetVersion", cuDriverGetVersion, 2020),
     P("cuDeviceGetCount", cuDeviceGetCount, 2000),

@@ -19,7 +19,7 @@ struct ctx {
 };
 
 __attribute__((format(printf, 3, 4))) static int fail(struct ctx *c, const char *where,
-                                                    const char *fmt, ...)
+                                                      const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
@@ -98,7 +98,8 @@ static int load_proc(struct ctx *c, json_t *o, const char *where, struct sim_pro
             else if (!strcmp(t, "mps"))
                 p->type = SIM_PT_MPS;
             else
-                return fail(c, w, "must be \"graphics\", \"compute\", \"compute+graphics\" or \"mps\"");
+                return fail(c, w,
+                            "must be \"graphics\", \"compute\", \"compute+graphics\" or \"mps\"");
         } else if (!strcmp(k, "used")) {
             if (get_size(c, v, w, &p->used))
                 return -1;
@@ -164,7 +165,7 @@ static int load_gpu(struct ctx *c, json_t *o, unsigned idx, struct sim_gpu_def *
         else if (!strcmp(k, "pstate"))
             rc = get_uint(c, v, w, 15, &g->pstate);
         else if (!strcmp(k, "fan"))
-            rc = get_uint(c, v, w, 100, &g->fan);
+            rc = get_uint(c, v, w, 100, &g->fan), g->has_fan = true;
         else if (!strcmp(k, "pcie_gen"))
             rc = get_uint(c, v, w, 6, &g->pcie_gen);
         else if (!strcmp(k, "pcie_width"))

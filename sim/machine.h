@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_MAX_GPUS 64
-#define SIM_MAX_PROCS 32
+#define SIM_MAX_GPUS   64
+#define SIM_MAX_PROCS  32
 #define SIM_MAX_ABSENT 32
 
 enum { SIM_PT_COMPUTE = 1, SIM_PT_GRAPHICS = 2, SIM_PT_MPS = 4 };
@@ -27,6 +27,7 @@ struct sim_gpu_def {
     unsigned power_mw, power_limit_mw, temp_c, util_gpu, util_mem, pstate, fan;
     unsigned pcie_gen, pcie_width, minor;
     int compute_mode, cc_major, cc_minor;
+    bool has_fan; /* data-center cards have none: NOT_SUPPORTED */
     bool persistence, display_attached, display_active, mig;
     struct sim_proc_def procs[SIM_MAX_PROCS];
     unsigned nprocs;

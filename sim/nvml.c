@@ -19,19 +19,19 @@ struct nvmlDevice_st {
 static struct nvmlDevice_st devices[SIM_MAX_GPUS];
 static int initialized;
 
-#define ENTER(fn)                                                                                 \
-    struct sim *s = sim_get();                                                                    \
-    if (!s)                                                                                       \
-        return NVML_ERROR_DRIVER_NOT_LOADED;                                                      \
-    if (sim_machine_absent(&s->machine, fn))                                                      \
-        return NVML_ERROR_FUNCTION_NOT_FOUND;                                                     \
-    if (!initialized)                                                                             \
+#define ENTER(fn)                                                                                  \
+    struct sim *s = sim_get();                                                                     \
+    if (!s)                                                                                        \
+        return NVML_ERROR_DRIVER_NOT_LOADED;                                                       \
+    if (sim_machine_absent(&s->machine, fn))                                                       \
+        return NVML_ERROR_FUNCTION_NOT_FOUND;                                                      \
+    if (!initialized)                                                                              \
         return NVML_ERROR_UNINITIALIZED;
 
-#define DEVICE(d)                                                                                 \
-    if (!(d) || (d) < devices || (d) >= devices + s->machine.ngpus)                               \
-        return NVML_ERROR_INVALID_ARGUMENT;                                                       \
-    const struct sim_gpu_def *g = &s->machine.gpus[(d)->index];                                   \
+#define DEVICE(d)                                                                                  \
+    if (!(d) || (d) < devices || (d) >= devices + s->machine.ngpus)                                \
+        return NVML_ERROR_INVALID_ARGUMENT;                                                        \
+    const struct sim_gpu_def *g = &s->machine.gpus[(d)->index];                                    \
     (void)g;
 
 EXPORT nvmlReturn_t nvmlInit_v2(void)
@@ -189,8 +189,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned *minor)
     return NVML_SUCCESS;
 }
 
-static void memory_of(struct sim *s, unsigned i, uint64_t *reserved, uint64_t *used,
-                      uint64_t *free)
+static void memory_of(struct sim *s, unsigned i, uint64_t *reserved, uint64_t *used, uint64_t *free)
 {
     const struct sim_gpu_def *g = &s->machine.gpus[i];
     sim_state_lock(&s->state);
@@ -243,31 +242,30 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilizatio
     return NVML_SUCCESS;
 }
 
-#define UINT_GETTER(fn, expr)                                                                     \
-    EXPORT nvmlReturn_t fn(nvmlDevice_t d, unsigned *out)                                         \
-    {                                                                                             \
-        ENTER(#fn);                                                                               \
-        DEVICE(d);                                                                                \
-        if (!out)                                                                                 \
-            return NVML_ERROR_INVALID_ARGUMENT;                                                   \
-        *out = (expr);                                                                            \
-        return NVML_SUCCESS;                                                                      \
+#define UINT_GETTER(fn, expr)                                                                      \
+    EXPORT nvmlReturn_t fn(nvmlDevice_t d, unsigned *out)                                          \
+    {                                                                                              \
+        ENTER(#fn);                                                                                \
+        DEVICE(d);                                                                                 \
+        if (!out)                                                                                  \
+            return NVML_ERROR_INVALID_ARGUMENT;                                                    \
+        *out = (expr);                                                                             \
+        return NVML_SUCCESS;                                                                       \
     }
 
-#define INT_GETTER(fn, expr)                                                                      \
-    EXPORT nvmlReturn_t fn(nvmlDevice_t d, int *out)                                              \
-    {                                                                                             \
-        ENTER(#fn);                                                                               \
-        DEVICE(d);                                                                                \
-        if (!out)                                                                                 \
-            return NVML_ERROR_INVALID_ARGUMENT;                                                   \
-        *out = (expr);                                                                            \
-        return NVML_SUCCESS;                                                                      \
+#define INT_GETTER(fn, expr)                                                                       \
+    EXPORT nvmlReturn_t fn(nvmlDevice_t d, int *out)                                               \
+    {                                                                                              \
+        ENTER(#fn);                                                                                \
+        DEVICE(d);                                                                                 \
+        if (!out)                                                                                  \
+            return NVML_ERROR_INVALID_ARGUMENT;                                                    \
+        *out = (expr);                                                                             \
+        return NVML_SUCCESS;                                                                       \
     }
 
 UINT_GETTER(nvmlDeviceGetPowerUsage, g->power_mw)
 UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, g->power_limit_mw)
-UINT_GETTER(nvmlDeviceGetFanSpeed, g->fan)
 UINT_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, g->pcie_gen)
 UINT_GETTER(nvmlDeviceGetCurrPcieLinkWidth, g->pcie_width)
 INT_GETTER(nvmlDeviceGetPerformanceState, (int)g->pstate)
@@ -275,6 +273,18 @@ INT_GETTER(nvmlDeviceGetPersistenceMode, g->persistence ? 1 : 0)
 INT_GETTER(nvmlDeviceGetComputeMode, g->compute_mode)
 INT_GETTER(nvmlDeviceGetDisplayMode, g->display_attached ? 1 : 0)
 INT_GETTER(nvmlDeviceGetDisplayActive, g->display_active ? 1 : 0)
+
+EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t d, unsigned *speed)
+{
+    ENTER("nvmlDeviceGetFanSpeed");
+    DEVICE(d);
+    if (!speed)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (!g->has_fan)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *speed = g->fan;
+    return NVML_SUCCESS;
+}
 
 EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
 {
@@ -357,12 +367,12 @@ static nvmlReturn_t write_records(struct sim *s, nvmlDevice_t d, unsigned type, 
     return NVML_SUCCESS;
 }
 
-#define PROC_LIST(fn, type, stride_expr)                                                          \
-    EXPORT nvmlReturn_t fn(nvmlDevice_t d, unsigned *count, void *buf)                            \
-    {                                                                                             \
-        ENTER(#fn);                                                                               \
-        DEVICE(d);                                                                                \
-        return write_records(s, d, type, (stride_expr), count, buf);                              \
+#define PROC_LIST(fn, type, stride_expr)                                                           \
+    EXPORT nvmlReturn_t fn(nvmlDevice_t d, unsigned *count, void *buf)                             \
+    {                                                                                              \
+        ENTER(#fn);                                                                                \
+        DEVICE(d);                                                                                 \
+        return write_records(s, d, type, (stride_expr), count, buf);                               \
     }
 
 PROC_LIST(nvmlDeviceGetComputeRunningProcesses_v3, SIM_PT_COMPUTE, s->machine.proc_record_size)

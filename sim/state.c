@@ -47,7 +47,7 @@ uint64_t sim_state_start_of(int32_t pid)
     if (hostproc_parse_stat(buf, (size_t)n, comm, sizeof comm, &st, &ppid, &ticks))
         return 0;
     if (st == 'Z' || st == 'X')
-        return 0; /* a zombie's memory is already back with the driver */
+        return 0;     /* a zombie's memory is already back with the driver */
     return ticks + 1; /* never 0 for a live process */
 }
 
@@ -68,17 +68,15 @@ int sim_state_open(struct sim_state *s, const char *machine_path)
     } else {
         if (!realpath(machine_path, real))
             snprintf(real, sizeof real, "%s", machine_path);
-        snprintf(path, sizeof path, "/dev/shm/vram-sim-%016llx",
-                 (unsigned long long)fnv1a(real));
+        snprintf(path, sizeof path, "/dev/shm/vram-sim-%016llx", (unsigned long long)fnv1a(real));
     }
     s->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (s->fd < 0)
         return -1;
     flock(s->fd, LOCK_EX);
     struct stat st;
-    if (fstat(s->fd, &st) < 0 ||
-        (st.st_size < (off_t)sizeof(struct sim_ledger) &&
-         ftruncate(s->fd, sizeof(struct sim_ledger)) < 0)) {
+    if (fstat(s->fd, &st) < 0 || (st.st_size < (off_t)sizeof(struct sim_ledger) &&
+                                  ftruncate(s->fd, sizeof(struct sim_ledger)) < 0)) {
         flock(s->fd, LOCK_UN);
         close(s->fd);
         return -1;

@@ -38,8 +38,7 @@ int cmd_bad_usage(const struct cmd_entry *e, const char *fmt, ...)
         fputc('\n', stderr);
         va_end(ap);
     }
-    fprintf(stderr, "usage: vram %s %s\n(vram %s --help for details)\n", e->name, e->args,
-            e->name);
+    fprintf(stderr, "usage: vram %s %s\n(vram %s --help for details)\n", e->name, e->args, e->name);
     return err_exit_code(VRAM_EINPUT);
 }
 

@@ -60,9 +60,12 @@ static int report(struct probe *p, struct snap *s, unsigned what, bool json, boo
 static int cmd_status(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},       {"processes", no_argument, NULL, 'p'},
-        {"watch", required_argument, NULL, 'w'}, {"count", required_argument, NULL, 'n'},
-        {"proc-root", required_argument, NULL, 'R'}, {"energy", no_argument, NULL, 'e'},
+        {"json", no_argument, NULL, 'j'},
+        {"processes", no_argument, NULL, 'p'},
+        {"watch", required_argument, NULL, 'w'},
+        {"count", required_argument, NULL, 'n'},
+        {"proc-root", required_argument, NULL, 'R'},
+        {"energy", no_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -92,8 +95,7 @@ static int cmd_status(int argc, char **argv)
             char *end;
             count = strtol(optarg, &end, 10);
             if (*end || end == optarg || count < 1)
-                return cmd_bad_usage(&cmd_status_entry, "--count '%s': give a number >= 1",
-                                     optarg);
+                return cmd_bad_usage(&cmd_status_entry, "--count '%s': give a number >= 1", optarg);
             break;
         }
         case 'R':

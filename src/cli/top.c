@@ -107,8 +107,7 @@ static void record_history(struct top *t)
     for (size_t i = 0; i < t->hist_n && i < t->snap.ngpus; i++) {
         const struct snap_mem *m = &t->snap.gpus[i].mem;
         uint64_t used = m->total > m->free ? m->total - m->free : 0;
-        t->hist[i * TOP_HISTORY + t->hist_pos] =
-            m->total ? (uint16_t)(used * 1000 / m->total) : 0;
+        t->hist[i * TOP_HISTORY + t->hist_pos] = m->total ? (uint16_t)(used * 1000 / m->total) : 0;
     }
     t->hist_pos = (t->hist_pos + 1) % TOP_HISTORY;
 }
@@ -124,8 +123,10 @@ static void send_signal(struct top *t)
     if (p->pid <= 1 || !p->host_known) {
         snprintf(t->msg, sizeof t->msg, "pid %u: not a process vram may signal", p->pid);
     } else if (t->uid != 0 && p->uid != t->uid) {
-        snprintf(t->msg, sizeof t->msg, "pid %u belongs to %s: only root signals other users' "
-                 "processes", p->pid, p->user);
+        snprintf(t->msg, sizeof t->msg,
+                 "pid %u belongs to %s: only root signals other users' "
+                 "processes",
+                 p->pid, p->user);
     } else if (hostproc_fill(&ctx, &now) < 0 || now.start_time != p->start_time) {
         snprintf(t->msg, sizeof t->msg, "pid %u has exited; nothing sent", p->pid);
     } else if (kill((pid_t)p->pid, t->confirm_sig) < 0) {
@@ -179,9 +180,8 @@ static bool handle_key(struct top *t, int ch)
         }
         t->confirm_row = t->rows[t->sel];
         t->confirm_sig = ch == 'K' ? SIGKILL : SIGTERM;
-        snprintf(t->msg, sizeof t->msg, "send %s to %u (%s)? y/n",
-                 ch == 'K' ? "KILL" : "TERM", t->confirm_row.proc.pid,
-                 t->confirm_row.proc.name);
+        snprintf(t->msg, sizeof t->msg, "send %s to %u (%s)? y/n", ch == 'K' ? "KILL" : "TERM",
+                 t->confirm_row.proc.pid, t->confirm_row.proc.name);
         break;
     case '+':
         t->interval = t->interval * 2 > 3600 ? 3600 : t->interval * 2;

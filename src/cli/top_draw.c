@@ -38,8 +38,8 @@ static void draw_bar(const struct top *t, int y, int x, int width, const struct 
         char ch;
         int color;
     } parts[] = {
-        {a->reserved, 'r', C_RESERVED}, {a->display, 'd', C_DISPLAY},
-        {a->workloads, 'w', C_WORK},    {a->other, 'o', C_OTHER},
+        {a->reserved, 'r', C_RESERVED},   {a->display, 'd', C_DISPLAY},
+        {a->workloads, 'w', C_WORK},      {a->other, 'o', C_OTHER},
         {a->unattributed, 'u', C_UNATTR},
     };
     mvaddch(y, x, '[');

@@ -26,10 +26,9 @@ static json_t *proc_json(const struct snap_proc *p)
     json_object_set_new(o, "used", opt_uint(p->used_known, p->used));
     json_object_set_new(o, "state", json_string(view_pstate(p->state)));
     json_object_set_new(o, "ppid", p->host_known ? json_integer(p->ppid) : json_null());
-    json_object_set_new(o, "start_time", p->host_known ? json_integer((json_int_t)p->start_time)
-                                                       : json_null());
-    json_object_set_new(o, "container", p->container[0] ? json_string(p->container)
-                                                        : json_null());
+    json_object_set_new(o, "start_time",
+                        p->host_known ? json_integer((json_int_t)p->start_time) : json_null());
+    json_object_set_new(o, "container", p->container[0] ? json_string(p->container) : json_null());
     json_object_set_new(o, "cmdline", p->cmdline[0] ? json_string(p->cmdline) : json_null());
     json_object_set_new(o, "cap", p->cap ? json_integer((json_int_t)p->cap) : json_null());
     return o;
@@ -50,12 +49,14 @@ static json_t *gpu_json(const struct snap_gpu *g)
     json_object_set_new(o, "minor", json_integer(g->minor));
 
     bool m = h & SNAP_HAVE_MEMORY;
-    json_object_set_new(
-        o, "memory",
-        json_pack("{s:o, s:o, s:o, s:o, s:s}", "total", opt_uint(m, g->mem.total), "reserved",
-                  opt_uint(m && g->mem.version >= 2, g->mem.reserved), "used",
-                  opt_uint(m, g->mem.used), "free", opt_uint(m, g->mem.free), "api",
-                  !m ? "none" : g->mem.version >= 2 ? "v2" : "v1"));
+    json_object_set_new(o, "memory",
+                        json_pack("{s:o, s:o, s:o, s:o, s:s}", "total", opt_uint(m, g->mem.total),
+                                  "reserved", opt_uint(m && g->mem.version >= 2, g->mem.reserved),
+                                  "used", opt_uint(m, g->mem.used), "free",
+                                  opt_uint(m, g->mem.free), "api",
+                                  !m                    ? "none"
+                                  : g->mem.version >= 2 ? "v2"
+                                                        : "v1"));
     json_object_set_new(
         o, "breakdown",
         m ? json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:b}", "reserved",
@@ -65,11 +66,12 @@ static json_t *gpu_json(const struct snap_gpu *g)
                       !a.inconsistent, "reserved_in_unattributed", a.reserved_unknown)
           : json_null());
     json_object_set_new(o, "utilization",
-                        h & SNAP_HAVE_UTIL ? json_pack("{s:i, s:i}", "gpu", g->util_gpu,
-                                                       "memory", g->util_mem)
-                                           : json_null());
+                        h & SNAP_HAVE_UTIL
+                            ? json_pack("{s:i, s:i}", "gpu", g->util_gpu, "memory", g->util_mem)
+                            : json_null());
     json_object_set_new(o, "power_mw", opt_uint(h & SNAP_HAVE_POWER, g->power_mw));
-    json_object_set_new(o, "power_limit_mw", opt_uint(h & SNAP_HAVE_POWER_LIMIT, g->power_limit_mw));
+    json_object_set_new(o, "power_limit_mw",
+                        opt_uint(h & SNAP_HAVE_POWER_LIMIT, g->power_limit_mw));
     json_object_set_new(o, "energy_mj", opt_uint(h & SNAP_HAVE_ENERGY, g->energy_mj));
     json_object_set_new(o, "temperature_c", opt_uint(h & SNAP_HAVE_TEMP, g->temp_c));
     json_object_set_new(o, "pstate", opt_uint(h & SNAP_HAVE_PSTATE, (uint64_t)g->pstate));
@@ -81,11 +83,11 @@ static json_t *gpu_json(const struct snap_gpu *g)
                         h & SNAP_HAVE_COMPUTE_MODE && g->compute_mode >= 0 && g->compute_mode < 4
                             ? json_string(modes[g->compute_mode])
                             : json_null());
-    json_object_set_new(o, "display",
-                        h & SNAP_HAVE_DISPLAY
-                            ? json_pack("{s:b, s:b}", "attached", g->display_attached, "active",
-                                        g->display_active)
-                            : json_null());
+    json_object_set_new(
+        o, "display",
+        h & SNAP_HAVE_DISPLAY
+            ? json_pack("{s:b, s:b}", "attached", g->display_attached, "active", g->display_active)
+            : json_null());
     json_object_set_new(o, "mig", h & SNAP_HAVE_MIG ? json_boolean(g->mig) : json_null());
     json_object_set_new(o, "pcie",
                         h & SNAP_HAVE_PCIE

@@ -73,8 +73,7 @@ static void names_of(FILE *out, const struct snap_gpu *g, enum snap_role role)
     free(v);
 }
 
-static void line(FILE *out, const char *label, uint64_t v, const struct snap_gpu *g,
-                 int role)
+static void line(FILE *out, const char *label, uint64_t v, const struct snap_gpu *g, int role)
 {
     char b[32];
     fprintf(out, "  %-18s %6s GiB", label, units_fmt_gib(v, b, sizeof b));
@@ -97,9 +96,10 @@ static void gpu_text(FILE *out, const struct snap_gpu *g, bool verbose)
     if (g->have & SNAP_HAVE_POWER)
         fprintf(out, "   %u W", (g->power_mw + 500) / 1000);
     if (g->have & SNAP_HAVE_DISPLAY)
-        fprintf(out, "   display: %s", g->display_active     ? "active"
-                                       : g->display_attached ? "attached"
-                                                             : "none");
+        fprintf(out, "   display: %s",
+                g->display_active     ? "active"
+                : g->display_attached ? "attached"
+                                      : "none");
     fputc('\n', out);
 
     if (a.reserved_unknown)
@@ -118,8 +118,9 @@ static void gpu_text(FILE *out, const struct snap_gpu *g, bool verbose)
     line(out, "unattributed", a.unattributed, g, -1);
     fprintf(out, "   (used by no process this user can see)\n");
     if (a.inconsistent)
-        fprintf(out, "  note: the driver's figures disagree (processes list %s, used is %s); "
-                     "parts were scaled to fit\n",
+        fprintf(out,
+                "  note: the driver's figures disagree (processes list %s, used is %s); "
+                "parts were scaled to fit\n",
                 units_fmt_size(a.listed, b1, sizeof b1),
                 units_fmt_size(g->mem.used, b2, sizeof b2));
     if (!(g->have & SNAP_HAVE_PROCS))
@@ -131,12 +132,11 @@ static void gpu_text(FILE *out, const struct snap_gpu *g, bool verbose)
     for (size_t i = 0; i < g->nprocs; i++) {
         const struct snap_proc *p = &g->procs[i];
         char tb[32];
-        fprintf(out, "  %8" PRIu32 " %-10.10s %-9s %-16s %10s %-8s %s%s%s\n", p->pid,
-                p->host_known ? p->user : "?", role_name(p->role),
-                view_ptype(p->types, tb, sizeof tb),
-                p->used_known ? units_fmt_size(p->used, b1, sizeof b1) : "n/a",
-                view_pstate(p->state), p->cmdline[0] ? p->cmdline : p->name,
-                p->container[0] ? "  in " : "", p->container);
+        fprintf(
+            out, "  %8" PRIu32 " %-10.10s %-9s %-16s %10s %-8s %s%s%s\n", p->pid,
+            p->host_known ? p->user : "?", role_name(p->role), view_ptype(p->types, tb, sizeof tb),
+            p->used_known ? units_fmt_size(p->used, b1, sizeof b1) : "n/a", view_pstate(p->state),
+            p->cmdline[0] ? p->cmdline : p->name, p->container[0] ? "  in " : "", p->container);
     }
 }
 

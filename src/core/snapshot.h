@@ -26,9 +26,9 @@ enum snap_pstate {
     SNAP_PS_ZOMBIE,
 };
 
-#define SNAP_NAME_MAX 64
-#define SNAP_USER_MAX 32
-#define SNAP_CMD_MAX 256
+#define SNAP_NAME_MAX      64
+#define SNAP_USER_MAX      32
+#define SNAP_CMD_MAX       256
 #define SNAP_CONTAINER_MAX 80
 
 struct snap_proc {
@@ -45,7 +45,7 @@ struct snap_proc {
     char cmdline[SNAP_CMD_MAX];
     enum snap_pstate state;
     uint32_t ppid;
-    uint64_t start_time; /* seconds since the epoch */
+    uint64_t start_time;                /* seconds since the epoch */
     char container[SNAP_CONTAINER_MAX]; /* "docker:0123456789ab", "" on the host */
     /* filled in by whoever knows a cap (libvramcap), 0 when none */
     uint64_t cap;
@@ -102,7 +102,7 @@ struct snap_gpu {
 struct snap {
     char driver_version[32];
     char nvml_version[32];
-    int cuda_version; /* 12040 for 12.4, 0 when unknown */
+    int cuda_version;  /* 12040 for 12.4, 0 when unknown */
     uint64_t taken_ms; /* wall clock, milliseconds since the epoch */
     struct snap_gpu *gpus;
     size_t ngpus;

@@ -38,10 +38,20 @@ int units_parse_size(const char *s, uint64_t *out)
         const char *suffix;
         uint64_t mult;
     } table[] = {
-        {"", 1},           {"b", 1},          {"k", UNITS_KiB},  {"kb", UNITS_KiB},
-        {"kib", UNITS_KiB}, {"m", UNITS_MiB},  {"mb", UNITS_MiB}, {"mib", UNITS_MiB},
-        {"g", UNITS_GiB},  {"gb", UNITS_GiB}, {"gib", UNITS_GiB}, {"t", UNITS_GiB * 1024},
-        {"tb", UNITS_GiB * 1024}, {"tib", UNITS_GiB * 1024},
+        {"", 1},
+        {"b", 1},
+        {"k", UNITS_KiB},
+        {"kb", UNITS_KiB},
+        {"kib", UNITS_KiB},
+        {"m", UNITS_MiB},
+        {"mb", UNITS_MiB},
+        {"mib", UNITS_MiB},
+        {"g", UNITS_GiB},
+        {"gb", UNITS_GiB},
+        {"gib", UNITS_GiB},
+        {"t", UNITS_GiB * 1024},
+        {"tb", UNITS_GiB * 1024},
+        {"tib", UNITS_GiB * 1024},
     };
     if (!s)
         return -1;

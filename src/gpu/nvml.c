@@ -22,6 +22,7 @@ struct nvml {
 #undef X
     unsigned count;
     nvmlDevice_t *dev;
+    unsigned *nosup; /* per GPU: snap_have bits the driver said it lacks */
     bool skip_shutdown;
 };
 
@@ -58,7 +59,8 @@ int nvml_open(struct nvml **out, char *err, size_t errlen)
     nvmlReturn_t (*init)(void) = n->nvmlInit_v2 ? n->nvmlInit_v2 : n->nvmlInit;
     nvmlReturn_t rc = init ? init() : NVML_ERROR_FUNCTION_NOT_FOUND;
     if (rc != NVML_SUCCESS) {
-        snprintf(err, errlen, "NVML did not start (%s): is the NVIDIA kernel module loaded? "
+        snprintf(err, errlen,
+                 "NVML did not start (%s): is the NVIDIA kernel module loaded? "
                  "(nvidia-smi should work)",
                  n->nvmlErrorString ? n->nvmlErrorString(rc) : "no nvmlInit");
         dlclose(lib);
@@ -69,7 +71,8 @@ int nvml_open(struct nvml **out, char *err, size_t errlen)
     if (!n->nvmlDeviceGetCount_v2 || n->nvmlDeviceGetCount_v2(&count) != NVML_SUCCESS)
         count = 0;
     n->dev = calloc(count ? count : 1, sizeof *n->dev);
-    if (!n->dev) {
+    n->nosup = calloc(count ? count : 1, sizeof *n->nosup);
+    if (!n->dev || !n->nosup) {
         nvml_close(n);
         snprintf(err, errlen, "out of memory");
         return VRAM_EFAIL;
@@ -92,6 +95,7 @@ void nvml_close(struct nvml *n)
         n->nvmlShutdown();
     dlclose(n->lib);
     free(n->dev);
+    free(n->nosup);
     free(n);
 }
 
@@ -157,6 +161,23 @@ static void read_memory(struct nvml *n, nvmlDevice_t d, struct snap_gpu *g)
     }
 }
 
+/* A GPU that answered NOT_SUPPORTED once (an H200 has no fan) is not asked
+ * again: some of these calls cost 130 us even to say no. */
+static bool want(const struct nvml *n, unsigned i, unsigned field)
+{
+    return !(n->nosup[i] & field);
+}
+
+static bool got(struct nvml *n, unsigned i, unsigned field, nvmlReturn_t rc)
+{
+    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND)
+        n->nosup[i] |= field;
+    return rc == NVML_SUCCESS;
+}
+
+#define ASK(n, i, field, fn, ...)                                                                  \
+    ((n)->fn && want(n, i, field) && got(n, i, field, (n)->fn(__VA_ARGS__)))
+
 void nvml_fast(struct nvml *n, unsigned i, struct snap_gpu *g)
 {
     nvmlDevice_t d = n->dev[i];
@@ -164,18 +185,17 @@ void nvml_fast(struct nvml *n, unsigned i, struct snap_gpu *g)
                            SNAP_HAVE_PSTATE);
     read_memory(n, d, g);
     nvmlUtilization_t u;
-    if (n->nvmlDeviceGetUtilizationRates && !n->nvmlDeviceGetUtilizationRates(d, &u)) {
+    if (ASK(n, i, SNAP_HAVE_UTIL, nvmlDeviceGetUtilizationRates, d, &u)) {
         g->util_gpu = u.gpu;
         g->util_mem = u.memory;
         g->have |= SNAP_HAVE_UTIL;
     }
-    if (n->nvmlDeviceGetPowerUsage && !n->nvmlDeviceGetPowerUsage(d, &g->power_mw))
+    if (ASK(n, i, SNAP_HAVE_POWER, nvmlDeviceGetPowerUsage, d, &g->power_mw))
         g->have |= SNAP_HAVE_POWER;
-    if (n->nvmlDeviceGetTemperature && !n->nvmlDeviceGetTemperature(d, 0, &g->temp_c))
+    if (ASK(n, i, SNAP_HAVE_TEMP, nvmlDeviceGetTemperature, d, 0, &g->temp_c))
         g->have |= SNAP_HAVE_TEMP;
     int v;
-    if (n->nvmlDeviceGetPerformanceState && !n->nvmlDeviceGetPerformanceState(d, &v) &&
-        v >= 0 && v <= 15) {
+    if (ASK(n, i, SNAP_HAVE_PSTATE, nvmlDeviceGetPerformanceState, d, &v) && v >= 0 && v <= 15) {
         g->pstate = v;
         g->have |= SNAP_HAVE_PSTATE;
     }
@@ -186,35 +206,33 @@ void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g)
     nvmlDevice_t d = n->dev[i];
     g->have &= ~(unsigned)(SNAP_HAVE_POWER_LIMIT | SNAP_HAVE_PERSISTENCE | SNAP_HAVE_COMPUTE_MODE |
                            SNAP_HAVE_DISPLAY | SNAP_HAVE_MIG | SNAP_HAVE_PCIE | SNAP_HAVE_FAN);
-    if (n->nvmlDeviceGetEnforcedPowerLimit &&
-        !n->nvmlDeviceGetEnforcedPowerLimit(d, &g->power_limit_mw))
+    if (ASK(n, i, SNAP_HAVE_POWER_LIMIT, nvmlDeviceGetEnforcedPowerLimit, d, &g->power_limit_mw))
         g->have |= SNAP_HAVE_POWER_LIMIT;
     int v;
-    if (n->nvmlDeviceGetPersistenceMode && !n->nvmlDeviceGetPersistenceMode(d, &v)) {
+    if (ASK(n, i, SNAP_HAVE_PERSISTENCE, nvmlDeviceGetPersistenceMode, d, &v)) {
         g->persistence = v == 1;
         g->have |= SNAP_HAVE_PERSISTENCE;
     }
-    if (n->nvmlDeviceGetComputeMode && !n->nvmlDeviceGetComputeMode(d, &v)) {
+    if (ASK(n, i, SNAP_HAVE_COMPUTE_MODE, nvmlDeviceGetComputeMode, d, &v)) {
         g->compute_mode = v;
         g->have |= SNAP_HAVE_COMPUTE_MODE;
     }
     int attached, active;
-    if (n->nvmlDeviceGetDisplayMode && !n->nvmlDeviceGetDisplayMode(d, &attached) &&
-        n->nvmlDeviceGetDisplayActive && !n->nvmlDeviceGetDisplayActive(d, &active)) {
+    if (ASK(n, i, SNAP_HAVE_DISPLAY, nvmlDeviceGetDisplayMode, d, &attached) &&
+        ASK(n, i, SNAP_HAVE_DISPLAY, nvmlDeviceGetDisplayActive, d, &active)) {
         g->display_attached = attached == 1;
         g->display_active = active == 1;
         g->have |= SNAP_HAVE_DISPLAY;
     }
     unsigned cur, pending;
-    if (n->nvmlDeviceGetMigMode && !n->nvmlDeviceGetMigMode(d, &cur, &pending)) {
+    if (ASK(n, i, SNAP_HAVE_MIG, nvmlDeviceGetMigMode, d, &cur, &pending)) {
         g->mig = cur == 1;
         g->have |= SNAP_HAVE_MIG;
     }
-    if (n->nvmlDeviceGetCurrPcieLinkGeneration && n->nvmlDeviceGetCurrPcieLinkWidth &&
-        !n->nvmlDeviceGetCurrPcieLinkGeneration(d, &g->pcie_gen) &&
-        !n->nvmlDeviceGetCurrPcieLinkWidth(d, &g->pcie_width))
+    if (ASK(n, i, SNAP_HAVE_PCIE, nvmlDeviceGetCurrPcieLinkGeneration, d, &g->pcie_gen) &&
+        ASK(n, i, SNAP_HAVE_PCIE, nvmlDeviceGetCurrPcieLinkWidth, d, &g->pcie_width))
         g->have |= SNAP_HAVE_PCIE;
-    if (n->nvmlDeviceGetFanSpeed && !n->nvmlDeviceGetFanSpeed(d, &g->fan_pct))
+    if (ASK(n, i, SNAP_HAVE_FAN, nvmlDeviceGetFanSpeed, d, &g->fan_pct))
         g->have |= SNAP_HAVE_FAN;
 }
 
@@ -222,8 +240,7 @@ void nvml_energy(struct nvml *n, unsigned i, struct snap_gpu *g)
 {
     unsigned long long mj;
     g->have &= ~(unsigned)SNAP_HAVE_ENERGY;
-    if (n->nvmlDeviceGetTotalEnergyConsumption &&
-        !n->nvmlDeviceGetTotalEnergyConsumption(n->dev[i], &mj)) {
+    if (ASK(n, i, SNAP_HAVE_ENERGY, nvmlDeviceGetTotalEnergyConsumption, n->dev[i], &mj)) {
         g->energy_mj = mj;
         g->have |= SNAP_HAVE_ENERGY;
     }
@@ -304,8 +321,7 @@ static int detail_list(struct nvml *n, nvmlDevice_t d, unsigned mode, uint64_t t
 /* One list through the classic calls, newest first, guarding against the
  * layout change of the 535 series (see nvproc.c). */
 static int classic_list(nvml_proclist_fn v3, nvml_proclist_fn v2, nvml_proclist_fn v1,
-                        nvmlDevice_t d, uint64_t total, struct nvproc_entry **ents,
-                        unsigned *count)
+                        nvmlDevice_t d, uint64_t total, struct nvproc_entry **ents, unsigned *count)
 {
     nvml_proclist_fn fn = v3 ? v3 : v2 ? v2 : v1;
     size_t expected = fn == v1 ? sizeof(nvmlProcessInfo_v1_t) : sizeof(nvmlProcessInfo_v2_t);
@@ -360,8 +376,7 @@ int nvml_procs(struct nvml *n, unsigned i, uint64_t total, struct snap_proc **ou
         {n->nvmlDeviceGetGraphicsRunningProcesses_v3, n->nvmlDeviceGetGraphicsRunningProcesses_v2,
          n->nvmlDeviceGetGraphicsRunningProcesses},
         {n->nvmlDeviceGetMPSComputeRunningProcesses_v3,
-         n->nvmlDeviceGetMPSComputeRunningProcesses_v2,
-         n->nvmlDeviceGetMPSComputeRunningProcesses},
+         n->nvmlDeviceGetMPSComputeRunningProcesses_v2, n->nvmlDeviceGetMPSComputeRunningProcesses},
     };
     struct plist l = {0};
     int answered = 0;

@@ -39,8 +39,7 @@ void nvml_skip_shutdown(struct nvml *n);
 
 /* Compute, graphics and MPS process lists merged by pid into a new array
  * (caller frees). Only pid, types, used and used_known are filled. */
-int nvml_procs(struct nvml *n, unsigned i, uint64_t total, struct snap_proc **out,
-               size_t *nout);
+int nvml_procs(struct nvml *n, unsigned i, uint64_t total, struct snap_proc **out, size_t *nout);
 
 /* The driver's name for a process, for processes /proc does not show us. */
 int nvml_proc_name(struct nvml *n, unsigned pid, char *buf, size_t len);

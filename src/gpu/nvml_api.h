@@ -80,54 +80,60 @@ typedef struct {
     nvmlProcessDetail_v1_t *procArray;
 } nvmlProcessDetailList_v1_t;
 
-#define NVML_PROCESS_DETAIL_LIST_V1_VERSION                                                       \
+#define NVML_PROCESS_DETAIL_LIST_V1_VERSION                                                        \
     NVML_STRUCT_VERSION(sizeof(nvmlProcessDetailList_v1_t), 1)
 
 typedef nvmlReturn_t (*nvml_proclist_fn)(nvmlDevice_t, unsigned int *, void *);
 
 /* Every entry point vram uses: name, return type, arguments. A missing one
  * is NULL and the field it feeds reads "n/a". */
-#define NVML_FUNCS(X)                                                                             \
-    X(nvmlInit_v2, nvmlReturn_t, (void))                                                          \
-    X(nvmlInit, nvmlReturn_t, (void))                                                             \
-    X(nvmlShutdown, nvmlReturn_t, (void))                                                         \
-    X(nvmlErrorString, const char *, (nvmlReturn_t))                                              \
-    X(nvmlSystemGetDriverVersion, nvmlReturn_t, (char *, unsigned int))                           \
-    X(nvmlSystemGetNVMLVersion, nvmlReturn_t, (char *, unsigned int))                             \
-    X(nvmlSystemGetCudaDriverVersion_v2, nvmlReturn_t, (int *))                                   \
-    X(nvmlSystemGetProcessName, nvmlReturn_t, (unsigned int, char *, unsigned int))               \
-    X(nvmlDeviceGetCount_v2, nvmlReturn_t, (unsigned int *))                                      \
-    X(nvmlDeviceGetHandleByIndex_v2, nvmlReturn_t, (unsigned int, nvmlDevice_t *))                \
-    X(nvmlDeviceGetName, nvmlReturn_t, (nvmlDevice_t, char *, unsigned int))                      \
-    X(nvmlDeviceGetUUID, nvmlReturn_t, (nvmlDevice_t, char *, unsigned int))                      \
-    X(nvmlDeviceGetPciInfo_v3, nvmlReturn_t, (nvmlDevice_t, nvmlPciInfo_t *))                     \
-    X(nvmlDeviceGetMinorNumber, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                     \
-    X(nvmlDeviceGetMemoryInfo, nvmlReturn_t, (nvmlDevice_t, nvmlMemory_v1_t *))                   \
-    X(nvmlDeviceGetMemoryInfo_v2, nvmlReturn_t, (nvmlDevice_t, nvmlMemory_v2_t *))                \
-    X(nvmlDeviceGetUtilizationRates, nvmlReturn_t, (nvmlDevice_t, nvmlUtilization_t *))           \
-    X(nvmlDeviceGetPowerUsage, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                      \
-    X(nvmlDeviceGetEnforcedPowerLimit, nvmlReturn_t, (nvmlDevice_t, unsigned int *))              \
-    X(nvmlDeviceGetTotalEnergyConsumption, nvmlReturn_t, (nvmlDevice_t, unsigned long long *))    \
-    X(nvmlDeviceGetTemperature, nvmlReturn_t, (nvmlDevice_t, int, unsigned int *))                \
-    X(nvmlDeviceGetPerformanceState, nvmlReturn_t, (nvmlDevice_t, int *))                         \
-    X(nvmlDeviceGetPersistenceMode, nvmlReturn_t, (nvmlDevice_t, int *))                          \
-    X(nvmlDeviceGetComputeMode, nvmlReturn_t, (nvmlDevice_t, int *))                              \
-    X(nvmlDeviceGetDisplayMode, nvmlReturn_t, (nvmlDevice_t, int *))                              \
-    X(nvmlDeviceGetDisplayActive, nvmlReturn_t, (nvmlDevice_t, int *))                            \
-    X(nvmlDeviceGetMigMode, nvmlReturn_t, (nvmlDevice_t, unsigned int *, unsigned int *))         \
-    X(nvmlDeviceGetCurrPcieLinkGeneration, nvmlReturn_t, (nvmlDevice_t, unsigned int *))          \
-    X(nvmlDeviceGetCurrPcieLinkWidth, nvmlReturn_t, (nvmlDevice_t, unsigned int *))               \
-    X(nvmlDeviceGetFanSpeed, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                        \
-    X(nvmlDeviceGetRunningProcessDetailList, nvmlReturn_t,                                        \
-      (nvmlDevice_t, nvmlProcessDetailList_v1_t *))                                               \
-    X(nvmlDeviceGetComputeRunningProcesses_v3, nvmlReturn_t, (nvmlDevice_t, unsigned int *, void *)) \
-    X(nvmlDeviceGetComputeRunningProcesses_v2, nvmlReturn_t, (nvmlDevice_t, unsigned int *, void *)) \
-    X(nvmlDeviceGetComputeRunningProcesses, nvmlReturn_t, (nvmlDevice_t, unsigned int *, void *)) \
-    X(nvmlDeviceGetGraphicsRunningProcesses_v3, nvmlReturn_t, (nvmlDevice_t, unsigned int *, void *)) \
-    X(nvmlDeviceGetGraphicsRunningProcesses_v2, nvmlReturn_t, (nvmlDevice_t, unsigned int *, void *)) \
+#define NVML_FUNCS(X)                                                                              \
+    X(nvmlInit_v2, nvmlReturn_t, (void))                                                           \
+    X(nvmlInit, nvmlReturn_t, (void))                                                              \
+    X(nvmlShutdown, nvmlReturn_t, (void))                                                          \
+    X(nvmlErrorString, const char *, (nvmlReturn_t))                                               \
+    X(nvmlSystemGetDriverVersion, nvmlReturn_t, (char *, unsigned int))                            \
+    X(nvmlSystemGetNVMLVersion, nvmlReturn_t, (char *, unsigned int))                              \
+    X(nvmlSystemGetCudaDriverVersion_v2, nvmlReturn_t, (int *))                                    \
+    X(nvmlSystemGetProcessName, nvmlReturn_t, (unsigned int, char *, unsigned int))                \
+    X(nvmlDeviceGetCount_v2, nvmlReturn_t, (unsigned int *))                                       \
+    X(nvmlDeviceGetHandleByIndex_v2, nvmlReturn_t, (unsigned int, nvmlDevice_t *))                 \
+    X(nvmlDeviceGetName, nvmlReturn_t, (nvmlDevice_t, char *, unsigned int))                       \
+    X(nvmlDeviceGetUUID, nvmlReturn_t, (nvmlDevice_t, char *, unsigned int))                       \
+    X(nvmlDeviceGetPciInfo_v3, nvmlReturn_t, (nvmlDevice_t, nvmlPciInfo_t *))                      \
+    X(nvmlDeviceGetMinorNumber, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                      \
+    X(nvmlDeviceGetMemoryInfo, nvmlReturn_t, (nvmlDevice_t, nvmlMemory_v1_t *))                    \
+    X(nvmlDeviceGetMemoryInfo_v2, nvmlReturn_t, (nvmlDevice_t, nvmlMemory_v2_t *))                 \
+    X(nvmlDeviceGetUtilizationRates, nvmlReturn_t, (nvmlDevice_t, nvmlUtilization_t *))            \
+    X(nvmlDeviceGetPowerUsage, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                       \
+    X(nvmlDeviceGetEnforcedPowerLimit, nvmlReturn_t, (nvmlDevice_t, unsigned int *))               \
+    X(nvmlDeviceGetTotalEnergyConsumption, nvmlReturn_t, (nvmlDevice_t, unsigned long long *))     \
+    X(nvmlDeviceGetTemperature, nvmlReturn_t, (nvmlDevice_t, int, unsigned int *))                 \
+    X(nvmlDeviceGetPerformanceState, nvmlReturn_t, (nvmlDevice_t, int *))                          \
+    X(nvmlDeviceGetPersistenceMode, nvmlReturn_t, (nvmlDevice_t, int *))                           \
+    X(nvmlDeviceGetComputeMode, nvmlReturn_t, (nvmlDevice_t, int *))                               \
+    X(nvmlDeviceGetDisplayMode, nvmlReturn_t, (nvmlDevice_t, int *))                               \
+    X(nvmlDeviceGetDisplayActive, nvmlReturn_t, (nvmlDevice_t, int *))                             \
+    X(nvmlDeviceGetMigMode, nvmlReturn_t, (nvmlDevice_t, unsigned int *, unsigned int *))          \
+    X(nvmlDeviceGetCurrPcieLinkGeneration, nvmlReturn_t, (nvmlDevice_t, unsigned int *))           \
+    X(nvmlDeviceGetCurrPcieLinkWidth, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                \
+    X(nvmlDeviceGetFanSpeed, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                         \
+    X(nvmlDeviceGetRunningProcessDetailList, nvmlReturn_t,                                         \
+      (nvmlDevice_t, nvmlProcessDetailList_v1_t *))                                                \
+    X(nvmlDeviceGetComputeRunningProcesses_v3, nvmlReturn_t,                                       \
+      (nvmlDevice_t, unsigned int *, void *))                                                      \
+    X(nvmlDeviceGetComputeRunningProcesses_v2, nvmlReturn_t,                                       \
+      (nvmlDevice_t, unsigned int *, void *))                                                      \
+    X(nvmlDeviceGetComputeRunningProcesses, nvmlReturn_t, (nvmlDevice_t, unsigned int *, void *))  \
+    X(nvmlDeviceGetGraphicsRunningProcesses_v3, nvmlReturn_t,                                      \
+      (nvmlDevice_t, unsigned int *, void *))                                                      \
+    X(nvmlDeviceGetGraphicsRunningProcesses_v2, nvmlReturn_t,                                      \
+      (nvmlDevice_t, unsigned int *, void *))                                                      \
     X(nvmlDeviceGetGraphicsRunningProcesses, nvmlReturn_t, (nvmlDevice_t, unsigned int *, void *)) \
-    X(nvmlDeviceGetMPSComputeRunningProcesses_v3, nvmlReturn_t, (nvmlDevice_t, unsigned int *, void *)) \
-    X(nvmlDeviceGetMPSComputeRunningProcesses_v2, nvmlReturn_t, (nvmlDevice_t, unsigned int *, void *)) \
+    X(nvmlDeviceGetMPSComputeRunningProcesses_v3, nvmlReturn_t,                                    \
+      (nvmlDevice_t, unsigned int *, void *))                                                      \
+    X(nvmlDeviceGetMPSComputeRunningProcesses_v2, nvmlReturn_t,                                    \
+      (nvmlDevice_t, unsigned int *, void *))                                                      \
     X(nvmlDeviceGetMPSComputeRunningProcesses, nvmlReturn_t, (nvmlDevice_t, unsigned int *, void *))
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define NVPROC_MAX_STRIDE 32
-#define NVPROC_SENTINEL 0xA5
+#define NVPROC_SENTINEL   0xA5
 
 struct nvproc_entry {
     uint32_t pid;

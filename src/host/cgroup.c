@@ -62,8 +62,9 @@ static void container_of(const char *path, char *id, size_t idlen)
     static const struct {
         const char *prefix, *kind;
     } runtimes[] = {
-        {"docker-", "docker"}, {"cri-containerd-", "containerd"}, {"crio-", "crio"},
-        {"libpod-", "podman"}, {"cri-o-", "crio"},
+        {"docker-", "docker"}, {"cri-containerd-", "containerd"},
+        {"crio-", "crio"},     {"libpod-", "podman"},
+        {"cri-o-", "crio"},
     };
     id[0] = '\0';
     bool in_docker = false, in_lxc = false, in_kube = false;
@@ -97,8 +98,7 @@ static void container_of(const char *path, char *id, size_t idlen)
     }
 }
 
-int cgroup_parse(const char *text, size_t len, char *path, size_t pathlen, char *id,
-                 size_t idlen)
+int cgroup_parse(const char *text, size_t len, char *path, size_t pathlen, char *id, size_t idlen)
 {
     if (pathlen)
         path[0] = '\0';

@@ -9,7 +9,6 @@
  * else the first v1 line with a path other than "/") into path, and the
  * container it names into id ("docker:0123456789ab", "pod:UID", "lxc:NAME"),
  * empty when none. Returns 0, or -1 when the text is not a cgroup file. */
-int cgroup_parse(const char *text, size_t len, char *path, size_t pathlen, char *id,
-                 size_t idlen);
+int cgroup_parse(const char *text, size_t len, char *path, size_t pathlen, char *id, size_t idlen);
 
 #endif

@@ -31,6 +31,7 @@ expect_eq "VRAM_SIM works like --sim: 8 GPUs" "$(echo "$J" | jq '.gpus | length'
 expect_eq "server: the training job on GPU 2" "$(echo "$J" | jq '.gpus[2].breakdown.workloads')" $((71 * GiB))
 expect_eq "server: GPU 5's hidden 2 GiB is unattributed" \
     "$(echo "$J" | jq '.gpus[5].breakdown.unattributed')" $((2 * GiB))
+expect_eq "server: a card without a fan says null" "$(echo "$J" | jq '.gpus[0].fan_pct')" null
 expect_eq "server: no display anywhere" "$(echo "$J" | jq '[.gpus[].breakdown.display] | add')" 0
 
 expect_eq "energy is not read by default (3 ms a GPU): null" "$(echo "$J" | jq '.gpus[0].energy_mj')" null

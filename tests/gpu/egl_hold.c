@@ -12,17 +12,17 @@ typedef void *EGLDisplay, *EGLConfig, *EGLContext, *EGLDeviceEXT;
 typedef int32_t EGLint;
 typedef unsigned EGLBoolean, EGLenum;
 
-#define EGL_NONE 0x3038
-#define EGL_SURFACE_TYPE 0x3033
-#define EGL_PBUFFER_BIT 0x0001
-#define EGL_RENDERABLE_TYPE 0x3040
-#define EGL_OPENGL_BIT 0x0008
-#define EGL_OPENGL_API 0x30A2
+#define EGL_NONE                0x3038
+#define EGL_SURFACE_TYPE        0x3033
+#define EGL_PBUFFER_BIT         0x0001
+#define EGL_RENDERABLE_TYPE     0x3040
+#define EGL_OPENGL_BIT          0x0008
+#define EGL_OPENGL_API          0x30A2
 #define EGL_PLATFORM_DEVICE_EXT 0x313F
-#define GL_TEXTURE_2D 0x0DE1
-#define GL_RGBA8 0x8058
-#define GL_RGBA 0x1908
-#define GL_UNSIGNED_BYTE 0x1401
+#define GL_TEXTURE_2D           0x0DE1
+#define GL_RGBA8                0x8058
+#define GL_RGBA                 0x1908
+#define GL_UNSIGNED_BYTE        0x1401
 
 int main(int argc, char **argv)
 {
@@ -44,8 +44,8 @@ int main(int argc, char **argv)
             egl, "eglChooseConfig");
     EGLBoolean (*bind)(EGLenum) = (EGLBoolean(*)(EGLenum))dlsym(egl, "eglBindAPI");
     EGLContext (*create)(EGLDisplay, EGLConfig, EGLContext, const EGLint *) =
-        (EGLContext(*)(EGLDisplay, EGLConfig, EGLContext, const EGLint *))dlsym(
-            egl, "eglCreateContext");
+        (EGLContext(*)(EGLDisplay, EGLConfig, EGLContext, const EGLint *))dlsym(egl,
+                                                                                "eglCreateContext");
     EGLBoolean (*current)(EGLDisplay, void *, void *, EGLContext) =
         (EGLBoolean(*)(EGLDisplay, void *, void *, EGLContext))dlsym(egl, "eglMakeCurrent");
     if (!getproc || !queryDevices || !platformDisplay || !init || !choose || !bind || !create ||
@@ -64,8 +64,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "egl_hold: eglInitialize failed\n");
         return 1;
     }
-    const EGLint attrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                            EGL_OPENGL_BIT, EGL_NONE};
+    const EGLint attrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+                            EGL_NONE};
     EGLConfig cfg;
     if (!choose(dpy, attrs, &cfg, 1, &nconf) || nconf < 1 || !bind(EGL_OPENGL_API)) {
         fprintf(stderr, "egl_hold: no OpenGL config\n");
@@ -77,7 +77,8 @@ int main(int argc, char **argv)
         return 1;
     }
     void (*genTextures)(int, unsigned *) = (void (*)(int, unsigned *))getproc("glGenTextures");
-    void (*bindTexture)(unsigned, unsigned) = (void (*)(unsigned, unsigned))getproc("glBindTexture");
+    void (*bindTexture)(unsigned, unsigned) =
+        (void (*)(unsigned, unsigned))getproc("glBindTexture");
     void (*texImage)(unsigned, int, int, int, int, int, unsigned, unsigned, const void *) =
         (void (*)(unsigned, int, int, int, int, int, unsigned, unsigned, const void *))getproc(
             "glTexImage2D");

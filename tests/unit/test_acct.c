@@ -12,8 +12,7 @@
 #define GiB (1ULL << 30)
 #define MiB (1ULL << 20)
 
-static struct snap_proc P(uint32_t pid, enum snap_role role, uint64_t used)
-{
+static struct snap_proc P(uint32_t pid, enum snap_role role, uint64_t used) {
     struct snap_proc p;
     memset(&p, 0, sizeof p);
     p.pid = pid;
@@ -23,7 +22,8 @@ static struct snap_proc P(uint32_t pid, enum snap_role role, uint64_t used)
     return p;
 }
 
-static void sums_to_total(const struct acct *a)
+static void
+sums_to_total(const struct acct *a)
 {
     assert_true(a->reserved + a->display + a->workloads + a->other + a->unattributed + a->free ==
                 a->total);

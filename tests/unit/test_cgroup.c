@@ -22,13 +22,15 @@ static void runtimes(void **st)
     (void)st;
     check("0::/user.slice/user-1000.slice/session-2.scope\n", "",
           "/user.slice/user-1000.slice/session-2.scope");
-    check("0::/system.slice/docker-4f6ab2c1d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0."
-          "scope\n",
-          "docker:4f6ab2c1d3e4", NULL);
-    check("12:memory:/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
-          "11:cpu,cpuacct:/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
-          "0::/\n",
-          "docker:0123456789ab", NULL);
+    check(
+        "0::/system.slice/docker-4f6ab2c1d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0."
+        "scope\n",
+        "docker:4f6ab2c1d3e4", NULL);
+    check(
+        "12:memory:/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
+        "11:cpu,cpuacct:/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
+        "0::/\n",
+        "docker:0123456789ab", NULL);
     check("0::/kubepods.slice/kubepods-burstable.slice/"
           "kubepods-burstable-pod1b2c3d4e_5f60_4a1b_9c2d_3e4f5a6b7c8d.slice/"
           "cri-containerd-aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899.scope\n",
@@ -36,11 +38,13 @@ static void runtimes(void **st)
     check("0::/kubepods.slice/kubepods-besteffort.slice/"
           "kubepods-besteffort-pod1b2c3d4e_5f60_4a1b_9c2d_3e4f5a6b7c8d.slice\n",
           "pod:1b2c3d4e-5f60-4a1b-9c2d-3e4f5a6b7c8d", NULL);
-    check("0::/machine.slice/libpod-99887766554433221100aabbccddeeff99887766554433221100aabbccddeeff."
-          "scope/container\n",
-          "podman:998877665544", NULL);
+    check(
+        "0::/machine.slice/libpod-99887766554433221100aabbccddeeff99887766554433221100aabbccddeeff."
+        "scope/container\n",
+        "podman:998877665544", NULL);
     check("0::/lxc.payload.mybox\n", "lxc:mybox", NULL);
-    check("0::/system.slice/crio-0011223344556677889900aabbccddeeff0011223344556677889900aabbccdd.scope\n",
+    check("0::/system.slice/"
+          "crio-0011223344556677889900aabbccddeeff0011223344556677889900aabbccdd.scope\n",
           "crio:001122334455", NULL);
 }
 

@@ -54,7 +54,8 @@ static int setup(void **st)
                           "250 1000 20 18446744073709551615\n";
     put("100/stat", stat100, strlen(stat100));
     PUTS("100/status", "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
-    PUTS("100/cmdline", "python3\0train.py\0--lr\0" "3e-4\0");
+    PUTS("100/cmdline", "python3\0train.py\0--lr\0"
+                        "3e-4\0");
     const char *cg = "0::/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef"
                      "0123456789abcdef.scope\n";
     put("100/cgroup", cg, strlen(cg));
@@ -70,7 +71,8 @@ static int setup(void **st)
     mkd("200/fd");
     /* pid 300: a long name, cut by the kernel at 15 chars in stat */
     mkd("300");
-    const char *stat300 = "300 (nvidia-persiste) S 1 300 300 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 400 0 0\n";
+    const char *stat300 =
+        "300 (nvidia-persiste) S 1 300 300 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 400 0 0\n";
     put("300/stat", stat300, strlen(stat300));
     PUTS("300/cmdline", "/usr/bin/nvidia-persistenced\0--verbose\0");
     mkd("300/fd");
@@ -93,14 +95,15 @@ static void stat_with_tricky_name(void **st)
     char comm[64], state;
     uint32_t ppid;
     uint64_t ticks;
-    assert_int_equal(hostproc_parse_stat(s, strlen(s), comm, sizeof comm, &state, &ppid, &ticks), 0);
+    assert_int_equal(hostproc_parse_stat(s, strlen(s), comm, sizeof comm, &state, &ppid, &ticks),
+                     0);
     assert_string_equal(comm, "a) b) c");
     assert_int_equal(state, 'R');
     assert_int_equal(ppid, 7);
     assert_true(ticks == 12345);
     /* truncated or empty stat files are refused, never read past */
-    assert_int_equal(hostproc_parse_stat("42 (x) R 1", 10, comm, sizeof comm, &state, &ppid, &ticks),
-                     -1);
+    assert_int_equal(
+        hostproc_parse_stat("42 (x) R 1", 10, comm, sizeof comm, &state, &ppid, &ticks), -1);
     assert_int_equal(hostproc_parse_stat("", 0, comm, sizeof comm, &state, &ppid, &ticks), -1);
 }
 

@@ -30,12 +30,14 @@ static int load_text(const char *text)
 static void examples_load(void **st)
 {
     (void)st;
-    assert_int_equal(sim_machine_load(SRC_ROOT "/examples/workstation.json", &m, err, sizeof err), 0);
+    assert_int_equal(sim_machine_load(SRC_ROOT "/examples/workstation.json", &m, err, sizeof err),
+                     0);
     assert_int_equal(m.ngpus, 1);
     assert_true(m.gpus[0].memory == 16ULL << 30);
     assert_int_equal(m.gpus[0].nprocs, 2);
     assert_true(m.gpus[0].display_active);
-    assert_int_equal(sim_machine_load(SRC_ROOT "/examples/server-8xh200.json", &m, err, sizeof err), 0);
+    assert_int_equal(sim_machine_load(SRC_ROOT "/examples/server-8xh200.json", &m, err, sizeof err),
+                     0);
     assert_int_equal(m.ngpus, 8);
 }
 

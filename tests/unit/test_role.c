@@ -10,14 +10,13 @@
 static void compositors_are_display(void **st)
 {
     (void)st;
-    const char *names[] = {"Xorg", "/usr/lib/xorg/Xorg", "Xwayland", "gnome-shell",
-                           "kwin_wayland", "mutter", "sway", "Hyprland", "weston", "dwm.exe",
-                           "DWM.EXE", NULL};
+    const char *names[] = {
+        "Xorg", "/usr/lib/xorg/Xorg", "Xwayland", "gnome-shell", "kwin_wayland", "mutter",
+        "sway", "Hyprland",           "weston",   "dwm.exe",     "DWM.EXE",      NULL};
     for (int i = 0; names[i]; i++)
         assert_int_equal(role_of(names[i], SNAP_PT_GRAPHICS), SNAP_ROLE_DISPLAY);
     /* even if a compositor also has a compute context */
-    assert_int_equal(role_of("gnome-shell", SNAP_PT_COMPUTE | SNAP_PT_GRAPHICS),
-                     SNAP_ROLE_DISPLAY);
+    assert_int_equal(role_of("gnome-shell", SNAP_PT_COMPUTE | SNAP_PT_GRAPHICS), SNAP_ROLE_DISPLAY);
 }
 
 static void by_behaviour(void **st)
@@ -26,8 +25,7 @@ static void by_behaviour(void **st)
     assert_int_equal(role_of("python3", SNAP_PT_COMPUTE), SNAP_ROLE_WORKLOAD);
     assert_int_equal(role_of("ollama", SNAP_PT_MPS), SNAP_ROLE_WORKLOAD);
     assert_int_equal(role_of("firefox", SNAP_PT_GRAPHICS), SNAP_ROLE_DISPLAY);
-    assert_int_equal(role_of("blender", SNAP_PT_COMPUTE | SNAP_PT_GRAPHICS),
-                     SNAP_ROLE_WORKLOAD);
+    assert_int_equal(role_of("blender", SNAP_PT_COMPUTE | SNAP_PT_GRAPHICS), SNAP_ROLE_WORKLOAD);
     assert_int_equal(role_of("sleep", SNAP_PT_FD), SNAP_ROLE_OTHER);
     assert_int_equal(role_of("", SNAP_PT_FD), SNAP_ROLE_OTHER);
     assert_int_equal(role_of(NULL, SNAP_PT_COMPUTE), SNAP_ROLE_WORKLOAD);

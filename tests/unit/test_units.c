@@ -29,8 +29,8 @@ static void bad_sizes_are_refused(void **st)
 {
     (void)st;
     uint64_t v = 7;
-    const char *bad[] = {"", "G", "-1G", "1.5.5G", "12Q", "nan", "inf", "0x10", "1e3",
-                         "99999999999T", "16 G B", NULL};
+    const char *bad[] = {"",    "G",    "-1G", "1.5.5G",       "12Q",    "nan",
+                         "inf", "0x10", "1e3", "99999999999T", "16 G B", NULL};
     for (int i = 0; bad[i]; i++)
         assert_int_equal(units_parse_size(bad[i], &v), -1);
     assert_int_equal(units_parse_size(NULL, &v), -1);

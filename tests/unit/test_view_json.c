@@ -31,12 +31,18 @@ static void snapshot_to_json(void **st)
     (void)st;
     struct snap_proc procs[2];
     memset(procs, 0, sizeof procs);
-    procs[0] = (struct snap_proc){.pid = 4242, .types = SNAP_PT_GRAPHICS, .used_known = true,
-                                  .used = 1100 * MiB, .role = SNAP_ROLE_DISPLAY};
+    procs[0] = (struct snap_proc){.pid = 4242,
+                                  .types = SNAP_PT_GRAPHICS,
+                                  .used_known = true,
+                                  .used = 1100 * MiB,
+                                  .role = SNAP_ROLE_DISPLAY};
     snprintf(procs[0].name, sizeof procs[0].name, "Xorg");
-    procs[1] = (struct snap_proc){.pid = 77, .types = SNAP_PT_COMPUTE | SNAP_PT_GRAPHICS,
-                                  .used_known = false, .role = SNAP_ROLE_WORKLOAD,
-                                  .host_known = true, .uid = 1000,
+    procs[1] = (struct snap_proc){.pid = 77,
+                                  .types = SNAP_PT_COMPUTE | SNAP_PT_GRAPHICS,
+                                  .used_known = false,
+                                  .role = SNAP_ROLE_WORKLOAD,
+                                  .host_known = true,
+                                  .uid = 1000,
                                   .state = SNAP_PS_STOPPED};
     snprintf(procs[1].name, sizeof procs[1].name, "python3");
     snprintf(procs[1].user, sizeof procs[1].user, "ada");
@@ -75,8 +81,7 @@ static void snapshot_to_json(void **st)
     assert_string_equal(json_string_value(json_object_get(p1, "role")), "workload");
     assert_string_equal(json_string_value(json_object_get(p1, "state")), "stopped");
     assert_string_equal(json_string_value(json_object_get(p1, "user")), "ada");
-    assert_string_equal(json_string_value(json_object_get(p1, "container")),
-                        "docker:0123456789ab");
+    assert_string_equal(json_string_value(json_object_get(p1, "container")), "docker:0123456789ab");
     json_t *p0 = json_array_get(json_object_get(gpu, "processes"), 0);
     assert_true(json_is_null(json_object_get(p0, "user"))); /* not visible on this host */
     json_decref(doc);
