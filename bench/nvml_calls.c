@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     t1 = now_us();
     rc = nvmlDeviceGetHandleByIndex_v2(0, &d);
     printf("first handle %.0f us (rc %d)\n", now_us() - t1, rc);
-    printf("%-44s %10s %10s\n", "call", "median us", "p90 us");
+    printf("%-44s %10s %10s %10s\n", "call", "first us", "median us", "p90 us");
     nvmlMemory_v2_t m2 = {.version = NVML_MEMORY_V2_VERSION};
     nvmlMemory_v1_t m1;
     nvmlUtilization_t u;
