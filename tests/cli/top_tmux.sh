@@ -53,6 +53,24 @@ tmux send-keys -t "$S" q
 sleep 0.5
 tmux has-session -t "$S" 2>/dev/null && not_ok "q quits" || ok "q quits"
 
+# another user's top may not signal root's job (only root signals others')
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    chmod 755 "$T"
+    start_job rootjob --bytes 1G || not_ok "root's job started"
+    R=$JOB_PID
+    tmux new-session -d -s "$S" -x 80 -y 24 \
+        "setpriv --reuid=65534 --regid=65534 --clear-groups env VRAM_SIM='$WS' \
+         VRAM_SIM_STATE='$VRAM_SIM_STATE' '$VRAM' top --interval 0.2"
+    check_screen "nobody's top shows root's job first (largest)" "^ *$R root +0 workload"
+    tmux send-keys -t "$S" t
+    wait_for 'y/n' >/dev/null
+    tmux send-keys -t "$S" y
+    check_screen "and refuses to signal it" "pid $R belongs to root: only root signals"
+    kill -0 $R 2>/dev/null && ok "root's job still runs" || not_ok "root's job still runs"
+    tmux send-keys -t "$S" q
+    sleep 0.3
+fi
+
 # eight GPUs on 80x24: all of them, and room for the process list
 tmux new-session -d -s "$S" -x 80 -y 24 \
     "env VRAM_SIM='$SRV' VRAM_SIM_STATE='$VRAM_SIM_STATE' '$VRAM' top"
