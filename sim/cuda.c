@@ -12,21 +12,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cuda_api.h"
-#include "sim.h"
+#include "cuda_internal.h"
 
-#define EXPORT __attribute__((visibility("default")))
+#define EXPORT SIM_EXPORT
 
 struct CUctx_st {
     CUdevice dev;
     int primary;
     int refs;
-};
-
-struct alloc {
-    CUdeviceptr ptr;
-    size_t size;
-    CUdevice dev;
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -35,8 +28,6 @@ static int visible[SIM_MAX_GPUS]; /* CUdevice -> machine GPU index */
 static int nvisible;
 static struct CUctx_st primary[SIM_MAX_GPUS];
 static int contexts_on[SIM_MAX_GPUS]; /* live contexts per CUdevice */
-static struct alloc *allocs;
-static size_t nallocs, cap_allocs;
 static __thread CUcontext current;
 
 static unsigned ptype(void)
@@ -81,6 +72,38 @@ static void parse_visible(struct sim *s)
 static struct sim *ready(void)
 {
     return inited ? sim_get() : NULL;
+}
+
+struct sim *simcu_ready(void)
+{
+    return ready();
+}
+
+CUdevice simcu_device(void)
+{
+    return current ? current->dev : -1;
+}
+
+int simcu_gpu(CUdevice dev)
+{
+    return dev >= 0 && dev < nvisible ? visible[dev] : -1;
+}
+
+CUresult simcu_charge(CUdevice dev, int64_t delta)
+{
+    struct sim *s = ready();
+    int gi = simcu_gpu(dev);
+    if (!s || gi < 0)
+        return CUDA_ERROR_INVALID_DEVICE;
+    const struct sim_gpu_def *g = &s->machine.gpus[gi];
+    CUresult rc = CUDA_SUCCESS;
+    sim_state_lock(&s->state);
+    if (delta > 0 && g->reserved + sim_used_locked(s, (unsigned)gi) + (uint64_t)delta > g->memory)
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    else if (sim_state_charge(&s->state, (unsigned)gi, ptype(), delta) < 0)
+        rc = CUDA_ERROR_UNKNOWN;
+    sim_state_unlock(&s->state);
+    return rc;
 }
 
 EXPORT CUresult cuInit(unsigned flags)
@@ -219,29 +242,18 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice dev)
 /* The first context on a device costs its footprint, as a real one does. */
 static CUresult context_up(struct sim *s, CUdevice dev)
 {
-    unsigned gi = (unsigned)visible[dev];
     CUresult rc = CUDA_SUCCESS;
-    sim_state_lock(&s->state);
-    if (contexts_on[dev] == 0) {
-        const struct sim_gpu_def *g = &s->machine.gpus[gi];
-        if (g->reserved + sim_used_locked(s, gi) + g->context > g->memory)
-            rc = CUDA_ERROR_OUT_OF_MEMORY;
-        else if (sim_state_charge(&s->state, gi, ptype(), (int64_t)g->context) < 0)
-            rc = CUDA_ERROR_UNKNOWN;
-    }
+    if (contexts_on[dev] == 0)
+        rc = simcu_charge(dev, (int64_t)s->machine.gpus[visible[dev]].context);
     if (rc == CUDA_SUCCESS)
         contexts_on[dev]++;
-    sim_state_unlock(&s->state);
     return rc;
 }
 
 static void context_down(struct sim *s, CUdevice dev)
 {
-    unsigned gi = (unsigned)visible[dev];
-    sim_state_lock(&s->state);
     if (contexts_on[dev] > 0 && --contexts_on[dev] == 0)
-        sim_state_charge(&s->state, gi, ptype(), -(int64_t)s->machine.gpus[gi].context);
-    sim_state_unlock(&s->state);
+        simcu_charge(dev, -(int64_t)s->machine.gpus[visible[dev]].context);
 }
 
 EXPORT CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned flags, CUdevice dev)
@@ -351,151 +363,6 @@ EXPORT CUresult cuCtxSynchronize(void)
     return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
-EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
-{
-    struct sim *s = ready();
-    if (!s)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!current)
-        return CUDA_ERROR_INVALID_CONTEXT;
-    if (!free_b || !total)
-        return CUDA_ERROR_INVALID_VALUE;
-    unsigned gi = (unsigned)visible[current->dev];
-    const struct sim_gpu_def *g = &s->machine.gpus[gi];
-    sim_state_lock(&s->state);
-    uint64_t used = g->reserved + sim_used_locked(s, gi);
-    sim_state_unlock(&s->state);
-    *total = g->memory;
-    *free_b = used < g->memory ? g->memory - used : 0;
-    return CUDA_SUCCESS;
-}
-
-EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
-{
-    struct sim *s = ready();
-    if (!s)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!current)
-        return CUDA_ERROR_INVALID_CONTEXT;
-    if (!dptr || size == 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    CUdevice dev = current->dev;
-    unsigned gi = (unsigned)visible[dev];
-    const struct sim_gpu_def *g = &s->machine.gpus[gi];
-    /* the real driver rounds allocations up to 2 MiB pages */
-    size_t charged = (size + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
-    pthread_mutex_lock(&mu);
-    sim_state_lock(&s->state);
-    CUresult rc = CUDA_SUCCESS;
-    if (g->reserved + sim_used_locked(s, gi) + charged > g->memory)
-        rc = CUDA_ERROR_OUT_OF_MEMORY;
-    void *p = NULL;
-    if (rc == CUDA_SUCCESS && nallocs == cap_allocs) {
-        size_t nc = cap_allocs ? cap_allocs * 2 : 64;
-        struct alloc *na = realloc(allocs, nc * sizeof *na);
-        if (!na)
-            rc = CUDA_ERROR_OUT_OF_MEMORY;
-        else
-            allocs = na, cap_allocs = nc;
-    }
-    /* mmap, not malloc: pages are only real once written, so a test can
-     * "allocate" 10 GiB of a simulated card on a small machine */
-    if (rc == CUDA_SUCCESS) {
-        p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
-        if (p == MAP_FAILED)
-            p = NULL, rc = CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    if (rc == CUDA_SUCCESS && sim_state_charge(&s->state, gi, ptype(), (int64_t)charged) < 0) {
-        munmap(p, size);
-        rc = CUDA_ERROR_UNKNOWN;
-    }
-    if (rc == CUDA_SUCCESS) {
-        allocs[nallocs++] = (struct alloc){(CUdeviceptr)(uintptr_t)p, size, dev};
-        *dptr = (CUdeviceptr)(uintptr_t)p;
-    }
-    sim_state_unlock(&s->state);
-    pthread_mutex_unlock(&mu);
-    return rc;
-}
-
-EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr)
-{
-    struct sim *s = ready();
-    if (!s)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (ptr == 0)
-        return CUDA_SUCCESS;
-    pthread_mutex_lock(&mu);
-    CUresult rc = CUDA_ERROR_INVALID_VALUE;
-    for (size_t i = 0; i < nallocs; i++) {
-        if (allocs[i].ptr != ptr)
-            continue;
-        size_t charged = (allocs[i].size + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
-        unsigned gi = (unsigned)visible[allocs[i].dev];
-        sim_state_lock(&s->state);
-        sim_state_charge(&s->state, gi, ptype(), -(int64_t)charged);
-        sim_state_unlock(&s->state);
-        munmap((void *)(uintptr_t)ptr, allocs[i].size);
-        allocs[i] = allocs[--nallocs];
-        rc = CUDA_SUCCESS;
-        break;
-    }
-    pthread_mutex_unlock(&mu);
-    return rc;
-}
-
-/* Is [p, p+n) inside one live allocation? */
-static int inside(CUdeviceptr p, size_t n)
-{
-    pthread_mutex_lock(&mu);
-    int ok = 0;
-    for (size_t i = 0; i < nallocs && !ok; i++)
-        ok = p >= allocs[i].ptr && n <= allocs[i].size && p - allocs[i].ptr <= allocs[i].size - n;
-    pthread_mutex_unlock(&mu);
-    return ok;
-}
-
-EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
-{
-    if (!ready())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!src || !inside(dst, n))
-        return CUDA_ERROR_INVALID_VALUE;
-    memcpy((void *)(uintptr_t)dst, src, n);
-    return CUDA_SUCCESS;
-}
-
-EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
-{
-    if (!ready())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!dst || !inside(src, n))
-        return CUDA_ERROR_INVALID_VALUE;
-    memcpy(dst, (const void *)(uintptr_t)src, n);
-    return CUDA_SUCCESS;
-}
-
-EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
-{
-    if (!ready())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!inside(dst, n) || !inside(src, n))
-        return CUDA_ERROR_INVALID_VALUE;
-    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
-    return CUDA_SUCCESS;
-}
-
-EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)
-{
-    if (!ready())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!inside(dst, n))
-        return CUDA_ERROR_INVALID_VALUE;
-    memset((void *)(uintptr_t)dst, v, n);
-    return CUDA_SUCCESS;
-}
-
 EXPORT CUresult cuGetErrorName(CUresult e, const char **s)
 {
     static const struct {
@@ -530,6 +397,33 @@ EXPORT CUresult cuGetErrorString(CUresult e, const char **s)
 
 /* cuGetProcAddress: CUDA 12+ runtimes find every entry point through it,
  * by base name ("cuMemAlloc") and the CUDA version they were built for. */
+/* in cuda_mem.c and cuda_vmm.c */
+CUresult cuMemGetInfo_v2(size_t *, size_t *);
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
+CUresult cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
+CUresult cuMemcpyDtoD_v2(CUdeviceptr, CUdeviceptr, size_t);
+CUresult cuMemsetD8_v2(CUdeviceptr, unsigned char, size_t);
+CUresult cuMemAllocPitch_v2(CUdeviceptr *, size_t *, size_t, size_t, unsigned);
+CUresult cuMemAllocManaged(CUdeviceptr *, size_t, unsigned);
+CUresult cuMemAllocAsync(CUdeviceptr *, size_t, CUstream);
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+CUresult cuMemFreeAsync(CUdeviceptr, CUstream);
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *, size_t *, CUdeviceptr);
+CUresult cuMemCreate(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+                     unsigned long long);
+CUresult cuMemRelease(CUmemGenericAllocationHandle);
+CUresult cuMemAddressReserve(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+CUresult cuMemAddressFree(CUdeviceptr, size_t);
+CUresult cuMemMap(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+CUresult cuMemUnmap(CUdeviceptr, size_t);
+CUresult cuMemSetAccess(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+CUresult cuMemGetAllocationGranularity(size_t *, const CUmemAllocationProp *, int);
+CUresult cuArrayCreate_v2(CUarray *, const CUDA_ARRAY_DESCRIPTOR *);
+CUresult cuArray3DCreate_v2(CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *);
+CUresult cuArrayDestroy(CUarray);
+
 static const struct {
     const char *name;
     void *fn;
@@ -563,15 +457,46 @@ static const struct {
     P("cuMemcpyDtoH", cuMemcpyDtoH_v2, 3020),
     P("cuMemcpyDtoD", cuMemcpyDtoD_v2, 3020),
     P("cuMemsetD8", cuMemsetD8_v2, 3020),
+    P("cuMemAllocPitch", cuMemAllocPitch_v2, 3020),
+    P("cuMemAllocManaged", cuMemAllocManaged, 6000),
+    P("cuMemAllocAsync", cuMemAllocAsync, 11020),
+    P("cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync, 11020),
+    P("cuMemFreeAsync", cuMemFreeAsync, 11020),
+    P("cuMemGetAddressRange", cuMemGetAddressRange_v2, 3020),
+    P("cuMemCreate", cuMemCreate, 10020),
+    P("cuMemRelease", cuMemRelease, 10020),
+    P("cuMemAddressReserve", cuMemAddressReserve, 10020),
+    P("cuMemAddressFree", cuMemAddressFree, 10020),
+    P("cuMemMap", cuMemMap, 10020),
+    P("cuMemUnmap", cuMemUnmap, 10020),
+    P("cuMemSetAccess", cuMemSetAccess, 10020),
+    P("cuMemGetAllocationGranularity", cuMemGetAllocationGranularity, 10020),
+    P("cuArrayCreate", cuArrayCreate_v2, 3020),
+    P("cuArray3DCreate", cuArray3DCreate_v2, 3020),
+    P("cuArrayDestroy", cuArrayDestroy, 2000),
     P("cuGetErrorName", cuGetErrorName, 6000),
     P("cuGetErrorString", cuGetErrorString, 6000),
 #undef P
 };
 
+/* per-thread default stream variants, handed out with
+ * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM (2) as the real driver does */
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *, size_t, CUstream);
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
+
+static const struct {
+    const char *name;
+    void *fn;
+} ptsz[] = {
+    {"cuMemAllocAsync", (void *)cuMemAllocAsync_ptsz},
+    {"cuMemAllocFromPoolAsync", (void *)cuMemAllocFromPoolAsync_ptsz},
+    {"cuMemFreeAsync", (void *)cuMemFreeAsync_ptsz},
+};
+
 EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
                                     int *status)
 {
-    (void)flags;
     if (!symbol || !pfn)
         return CUDA_ERROR_INVALID_VALUE;
     *pfn = NULL;
@@ -591,6 +516,9 @@ EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
         return CUDA_ERROR_NOT_FOUND;
     }
     *pfn = procs[best].fn;
+    for (size_t i = 0; (flags & 2) && i < sizeof ptsz / sizeof ptsz[0]; i++)
+        if (strcmp(ptsz[i].name, symbol) == 0)
+            *pfn = ptsz[i].fn;
     if (status)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;
     return CUDA_SUCCESS;

@@ -151,6 +151,19 @@ EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
     return NVML_SUCCESS;
 }
 
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *d)
+{
+    ENTER("nvmlDeviceGetHandleByUUID");
+    if (!uuid || !d)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    for (unsigned i = 0; i < s->machine.ngpus; i++)
+        if (strcmp(s->machine.gpus[i].uuid, uuid) == 0) {
+            *d = &devices[i];
+            return NVML_SUCCESS;
+        }
+    return NVML_ERROR_NOT_FOUND;
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned len)
 {
     ENTER("nvmlDeviceGetName");

@@ -32,23 +32,7 @@ uint64_t sim_now_ms(void)
 
 uint64_t sim_state_start_of(int32_t pid)
 {
-    char path[64], buf[1024], comm[64], st;
-    uint32_t ppid;
-    uint64_t ticks = 0;
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    if (hostproc_parse_stat(buf, (size_t)n, comm, sizeof comm, &st, &ppid, &ticks))
-        return 0;
-    if (st == 'Z' || st == 'X')
-        return 0;     /* a zombie's memory is already back with the driver */
-    return ticks + 1; /* never 0 for a live process */
+    return pid > 0 ? hostproc_start_ticks((uint32_t)pid) : 0;
 }
 
 static uint64_t fnv1a(const char *s)

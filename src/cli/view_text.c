@@ -132,11 +132,19 @@ static void gpu_text(FILE *out, const struct snap_gpu *g, bool verbose)
     for (size_t i = 0; i < g->nprocs; i++) {
         const struct snap_proc *p = &g->procs[i];
         char tb[32];
-        fprintf(
-            out, "  %8" PRIu32 " %-10.10s %-9s %-16s %10s %-8s %s%s%s\n", p->pid,
-            p->host_known ? p->user : "?", role_name(p->role), view_ptype(p->types, tb, sizeof tb),
-            p->used_known ? units_fmt_size(p->used, b1, sizeof b1) : "n/a", view_pstate(p->state),
-            p->cmdline[0] ? p->cmdline : p->name, p->container[0] ? "  in " : "", p->container);
+        char slice[64] = "";
+        if (p->cap) {
+            char c1[16], c2[16];
+            snprintf(slice, sizeof slice, "  [slice %s of %s GiB]",
+                     units_fmt_gib(p->counted, c1, sizeof c1),
+                     units_fmt_gib(p->cap, c2, sizeof c2));
+        }
+        fprintf(out, "  %8" PRIu32 " %-10.10s %-9s %-16s %10s %-8s %s%s%s%s\n", p->pid,
+                p->host_known ? p->user : "?", role_name(p->role),
+                view_ptype(p->types, tb, sizeof tb),
+                p->used_known ? units_fmt_size(p->used, b1, sizeof b1) : "n/a",
+                view_pstate(p->state), p->cmdline[0] ? p->cmdline : p->name,
+                p->container[0] ? "  in " : "", p->container, slice);
     }
 }
 

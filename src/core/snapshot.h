@@ -47,8 +47,10 @@ struct snap_proc {
     uint32_t ppid;
     uint64_t start_time;                /* seconds since the epoch */
     char container[SNAP_CONTAINER_MAX]; /* "docker:0123456789ab", "" on the host */
-    /* filled in by whoever knows a cap (libvramcap), 0 when none */
+    /* from libvramcap's group, for processes under `vram run`: the slice
+     * (shared by the group) and what libvramcap counted for this process */
     uint64_t cap;
+    uint64_t counted;
 };
 
 /* Optional GPU fields: a bit says the driver answered. */

@@ -194,6 +194,20 @@ int hostproc_fill(struct hostproc_ctx *c, struct snap_proc *p)
     return 0;
 }
 
+uint64_t hostproc_start_ticks(uint32_t pid)
+{
+    char path[64], buf[1024], comm[SNAP_NAME_MAX], st;
+    uint32_t ppid;
+    uint64_t ticks = 0;
+    snprintf(path, sizeof path, "/proc/%u/stat", pid);
+    ssize_t n = slurp(path, buf, sizeof buf);
+    if (n <= 0 || hostproc_parse_stat(buf, (size_t)n, comm, sizeof comm, &st, &ppid, &ticks))
+        return 0;
+    if (st == 'Z' || st == 'X')
+        return 0;
+    return ticks + 1; /* never 0 for a live process */
+}
+
 static int holder_push(struct hostproc_holder **v, size_t *n, size_t *cap, uint32_t pid,
                        uint64_t minors)
 {

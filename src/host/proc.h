@@ -35,6 +35,12 @@ int hostproc_fill(struct hostproc_ctx *c, struct snap_proc *p);
 int hostproc_parse_stat(const char *buf, size_t len, char *comm, size_t commlen, char *state,
                         uint32_t *ppid, uint64_t *start_ticks);
 
+/* A live process's start time in clock ticks after boot, from
+ * /proc/PID/stat; 0 when the pid is gone or a zombie (whose GPU memory the
+ * driver has already taken back). With the pid, it names a process for good:
+ * pids are reused, (pid, start) pairs are not. */
+uint64_t hostproc_start_ticks(uint32_t pid);
+
 /* Processes holding /dev/nvidiaN open: pid and a bit per minor number < 64. */
 struct hostproc_holder {
     uint32_t pid;

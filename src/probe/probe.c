@@ -20,6 +20,7 @@
 #include "core/role.h"
 #include "gpu/nvml.h"
 #include "host/proc.h"
+#include "shim/group.h"
 
 struct probe {
     struct nvml *nvml;
@@ -131,6 +132,29 @@ static int add_holders(struct probe *p, struct snap *s)
     return VRAM_OK;
 }
 
+/* Caps and counts of processes under `vram run`, from the group files. */
+struct caps {
+    struct snap *s;
+};
+
+static int apply_group(const char *path, void *arg)
+{
+    struct snap *s = ((struct caps *)arg)->s;
+    struct group_view v;
+    if (group_read(path, &v) < 0)
+        return 0; /* another user's group, or not one */
+    for (unsigned m = 0; m < v.nmembers; m++)
+        for (size_t gi = 0; gi < s->ngpus; gi++)
+            for (size_t i = 0; i < s->gpus[gi].nprocs; i++) {
+                struct snap_proc *pr = &s->gpus[gi].procs[i];
+                if (pr->pid != (uint32_t)v.members[m].pid)
+                    continue;
+                pr->cap = v.cap == UINT64_MAX ? 0 : v.cap;
+                pr->counted = v.members[m].used;
+            }
+    return 0;
+}
+
 int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms)
 {
     unsigned count = nvml_count(p->nvml);
@@ -182,7 +206,10 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         if (p->nholders < 0)
             p->nholders = 0; /* no /proc to scan: the NVML view stands alone */
     }
+    int rc = VRAM_OK;
     if (what & (PROBE_PROCS | PROBE_HOLDERS))
-        return add_holders(p, s);
-    return VRAM_OK;
+        rc = add_holders(p, s);
+    if (what & PROBE_PROCS)
+        group_each(apply_group, &(struct caps){s});
+    return rc;
 }

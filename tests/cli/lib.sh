@@ -4,6 +4,9 @@
 set -u
 : "${VRAM:?}" "${SIMALLOC:?}" "${SRC:?}"
 T=$(mktemp -d /tmp/vram-cli-XXXXXX)
+# libvramcap is preloaded into test programs that may be built with ASan,
+# whose runtime then is not first in the library list: that is fine here
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export VRAM_SIM_STATE="$T/ledger"
 WS="$SRC/examples/workstation.json"
 SRV="$SRC/examples/server-8xh200.json"

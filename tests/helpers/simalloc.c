@@ -1,7 +1,7 @@
 /* simalloc: a stand-in for a GPU job in tests. It loads libcuda.so.1 the way
  * frameworks do (dlopen, then either dlsym or cuGetProcAddress), allocates
  * what it is told, writes and checks a pattern, says "ready PID" and waits
- * until stdin closes or it is killed. Against the simulated driver it shows
+ * until stdin closes (or, with --hold, until it is killed). Against the simulated driver it shows
  * up in `vram status` like any CUDA process. */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/units.h"
-#include "cuda_api.h"
+#include "gpu/cuda_api.h"
 
 typedef CUresult (*init_fn)(unsigned);
 typedef CUresult (*get_fn)(CUdevice *, int);
@@ -45,6 +45,7 @@ int main(int argc, char **argv)
     int gpu = 0;
     uint64_t bytes = 0;
     int count = 1;
+    int hold = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
             gpu = atoi(argv[++i]);
@@ -55,11 +56,13 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(argv[i], "--count") && i + 1 < argc)
             count = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--hold"))
+            hold = 1;
         else if (!strcmp(argv[i], "--proc-address"))
             gpa = (gpa_fn)1; /* resolved below */
         else {
             fprintf(stderr, "usage: simalloc [--gpu N] [--bytes SIZE] [--count N] "
-                            "[--proc-address]\n");
+                            "[--proc-address] [--hold]\n");
             return 2;
         }
     }
@@ -106,6 +109,9 @@ int main(int argc, char **argv)
     cuMemGetInfo(&fb, &tb);
     printf("ready %d free %zu total %zu\n", (int)getpid(), fb, tb);
     fflush(stdout);
+    if (hold)
+        for (;;)
+            pause();
     char c;
     while (read(STDIN_FILENO, &c, 1) > 0)
         ;

@@ -1,0 +1,39 @@
+/* cuda_internal: what the parts of the simulated libcuda.so.1 share: the
+ * process's view of devices and contexts (cuda.c), and the memory ledger
+ * and address ranges (cuda_mem.c). */
+#ifndef VRAM_SIM_CUDA_INTERNAL_H
+#define VRAM_SIM_CUDA_INTERNAL_H
+
+#include "gpu/cuda_api.h"
+#include "sim.h"
+
+#define SIM_EXPORT __attribute__((visibility("default")))
+#define SIM_PAGE   (2u << 20) /* the driver's allocation granularity */
+
+/* The simulation once cuInit has run, else NULL. */
+struct sim *simcu_ready(void);
+
+/* The calling thread's device, -1 without a current context. */
+CUdevice simcu_device(void);
+
+/* Machine GPU index of a visible device; -1 if there is none such. */
+int simcu_gpu(CUdevice dev);
+
+/* Charges delta bytes to this process on dev's GPU in the shared ledger. A
+ * positive charge that does not fit is refused with OUT_OF_MEMORY. */
+CUresult simcu_charge(CUdevice dev, int64_t delta);
+
+/* Address ranges that copies may touch: allocations and VMM mappings. */
+enum simcu_kind { SIMCU_LINEAR, SIMCU_MANAGED, SIMCU_MAPPED, SIMCU_ARRAY };
+int simcu_track(CUdeviceptr p, size_t size, size_t charged, CUdevice dev, enum simcu_kind kind);
+/* Forgets the range starting at p; its charge and size out. -1 if unknown. */
+int simcu_untrack(CUdeviceptr p, enum simcu_kind kind, size_t *size, size_t *charged,
+                  CUdevice *dev);
+int simcu_inside(CUdeviceptr p, size_t n);
+
+static inline size_t simcu_round(size_t n)
+{
+    return (n + SIM_PAGE - 1) & ~(size_t)(SIM_PAGE - 1);
+}
+
+#endif

@@ -1,0 +1,265 @@
+/* cuda_mem: device memory in the simulated libcuda.so.1.
+ *
+ * Device memory is host memory, mapped lazily (pages are real only once
+ * written, so a test can "allocate" 10 GiB of a simulated card on a small
+ * machine), charged to the shared ledger in the driver's 2 MiB pages. Every
+ * range that copies may touch is tracked, so a copy outside any allocation
+ * fails as it would on a GPU instead of scribbling over the test. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cuda_internal.h"
+
+#define EXPORT SIM_EXPORT
+
+struct range {
+    CUdeviceptr ptr;
+    size_t size, charged;
+    CUdevice dev;
+    enum simcu_kind kind;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct range *ranges;
+static size_t nranges, cap_ranges;
+
+int simcu_track(CUdeviceptr p, size_t size, size_t charged, CUdevice dev, enum simcu_kind kind)
+{
+    pthread_mutex_lock(&mu);
+    int rc = 0;
+    if (nranges == cap_ranges) {
+        size_t nc = cap_ranges ? cap_ranges * 2 : 64;
+        struct range *nr = realloc(ranges, nc * sizeof *nr);
+        if (nr)
+            ranges = nr, cap_ranges = nc;
+        else
+            rc = -1;
+    }
+    if (rc == 0)
+        ranges[nranges++] = (struct range){p, size, charged, dev, kind};
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+int simcu_untrack(CUdeviceptr p, enum simcu_kind kind, size_t *size, size_t *charged, CUdevice *dev)
+{
+    pthread_mutex_lock(&mu);
+    int rc = -1;
+    for (size_t i = 0; i < nranges; i++) {
+        if (ranges[i].ptr != p || ranges[i].kind != kind)
+            continue;
+        *size = ranges[i].size;
+        *charged = ranges[i].charged;
+        *dev = ranges[i].dev;
+        ranges[i] = ranges[--nranges];
+        rc = 0;
+        break;
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+int simcu_inside(CUdeviceptr p, size_t n)
+{
+    pthread_mutex_lock(&mu);
+    int ok = 0;
+    for (size_t i = 0; i < nranges && !ok; i++)
+        ok = p >= ranges[i].ptr && n <= ranges[i].size && p - ranges[i].ptr <= ranges[i].size - n;
+    pthread_mutex_unlock(&mu);
+    return ok;
+}
+
+static CUresult linear_alloc(CUdeviceptr *dptr, size_t size, enum simcu_kind kind)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUdevice dev = simcu_device();
+    if (dev < 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!dptr || size == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t charged = simcu_round(size);
+    CUresult rc = simcu_charge(dev, (int64_t)charged);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED || simcu_track((CUdeviceptr)(uintptr_t)p, size, charged, dev, kind)) {
+        if (p != MAP_FAILED)
+            munmap(p, size);
+        simcu_charge(dev, -(int64_t)charged);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+static CUresult linear_free(CUdeviceptr ptr)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (ptr == 0)
+        return CUDA_SUCCESS;
+    size_t size, charged;
+    CUdevice dev;
+    if (simcu_untrack(ptr, SIMCU_LINEAR, &size, &charged, &dev) &&
+        simcu_untrack(ptr, SIMCU_MANAGED, &size, &charged, &dev))
+        return CUDA_ERROR_INVALID_VALUE;
+    munmap((void *)(uintptr_t)ptr, size);
+    simcu_charge(dev, -(int64_t)charged);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
+{
+    return linear_alloc(dptr, size, SIMCU_LINEAR);
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr)
+{
+    return linear_free(ptr);
+}
+
+EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+                                   unsigned elem)
+{
+    if (!pitch || (elem != 4 && elem != 8 && elem != 16) || width == 0 || height == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    /* rows padded to 512 bytes, as on current GPUs */
+    size_t p = (width + 511) & ~(size_t)511;
+    if (height > SIZE_MAX / p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = linear_alloc(dptr, p * height, SIMCU_LINEAR);
+    if (rc == CUDA_SUCCESS)
+        *pitch = p;
+    return rc;
+}
+
+EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned flags)
+{
+    if (flags != 1 && flags != 2) /* CU_MEM_ATTACH_GLOBAL, CU_MEM_ATTACH_HOST */
+        return CUDA_ERROR_INVALID_VALUE;
+    return linear_alloc(dptr, size, SIMCU_MANAGED);
+}
+
+/* Stream-ordered allocations: the simulation runs every stream at once, so
+ * ordering is trivially kept; a pool's memory is charged as it is handed
+ * out and given back at free (a pool with release threshold 0). */
+EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream stream)
+{
+    (void)stream;
+    return linear_alloc(dptr, size, SIMCU_LINEAR);
+}
+
+EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t size, CUstream stream)
+{
+    return cuMemAllocAsync(dptr, size, stream);
+}
+
+EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
+                                        CUstream stream)
+{
+    (void)pool;
+    (void)stream;
+    return linear_alloc(dptr, size, SIMCU_LINEAR);
+}
+
+EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
+                                             CUstream stream)
+{
+    return cuMemAllocFromPoolAsync(dptr, size, pool, stream);
+}
+
+EXPORT CUresult cuMemFreeAsync(CUdeviceptr ptr, CUstream stream)
+{
+    (void)stream;
+    return linear_free(ptr);
+}
+
+EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr ptr, CUstream stream)
+{
+    return cuMemFreeAsync(ptr, stream);
+}
+
+EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
+{
+    struct sim *s = simcu_ready();
+    if (!s)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUdevice dev = simcu_device();
+    if (dev < 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!free_b || !total)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned gi = (unsigned)simcu_gpu(dev);
+    const struct sim_gpu_def *g = &s->machine.gpus[gi];
+    sim_state_lock(&s->state);
+    uint64_t used = g->reserved + sim_used_locked(s, gi);
+    sim_state_unlock(&s->state);
+    *total = g->memory;
+    *free_b = used < g->memory ? g->memory - used : 0;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    pthread_mutex_lock(&mu);
+    CUresult rc = CUDA_ERROR_NOT_FOUND;
+    for (size_t i = 0; i < nranges; i++) {
+        if (p < ranges[i].ptr || p - ranges[i].ptr >= ranges[i].size)
+            continue;
+        if (base)
+            *base = ranges[i].ptr;
+        if (size)
+            *size = ranges[i].size;
+        rc = CUDA_SUCCESS;
+        break;
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!src || !simcu_inside(dst, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    memcpy((void *)(uintptr_t)dst, src, n);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!dst || !simcu_inside(src, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    memcpy(dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!simcu_inside(dst, n) || !simcu_inside(src, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!simcu_inside(dst, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    memset((void *)(uintptr_t)dst, v, n);
+    return CUDA_SUCCESS;
+}

@@ -1,0 +1,265 @@
+/* cuda_vmm: the CUDA virtual memory API and arrays in the simulated
+ * libcuda.so.1.
+ *
+ * Physical allocations (cuMemCreate) are memfd files, reservations are
+ * PROT_NONE mappings, and cuMemMap maps the file at the reserved address, so
+ * the simulation keeps the real API's property that matters: the same
+ * physical memory can leave an address range and come back to it with its
+ * bytes intact. Physical memory is charged at creation and given back when
+ * it is both released and unmapped, as the driver does. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cuda_internal.h"
+
+#define EXPORT SIM_EXPORT
+
+struct phys {
+    int fd;
+    size_t size;
+    CUdevice dev;
+    int maps;
+    int released;
+};
+
+struct mapping {
+    CUdeviceptr ptr;
+    size_t size;
+    struct phys *phys;
+};
+
+struct array {
+    size_t charged;
+    CUdevice dev;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct mapping *maps;
+static size_t nmaps, cap_maps;
+
+static void phys_maybe_free(struct phys *p)
+{
+    if (!p->released || p->maps > 0)
+        return;
+    close(p->fd);
+    simcu_charge(p->dev, -(int64_t)p->size);
+    free(p);
+}
+
+EXPORT CUresult cuMemGetAllocationGranularity(size_t *gran, const CUmemAllocationProp *prop,
+                                              int option)
+{
+    (void)option;
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!gran || !prop)
+        return CUDA_ERROR_INVALID_VALUE;
+    *gran = SIM_PAGE;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                            const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!handle || !prop || flags || size == 0 || size % SIM_PAGE || prop->location.type != 1)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUdevice dev = prop->location.id;
+    if (simcu_gpu(dev) < 0)
+        return CUDA_ERROR_INVALID_DEVICE;
+    CUresult rc = simcu_charge(dev, (int64_t)size);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    struct phys *p = calloc(1, sizeof *p);
+    int fd = memfd_create("vram-sim-vmm", MFD_CLOEXEC);
+    if (!p || fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+        if (fd >= 0)
+            close(fd);
+        free(p);
+        simcu_charge(dev, -(int64_t)size);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *p = (struct phys){fd, size, dev, 0, 0};
+    *handle = (CUmemGenericAllocationHandle)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct phys *p = (struct phys *)(uintptr_t)handle;
+    if (!p || p->released)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&mu);
+    p->released = 1;
+    phys_maybe_free(p);
+    pthread_mutex_unlock(&mu);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align, CUdeviceptr addr,
+                                    unsigned long long flags)
+{
+    (void)align;
+    (void)flags;
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ptr || size == 0 || size % SIM_PAGE)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *p = mmap((void *)(uintptr_t)addr, size, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *ptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return munmap((void *)(uintptr_t)ptr, size) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+                         CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct phys *p = (struct phys *)(uintptr_t)handle;
+    if (!p || flags || size == 0 || size % SIM_PAGE || offset > p->size || size > p->size - offset)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&mu);
+    CUresult rc = CUDA_SUCCESS;
+    if (nmaps == cap_maps) {
+        size_t nc = cap_maps ? cap_maps * 2 : 64;
+        struct mapping *nm = realloc(maps, nc * sizeof *nm);
+        if (nm)
+            maps = nm, cap_maps = nc;
+        else
+            rc = CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (rc == CUDA_SUCCESS && mmap((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE,
+                                   MAP_SHARED | MAP_FIXED, p->fd, (off_t)offset) == MAP_FAILED)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS && simcu_track(ptr, size, 0, p->dev, SIMCU_MAPPED) < 0)
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    if (rc == CUDA_SUCCESS) {
+        maps[nmaps++] = (struct mapping){ptr, size, p};
+        p->maps++;
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    pthread_mutex_lock(&mu);
+    CUresult rc = CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < nmaps; i++) {
+        if (maps[i].ptr != ptr || maps[i].size != size)
+            continue;
+        struct phys *p = maps[i].phys;
+        size_t sz, ch;
+        CUdevice dev;
+        simcu_untrack(ptr, SIMCU_MAPPED, &sz, &ch, &dev);
+        /* back to a reservation: the address range stays ours */
+        mmap((void *)(uintptr_t)ptr, size, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        maps[i] = maps[--nmaps];
+        p->maps--;
+        phys_maybe_free(p);
+        rc = CUDA_SUCCESS;
+        break;
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+                               size_t count)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!desc || count == 0 || !simcu_inside(ptr, size))
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+static size_t format_bytes(int format)
+{
+    switch (format) {
+    case CU_AD_FORMAT_UNSIGNED_INT8:
+    case CU_AD_FORMAT_SIGNED_INT8:
+        return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16:
+    case CU_AD_FORMAT_SIGNED_INT16:
+    case CU_AD_FORMAT_HALF:
+        return 2;
+    default:
+        return 4;
+    }
+}
+
+static CUresult array_create(CUarray *out, size_t w, size_t h, size_t d, int format,
+                             unsigned channels)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUdevice dev = simcu_device();
+    if (dev < 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!out || w == 0 || (channels != 1 && channels != 2 && channels != 4))
+        return CUDA_ERROR_INVALID_VALUE;
+    h = h ? h : 1;
+    d = d ? d : 1;
+    size_t el = format_bytes(format) * channels;
+    if (h > SIZE_MAX / w || d > SIZE_MAX / (w * h) || el > SIZE_MAX / (w * h * d))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    size_t charged = simcu_round(w * h * d * el);
+    struct array *a = calloc(1, sizeof *a);
+    if (!a)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = simcu_charge(dev, (int64_t)charged);
+    if (rc != CUDA_SUCCESS) {
+        free(a);
+        return rc;
+    }
+    *a = (struct array){charged, dev};
+    *out = (CUarray)a;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuArrayCreate_v2(CUarray *out, const CUDA_ARRAY_DESCRIPTOR *desc)
+{
+    if (!desc)
+        return CUDA_ERROR_INVALID_VALUE;
+    return array_create(out, desc->Width, desc->Height, 1, desc->Format, desc->NumChannels);
+}
+
+EXPORT CUresult cuArray3DCreate_v2(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+    if (!desc)
+        return CUDA_ERROR_INVALID_VALUE;
+    return array_create(out, desc->Width, desc->Height, desc->Depth, desc->Format,
+                        desc->NumChannels);
+}
+
+EXPORT CUresult cuArrayDestroy(CUarray arr)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct array *a = (struct array *)arr;
+    if (!a)
+        return CUDA_ERROR_INVALID_HANDLE;
+    simcu_charge(a->dev, -(int64_t)a->charged);
+    free(a);
+    return CUDA_SUCCESS;
+}

@@ -1,0 +1,104 @@
+/* cuda_api: the slice of the CUDA driver API's ABI this project touches
+ * (libvramcap wraps it, the simulated libcuda.so.1 implements it), declared
+ * here without vendor headers. Layouts follow cuda.h of CUDA 12/13. */
+#ifndef VRAM_GPU_CUDA_API_H
+#define VRAM_GPU_CUDA_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef uint64_t cuuint64_t;
+
+typedef struct CUstream_st *CUstream;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef struct CUarray_st *CUarray;
+typedef struct CUmipmappedArray_st *CUmipmappedArray;
+typedef unsigned long long CUmemGenericAllocationHandle;
+
+typedef struct {
+    char bytes[16];
+} CUuuid;
+
+typedef struct {
+    int type; /* CU_MEM_LOCATION_TYPE_DEVICE = 1 */
+    int id;
+} CUmemLocation;
+
+typedef struct {
+    int type;                 /* CU_MEM_ALLOCATION_TYPE_PINNED = 1 */
+    int requestedHandleTypes; /* CUmemAllocationHandleType bits */
+    CUmemLocation location;
+    void *win32HandleMetaData;
+    struct {
+        unsigned char compressionType, gpuDirectRDMACapable;
+        unsigned short usage;
+        unsigned char reserved[4];
+    } allocFlags;
+} CUmemAllocationProp;
+
+typedef struct {
+    CUmemLocation location;
+    int flags; /* CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3 */
+} CUmemAccessDesc;
+
+typedef struct {
+    size_t Width, Height;
+    int Format; /* CUarray_format */
+    unsigned NumChannels;
+} CUDA_ARRAY_DESCRIPTOR;
+
+typedef struct {
+    size_t Width, Height, Depth;
+    int Format;
+    unsigned NumChannels, Flags;
+} CUDA_ARRAY3D_DESCRIPTOR;
+
+typedef struct {
+    char reserved[64];
+} CUipcMemHandle;
+
+enum {
+    CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+    CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+    CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+    CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+    CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+    CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+    CU_AD_FORMAT_HALF = 0x10,
+    CU_AD_FORMAT_FLOAT = 0x20,
+};
+
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
+    CUDA_ERROR_NOT_INITIALIZED = 3,
+    CUDA_ERROR_NO_DEVICE = 100,
+    CUDA_ERROR_INVALID_DEVICE = 101,
+    CUDA_ERROR_INVALID_CONTEXT = 201,
+    CUDA_ERROR_INVALID_HANDLE = 400,
+    CUDA_ERROR_NOT_FOUND = 500,
+    CUDA_ERROR_NOT_SUPPORTED = 801,
+    CUDA_ERROR_UNKNOWN = 999,
+};
+
+enum {
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
+    CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
+    CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
+
+enum {
+    CU_GET_PROC_ADDRESS_SUCCESS = 0,
+    CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
+};
+
+#endif

@@ -1,0 +1,360 @@
+/* mem: the wrapped allocation entry points. Each one reserves from the
+ * budget before asking the driver (so concurrent allocations never overshoot
+ * the cap), gives the reservation back if the driver says no, and records
+ * what it charged in the allocation table, which is what the free gives
+ * back. Over the cap, the answer is CUDA_ERROR_OUT_OF_MEMORY, which every
+ * framework turns into its usual out-of-memory error. */
+#include <string.h>
+
+#include "shim.h"
+
+#define PAGE       (2ULL << 20) /* the driver's allocation granularity */
+#define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
+
+static uint64_t pages(uint64_t n)
+{
+    return n > UINT64_MAX - PAGE ? UINT64_MAX : (n + PAGE - 1) & ~(PAGE - 1);
+}
+
+static int device_now(void)
+{
+    CUdevice d = -1;
+    if (real_cuCtxGetDevice && real_cuCtxGetDevice(&d) != CUDA_SUCCESS)
+        d = -1;
+    return d;
+}
+
+static bool reserve(uint64_t bytes)
+{
+    return !shim.capped || group_reserve(&shim.group, bytes) == 0;
+}
+
+static void release(uint64_t bytes)
+{
+    if (shim.capped && bytes)
+        group_release(&shim.group, bytes);
+}
+
+/* After the driver answered: keep the charge and remember it, or give it
+ * back. A table that cannot grow gives the charge back rather than leak it. */
+static CUresult settle(CUresult rc, uint64_t key, enum atab_kind kind, uint64_t bytes)
+{
+    if (rc != CUDA_SUCCESS) {
+        release(bytes);
+        return rc;
+    }
+    if (atab_put(&shim.atab, key, kind, bytes, device_now()) < 0)
+        release(bytes);
+    return rc;
+}
+
+/* Frees give back what their allocation charged, whatever path made it. */
+static void give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
+{
+    struct atab_entry e;
+    for (size_t i = 0; i < nkinds; i++)
+        if (atab_take(&shim.atab, key, kinds[i], &e) == 0) {
+            release(e.bytes);
+            return;
+        }
+}
+
+static const enum atab_kind linear_kinds[] = {ATAB_LINEAR, ATAB_ASYNC, ATAB_MANAGED};
+
+SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
+{
+    if (!REAL(cuMemAlloc_v2))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uint64_t charge = pages(size);
+    if (!reserve(charge))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = real_cuMemAlloc_v2(dptr, size);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_LINEAR, charge);
+}
+
+SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
+                                        size_t height, unsigned elem)
+{
+    if (!REAL(cuMemAllocPitch_v2))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    /* the pitch is only known after: reserve for 512-byte rows, the
+     * alignment of every current GPU, and settle on the real figure */
+    uint64_t row = ((uint64_t)width + 511) & ~511ULL;
+    uint64_t charge = height && row > UINT64_MAX / height ? UINT64_MAX : pages(row * height);
+    if (!reserve(charge))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = real_cuMemAllocPitch_v2(dptr, pitch, width, height, elem);
+    if (rc == CUDA_SUCCESS && pitch) {
+        uint64_t real = pages((uint64_t)*pitch * height);
+        if (real > charge && !reserve(real - charge)) {
+            REAL(cuMemFree_v2)(*dptr);
+            release(charge);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        if (real < charge)
+            release(charge - real);
+        charge = real;
+    }
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_LINEAR, charge);
+}
+
+SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned flags)
+{
+    if (!REAL(cuMemAllocManaged))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uint64_t charge = pages(size);
+    if (!reserve(charge))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = real_cuMemAllocManaged(dptr, size, flags);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_MANAGED, charge);
+}
+
+SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+    if (!REAL(cuMemFree_v2))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemFree_v2(dptr);
+    if (rc == CUDA_SUCCESS)
+        give_back(dptr, linear_kinds, 3);
+    return rc;
+}
+
+#define ASYNC_ALLOC(name, call)                                                                    \
+    {                                                                                              \
+        if (!REAL(name))                                                                           \
+            return CUDA_ERROR_NOT_INITIALIZED;                                                     \
+        uint64_t charge = pages(size);                                                             \
+        if (!reserve(charge))                                                                      \
+            return CUDA_ERROR_OUT_OF_MEMORY;                                                       \
+        CUresult rc = call;                                                                        \
+        return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_ASYNC, charge);                     \
+    }
+
+/* A pool hands out memory it may already hold; counting what is handed out
+ * (not what the pool reserved) is what the application asked for, and what
+ * a pool with the default release threshold holds once it synchronizes. */
+SHIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream stream)
+    ASYNC_ALLOC(cuMemAllocAsync, real_cuMemAllocAsync(dptr, size, stream))
+
+        SHIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t size, CUstream stream)
+            ASYNC_ALLOC(cuMemAllocAsync_ptsz, real_cuMemAllocAsync_ptsz(dptr, size, stream))
+
+                SHIM_EXPORT CUresult
+    cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream stream)
+        ASYNC_ALLOC(cuMemAllocFromPoolAsync, real_cuMemAllocFromPoolAsync(dptr, size, pool, stream))
+
+            SHIM_EXPORT CUresult
+    cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream stream)
+        ASYNC_ALLOC(cuMemAllocFromPoolAsync_ptsz,
+                    real_cuMemAllocFromPoolAsync_ptsz(dptr, size, pool, stream))
+
+            SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
+{
+    if (!REAL(cuMemFreeAsync))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemFreeAsync(dptr, stream);
+    if (rc == CUDA_SUCCESS)
+        give_back(dptr, linear_kinds, 3);
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
+{
+    if (!REAL(cuMemFreeAsync_ptsz))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemFreeAsync_ptsz(dptr, stream);
+    if (rc == CUDA_SUCCESS)
+        give_back(dptr, linear_kinds, 3);
+    return rc;
+}
+
+/* Virtual memory: the physical allocation is what costs VRAM; reserving
+ * address space and mapping are free. PyTorch's expandable segments and
+ * JAX's allocator take this path. */
+SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
+                                 const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    if (!REAL(cuMemCreate))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uint64_t charge = pages(size);
+    if (!reserve(charge))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = real_cuMemCreate(h, size, prop, flags);
+    if (rc != CUDA_SUCCESS) {
+        release(charge);
+        return rc;
+    }
+    int dev = prop ? prop->location.id : -1;
+    if (atab_put(&shim.atab, *h, ATAB_VMM, charge, dev) < 0)
+        release(charge);
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
+{
+    if (!REAL(cuMemRelease))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemRelease(h);
+    static const enum atab_kind kinds[] = {ATAB_VMM, ATAB_IMPORTED};
+    if (rc == CUDA_SUCCESS)
+        give_back(h, kinds, 2);
+    return rc;
+}
+
+/* Memory another process exported: its size is only known when mapped, so
+ * the handle is recorded now and charged at its first map. */
+SHIM_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h,
+                                                    void *os_handle, int type)
+{
+    if (!REAL(cuMemImportFromShareableHandle))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemImportFromShareableHandle(h, os_handle, type);
+    if (rc == CUDA_SUCCESS)
+        atab_put(&shim.atab, *h, ATAB_IMPORTED, 0, -1);
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+                              CUmemGenericAllocationHandle h, unsigned long long flags)
+{
+    if (!REAL(cuMemMap))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct atab_entry e;
+    bool imported = atab_get(&shim.atab, h, ATAB_IMPORTED, &e) == 0 && e.bytes == 0;
+    uint64_t charge = imported ? pages(size) : 0;
+    if (!reserve(charge))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = real_cuMemMap(ptr, size, offset, h, flags);
+    if (rc != CUDA_SUCCESS)
+        release(charge);
+    else if (imported)
+        atab_put(&shim.atab, h, ATAB_IMPORTED, charge, device_now());
+    return rc;
+}
+
+/* Bytes of a CUDA array: width x height x depth elements of the format's
+ * size, as the driver lays them out before its own padding. */
+static uint64_t array_bytes(size_t w, size_t h, size_t d, int format, unsigned channels)
+{
+    uint64_t el;
+    switch (format) {
+    case CU_AD_FORMAT_UNSIGNED_INT8:
+    case CU_AD_FORMAT_SIGNED_INT8:
+        el = 1;
+        break;
+    case CU_AD_FORMAT_UNSIGNED_INT16:
+    case CU_AD_FORMAT_SIGNED_INT16:
+    case CU_AD_FORMAT_HALF:
+        el = 2;
+        break;
+    default:
+        el = 4; /* 32-bit formats, and the conservative guess for the rest */
+    }
+    unsigned __int128 n =
+        (unsigned __int128)(w ? w : 1) * (h ? h : 1) * (d ? d : 1) * el * (channels ? channels : 1);
+    return n > UINT64_MAX / 2 ? UINT64_MAX / 2 : pages((uint64_t)n);
+}
+
+static CUresult array_made(CUresult rc, void *handle, uint64_t charge)
+{
+    return settle(rc, rc == CUDA_SUCCESS ? (uint64_t)(uintptr_t)handle : 0, ATAB_ARRAY, charge);
+}
+
+SHIM_EXPORT CUresult cuArrayCreate_v2(CUarray *arr, const CUDA_ARRAY_DESCRIPTOR *desc)
+{
+    if (!REAL(cuArrayCreate_v2))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!desc || !arr)
+        return real_cuArrayCreate_v2(arr, desc);
+    uint64_t charge = array_bytes(desc->Width, desc->Height, 1, desc->Format, desc->NumChannels);
+    if (!reserve(charge))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = real_cuArrayCreate_v2(arr, desc);
+    return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, charge);
+}
+
+SHIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *arr, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+    if (!REAL(cuArray3DCreate_v2))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!desc || !arr)
+        return real_cuArray3DCreate_v2(arr, desc);
+    uint64_t charge =
+        array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels);
+    if (!reserve(charge))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = real_cuArray3DCreate_v2(arr, desc);
+    return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, charge);
+}
+
+SHIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *arr,
+                                            const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
+{
+    if (!REAL(cuMipmappedArrayCreate))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!desc || !arr)
+        return real_cuMipmappedArrayCreate(arr, desc, levels);
+    /* each level halves every dimension: the whole chain is under 8/7 of
+     * the base level in 3D, 4/3 in 2D, 2 in 1D; charge the 1D bound */
+    uint64_t base =
+        array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels);
+    uint64_t charge = levels > 1 ? pages(base < UINT64_MAX / 4 ? base * 2 : base) : base;
+    if (!reserve(charge))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = real_cuMipmappedArrayCreate(arr, desc, levels);
+    return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, charge);
+}
+
+SHIM_EXPORT CUresult cuArrayDestroy(CUarray arr)
+{
+    if (!REAL(cuArrayDestroy))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuArrayDestroy(arr);
+    static const enum atab_kind kinds[] = {ATAB_ARRAY};
+    if (rc == CUDA_SUCCESS)
+        give_back((uint64_t)(uintptr_t)arr, kinds, 1);
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray arr)
+{
+    if (!REAL(cuMipmappedArrayDestroy))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMipmappedArrayDestroy(arr);
+    static const enum atab_kind kinds[] = {ATAB_ARRAY};
+    if (rc == CUDA_SUCCESS)
+        give_back((uint64_t)(uintptr_t)arr, kinds, 1);
+    return rc;
+}
+
+/* Memory another process shares over IPC is charged to the importer too:
+ * in its view it is VRAM it holds. */
+SHIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle h, unsigned flags)
+{
+    if (!REAL(cuIpcOpenMemHandle_v2))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuIpcOpenMemHandle_v2(dptr, h, flags);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    size_t size = 0;
+    CUdeviceptr base;
+    if (real_cuMemGetAddressRange_v2 && real_cuMemGetAddressRange_v2(&base, &size, *dptr))
+        size = 0;
+    uint64_t charge = pages(size);
+    if (!reserve(charge)) {
+        REAL(cuIpcCloseMemHandle)(*dptr);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    return settle(rc, *dptr, ATAB_IPC, charge);
+}
+
+SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+    if (!REAL(cuIpcCloseMemHandle))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuIpcCloseMemHandle(dptr);
+    static const enum atab_kind kinds[] = {ATAB_IPC};
+    if (rc == CUDA_SUCCESS)
+        give_back(dptr, kinds, 1);
+    return rc;
+}

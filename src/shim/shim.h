@@ -1,0 +1,103 @@
+/* shim: what the parts of libvramcap share: the driver entry points it
+ * wraps (and the real ones behind them), the process's budget and its
+ * allocation table. */
+#ifndef VRAM_SHIM_SHIM_H
+#define VRAM_SHIM_SHIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "atab.h"
+#include "gpu/cuda_api.h"
+#include "gpu/nvml_api.h"
+#include "group.h"
+
+#define SHIM_EXPORT      __attribute__((visibility("default")))
+#define SHIM_MAX_DEVICES 64
+
+typedef void *CUexecAffinityParamPtr;
+
+/* The driver's memory entry points: each is exported under its real name
+ * (for programs linked against libcuda) and handed out in place of the real
+ * one by dlsym and cuGetProcAddress (for runtimes that look them up). */
+#define SHIM_CUDA_HOOKS(X)                                                                         \
+    X(cuGetProcAddress, (const char *sym, void **pfn, int ver, cuuint64_t flags))                  \
+    X(cuGetProcAddress_v2, (const char *sym, void **pfn, int ver, cuuint64_t flags, int *status))  \
+    X(cuMemAlloc_v2, (CUdeviceptr * dptr, size_t size))                                            \
+    X(cuMemAllocPitch_v2,                                                                          \
+      (CUdeviceptr * dptr, size_t * pitch, size_t width, size_t height, unsigned elem))            \
+    X(cuMemAllocManaged, (CUdeviceptr * dptr, size_t size, unsigned flags))                        \
+    X(cuMemFree_v2, (CUdeviceptr dptr))                                                            \
+    X(cuMemAllocAsync, (CUdeviceptr * dptr, size_t size, CUstream stream))                         \
+    X(cuMemAllocAsync_ptsz, (CUdeviceptr * dptr, size_t size, CUstream stream))                    \
+    X(cuMemAllocFromPoolAsync,                                                                     \
+      (CUdeviceptr * dptr, size_t size, CUmemoryPool pool, CUstream stream))                       \
+    X(cuMemAllocFromPoolAsync_ptsz,                                                                \
+      (CUdeviceptr * dptr, size_t size, CUmemoryPool pool, CUstream stream))                       \
+    X(cuMemFreeAsync, (CUdeviceptr dptr, CUstream stream))                                         \
+    X(cuMemFreeAsync_ptsz, (CUdeviceptr dptr, CUstream stream))                                    \
+    X(cuMemCreate, (CUmemGenericAllocationHandle * h, size_t size,                                 \
+                    const CUmemAllocationProp *prop, unsigned long long flags))                    \
+    X(cuMemRelease, (CUmemGenericAllocationHandle h))                                              \
+    X(cuMemImportFromShareableHandle,                                                              \
+      (CUmemGenericAllocationHandle * h, void *os_handle, int type))                               \
+    X(cuMemMap, (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h,      \
+                 unsigned long long flags))                                                        \
+    X(cuArrayCreate_v2, (CUarray * arr, const CUDA_ARRAY_DESCRIPTOR *desc))                        \
+    X(cuArray3DCreate_v2, (CUarray * arr, const CUDA_ARRAY3D_DESCRIPTOR *desc))                    \
+    X(cuMipmappedArrayCreate,                                                                      \
+      (CUmipmappedArray * arr, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels))              \
+    X(cuArrayDestroy, (CUarray arr))                                                               \
+    X(cuMipmappedArrayDestroy, (CUmipmappedArray arr))                                             \
+    X(cuIpcOpenMemHandle_v2, (CUdeviceptr * dptr, CUipcMemHandle h, unsigned flags))               \
+    X(cuIpcCloseMemHandle, (CUdeviceptr dptr))                                                     \
+    X(cuMemGetInfo_v2, (size_t * free_b, size_t * total))                                          \
+    X(cuDeviceTotalMem_v2, (size_t * bytes, CUdevice dev))                                         \
+    X(cuDevicePrimaryCtxRetain, (CUcontext * ctx, CUdevice dev))                                   \
+    X(cuCtxCreate_v2, (CUcontext * ctx, unsigned flags, CUdevice dev))                             \
+    X(cuCtxCreate_v3,                                                                              \
+      (CUcontext * ctx, CUexecAffinityParamPtr params, int n, unsigned flags, CUdevice dev))       \
+    X(cuCtxCreate_v4, (CUcontext * ctx, void *params, unsigned flags, CUdevice dev))
+
+/* Entry points the shim calls but does not wrap. */
+#define SHIM_CUDA_HELPERS(X)                                                                       \
+    X(cuCtxGetDevice, (CUdevice * dev))                                                            \
+    X(cuDeviceGetUuid_v2, (CUuuid * uuid, CUdevice dev))                                           \
+    X(cuMemGetAddressRange_v2, (CUdeviceptr * base, size_t * size, CUdeviceptr p))                 \
+    X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev))                                                \
+    X(cuCtxDestroy_v2, (CUcontext ctx))
+
+#define SHIM_NVML_HOOKS(X)                                                                         \
+    X(nvmlDeviceGetMemoryInfo, (nvmlDevice_t d, nvmlMemory_v1_t * m))                              \
+    X(nvmlDeviceGetMemoryInfo_v2, (nvmlDevice_t d, nvmlMemory_v2_t * m))
+
+#define SHIM_DECLARE_CU(name, params)   extern CUresult(*real_##name) params;
+#define SHIM_DECLARE_NVML(name, params) extern nvmlReturn_t(*real_##name) params;
+SHIM_CUDA_HOOKS(SHIM_DECLARE_CU)
+SHIM_CUDA_HELPERS(SHIM_DECLARE_CU)
+SHIM_NVML_HOOKS(SHIM_DECLARE_NVML)
+
+struct shim {
+    bool capped; /* a budget is in force (VRAM_CAP_GROUP or VRAM_CAP) */
+    struct group group;
+    struct atab atab;
+    pthread_mutex_t ctx_mu;
+    uint64_t ctx_charged[SHIM_MAX_DEVICES];
+};
+
+extern struct shim shim;
+
+/* Resolves the real entry points once libcuda / libnvidia-ml are loaded. */
+void shim_resolve_cuda(void);
+void shim_resolve_nvml(void);
+
+/* The real dlsym, looked up past libvramcap. */
+void *shim_real_dlsym(void *handle, const char *name);
+
+/* Our wrapper for a real entry point, or NULL when we do not wrap it. */
+void *shim_wrapper_for(const void *real);
+
+/* Charges this process's context footprint on dev once (view.c). */
+CUresult shim_charge_context(CUdevice dev);
+
+#endif
