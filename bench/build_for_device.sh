@@ -7,5 +7,7 @@ cd "$(dirname "$0")/.."
 [ -d build-rel ] || meson setup build-rel --buildtype=release >/dev/null
 ninja -C build-rel >/dev/null
 rm -rf .devbuild && mkdir -p .devbuild
-cp build-rel/vram build-rel/bench/vram-sample-cost build-rel/tests/egl_hold .devbuild/
+cp build-rel/vram build-rel/libvramcap.so build-rel/bench/vram-sample-cost \
+    build-rel/bench/vram-nvml-calls build-rel/bench/vram-alloc-latency build-rel/tests/egl_hold \
+    .devbuild/
 ls -la .devbuild
