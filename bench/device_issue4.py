@@ -53,6 +53,9 @@ for label, env in [("PyTorch", {}),
     free, total = j.get("mem_get_info") or [0, 0]
     check(f"{label}: mem_get_info total = 4 GiB", total == 4 * GiB,
           f"total {total / GiB:.3f} GiB, free {free / GiB:.3f} GiB (context {(total - free) >> 20} MiB)")
+    nv = j.get("nvml_v1") or [0, 0, 0]
+    check(f"{label}: NVML from inside says total = 4 GiB", nv[0] == 4 * GiB,
+          f"total {nv[0] / GiB:.3f} GiB, used {nv[1] >> 20} MiB")
     check(f"{label}: all of free - 32 MiB allocates", j.get("free") == "ok", str(j.get("free")))
     check(f"{label}: 3.5 GiB + the context vs a 4 GiB slice", True, str(j.get("3.5")))
     check(f"{label}: 4.5 GiB raises OutOfMemoryError", j.get("4.5") == "OutOfMemoryError",

@@ -5,6 +5,23 @@ import json, sys
 import torch
 
 out = {"mem_get_info": torch.cuda.mem_get_info()}
+
+
+def nvml_total():
+    """NVML asked from inside the process (ctypes resolves it with dlsym)."""
+    import ctypes
+    nv = ctypes.CDLL("libnvidia-ml.so.1")
+    class Mem(ctypes.Structure):
+        _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong),
+                    ("used", ctypes.c_ulonglong)]
+    h, m = ctypes.c_void_p(), Mem()
+    if nv.nvmlInit_v2() or nv.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(h)):
+        return None
+    nv.nvmlDeviceGetMemoryInfo(h, ctypes.byref(m))
+    return [m.total, m.used, m.free]
+
+
+out["nvml_v1"] = nvml_total()
 for arg in sys.argv[1:]:
     gib = (out["mem_get_info"][0] - (32 << 20)) / (1 << 30) if arg == "free" else float(arg)
     try:
