@@ -30,6 +30,16 @@ static void load(void)
     the_sim = s;
 }
 
+/* The library can be dlclose'd (vram does, when it is done with NVML). */
+__attribute__((destructor)) static void unload(void)
+{
+    if (!the_sim)
+        return;
+    sim_state_close(&the_sim->state);
+    free(the_sim);
+    the_sim = NULL;
+}
+
 struct sim *sim_get(void)
 {
     pthread_once(&once, load);
