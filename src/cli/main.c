@@ -17,6 +17,7 @@ static const struct cmd_entry *const cmd_table[] = {
     &cmd_status_entry,
     &cmd_top_entry,
     &cmd_run_entry,
+    &cmd_fit_entry,
 };
 
 #define NCMDS (sizeof cmd_table / sizeof cmd_table[0])

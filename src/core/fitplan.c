@@ -1,0 +1,40 @@
+/* fitplan: several models on the GPUs, first-fit decreasing: the biggest
+ * model picks first, each takes the GPU with the most room left. Not
+ * optimal bin packing, but predictable, and optimal for the usual one- and
+ * two-GPU cases. */
+#include "fitplan.h"
+
+#include <string.h>
+
+void fitplan_make(const uint64_t *need, size_t n, const uint64_t *room, size_t ngpus,
+                  struct fitplan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    size_t order[FITPLAN_MAX];
+    n = n < FITPLAN_MAX ? n : FITPLAN_MAX;
+    ngpus = ngpus < FITPLAN_MAX ? ngpus : FITPLAN_MAX;
+    for (size_t i = 0; i < n; i++) {
+        order[i] = i;
+        plan->gpu_of[i] = -1;
+    }
+    for (size_t i = 1; i < n; i++) /* insertion sort, biggest first, stable */
+        for (size_t j = i; j > 0 && need[order[j]] > need[order[j - 1]]; j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (size_t g = 0; g < ngpus; g++)
+        plan->room_left[g] = room[g];
+    for (size_t k = 0; k < n; k++) {
+        size_t i = order[k];
+        int best = -1;
+        for (size_t g = 0; g < ngpus; g++)
+            if (plan->room_left[g] >= need[i] &&
+                (best < 0 || plan->room_left[g] > plan->room_left[best]))
+                best = (int)g;
+        if (best >= 0) {
+            plan->gpu_of[i] = best;
+            plan->room_left[best] -= need[i];
+        }
+    }
+}

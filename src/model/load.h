@@ -1,0 +1,12 @@
+/* load: any model path into a model_info: a .gguf file, a .safetensors
+ * file, a directory of safetensors shards, or a config.json. */
+#ifndef VRAM_MODEL_LOAD_H
+#define VRAM_MODEL_LOAD_H
+
+#include <stddef.h>
+
+#include "core/model.h"
+
+int model_load(const char *path, struct model_info *m, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,31 @@
+/* reader: bounded reads from a model file or a buffer in memory. Every read
+ * is checked against the size, so no length field in a hostile file can
+ * make a parser read past the end or allocate more than the file holds. */
+#ifndef VRAM_MODEL_READER_H
+#define VRAM_MODEL_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rd {
+    const unsigned char *mem; /* a buffer, or NULL for fd */
+    int fd;
+    uint64_t size, pos;
+    unsigned char buf[65536];
+    uint64_t buf_off, buf_len;
+};
+
+int rd_open_file(struct rd *r, const char *path); /* -1 with errno */
+void rd_open_mem(struct rd *r, const void *mem, size_t size);
+void rd_close(struct rd *r);
+
+/* 0, or -1 when fewer than n bytes remain. */
+int rd_read(struct rd *r, void *dst, uint64_t n);
+int rd_skip(struct rd *r, uint64_t n);
+
+static inline uint64_t rd_left(const struct rd *r)
+{
+    return r->size - r->pos;
+}
+
+#endif
