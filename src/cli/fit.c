@@ -22,35 +22,51 @@ const struct cmd_entry cmd_fit_entry = {
     .name = "fit",
     .args = "[options] MODEL... | --params SIZE --layers N --hidden N --heads N [...]",
     .summary = "will a model fit, at what precision, next to what else",
-    .help =
-        "MODEL is a .gguf file, a .safetensors file, a folder of shards (with\n"
-        "model.safetensors.index.json), or a config.json: only headers are read.\n"
-        "\n"
-        "  -c, --ctx N            prompt/context tokens (default 4096)\n"
-        "  -b, --batch N          sequences at once (default 1)\n"
-        "      --dtype D          only this precision: fp32, fp16, bf16\n"
-        "      --quant Q          only this quantization: int8, fp8, q8_0, q6_k, q5_k, q4,\n"
-        "                         q4_k_m, q3_k, q2_k\n"
-        "      --kv-dtype D       KV cache precision (default: the compute precision)\n"
-        "  -r, --runtime R        torch (default; measured), llamacpp, vllm (estimates)\n"
-        "      --train            one training step instead of inference\n"
-        "      --optim O          adamw (default), adam8bit, sgd\n"
-        "      --seq N            training sequence length (default 1024)\n"
-        "      --mixed            fp32 master weights, 16-bit compute\n"
-        "      --ckpt             gradient checkpointing\n"
-        "      --lora-rank R      LoRA adapters of rank R, base frozen\n"
-        "  -m, --vram SIZE        check against SIZE instead of the GPUs' free memory\n"
-        "  -j, --json             JSON (sizes in bytes)\n"
-        "\n"
-        "A model by its shape, for what-ifs: --params 13B --layers 40 --hidden 5120\n"
-        "--heads 40 [--kv-heads 8] [--ff 13824] [--vocab 32000] [--head-dim 128]\n"
-        "[--experts 8 --experts-used 2]\n",
+    .help = "MODEL is a .gguf file, a .safetensors file, a folder of shards (with\n"
+            "model.safetensors.index.json), or a config.json: only headers are read.\n"
+            "\n"
+            "  -c, --ctx N            prompt/context tokens (default 4096)\n"
+            "  -b, --batch N          sequences at once (default 1)\n"
+            "      --dtype D          only this precision: fp32, fp16, bf16\n"
+            "      --quant Q          only this quantization: int8, fp8, q8_0, q6_k, q5_k, q4,\n"
+            "                         q4_k_m, q3_k, q2_k\n"
+            "      --kv-dtype D       KV cache precision (default: the compute precision)\n"
+            "  -r, --runtime R        torch (default; measured), llamacpp, vllm (estimates)\n"
+            "      --train            one training step instead of inference\n"
+            "      --optim O          adamw (default), adam8bit, sgd\n"
+            "      --seq N            training sequence length (default 1024)\n"
+            "      --mixed            fp32 master weights, 16-bit compute\n"
+            "      --ckpt             gradient checkpointing\n"
+            "      --lora-rank R      LoRA adapters of rank R, base frozen\n"
+            "  -m, --vram SIZE        check against SIZE instead of the GPUs' free memory\n"
+            "  -j, --json             JSON (sizes in bytes)\n"
+            "\n"
+            "A model by its shape, for what-ifs: --params 13B --layers 40 --hidden 5120\n"
+            "--heads 40 [--kv-heads 8] [--ff 13824] [--vocab 32000] [--head-dim 128]\n"
+            "[--experts 8 --experts-used 2]\n",
     .exec = cmd_fit,
 };
 
 enum {
-    O_DTYPE = 256, O_QUANT, O_KV, O_TRAIN, O_OPTIM, O_SEQ, O_MIXED, O_CKPT, O_LORA, O_PARAMS,
-    O_LAYERS, O_HIDDEN, O_HEADS, O_KVH, O_FF, O_VOCAB, O_HD, O_EXPERTS, O_EUSED,
+    O_DTYPE = 256,
+    O_QUANT,
+    O_KV,
+    O_TRAIN,
+    O_OPTIM,
+    O_SEQ,
+    O_MIXED,
+    O_CKPT,
+    O_LORA,
+    O_PARAMS,
+    O_LAYERS,
+    O_HIDDEN,
+    O_HEADS,
+    O_KVH,
+    O_FF,
+    O_VOCAB,
+    O_HD,
+    O_EXPERTS,
+    O_EUSED,
 };
 
 static int number(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -110,10 +126,12 @@ static void estimate(struct fit_report *r, struct fit_model *fm, const char *onl
     }
     fm->nest = n;
     fm->best = -1;
+    /* the best that fits: the most bits per weight on some GPU */
     for (int k = 0; k < n; k++) {
         est_compute(&fm->info, &r->opts, &precs[k], &fm->est[k]);
-        for (size_t g = 0; g < r->ngpus && r->have_gpus && fm->best < 0; g++)
-            if (fm->est[k].total <= r->gpus[g].free)
+        for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
+            if (fm->est[k].total <= r->gpus[g].free &&
+                (fm->best < 0 || precs[k].bits > precs[fm->best].bits))
                 fm->best = k;
     }
 }
@@ -121,19 +139,31 @@ static void estimate(struct fit_report *r, struct fit_model *fm, const char *onl
 static int cmd_fit(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"ctx", required_argument, NULL, 'c'},      {"batch", required_argument, NULL, 'b'},
-        {"dtype", required_argument, NULL, O_DTYPE}, {"quant", required_argument, NULL, O_QUANT},
-        {"kv-dtype", required_argument, NULL, O_KV}, {"runtime", required_argument, NULL, 'r'},
-        {"train", no_argument, NULL, O_TRAIN},      {"optim", required_argument, NULL, O_OPTIM},
-        {"seq", required_argument, NULL, O_SEQ},    {"mixed", no_argument, NULL, O_MIXED},
-        {"ckpt", no_argument, NULL, O_CKPT},        {"lora-rank", required_argument, NULL, O_LORA},
-        {"vram", required_argument, NULL, 'm'},     {"json", no_argument, NULL, 'j'},
-        {"params", required_argument, NULL, O_PARAMS}, {"layers", required_argument, NULL, O_LAYERS},
-        {"hidden", required_argument, NULL, O_HIDDEN}, {"heads", required_argument, NULL, O_HEADS},
-        {"kv-heads", required_argument, NULL, O_KVH}, {"ff", required_argument, NULL, O_FF},
-        {"vocab", required_argument, NULL, O_VOCAB}, {"head-dim", required_argument, NULL, O_HD},
+        {"ctx", required_argument, NULL, 'c'},
+        {"batch", required_argument, NULL, 'b'},
+        {"dtype", required_argument, NULL, O_DTYPE},
+        {"quant", required_argument, NULL, O_QUANT},
+        {"kv-dtype", required_argument, NULL, O_KV},
+        {"runtime", required_argument, NULL, 'r'},
+        {"train", no_argument, NULL, O_TRAIN},
+        {"optim", required_argument, NULL, O_OPTIM},
+        {"seq", required_argument, NULL, O_SEQ},
+        {"mixed", no_argument, NULL, O_MIXED},
+        {"ckpt", no_argument, NULL, O_CKPT},
+        {"lora-rank", required_argument, NULL, O_LORA},
+        {"vram", required_argument, NULL, 'm'},
+        {"json", no_argument, NULL, 'j'},
+        {"params", required_argument, NULL, O_PARAMS},
+        {"layers", required_argument, NULL, O_LAYERS},
+        {"hidden", required_argument, NULL, O_HIDDEN},
+        {"heads", required_argument, NULL, O_HEADS},
+        {"kv-heads", required_argument, NULL, O_KVH},
+        {"ff", required_argument, NULL, O_FF},
+        {"vocab", required_argument, NULL, O_VOCAB},
+        {"head-dim", required_argument, NULL, O_HD},
         {"experts", required_argument, NULL, O_EXPERTS},
-        {"experts-used", required_argument, NULL, O_EUSED}, {"help", no_argument, NULL, 'h'},
+        {"experts-used", required_argument, NULL, O_EUSED},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct fit_report r;
@@ -157,8 +187,8 @@ static int cmd_fit(int argc, char **argv)
             break;
         case O_DTYPE:
         case O_QUANT:
-            if (est_precision(optarg, &tmp) < 0 ||
-                (c == O_DTYPE && tmp.bits < 16) || (c == O_QUANT && tmp.bits >= 16))
+            if (est_precision(optarg, &tmp) < 0 || (c == O_DTYPE && tmp.bits < 16) ||
+                (c == O_QUANT && tmp.bits >= 16))
                 return cmd_bad_usage(&cmd_fit_entry, "%s '%s': not one vram knows (see --help)",
                                      c == O_DTYPE ? "--dtype" : "--quant", optarg);
             only = optarg;
@@ -227,12 +257,12 @@ static int cmd_fit(int argc, char **argv)
         case O_HD:
         case O_EXPERTS:
         case O_EUSED: {
-            static const char *const names[] = {"--layers", "--hidden", "--heads", "--kv-heads",
-                                                "--ff", "--vocab", "--head-dim", "--experts",
-                                                "--experts-used"};
-            unsigned *fields[] = {&shape.layers, &shape.hidden, &shape.heads, &shape.kv_heads,
-                                  &shape.ff, &shape.vocab, &shape.head_dim, &shape.experts,
-                                  &shape.experts_used};
+            static const char *const names[] = {"--layers",   "--hidden",  "--heads",
+                                                "--kv-heads", "--ff",      "--vocab",
+                                                "--head-dim", "--experts", "--experts-used"};
+            unsigned *fields[] = {&shape.layers,   &shape.hidden,  &shape.heads,
+                                  &shape.kv_heads, &shape.ff,      &shape.vocab,
+                                  &shape.head_dim, &shape.experts, &shape.experts_used};
             rc = number(names[c - O_LAYERS], optarg, 1, 10000000, &v);
             *fields[c - O_LAYERS] = (unsigned)v;
             by_shape = true;

@@ -56,11 +56,10 @@ void fitview_text(FILE *out, const struct fit_report *r)
                 "fits on");
         for (int k = 0; k < fm->nest; k++) {
             const struct est_result *e = &fm->est[k];
-            fprintf(out, "  %-18s %10s %10s %12s %10s %10s   ", e->prec.name,
-                    gib(e->weights, b[0], 32),
-                    gib(r->opts.train ? e->gradients + e->optimizer : e->kv_cache, b[1], 32),
-                    gib(e->activations, b[2], 32), gib(e->runtime, b[3], 32),
-                    gib(e->total, b[4], 32));
+            fprintf(
+                out, "  %-18s %10s %10s %12s %10s %10s   ", e->prec.name, gib(e->weights, b[0], 32),
+                gib(r->opts.train ? e->gradients + e->optimizer : e->kv_cache, b[1], 32),
+                gib(e->activations, b[2], 32), gib(e->runtime, b[3], 32), gib(e->total, b[4], 32));
             fits_text(out, r, e);
             fputc('\n', out);
         }
@@ -75,7 +74,8 @@ void fitview_text(FILE *out, const struct fit_report *r)
         int n = 0;
         for (size_t i = 0; i < r->nmodels; i++)
             if (r->plan.gpu_of[i] == (int)g && r->models[i].best >= 0)
-                fprintf(out, "%s%s (%s)", n++ ? ", " : "  together on GPU %u: ", r->models[i].info.name,
+                fprintf(out, "%s%s (%s)",
+                        n++ ? ", " : "  together on GPU %u: ", r->models[i].info.name,
                         r->models[i].est[r->models[i].best].prec.name);
         if (n)
             fprintf(out, "   (%s left)\n", gib(r->plan.room_left[g], b[0], 32));
@@ -93,11 +93,11 @@ static json_t *est_json(const struct fit_report *r, const struct est_result *e)
     for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
         if (e->total <= r->gpus[g].free)
             json_array_append_new(fits, json_integer(r->gpus[g].index));
-    json_t *o = json_pack("{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:o}", "precision", e->prec.name,
-                          "bits", e->prec.bits, "weights", (json_int_t)e->weights, "kv_cache",
-                          (json_int_t)e->kv_cache, "activations", (json_int_t)e->activations,
-                          "runtime", (json_int_t)e->runtime, "total", (json_int_t)e->total,
-                          "fits", fits);
+    json_t *o =
+        json_pack("{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:o}", "precision", e->prec.name, "bits",
+                  e->prec.bits, "weights", (json_int_t)e->weights, "kv_cache",
+                  (json_int_t)e->kv_cache, "activations", (json_int_t)e->activations, "runtime",
+                  (json_int_t)e->runtime, "total", (json_int_t)e->total, "fits", fits);
     if (r->opts.train) {
         json_object_set_new(o, "gradients", json_integer((json_int_t)e->gradients));
         json_object_set_new(o, "optimizer", json_integer((json_int_t)e->optimizer));
@@ -115,20 +115,20 @@ json_t *fitview_json(const struct fit_report *r)
         for (int k = 0; k < fm->nest; k++)
             json_array_append_new(ests, est_json(r, &fm->est[k]));
         json_array_append_new(
-            models, json_pack("{s:s, s:s, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
-                              "s:o, s:o}",
-                              "name", m->name, "arch", m->arch, "params", (json_int_t)m->params,
-                              "params_active", (json_int_t)m->params_active, "stored", m->stored,
-                              "weight_bytes", (json_int_t)m->weight_bytes, "layers", m->layers,
-                              "hidden", m->hidden, "heads", m->heads, "kv_heads", m->kv_heads,
-                              "head_dim", m->head_dim, "ff", m->ff, "vocab", m->vocab,
-                              "estimates", ests, "best",
-                              fm->best >= 0 ? json_string(fm->est[fm->best].prec.name)
-                                            : json_null()));
+            models,
+            json_pack("{s:s, s:s, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
+                      "s:o, s:o}",
+                      "name", m->name, "arch", m->arch, "params", (json_int_t)m->params,
+                      "params_active", (json_int_t)m->params_active, "stored", m->stored,
+                      "weight_bytes", (json_int_t)m->weight_bytes, "layers", m->layers, "hidden",
+                      m->hidden, "heads", m->heads, "kv_heads", m->kv_heads, "head_dim",
+                      m->head_dim, "ff", m->ff, "vocab", m->vocab, "estimates", ests, "best",
+                      fm->best >= 0 ? json_string(fm->est[fm->best].prec.name) : json_null()));
     }
     for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
-        json_array_append_new(gpus, json_pack("{s:i, s:s, s:I}", "index", r->gpus[g].index, "name",
-                                              r->gpus[g].name, "free", (json_int_t)r->gpus[g].free));
+        json_array_append_new(gpus,
+                              json_pack("{s:i, s:s, s:I}", "index", r->gpus[g].index, "name",
+                                        r->gpus[g].name, "free", (json_int_t)r->gpus[g].free));
     json_t *plan = json_null();
     if (r->nmodels > 1 && r->have_gpus) {
         json_t *together = json_array(), *turns = json_array();

@@ -16,6 +16,9 @@
  *     grouped KV heads PyTorch falls back to the plain math path, which holds
  *     the scores and the softmax (heads x ctx x ctx each) and a ctx x ctx
  *     mask;
+ *   - past its sliding window, a model gets explicit ctx x ctx masks (one
+ *     causal, one windowed) instead of the is_causal flag (Gemma 2, checked on
+ *     held-out measurements: bench/fit_heldout_h200.jsonl);
  *   - one AdamW step (foreach implementation) peaks at the update: weights,
  *     gradients, two moments and one temporary the size of the weights.
  * The llama.cpp and vLLM profiles follow those projects' documented
@@ -44,13 +47,25 @@ int est_precision(const char *name, struct est_precision *p)
         const char *name, *label;
         double bits, compute;
     } table[] = {
-        {"fp32", "fp32", 32, 32},   {"f32", "fp32", 32, 32},        {"fp16", "fp16", 16, 16},
-        {"f16", "fp16", 16, 16},    {"bf16", "bf16", 16, 16},       {"fp8", "fp8", 8, 16},
-        {"int8", "int8", 8, 16},    {"q8_0", "q8_0", 8.5, 16},      {"q8", "q8_0", 8.5, 16},
-        {"q6_k", "q6_k", 6.5625, 16}, {"q5_k", "q5_k", 5.5, 16},    {"q5_k_m", "q5_k_m", 5.69, 16},
-        {"q4", "q4 (4.5 bits/w)", 4.5, 16}, {"q4_k", "q4_k", 4.5, 16},
-        {"q4_k_m", "q4_k_m", 4.85, 16}, {"q4_0", "q4_0", 4.5, 16}, {"int4", "int4", 4.5, 16},
-        {"q3_k", "q3_k", 3.4375, 16}, {"q2_k", "q2_k", 2.625, 16},
+        {"fp32", "fp32", 32, 32},
+        {"f32", "fp32", 32, 32},
+        {"fp16", "fp16", 16, 16},
+        {"f16", "fp16", 16, 16},
+        {"bf16", "bf16", 16, 16},
+        {"fp8", "fp8", 8, 16},
+        {"int8", "int8", 8, 16},
+        {"q8_0", "q8_0", 8.5, 16},
+        {"q8", "q8_0", 8.5, 16},
+        {"q6_k", "q6_k", 6.5625, 16},
+        {"q5_k", "q5_k", 5.5, 16},
+        {"q5_k_m", "q5_k_m", 5.69, 16},
+        {"q4", "q4 (4.5 bits/w)", 4.5, 16},
+        {"q4_k", "q4_k", 4.5, 16},
+        {"q4_k_m", "q4_k_m", 4.85, 16},
+        {"q4_0", "q4_0", 4.5, 16},
+        {"int4", "int4", 4.5, 16},
+        {"q3_k", "q3_k", 3.4375, 16},
+        {"q2_k", "q2_k", 2.625, 16},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (!strcasecmp(name, table[i].name)) {
@@ -97,8 +112,8 @@ static uint64_t kv_bytes(const struct model_info *m, const struct est_opts *o, d
 }
 
 /* One forward pass over ctx tokens in PyTorch: the transient peak. */
-static double torch_activations(const struct model_info *m, const struct est_opts *o,
-                                double cb, uint64_t ctx)
+static double torch_activations(const struct model_info *m, const struct est_opts *o, double cb,
+                                uint64_t ctx)
 {
     double b = cb / 8, t = (double)ctx * (double)o->batch;
     unsigned experts_ff = m->experts ? m->experts_used : 1;
@@ -108,6 +123,8 @@ static double torch_activations(const struct model_info *m, const struct est_opt
     double attn = qkv;
     if (cb >= 32 && m->kv_heads < m->heads) /* the math path: scores, softmax, mask */
         attn += (2.0 * m->heads + 1) * (double)ctx * (double)ctx * 4 * (double)o->batch;
+    else if (m->sliding_window && ctx > m->sliding_window) /* explicit masks, full and windowed */
+        attn += 2.0 * (double)ctx * (double)ctx * b;
     double logits = (double)o->batch * m->vocab * 4;
     return mlp + hidden + attn + logits;
 }
@@ -171,8 +188,8 @@ static void training(const struct model_info *m, const struct est_opts *o,
     double cb = (o->mixed ? 16 : p->compute_bits) / 8;
     double t = (double)o->seq * (double)o->batch;
     double per_layer = t * (6.0 * m->hidden + 4.0 * m->ff) * cb;
-    double act = o->checkpointing ? m->layers * t * m->hidden * cb + per_layer
-                                  : m->layers * per_layer;
+    double act =
+        o->checkpointing ? m->layers * t * m->hidden * cb + per_layer : m->layers * per_layer;
     act += t * m->vocab * (cb + 8);
     r->activations = (uint64_t)act;
     r->kv_cache = 0;

@@ -19,15 +19,15 @@ struct est_opts {
     double kv_bits;      /* 0: the compute precision's */
     bool train;
     enum est_optim optim;
-    uint64_t seq;        /* training sequence length */
-    bool mixed;          /* fp32 master weights, 16-bit compute */
+    uint64_t seq; /* training sequence length */
+    bool mixed;   /* fp32 master weights, 16-bit compute */
     bool checkpointing;
-    unsigned lora_rank;  /* 0: full fine-tuning */
+    unsigned lora_rank; /* 0: full fine-tuning */
 };
 
 struct est_precision {
-    char name[24]; /* "bf16", "int8", "q4 (4.5 bits/w)" */
-    double bits;   /* weight bits per parameter */
+    char name[24];       /* "bf16", "int8", "q4 (4.5 bits/w)" */
+    double bits;         /* weight bits per parameter */
     double compute_bits; /* activations and KV cache: 16 or 32 */
 };
 

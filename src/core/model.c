@@ -28,7 +28,8 @@ uint64_t model_count_params(const struct model_info *m, uint64_t *active)
     uint64_t attn = h * q + 2 * h * kv + q * h;
     if (!strcmp(m->arch, "qwen2") || !strcmp(m->arch, "qwen2_moe"))
         attn += q + 2 * kv; /* q, k, v biases */
-    if (!strcmp(m->arch, "qwen3") || !strcmp(m->arch, "qwen3_moe") || !strncmp(m->arch, "gemma3", 6))
+    if (!strcmp(m->arch, "qwen3") || !strcmp(m->arch, "qwen3_moe") ||
+        !strncmp(m->arch, "gemma3", 6))
         attn += 2 * hd; /* q and k norms */
     uint64_t mlp = 3 * h * m->ff;
     uint64_t mlp_active = mlp;

@@ -9,12 +9,12 @@
 
 struct model_info {
     char name[128];
-    char arch[32];           /* "llama", "qwen2", ... as the file says */
-    char stored[24];         /* how the weights are stored: "bf16", "q4_k", "mixed" */
-    uint64_t params;         /* all parameters */
-    uint64_t params_active;  /* per token (MoE: the routed experts only) */
-    uint64_t weight_bytes;   /* as stored, when read from weights; else 0 */
-    double stored_bits;      /* bits per parameter as stored (16 for bf16) */
+    char arch[32];          /* "llama", "qwen2", ... as the file says */
+    char stored[24];        /* how the weights are stored: "bf16", "q4_k", "mixed" */
+    uint64_t params;        /* all parameters */
+    uint64_t params_active; /* per token (MoE: the routed experts only) */
+    uint64_t weight_bytes;  /* as stored, when read from weights; else 0 */
+    double stored_bits;     /* bits per parameter as stored (16 for bf16) */
     unsigned layers, hidden, heads, kv_heads, head_dim, ff, vocab;
     unsigned experts, experts_used;
     uint64_t max_ctx;        /* 0: unknown */

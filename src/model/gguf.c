@@ -23,17 +23,17 @@ static const struct {
     const char *name;
     uint32_t block, size;
 } types[] = {
-    [0] = {"f32", 1, 4},        [1] = {"f16", 1, 2},        [2] = {"q4_0", 32, 18},
-    [3] = {"q4_1", 32, 20},     [6] = {"q5_0", 32, 22},     [7] = {"q5_1", 32, 24},
-    [8] = {"q8_0", 32, 34},     [9] = {"q8_1", 32, 36},     [10] = {"q2_k", 256, 84},
-    [11] = {"q3_k", 256, 110},  [12] = {"q4_k", 256, 144},  [13] = {"q5_k", 256, 176},
-    [14] = {"q6_k", 256, 210},  [15] = {"q8_k", 256, 292},  [16] = {"iq2_xxs", 256, 66},
-    [17] = {"iq2_xs", 256, 74}, [18] = {"iq3_xxs", 256, 98}, [19] = {"iq1_s", 256, 50},
-    [20] = {"iq4_nl", 32, 18},  [21] = {"iq3_s", 256, 110}, [22] = {"iq2_s", 256, 82},
-    [23] = {"iq4_xs", 256, 136}, [24] = {"i8", 1, 1},       [25] = {"i16", 1, 2},
-    [26] = {"i32", 1, 4},       [27] = {"i64", 1, 8},       [28] = {"f64", 1, 8},
-    [29] = {"iq1_m", 256, 56},  [30] = {"bf16", 1, 2},      [34] = {"tq1_0", 256, 54},
-    [35] = {"tq2_0", 256, 66},  [39] = {"mxfp4", 32, 17},
+    [0] = {"f32", 1, 4},         [1] = {"f16", 1, 2},         [2] = {"q4_0", 32, 18},
+    [3] = {"q4_1", 32, 20},      [6] = {"q5_0", 32, 22},      [7] = {"q5_1", 32, 24},
+    [8] = {"q8_0", 32, 34},      [9] = {"q8_1", 32, 36},      [10] = {"q2_k", 256, 84},
+    [11] = {"q3_k", 256, 110},   [12] = {"q4_k", 256, 144},   [13] = {"q5_k", 256, 176},
+    [14] = {"q6_k", 256, 210},   [15] = {"q8_k", 256, 292},   [16] = {"iq2_xxs", 256, 66},
+    [17] = {"iq2_xs", 256, 74},  [18] = {"iq3_xxs", 256, 98}, [19] = {"iq1_s", 256, 50},
+    [20] = {"iq4_nl", 32, 18},   [21] = {"iq3_s", 256, 110},  [22] = {"iq2_s", 256, 82},
+    [23] = {"iq4_xs", 256, 136}, [24] = {"i8", 1, 1},         [25] = {"i16", 1, 2},
+    [26] = {"i32", 1, 4},        [27] = {"i64", 1, 8},        [28] = {"f64", 1, 8},
+    [29] = {"iq1_m", 256, 56},   [30] = {"bf16", 1, 2},       [34] = {"tq1_0", 256, 54},
+    [35] = {"tq2_0", 256, 66},   [39] = {"mxfp4", 32, 17},
 };
 #define NTYPES (sizeof types / sizeof types[0])
 
@@ -279,8 +279,10 @@ int gguf_parse(struct rd *r, const char *name, struct model_info *m, char *err, 
         int64_t b = gguf_type_bytes(type, numel);
         if (b < 0) {
             char msg[320];
-            snprintf(msg, sizeof msg, "tensor '%s': ggml type %u is unknown or its %llu elements "
-                     "are not whole blocks", tname, type, (unsigned long long)numel);
+            snprintf(msg, sizeof msg,
+                     "tensor '%s': ggml type %u is unknown or its %llu elements "
+                     "are not whole blocks",
+                     tname, type, (unsigned long long)numel);
             return fail(&g, msg);
         }
         uint64_t end;
@@ -300,8 +302,10 @@ int gguf_parse(struct rd *r, const char *name, struct model_info *m, char *err, 
     uint64_t data = (r->pos + g.alignment - 1) & ~(g.alignment - 1);
     if (data > r->size || max_end > r->size - data) {
         char b1[32], b2[32], msg[400];
-        snprintf(msg, sizeof msg, "tensor '%s' extends past the end of the file (ends at %s, "
-                 "file %s)", worst, units_fmt_size(data + max_end, b1, sizeof b1),
+        snprintf(msg, sizeof msg,
+                 "tensor '%s' extends past the end of the file (ends at %s, "
+                 "file %s)",
+                 worst, units_fmt_size(data + max_end, b1, sizeof b1),
                  units_fmt_size(r->size, b2, sizeof b2));
         snprintf(err, errlen, "%s: %s", name, msg);
         return VRAM_EINPUT;

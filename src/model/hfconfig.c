@@ -21,8 +21,7 @@ static unsigned uint_of(json_t *o, const char *key)
     return (unsigned)json_integer_value(v);
 }
 
-static int from_json(json_t *root, const char *name, struct model_info *m, char *err,
-                     size_t errlen)
+static int from_json(json_t *root, const char *name, struct model_info *m, char *err, size_t errlen)
 {
     if (!json_is_object(root)) {
         snprintf(err, errlen, "%s: not a config.json (the top level is not an object)", name);
@@ -72,7 +71,9 @@ static int from_json(json_t *root, const char *name, struct model_info *m, char 
     if (dt) {
         bool f32 = !strcmp(dt, "float32");
         snprintf(m->stored, sizeof m->stored, "%s",
-                 f32 ? "fp32" : !strcmp(dt, "float16") ? "fp16" : "bf16");
+                 f32                      ? "fp32"
+                 : !strcmp(dt, "float16") ? "fp16"
+                                          : "bf16");
         m->stored_bits = f32 ? 32 : 16;
     }
     if (!m->hidden || !m->layers || !m->heads || !m->vocab || !m->ff) {
@@ -107,8 +108,8 @@ int hfconfig_load(const char *path, struct model_info *m, char *err, size_t errl
     return finish(root, &je, path, m, err, errlen);
 }
 
-int hfconfig_parse(const char *text, size_t len, const char *name, struct model_info *m,
-                   char *err, size_t errlen)
+int hfconfig_parse(const char *text, size_t len, const char *name, struct model_info *m, char *err,
+                   size_t errlen)
 {
     json_error_t je;
     json_t *root = json_loadb(text, len, 0, &je);

@@ -12,7 +12,7 @@
 int hfconfig_load(const char *path, struct model_info *m, char *err, size_t errlen);
 
 /* The same from text in memory (name stands for the file). */
-int hfconfig_parse(const char *text, size_t len, const char *name, struct model_info *m,
-                   char *err, size_t errlen);
+int hfconfig_parse(const char *text, size_t len, const char *name, struct model_info *m, char *err,
+                   size_t errlen);
 
 #endif

@@ -64,8 +64,10 @@ int model_load(const char *path, struct model_info *m, char *err, size_t errlen)
         else if (access(cfg, R_OK) == 0)
             rc = hfconfig_load(cfg, m, err, errlen);
         else {
-            snprintf(err, errlen, "%s: no *.safetensors, model.safetensors.index.json or "
-                     "config.json in this folder", path);
+            snprintf(err, errlen,
+                     "%s: no *.safetensors, model.safetensors.index.json or "
+                     "config.json in this folder",
+                     path);
             return VRAM_EINPUT;
         }
     } else {
@@ -81,8 +83,10 @@ int model_load(const char *path, struct model_info *m, char *err, size_t errlen)
         else if (n == 8)
             rc = st_load(path, m, err, errlen);
         else {
-            snprintf(err, errlen, "%s: not a model file vram reads (GGUF, safetensors, "
-                     "config.json)", path);
+            snprintf(err, errlen,
+                     "%s: not a model file vram reads (GGUF, safetensors, "
+                     "config.json)",
+                     path);
             return VRAM_EINPUT;
         }
     }

@@ -28,8 +28,8 @@ static const struct {
     const char *name;
     unsigned bits;
 } dtypes[] = {
-    {"F64", 64}, {"F32", 32}, {"F16", 16}, {"BF16", 16}, {"I64", 64},  {"I32", 32},
-    {"I16", 16}, {"I8", 8},   {"U8", 8},   {"U16", 16},  {"U32", 32},  {"U64", 64},
+    {"F64", 64}, {"F32", 32},    {"F16", 16},    {"BF16", 16}, {"I64", 64}, {"I32", 32},
+    {"I16", 16}, {"I8", 8},      {"U8", 8},      {"U16", 16},  {"U32", 32}, {"U64", 64},
     {"BOOL", 8}, {"F8_E4M3", 8}, {"F8_E5M2", 8}, {"F4", 4},
 };
 
@@ -76,7 +76,8 @@ static int tensor(json_t *t, const char *key, uint64_t data_size, const char *na
         return bad(err, errlen, name, "tensor '%s': unknown dtype '%s'", key, dt ? dt : "(none)");
     json_t *shape = json_object_get(t, "shape"), *off = json_object_get(t, "data_offsets");
     if (!json_is_array(shape) || json_array_size(shape) > 16)
-        return bad(err, errlen, name, "tensor '%s': shape is not an array of at most 16 sizes", key);
+        return bad(err, errlen, name, "tensor '%s': shape is not an array of at most 16 sizes",
+                   key);
     uint64_t numel = 1;
     size_t i;
     json_t *d;
@@ -106,8 +107,8 @@ static int tensor(json_t *t, const char *key, uint64_t data_size, const char *na
                    detail);
     }
     if ((uint64_t)(e - b) != bytes) {
-        snprintf(detail, sizeof detail, "(%llu bytes for %llu of %s)",
-                 (unsigned long long)(e - b), (unsigned long long)numel, dt);
+        snprintf(detail, sizeof detail, "(%llu bytes for %llu of %s)", (unsigned long long)(e - b),
+                 (unsigned long long)numel, dt);
         return bad(err, errlen, name, "tensor '%s': its data range does not match its shape %s",
                    key, detail);
     }
@@ -117,8 +118,12 @@ static int tensor(json_t *t, const char *key, uint64_t data_size, const char *na
     s->bytes_by_dtype[di] += bytes;
     note_layer(s, key);
     if (strstr(key, "embed_tokens.weight") || strstr(key, "wte.weight")) {
-        s->embed_rows = json_array_size(shape) == 2 ? (uint64_t)json_integer_value(json_array_get(shape, 0)) : 0;
-        s->embed_cols = json_array_size(shape) == 2 ? (uint64_t)json_integer_value(json_array_get(shape, 1)) : 0;
+        s->embed_rows = json_array_size(shape) == 2
+                            ? (uint64_t)json_integer_value(json_array_get(shape, 0))
+                            : 0;
+        s->embed_cols = json_array_size(shape) == 2
+                            ? (uint64_t)json_integer_value(json_array_get(shape, 1))
+                            : 0;
     }
     return VRAM_OK;
 }
@@ -305,8 +310,9 @@ int st_load(const char *path, struct model_info *m, char *err, size_t errlen)
     for (int i = 1; i < 16; i++)
         if (s.bytes_by_dtype[i] > s.bytes_by_dtype[top])
             top = i;
-    static const char *const names[] = {"fp64", "fp32", "fp16", "bf16", "i64", "i32", "i16", "int8",
-                                        "u8",   "u16",  "u32",  "u64",  "bool", "fp8", "fp8", "fp4"};
+    static const char *const names[] = {"fp64", "fp32", "fp16", "bf16", "i64", "i32",
+                                        "i16",  "int8", "u8",   "u16",  "u32", "u64",
+                                        "bool", "fp8",  "fp8",  "fp4"};
     snprintf(m->stored, sizeof m->stored, "%s", s.tensors ? names[top] : "empty");
     return VRAM_OK;
 }

@@ -12,7 +12,7 @@
 struct st_summary {
     uint64_t tensors, params, bytes;
     uint64_t bytes_by_dtype[16];
-    unsigned max_layer;  /* highest N in "...layers.N." + 1 */
+    unsigned max_layer;              /* highest N in "...layers.N." + 1 */
     uint64_t embed_rows, embed_cols; /* the token embedding's shape */
 };
 
