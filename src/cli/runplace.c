@@ -29,8 +29,6 @@
 #include "host/proc.h"
 #include "shim/group.h"
 
-#define LOCK_PATH GROUP_DIR "/vram-run.lock"
-
 struct promised {
     unsigned gpu;
     uint64_t sum;
@@ -100,7 +98,9 @@ int runplace_pick(struct probe *p, struct snap *s, const char *gpu, uint64_t siz
         snprintf(err, errlen, "--gpu '%s': no such GPU; there are: %s", gpu, list);
         return VRAM_EINPUT;
     }
-    int lock = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    char lock_path[300];
+    snprintf(lock_path, sizeof lock_path, "%s/vram-run.lock", group_dir());
+    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (lock >= 0)
         fchmod(lock, 0666); /* one line for every user's jobs */
     uint64_t start = clock_mono_ms(), last_note = 0;
@@ -119,7 +119,7 @@ int runplace_pick(struct probe *p, struct snap *s, const char *gpu, uint64_t siz
         else
             pick = place_best(room, n, size);
         if (pick >= 0) {
-            snprintf(out->group_path, sizeof out->group_path, "%s/%s%d-%08lx", GROUP_DIR,
+            snprintf(out->group_path, sizeof out->group_path, "%s/%s%d-%08lx", group_dir(),
                      GROUP_PREFIX, (int)getpid(), (unsigned long)(clock_wall_ms() & 0xffffffff));
             if (group_create(out->group_path, size ? size : UINT64_MAX, (unsigned)pick,
                              s->gpus[pick].uuid, clock_wall_ms()) < 0) {

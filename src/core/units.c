@@ -32,12 +32,39 @@ static int parse_decimal(const char *s, double *value, const char **end)
     return 0;
 }
 
+struct unit {
+    const char *suffix;
+    double mult;
+};
+
+/* "<decimal> [unit]" with the unit one of table's (case-insensitive; ""
+ * for none); the number times the unit's multiplier into *out. */
+static int parse_with_unit(const char *s, const struct unit *table, size_t n, double *out)
+{
+    if (!s)
+        return -1;
+    double v;
+    const char *p;
+    if (parse_decimal(skip_space(s), &v, &p) < 0)
+        return -1;
+    p = skip_space(p);
+    const char *q = p;
+    while (isalpha((unsigned char)*q))
+        q++;
+    if (*skip_space(q) != '\0')
+        return -1;
+    size_t len = (size_t)(q - p);
+    for (size_t i = 0; i < n; i++)
+        if (strlen(table[i].suffix) == len && strncasecmp(p, table[i].suffix, len) == 0) {
+            *out = v * table[i].mult;
+            return 0;
+        }
+    return -1;
+}
+
 int units_parse_size(const char *s, uint64_t *out)
 {
-    static const struct {
-        const char *suffix;
-        uint64_t mult;
-    } table[] = {
+    static const struct unit table[] = {
         {"", 1},
         {"b", 1},
         {"k", UNITS_KiB},
@@ -49,61 +76,23 @@ int units_parse_size(const char *s, uint64_t *out)
         {"g", UNITS_GiB},
         {"gb", UNITS_GiB},
         {"gib", UNITS_GiB},
-        {"t", UNITS_GiB * 1024},
-        {"tb", UNITS_GiB * 1024},
-        {"tib", UNITS_GiB * 1024},
+        {"t", UNITS_GiB * 1024.0},
+        {"tb", UNITS_GiB * 1024.0},
+        {"tib", UNITS_GiB * 1024.0},
     };
-    if (!s)
+    double bytes;
+    if (parse_with_unit(s, table, sizeof table / sizeof table[0], &bytes) < 0 ||
+        bytes >= 18446744073709551615.0)
         return -1;
-    double v;
-    const char *p;
-    if (parse_decimal(skip_space(s), &v, &p) < 0)
-        return -1;
-    p = skip_space(p);
-    const char *q = p;
-    while (isalpha((unsigned char)*q))
-        q++;
-    if (*skip_space(q) != '\0')
-        return -1;
-    size_t n = (size_t)(q - p);
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        if (strlen(table[i].suffix) != n || strncasecmp(p, table[i].suffix, n) != 0)
-            continue;
-        double bytes = v * (double)table[i].mult;
-        if (bytes >= 18446744073709551615.0)
-            return -1;
-        *out = (uint64_t)llround(bytes);
-        return 0;
-    }
-    return -1;
+    *out = (uint64_t)llround(bytes);
+    return 0;
 }
 
 int units_parse_seconds(const char *s, double *out)
 {
-    static const struct {
-        const char *suffix;
-        double mult;
-    } table[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"m", 60}, {"min", 60}, {"h", 3600}};
-    if (!s)
-        return -1;
-    double v;
-    const char *p;
-    if (parse_decimal(skip_space(s), &v, &p) < 0)
-        return -1;
-    p = skip_space(p);
-    const char *q = p;
-    while (isalpha((unsigned char)*q))
-        q++;
-    if (*skip_space(q) != '\0')
-        return -1;
-    size_t n = (size_t)(q - p);
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        if (strlen(table[i].suffix) == n && strncasecmp(p, table[i].suffix, n) == 0) {
-            *out = v * table[i].mult;
-            return 0;
-        }
-    }
-    return -1;
+    static const struct unit table[] = {{"", 1},   {"s", 1},    {"ms", 1e-3},
+                                        {"m", 60}, {"min", 60}, {"h", 3600}};
+    return parse_with_unit(s, table, sizeof table / sizeof table[0], out);
 }
 
 const char *units_fmt_size(uint64_t bytes, char *buf, size_t len)

@@ -224,6 +224,7 @@ static int value(struct gctx *g, const char *key)
 
 int gguf_parse(struct rd *r, const char *name, struct model_info *m, char *err, size_t errlen)
 {
+    memset(m, 0, sizeof *m);
     struct gctx g = {r, name, err, errlen, m, 32, 0};
     unsigned char magic[4];
     if (rd_read(r, magic, 4) < 0 || memcmp(magic, "GGUF", 4) != 0)
@@ -331,18 +332,20 @@ int gguf_parse(struct rd *r, const char *name, struct model_info *m, char *err, 
     return VRAM_OK;
 }
 
+struct gguf_job {
+    struct model_info *m;
+    char *err;
+    size_t errlen;
+};
+
+static int parse_job(struct rd *r, const char *name, void *arg)
+{
+    struct gguf_job *j = arg;
+    return gguf_parse(r, name, j->m, j->err, j->errlen);
+}
+
 int gguf_load(const char *path, struct model_info *m, char *err, size_t errlen)
 {
-    struct rd *r = malloc(sizeof *r);
-    if (!r)
-        return VRAM_EFAIL;
-    if (rd_open_file(r, path) < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        free(r);
-        return VRAM_EINPUT;
-    }
-    int rc = gguf_parse(r, path, m, err, errlen);
-    rd_close(r);
-    free(r);
-    return rc;
+    struct gguf_job j = {m, err, errlen};
+    return rd_parse_file(path, parse_job, &j, err, errlen);
 }

@@ -5,9 +5,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/err.h"
 
 int rd_open_file(struct rd *r, const char *path)
 {
@@ -78,4 +82,21 @@ int rd_skip(struct rd *r, uint64_t n)
         return -1;
     r->pos += n;
     return 0;
+}
+
+int rd_parse_file(const char *path, int (*parse)(struct rd *r, const char *name, void *arg),
+                  void *arg, char *err, size_t errlen)
+{
+    struct rd *r = malloc(sizeof *r); /* its window is 64 KiB: not on the stack */
+    if (!r)
+        return VRAM_EFAIL;
+    if (rd_open_file(r, path) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        free(r);
+        return VRAM_EINPUT;
+    }
+    int rc = parse(r, path, arg);
+    rd_close(r);
+    free(r);
+    return rc;
 }

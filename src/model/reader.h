@@ -23,6 +23,11 @@ void rd_close(struct rd *r);
 int rd_read(struct rd *r, void *dst, uint64_t n);
 int rd_skip(struct rd *r, uint64_t n);
 
+/* Opens path, runs parse on it, closes it. VRAM_EINPUT with "PATH: why"
+ * when it cannot be opened. */
+int rd_parse_file(const char *path, int (*parse)(struct rd *r, const char *name, void *arg),
+                  void *arg, char *err, size_t errlen);
+
 static inline uint64_t rd_left(const struct rd *r)
 {
     return r->size - r->pos;

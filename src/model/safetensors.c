@@ -181,20 +181,22 @@ int st_parse(struct rd *r, const char *name, struct st_summary *s, char *err, si
     return rc;
 }
 
+struct st_job {
+    struct st_summary *s;
+    char *err;
+    size_t errlen;
+};
+
+static int parse_job(struct rd *r, const char *name, void *arg)
+{
+    struct st_job *j = arg;
+    return st_parse(r, name, j->s, j->err, j->errlen);
+}
+
 static int parse_file(const char *path, struct st_summary *s, char *err, size_t errlen)
 {
-    struct rd *r = malloc(sizeof *r);
-    if (!r)
-        return VRAM_EFAIL;
-    if (rd_open_file(r, path) < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        free(r);
-        return VRAM_EINPUT;
-    }
-    int rc = st_parse(r, path, s, err, errlen);
-    rd_close(r);
-    free(r);
-    return rc;
+    struct st_job j = {s, err, errlen};
+    return rd_parse_file(path, parse_job, &j, err, errlen);
 }
 
 /* The shards an index names, each parsed once. */

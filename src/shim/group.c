@@ -244,9 +244,15 @@ int group_read(const char *path, struct group_view *v)
     return 0;
 }
 
+const char *group_dir(void)
+{
+    const char *d = getenv("VRAM_RUN_DIR");
+    return d && *d ? d : "/dev/shm";
+}
+
 int group_each(int (*fn)(const char *path, void *arg), void *arg)
 {
-    DIR *d = opendir(GROUP_DIR);
+    DIR *d = opendir(group_dir());
     if (!d)
         return -1;
     struct dirent *e;
@@ -255,7 +261,7 @@ int group_each(int (*fn)(const char *path, void *arg), void *arg)
         if (strncmp(e->d_name, GROUP_PREFIX, strlen(GROUP_PREFIX)) != 0)
             continue;
         char path[300];
-        snprintf(path, sizeof path, "%s/%s", GROUP_DIR, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", group_dir(), e->d_name);
         rc = fn(path, arg);
     }
     closedir(d);

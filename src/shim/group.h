@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #define GROUP_MEMBERS 256
-#define GROUP_DIR     "/dev/shm"
 #define GROUP_PREFIX  "vram-group-"
 
 struct group_member {
@@ -74,7 +73,12 @@ struct group_view {
 };
 int group_read(const char *path, struct group_view *v);
 
-/* Calls fn for every group file in GROUP_DIR; stops when fn returns
+/* Where group files and `vram run`'s lock live: $VRAM_RUN_DIR, else
+ * /dev/shm. One machine, one folder (a container sharing the host's GPUs
+ * mounts the host's). */
+const char *group_dir(void);
+
+/* Calls fn for every group file in group_dir(); stops when fn returns
  * nonzero. */
 int group_each(int (*fn)(const char *path, void *arg), void *arg);
 

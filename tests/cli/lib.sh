@@ -8,6 +8,8 @@ T=$(mktemp -d /tmp/vram-cli-XXXXXX)
 # whose runtime then is not first in the library list: that is fine here
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export VRAM_SIM_STATE="$T/ledger"
+# each test script is its own machine: its own slices and admission lock
+export VRAM_RUN_DIR="$T"
 WS="$SRC/examples/workstation.json"
 SRV="$SRC/examples/server-8xh200.json"
 PASS=0

@@ -163,12 +163,32 @@ static void hostile_files(void **st)
     refuse("truncated");
 }
 
+/* Found by the fuzzer: a MoE file (an expert count) reached the parameter
+ * count with fields the parser had not set; its input stays in the corpus
+ * (tests/fuzz/corpus/gguf/regress-expert-count). */
+static void expert_count_without_shape(void **st)
+{
+    (void)st;
+    FILE *in = fopen(SRC_ROOT "/tests/fuzz/corpus/gguf/regress-expert-count", "rb");
+    assert_non_null(in);
+    f.n = fread(f.buf, 1, sizeof f.buf, in);
+    fclose(in);
+    memset(&m, 0xa5, sizeof m); /* garbage, as on a fresh stack */
+    struct rd *r = malloc(sizeof *r);
+    rd_open_mem(r, f.buf, f.n);
+    assert_int_equal(gguf_parse(r, "t.gguf", &m, err, sizeof err), VRAM_OK);
+    free(r);
+    assert_int_equal(m.experts, 8);
+    assert_false(m.tied_embeddings);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(type_sizes),
         cmocka_unit_test(reads_every_field),
         cmocka_unit_test(hostile_files),
+        cmocka_unit_test(expert_count_without_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
