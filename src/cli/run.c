@@ -22,6 +22,7 @@
 #include "core/units.h"
 #include "probe/probe.h"
 #include "runplace.h"
+#include "selfpath.h"
 #include "shim/group.h"
 
 static int cmd_run(int argc, char **argv);
@@ -87,24 +88,9 @@ static int find_shim(char *out, size_t len)
         snprintf(out, len, "%s", forced);
         return 0;
     }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
     static const char *const rel[] = {"libvramcap.so", "../lib/vram/libvramcap.so",
                                       "../lib/x86_64-linux-gnu/vram/libvramcap.so"};
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        char cand[PATH_MAX + 64];
-        snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
-        if (access(cand, R_OK) == 0 && realpath(cand, out))
-            return 0;
-    }
-    return -1;
+    return selfpath_find(rel, sizeof rel / sizeof rel[0], out, len);
 }
 
 /* fork and exec, reporting an exec failure through a close-on-exec pipe. */

@@ -15,35 +15,24 @@
 
 #include "core/err.h"
 #include "machine.h"
+#include "selfpath.h"
 
 static int find_libdir(char *out, size_t len)
 {
     const char *forced = getenv("VRAM_SIM_LIBDIR");
-    char exe[PATH_MAX], cand[PATH_MAX + 64];
     if (forced && *forced) {
         snprintf(out, len, "%s", forced);
         return 0;
     }
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
     /* the build tree (build/vram, build/sim/), then an installed tree */
-    static const char *const rel[] = {"sim", "../lib/vram/sim", "../sim"};
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(cand, sizeof cand, "%s/%s/libnvidia-ml.so.1", exe, rel[i]);
-        if (access(cand, R_OK) == 0) {
-            snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
-            if (!realpath(cand, out))
-                return -1;
-            return 0;
-        }
-    }
-    return -1;
+    static const char *const rel[] = {"sim/libnvidia-ml.so.1", "../lib/vram/sim/libnvidia-ml.so.1",
+                                      "../sim/libnvidia-ml.so.1"};
+    if (selfpath_find(rel, sizeof rel / sizeof rel[0], out, len) < 0)
+        return -1;
+    char *slash = strrchr(out, '/');
+    if (slash)
+        *slash = '\0';
+    return 0;
 }
 
 int simenv_apply(const char *file, char **argv, char *err, size_t errlen)
