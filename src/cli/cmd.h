@@ -19,6 +19,10 @@ extern const struct cmd_entry cmd_fit_entry;
 /* "usage: vram NAME ARGS" and the help text, to stdout or stderr. */
 void cmd_usage(const struct cmd_entry *e, int to_stderr);
 
+/* For commands that could not reach the driver: the error, the way to try
+ * vram without a GPU, and the exit code to return. */
+int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc);
+
 /* For commands: fail with exit code 2 and a pointer to --help. */
 int cmd_bad_usage(const struct cmd_entry *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -30,6 +30,16 @@ void cmd_usage(const struct cmd_entry *e, int to_stderr)
         fprintf(out, "\n%s", e->help);
 }
 
+int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc)
+{
+    fprintf(stderr, "vram %s: %s", e->name, err);
+    if (rc == VRAM_ENODRIVER)
+        fprintf(stderr, ", or try a simulated machine: vram --sim examples/workstation.json %s",
+                e->name);
+    fputc('\n', stderr);
+    return err_exit_code(rc);
+}
+
 int cmd_bad_usage(const struct cmd_entry *e, const char *fmt, ...)
 {
     if (fmt) {

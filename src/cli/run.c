@@ -204,10 +204,8 @@ static int cmd_run(int argc, char **argv)
     char err[512];
     struct probe *p;
     rc = probe_open(&p, "/proc", err, sizeof err);
-    if (rc < 0) {
-        fprintf(stderr, "vram run: %s\n", err);
-        return err_exit_code(rc);
-    }
+    if (rc < 0)
+        return cmd_no_driver(&cmd_run_entry, err, rc);
     struct snap s;
     memset(&s, 0, sizeof s);
     struct runplace_choice place;

@@ -119,10 +119,8 @@ static int cmd_status(int argc, char **argv)
     char err[512];
     struct probe *p;
     int rc = probe_open(&p, procroot, err, sizeof err);
-    if (rc < 0) {
-        fprintf(stderr, "vram status: %s\n", err);
-        return err_exit_code(rc);
-    }
+    if (rc < 0)
+        return cmd_no_driver(&cmd_status_entry, err, rc);
     struct snap s;
     memset(&s, 0, sizeof s);
     for (long i = 0;; i++) {

@@ -238,10 +238,8 @@ static int cmd_top(int argc, char **argv)
     char err[512];
     struct probe *p;
     int rc = probe_open(&p, procroot, err, sizeof err);
-    if (rc < 0) {
-        fprintf(stderr, "vram top: %s\n", err);
-        return err_exit_code(rc);
-    }
+    if (rc < 0)
+        return cmd_no_driver(&cmd_top_entry, err, rc);
     t.uid = getuid();
     t.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 

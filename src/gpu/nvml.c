@@ -41,8 +41,7 @@ int nvml_open(struct nvml **out, char *err, size_t errlen)
     if (!lib) {
         snprintf(err, errlen,
                  "cannot load libnvidia-ml.so.1 (%s): no NVIDIA driver here. Install the "
-                 "driver, or try the simulated machine: vram --sim examples/workstation.json "
-                 "status",
+                 "driver",
                  why);
         return VRAM_ENODRIVER;
     }
