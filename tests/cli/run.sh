@@ -95,11 +95,14 @@ run "$VRAM" run -- sh -c "'$SIMALLOC' --bytes 1G --hold >/dev/null 2>&1 & sleep 
 expect_match "an orphan still holding VRAM is named" "$OUT" \
     "pid [0-9]+ \(simalloc\) still holds 1.29 GiB on GPU 0"
 expect_match "with the way to stop it" "$OUT" "--reap would stop it"
-pkill -x simalloc
+# stop that orphan (by its pid: other tests' jobs run beside this one)
+kill "$(echo "$OUT" | sed -n 's/^vram run: pid \([0-9]*\) (simalloc) still holds.*/\1/p' | head -1)"
 run "$VRAM" run --reap -- sh -c "'$SIMALLOC' --bytes 1G --hold >/dev/null 2>&1 & sleep 0.5"
 expect_match "--reap stops it and says the memory is back" "$OUT" \
     "reaped 1 process; their memory is back"
-ps -C simalloc -o stat= | grep -qv Z && not_ok "nothing left running" || ok "nothing left running"
+R=$(echo "$OUT" | sed -n 's/^vram run: pid \([0-9]*\) (simalloc) still holds.*/\1/p' | head -1)
+ST=$(ps -o stat= -p "$R" 2>/dev/null)
+case "$ST" in "" | Z*) ok "the reaped process is gone" ;; *) not_ok "the reaped process is gone" "pid $R: $ST" ;; esac
 
 # the GPU: auto takes the one with the most room; --gpu picks one
 export VRAM_SIM="$SRV"
