@@ -192,7 +192,9 @@ SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_v1_t
     if (!real_nvmlDeviceGetMemoryInfo)
         return NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t rc = real_nvmlDeviceGetMemoryInfo(d, m);
-    if (rc == NVML_SUCCESS && m && is_capped_gpu(d)) {
+    /* a group without a slice (vram run with no --vram) changes nothing */
+    if (rc == NVML_SUCCESS && m && shim.capped && shim.group.sh->cap < m->total &&
+        is_capped_gpu(d)) {
         uint64_t cap = shim.group.sh->cap, used = used_now();
         m->total = cap;
         m->used = used < cap ? used : cap;
@@ -208,7 +210,8 @@ SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v
     if (!real_nvmlDeviceGetMemoryInfo_v2)
         return NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t rc = real_nvmlDeviceGetMemoryInfo_v2(d, m);
-    if (rc == NVML_SUCCESS && m && is_capped_gpu(d)) {
+    if (rc == NVML_SUCCESS && m && shim.capped && shim.group.sh->cap < m->total &&
+        is_capped_gpu(d)) {
         uint64_t cap = shim.group.sh->cap, used = used_now();
         m->total = cap;
         m->reserved = 0;

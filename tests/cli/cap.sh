@@ -29,7 +29,8 @@ wait_line() { # FILE PATTERN: until FILE has a line matching (5 s at most)
 OUT=$("$VRAM" run --quiet --vram 4G -- "$SIMALLOC" --bytes 3G </dev/null)
 expect_eq "3 GiB under a 4 GiB cap: allowed" "$?" 0
 expect_match "cuMemGetInfo says total = the cap, free = cap - context - 3 GiB" "$OUT" \
-    "ready [0-9]+ free $((4 * GiB - 3 * GiB - CTX)) total $((4 * GiB))"
+    "ready [0-9]+ free $((4 * GiB - 3 * GiB - CTX)) total $((4 * GiB)) "
+expect_match "NVML asked from inside says total = the cap" "$OUT" "nvml $((4 * GiB))$"
 
 # 2. over the cap: CUDA_ERROR_OUT_OF_MEMORY (2); the context counts too
 OUT=$("$VRAM" run --quiet --vram 4G -- "$SIMALLOC" --bytes 3900M </dev/null)
@@ -43,6 +44,11 @@ expect_match "cuGetProcAddress-resolved cuMemAlloc is capped the same" "$OUT" '^
 OUT=$("$VRAM" run --quiet --vram 4G -- "$SIMALLOC" --proc-address --bytes 1G --count 3 </dev/null)
 expect_match "and the view too (cuMemGetInfo by cuGetProcAddress)" "$OUT" \
     "free $((GiB - CTX)) total $((4 * GiB))"
+
+# without --vram, vram run counts but shows the whole GPU
+OUT=$("$VRAM" run --quiet -- "$SIMALLOC" --bytes 1G </dev/null)
+expect_match "no --vram: the whole GPU is seen, by CUDA and NVML" "$OUT" \
+    "total $((16 * GiB)) nvml $((16 * GiB))$"
 
 # 4. the cap with no vram run: LD_PRELOAD and VRAM_CAP
 OUT=$(LD_PRELOAD="$SHIM" VRAM_CAP=2G "$SIMALLOC" --bytes 2G </dev/null)

@@ -107,7 +107,21 @@ int main(int argc, char **argv)
     }
     size_t fb, tb;
     cuMemGetInfo(&fb, &tb);
-    printf("ready %d free %zu total %zu\n", (int)getpid(), fb, tb);
+    /* and NVML, asked from inside the process as frameworks do */
+    unsigned long long nvml_total = 0;
+    void *nv = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (nv) {
+        int (*init)(void) = (int (*)(void))dlsym(nv, "nvmlInit_v2");
+        int (*handle)(unsigned, void **) =
+            (int (*)(unsigned, void **))dlsym(nv, "nvmlDeviceGetHandleByIndex_v2");
+        int (*meminfo)(void *, unsigned long long *) =
+            (int (*)(void *, unsigned long long *))dlsym(nv, "nvmlDeviceGetMemoryInfo");
+        void *d;
+        unsigned long long m[3]; /* total, free, used */
+        if (init && handle && meminfo && !init() && !handle((unsigned)gpu, &d) && !meminfo(d, m))
+            nvml_total = m[0];
+    }
+    printf("ready %d free %zu total %zu nvml %llu\n", (int)getpid(), fb, tb, nvml_total);
     fflush(stdout);
     if (hold)
         for (;;)
