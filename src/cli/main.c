@@ -18,6 +18,8 @@ static const struct cmd_entry *const cmd_table[] = {
     &cmd_top_entry,
     &cmd_run_entry,
     &cmd_fit_entry,
+    &cmd_doctor_entry,
+    &cmd_reclaim_entry,
 };
 
 #define NCMDS (sizeof cmd_table / sizeof cmd_table[0])

@@ -203,9 +203,24 @@ uint64_t hostproc_start_ticks(uint32_t pid)
     ssize_t n = slurp(path, buf, sizeof buf);
     if (n <= 0 || hostproc_parse_stat(buf, (size_t)n, comm, sizeof comm, &st, &ppid, &ticks))
         return 0;
-    if (st == 'Z' || st == 'X')
+    if ((st == 'Z' || st == 'X') && hostproc_threads(pid) <= 1)
         return 0;
     return ticks + 1; /* never 0 for a live process */
+}
+
+int hostproc_threads(uint32_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/task", pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
 }
 
 static int holder_push(struct hostproc_holder **v, size_t *n, size_t *cap, uint32_t pid,

@@ -36,10 +36,15 @@ int hostproc_parse_stat(const char *buf, size_t len, char *comm, size_t commlen,
                         uint32_t *ppid, uint64_t *start_ticks);
 
 /* A live process's start time in clock ticks after boot, from
- * /proc/PID/stat; 0 when the pid is gone or a zombie (whose GPU memory the
- * driver has already taken back). With the pid, it names a process for good:
- * pids are reused, (pid, start) pairs are not. */
+ * /proc/PID/stat; 0 when the pid is gone or a zombie whose threads have all
+ * exited (the driver has taken its GPU memory back). A "defunct" process
+ * whose main thread exited while others run still holds its memory, and is
+ * alive here. With the pid, it names a process for good: pids are reused,
+ * (pid, start) pairs are not. */
 uint64_t hostproc_start_ticks(uint32_t pid);
+
+/* Threads of a process, the exited main thread of a defunct one included. */
+int hostproc_threads(uint32_t pid);
 
 /* Processes holding /dev/nvidiaN open: pid and a bit per minor number < 64. */
 struct hostproc_holder {

@@ -4,6 +4,7 @@
  * until stdin closes (or, with --hold, until it is killed). Against the simulated driver it shows
  * up in `vram status` like any CUDA process. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,8 @@
 
 typedef CUresult (*init_fn)(unsigned);
 typedef CUresult (*get_fn)(CUdevice *, int);
-typedef CUresult (*ctx_fn)(CUcontext *, unsigned, CUdevice);
+typedef CUresult (*retain_fn)(CUcontext *, CUdevice);
+typedef CUresult (*setcur_fn)(CUcontext);
 typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*htod_fn)(CUdeviceptr, const void *, size_t);
 typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t);
@@ -40,12 +42,20 @@ static void *sym(const char *base, const char *versioned)
     return p;
 }
 
+static void *sleeper(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int gpu = 0;
     uint64_t bytes = 0;
     int count = 1;
-    int hold = 0;
+    int hold = 0, zombie = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
             gpu = atoi(argv[++i]);
@@ -58,11 +68,13 @@ int main(int argc, char **argv)
             count = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--hold"))
             hold = 1;
+        else if (!strcmp(argv[i], "--zombie"))
+            zombie = 1;
         else if (!strcmp(argv[i], "--proc-address"))
             gpa = (gpa_fn)1; /* resolved below */
         else {
             fprintf(stderr, "usage: simalloc [--gpu N] [--bytes SIZE] [--count N] "
-                            "[--proc-address] [--hold]\n");
+                            "[--proc-address] [--hold] [--zombie]\n");
             return 2;
         }
     }
@@ -75,7 +87,9 @@ int main(int argc, char **argv)
         gpa = (gpa_fn)dlsym(lib, "cuGetProcAddress");
     init_fn cuInit = (init_fn)sym("cuInit", "cuInit");
     get_fn cuDeviceGet = (get_fn)sym("cuDeviceGet", "cuDeviceGet");
-    ctx_fn cuCtxCreate = (ctx_fn)sym("cuCtxCreate", "cuCtxCreate_v2");
+    /* the primary context, as the CUDA runtime makes it */
+    retain_fn retain = (retain_fn)sym("cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain");
+    setcur_fn setcur = (setcur_fn)sym("cuCtxSetCurrent", "cuCtxSetCurrent");
     alloc_fn cuMemAlloc = (alloc_fn)sym("cuMemAlloc", "cuMemAlloc_v2");
     htod_fn htod = (htod_fn)sym("cuMemcpyHtoD", "cuMemcpyHtoD_v2");
     dtoh_fn dtoh = (dtoh_fn)sym("cuMemcpyDtoH", "cuMemcpyDtoH_v2");
@@ -84,7 +98,8 @@ int main(int argc, char **argv)
     CUdevice dev;
     CUcontext ctx;
     CUresult rc;
-    if ((rc = cuInit(0)) || (rc = cuDeviceGet(&dev, gpu)) || (rc = cuCtxCreate(&ctx, 0, dev))) {
+    if ((rc = cuInit(0)) || (rc = cuDeviceGet(&dev, gpu)) || (rc = retain(&ctx, dev)) ||
+        (rc = setcur(ctx))) {
         fprintf(stderr, "simalloc: CUDA setup failed: %d\n", rc);
         return 1;
     }
@@ -123,6 +138,13 @@ int main(int argc, char **argv)
     }
     printf("ready %d free %zu total %zu nvml %llu\n", (int)getpid(), fb, tb, nvml_total);
     fflush(stdout);
+    if (zombie) {
+        /* the main thread exits, a worker lives on: the process shows as
+         * defunct (Z) and still holds its GPU memory */
+        pthread_t t;
+        pthread_create(&t, NULL, sleeper, NULL);
+        pthread_exit(NULL);
+    }
     if (hold)
         for (;;)
             pause();

@@ -1,0 +1,49 @@
+/* doctor: what is wasting a machine's VRAM, each finding with its cost and
+ * its fix. Pure: a snapshot and a few host facts in, findings out. */
+#ifndef VRAM_CORE_DOCTOR_H
+#define VRAM_CORE_DOCTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+
+enum doc_level { DOC_INFO, DOC_WARN };
+
+enum doc_kind {
+    DOC_DISPLAY,      /* the desktop holds VRAM on a compute GPU */
+    DOC_RESERVED,     /* the driver's reserve */
+    DOC_UNATTRIBUTED, /* used by nobody we can see */
+    DOC_ZOMBIE,       /* a defunct process still holds memory */
+    DOC_STOPPED,      /* a stopped process holds memory */
+    DOC_IDLE_POWER,   /* high power with nothing running */
+    DOC_PERSISTENCE,  /* persistence mode off */
+    DOC_COMPUTE_MODE, /* not the default compute mode */
+    DOC_MIG,          /* MIG enabled */
+    DOC_MPS,          /* an MPS control daemon runs */
+};
+
+struct doc_host {
+    bool igpu;              /* another GPU could drive the display */
+    char igpu_name[64];
+    uint32_t mps_pid;       /* 0: no MPS control daemon */
+};
+
+struct doc_finding {
+    enum doc_kind kind;
+    enum doc_level level;
+    int gpu;     /* -1: the machine */
+    uint32_t pid; /* 0: none */
+    uint64_t bytes;
+    char what[200];
+    char fix[200];
+};
+
+/* Fills out (up to max) and returns how many findings there are. */
+size_t doctor_examine(const struct snap *s, const struct doc_host *host, struct doc_finding *out,
+                      size_t max);
+
+const char *doctor_kind_name(enum doc_kind k);
+
+#endif
