@@ -101,8 +101,7 @@ static int cmd_doctor(int argc, char **argv)
     } else {
         for (size_t i = 0; i < n; i++) {
             if (f[i].gpu >= 0)
-                printf("%s GPU %d: %s\n", f[i].level == DOC_WARN ? "!" : "-", f[i].gpu,
-                       f[i].what);
+                printf("%s GPU %d: %s\n", f[i].level == DOC_WARN ? "!" : "-", f[i].gpu, f[i].what);
             else
                 printf("%s %s\n", f[i].level == DOC_WARN ? "!" : "-", f[i].what);
             printf("      fix: %s\n", f[i].fix);

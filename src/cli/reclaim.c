@@ -81,8 +81,7 @@ static size_t collect(const struct snap *s, const char *user, const char *pat, b
             if (k == n) {
                 if (n == max)
                     continue;
-                t[n] = (struct target){p->pid, p->ppid, p->uid, p->state, 0, p->start_time,
-                                       "", ""};
+                t[n] = (struct target){p->pid, p->ppid, p->uid, p->state, 0, p->start_time, "", ""};
                 snprintf(t[n].name, sizeof t[n].name, "%s", p->name);
                 snprintf(t[n].user, sizeof t[n].user, "%s", p->user);
                 n++;
@@ -127,9 +126,12 @@ static void stop_one(const struct target *t, double grace)
 static int cmd_reclaim(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"yes", no_argument, NULL, 'y'},         {"user", required_argument, NULL, 'u'},
-        {"match", required_argument, NULL, 'm'}, {"all-users", no_argument, NULL, 'a'},
-        {"grace", required_argument, NULL, 'g'}, {"help", no_argument, NULL, 'h'},
+        {"yes", no_argument, NULL, 'y'},
+        {"user", required_argument, NULL, 'u'},
+        {"match", required_argument, NULL, 'm'},
+        {"all-users", no_argument, NULL, 'a'},
+        {"grace", required_argument, NULL, 'g'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     bool yes = false, all = false;

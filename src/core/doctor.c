@@ -15,9 +15,9 @@
 
 const char *doctor_kind_name(enum doc_kind k)
 {
-    static const char *const names[] = {"display",     "reserved",     "unattributed", "zombie",
-                                        "stopped",     "idle_power",   "persistence",
-                                        "compute_mode", "mig",         "mps"};
+    static const char *const names[] = {"display", "reserved",   "unattributed", "zombie",
+                                        "stopped", "idle_power", "persistence",  "compute_mode",
+                                        "mig",     "mps"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -70,7 +70,8 @@ static void gpu_rules(struct out *o, const struct snap_gpu *g, const struct doc_
                          "plug the monitor into another card");
         }
     }
-    if (!a.reserved_unknown && a.reserved && (f = add(o, DOC_RESERVED, DOC_INFO, i, 0, a.reserved))) {
+    if (!a.reserved_unknown && a.reserved &&
+        (f = add(o, DOC_RESERVED, DOC_INFO, i, 0, a.reserved))) {
         snprintf(f->what, sizeof f->what, "the driver reserves %s",
                  units_fmt_size(a.reserved, b, sizeof b));
         snprintf(f->fix, sizeof f->fix, "nothing to do: the driver needs it");
@@ -99,8 +100,10 @@ static void gpu_rules(struct out *o, const struct snap_gpu *g, const struct doc_
                      "vram reclaim --yes (kills its remaining threads; parent %u is told)",
                      p->ppid);
         else
-            snprintf(f->fix, sizeof f->fix, "vram reclaim --yes to stop it, or kill -CONT %u to "
-                     "let it go on", p->pid);
+            snprintf(f->fix, sizeof f->fix,
+                     "vram reclaim --yes to stop it, or kill -CONT %u to "
+                     "let it go on",
+                     p->pid);
     }
     bool busy = a.workloads > 0 || ((g->have & SNAP_HAVE_UTIL) && g->util_gpu > 0);
     if (!busy && (g->have & SNAP_HAVE_POWER) && (g->have & SNAP_HAVE_POWER_LIMIT) &&
@@ -108,12 +111,14 @@ static void gpu_rules(struct out *o, const struct snap_gpu *g, const struct doc_
         (f = add(o, DOC_IDLE_POWER, DOC_WARN, i, 0, 0))) {
         snprintf(f->what, sizeof f->what, "draws %u W with nothing running (limit %u W)",
                  g->power_mw / 1000, g->power_limit_mw / 1000);
-        snprintf(f->fix, sizeof f->fix, "look for a stuck context or a monitor at a high refresh "
+        snprintf(f->fix, sizeof f->fix,
+                 "look for a stuck context or a monitor at a high refresh "
                  "rate; vram does not change power settings");
     }
     if ((g->have & SNAP_HAVE_PERSISTENCE) && !g->persistence &&
         (f = add(o, DOC_PERSISTENCE, DOC_INFO, i, 0, 0))) {
-        snprintf(f->what, sizeof f->what, "persistence mode is off: every first CUDA call pays "
+        snprintf(f->what, sizeof f->what,
+                 "persistence mode is off: every first CUDA call pays "
                  "the driver's start and the clocks are reset between jobs");
         snprintf(f->fix, sizeof f->fix, "run nvidia-persistenced (or sudo nvidia-smi -pm 1)");
     }

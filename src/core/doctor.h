@@ -25,15 +25,15 @@ enum doc_kind {
 };
 
 struct doc_host {
-    bool igpu;              /* another GPU could drive the display */
+    bool igpu; /* another GPU could drive the display */
     char igpu_name[64];
-    uint32_t mps_pid;       /* 0: no MPS control daemon */
+    uint32_t mps_pid; /* 0: no MPS control daemon */
 };
 
 struct doc_finding {
     enum doc_kind kind;
     enum doc_level level;
-    int gpu;     /* -1: the machine */
+    int gpu;      /* -1: the machine */
     uint32_t pid; /* 0: none */
     uint64_t bytes;
     char what[200];

@@ -1,0 +1,104 @@
+/* doctor's rules on hand-made snapshots: each finding when it should, and
+ * not when it should not. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/doctor.h"
+
+#define GiB (1ULL << 30)
+#define MiB (1ULL << 20)
+
+static struct snap_gpu gpu(uint64_t total, uint64_t reserved, uint64_t used)
+{
+    struct snap_gpu g;
+    memset(&g, 0, sizeof g);
+    g.have = SNAP_HAVE_MEMORY | SNAP_HAVE_PROCS;
+    g.mem = (struct snap_mem){total, reserved, used, total - reserved - used, 2};
+    return g;
+}
+
+static size_t examine(struct snap_gpu *g, const struct doc_host *h, struct doc_finding *f)
+{
+    struct snap s;
+    memset(&s, 0, sizeof s);
+    s.gpus = g;
+    s.ngpus = 1;
+    return doctor_examine(&s, h, f, 32);
+}
+
+static const struct doc_finding *find(const struct doc_finding *f, size_t n, enum doc_kind k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (f[i].kind == k)
+            return &f[i];
+    return NULL;
+}
+
+static void clean_card_has_nothing_to_do(void **st)
+{
+    (void)st;
+    struct snap_gpu g = gpu(16 * GiB, 0, 100 * MiB); /* 100 MiB unattributed: normal */
+    struct doc_finding f[32];
+    struct doc_host h = {0};
+    size_t n = examine(&g, &h, f);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(f[i].level, DOC_INFO);
+}
+
+static void desktop_and_the_igpu(void **st)
+{
+    (void)st;
+    struct snap_proc p[1];
+    memset(p, 0, sizeof p);
+    p[0] =
+        (struct snap_proc){.pid = 10, .role = SNAP_ROLE_DISPLAY, .used = GiB, .used_known = true};
+    snprintf(p[0].name, sizeof p[0].name, "Xorg");
+    struct snap_gpu g = gpu(16 * GiB, 0, GiB);
+    g.procs = p;
+    g.nprocs = 1;
+    struct doc_finding f[32];
+    struct doc_host h = {.igpu = true};
+    snprintf(h.igpu_name, sizeof h.igpu_name, "the Intel GPU (card0)");
+    size_t n = examine(&g, &h, f);
+    const struct doc_finding *d = find(f, n, DOC_DISPLAY);
+    assert_non_null(d);
+    assert_true(d->bytes == GiB);
+    assert_non_null(strstr(d->what, "Xorg"));
+    assert_non_null(strstr(d->fix, "vram headless on"));
+    h.igpu = false;
+    n = examine(&g, &h, f);
+    assert_null(strstr(find(f, n, DOC_DISPLAY)->fix, "headless"));
+}
+
+static void idle_power_and_unattributed(void **st)
+{
+    (void)st;
+    struct snap_gpu g = gpu(80 * GiB, 0, GiB);
+    g.have |= SNAP_HAVE_POWER | SNAP_HAVE_POWER_LIMIT | SNAP_HAVE_UTIL;
+    g.power_mw = 250000;
+    g.power_limit_mw = 700000;
+    struct doc_finding f[32];
+    struct doc_host h = {.mps_pid = 77};
+    size_t n = examine(&g, &h, f);
+    assert_non_null(find(f, n, DOC_IDLE_POWER));
+    assert_non_null(find(f, n, DOC_UNATTRIBUTED)); /* 1 GiB held by nobody visible */
+    assert_non_null(find(f, n, DOC_MPS));
+    g.util_gpu = 40; /* busy: high power is expected */
+    n = examine(&g, &h, f);
+    assert_null(find(f, n, DOC_IDLE_POWER));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(clean_card_has_nothing_to_do),
+        cmocka_unit_test(desktop_and_the_igpu),
+        cmocka_unit_test(idle_power_and_unattributed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
