@@ -255,8 +255,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilizatio
     return NVML_SUCCESS;
 }
 
-#define UINT_GETTER(fn, expr)                                                                      \
-    EXPORT nvmlReturn_t fn(nvmlDevice_t d, unsigned *out)                                          \
+/* One plain getter: a number from the machine file, into an out pointer. */
+#define GETTER(fn, type, expr)                                                                     \
+    EXPORT nvmlReturn_t fn(nvmlDevice_t d, type *out)                                              \
     {                                                                                              \
         ENTER(#fn);                                                                                \
         DEVICE(d);                                                                                 \
@@ -265,17 +266,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilizatio
         *out = (expr);                                                                             \
         return NVML_SUCCESS;                                                                       \
     }
-
-#define INT_GETTER(fn, expr)                                                                       \
-    EXPORT nvmlReturn_t fn(nvmlDevice_t d, int *out)                                               \
-    {                                                                                              \
-        ENTER(#fn);                                                                                \
-        DEVICE(d);                                                                                 \
-        if (!out)                                                                                  \
-            return NVML_ERROR_INVALID_ARGUMENT;                                                    \
-        *out = (expr);                                                                             \
-        return NVML_SUCCESS;                                                                       \
-    }
+#define UINT_GETTER(fn, expr) GETTER(fn, unsigned, expr)
+#define INT_GETTER(fn, expr)  GETTER(fn, int, expr)
 
 UINT_GETTER(nvmlDeviceGetPowerUsage, g->power_mw)
 UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, g->power_limit_mw)

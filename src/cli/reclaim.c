@@ -204,10 +204,10 @@ static int cmd_reclaim(int argc, char **argv)
             stop_one(&t[i], grace);
         probe_sample(p, &s, PROBE_PROCS, clock_wall_ms());
         uint64_t after = used_total(&s);
-        printf("freed %s (VRAM in use: %s before, ",
+        char b1[32], b2[32];
+        printf("freed %s (VRAM in use: %s before, %s now)\n",
                units_fmt_size(before > after ? before - after : 0, b, sizeof b),
-               units_fmt_size(before, err, 64));
-        printf("%s now)\n", units_fmt_size(after, b, sizeof b));
+               units_fmt_size(before, b1, sizeof b1), units_fmt_size(after, b2, sizeof b2));
     }
     snap_free(&s);
     probe_exiting(p);

@@ -133,13 +133,9 @@ static int add_holders(struct probe *p, struct snap *s)
 }
 
 /* Caps and counts of processes under `vram run`, from the group files. */
-struct caps {
-    struct snap *s;
-};
-
 static int apply_group(const char *path, void *arg)
 {
-    struct snap *s = ((struct caps *)arg)->s;
+    struct snap *s = arg;
     struct group_view v;
     if (group_read(path, &v) < 0)
         return 0; /* another user's group, or not one */
@@ -210,6 +206,6 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
     if (what & (PROBE_PROCS | PROBE_HOLDERS))
         rc = add_holders(p, s);
     if (what & PROBE_PROCS)
-        group_each(apply_group, &(struct caps){s});
+        group_each(apply_group, s);
     return rc;
 }

@@ -56,6 +56,16 @@ start_job() {
     return 1
 }
 
+# wait_ready FILE...: until each file has simalloc's "ready" line (5 s at most)
+wait_ready() {
+    for f in "$@"; do
+        for _ in $(seq 1 100); do
+            grep -q '^ready' "$f" 2>/dev/null && break
+            sleep 0.05
+        done
+    done
+}
+
 finish() {
     echo "$PASS passed, $FAIL failed"
     [ "$FAIL" -eq 0 ]

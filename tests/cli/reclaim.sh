@@ -16,10 +16,7 @@ S=$!
 "$SIMALLOC" --bytes 1G --zombie >"$T/zombie.out" 2>&1 &
 Z=$!
 JOBS="$JOBS $S $Z"
-for _ in $(seq 1 100); do
-    grep -q ready "$T/stopped.out" && grep -q ready "$T/zombie.out" && break
-    sleep 0.05
-done
+wait_ready "$T/stopped.out" "$T/zombie.out"
 kill -STOP $S
 sleep 0.2
 
@@ -66,7 +63,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
         >"$T/other.out" 2>&1 &
     O=$!
     JOBS="$JOBS $O"
-    for _ in $(seq 1 100); do grep -q ready "$T/other.out" && break; sleep 0.05; done
+    wait_ready "$T/other.out"
     kill -STOP $O
     sleep 0.2
     run "$VRAM" reclaim --match simalloc
