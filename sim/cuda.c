@@ -89,6 +89,17 @@ int simcu_gpu(CUdevice dev)
     return dev >= 0 && dev < nvisible ? visible[dev] : -1;
 }
 
+void simcu_busy(void)
+{
+    struct sim *s = ready();
+    int gi = simcu_gpu(simcu_device());
+    if (!s || gi < 0)
+        return;
+    sim_state_lock(&s->state);
+    sim_state_busy(&s->state, (unsigned)gi);
+    sim_state_unlock(&s->state);
+}
+
 CUresult simcu_charge(CUdevice dev, int64_t delta)
 {
     struct sim *s = ready();

@@ -23,6 +23,10 @@ int simcu_gpu(CUdevice dev);
  * positive charge that does not fit is refused with OUT_OF_MEMORY. */
 CUresult simcu_charge(CUdevice dev, int64_t delta);
 
+/* The current context's process did GPU work: what NVML's per-process
+ * utilization samples report. */
+void simcu_busy(void);
+
 /* Address ranges that copies may touch: allocations and VMM mappings. */
 enum simcu_kind { SIMCU_LINEAR, SIMCU_MANAGED, SIMCU_MAPPED, SIMCU_ARRAY };
 int simcu_track(CUdeviceptr p, size_t size, size_t charged, CUdevice dev, enum simcu_kind kind);

@@ -231,6 +231,7 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
     if (!src || !simcu_inside(dst, n))
         return CUDA_ERROR_INVALID_VALUE;
     memcpy((void *)(uintptr_t)dst, src, n);
+    simcu_busy();
     return CUDA_SUCCESS;
 }
 
@@ -241,6 +242,7 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
     if (!dst || !simcu_inside(src, n))
         return CUDA_ERROR_INVALID_VALUE;
     memcpy(dst, (const void *)(uintptr_t)src, n);
+    simcu_busy();
     return CUDA_SUCCESS;
 }
 
@@ -251,6 +253,7 @@ EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
     if (!simcu_inside(dst, n) || !simcu_inside(src, n))
         return CUDA_ERROR_INVALID_VALUE;
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    simcu_busy();
     return CUDA_SUCCESS;
 }
 
@@ -261,5 +264,6 @@ EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)
     if (!simcu_inside(dst, n))
         return CUDA_ERROR_INVALID_VALUE;
     memset((void *)(uintptr_t)dst, v, n);
+    simcu_busy();
     return CUDA_SUCCESS;
 }

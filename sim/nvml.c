@@ -405,3 +405,39 @@ EXPORT nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t d,
     return write_records(s, d, types[l->mode], sizeof(nvmlProcessDetail_v1_t),
                          &l->numProcArrayEntries, l->procArray);
 }
+
+/* Like the driver: one sample per process that did work since lastSeen (in
+ * microseconds), NOT_FOUND when none did; a NULL buffer asks for the size. */
+EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d,
+                                                    nvmlProcessUtilizationSample_t *out,
+                                                    unsigned *count, unsigned long long lastSeen)
+{
+    ENTER("nvmlDeviceGetProcessUtilization");
+    DEVICE(d);
+    if (!count)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    nvmlProcessUtilizationSample_t got[SIM_SLOTS];
+    unsigned n = 0;
+    sim_state_lock(&s->state);
+    sim_state_used(&s->state, d->index); /* drops the dead */
+    for (unsigned i = 0; i < SIM_SLOTS; i++) {
+        const struct sim_slot *sl = &s->state.ledger->slots[i];
+        if (sl->pid > 0 && sl->gpu == d->index && sl->busy_ms && sl->busy_ms * 1000 > lastSeen)
+            got[n++] = (nvmlProcessUtilizationSample_t){
+                (unsigned)sl->pid, sl->busy_ms * 1000, 60, 20, 0, 0};
+    }
+    sim_state_unlock(&s->state);
+    if (!out) {
+        *count = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    if (n == 0)
+        return NVML_ERROR_NOT_FOUND;
+    if (*count < n) {
+        *count = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    memcpy(out, got, n * sizeof *got);
+    *count = n;
+    return NVML_SUCCESS;
+}

@@ -21,7 +21,7 @@
 
 #include "host/proc.h"
 
-#define LEDGER_MAGIC 0x7672616d73696d31ULL /* "vramsim1" */
+#define LEDGER_MAGIC 0x7672616d73696d32ULL /* "vramsim2" */
 
 uint64_t sim_now_ms(void)
 {
@@ -76,7 +76,7 @@ int sim_state_open(struct sim_state *s, const char *machine_path)
         fchmod(s->fd, 0666);
         memset(s->ledger, 0, sizeof *s->ledger);
         s->ledger->magic = LEDGER_MAGIC;
-        s->ledger->version = 1;
+        s->ledger->version = 2;
         s->ledger->nslots = SIM_SLOTS;
         s->ledger->created_ms = sim_now_ms();
     }
@@ -144,6 +144,17 @@ int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t d
     }
     if (!free_slot)
         return -1;
-    *free_slot = (struct sim_slot){pid, gpu, start, delta > 0 ? (uint64_t)delta : 0, type, 0};
+    *free_slot = (struct sim_slot){pid, gpu, start, delta > 0 ? (uint64_t)delta : 0, type, 0, 0};
     return 0;
+}
+
+void sim_state_busy(struct sim_state *s, unsigned gpu)
+{
+    int32_t pid = (int32_t)getpid();
+    uint64_t start = sim_state_start_of(pid);
+    for (unsigned i = 0; i < SIM_SLOTS; i++) {
+        struct sim_slot *sl = &s->ledger->slots[i];
+        if (sl->pid == pid && sl->start == start && sl->gpu == gpu)
+            sl->busy_ms = sim_now_ms();
+    }
 }

@@ -17,6 +17,7 @@ struct sim_slot {
     uint64_t used;
     uint32_t type; /* SIM_PT_* */
     uint32_t pad;
+    uint64_t busy_ms; /* when it last did GPU work (copies, sets), 0: never */
 };
 
 struct sim_ledger {
@@ -45,6 +46,9 @@ uint64_t sim_state_used(struct sim_state *s, unsigned gpu);
 
 /* Under the lock: adds delta (may be negative) to this process's slot. */
 int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t delta);
+
+/* Under the lock: this process did GPU work on gpu just now. */
+void sim_state_busy(struct sim_state *s, unsigned gpu);
 
 /* Start time (clock ticks after boot) of a pid, 0 if it is gone. */
 uint64_t sim_state_start_of(int32_t pid);

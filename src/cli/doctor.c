@@ -11,15 +11,18 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "host/sysgpu.h"
+#include "idlewatch.h"
 #include "probe/probe.h"
 
 static int cmd_doctor(int argc, char **argv);
 
 const struct cmd_entry cmd_doctor_entry = {
     .name = "doctor",
-    .args = "[--json] [--proc-root DIR] [--sys-root DIR]",
+    .args = "[--json] [--idle DURATION] [--proc-root DIR] [--sys-root DIR]",
     .summary = "what wastes this machine's VRAM, and how to get it back",
     .help = "  -j, --json            the findings as JSON\n"
+            "  -i, --idle DURATION   also watch the GPUs this long (30s, 10m) and report\n"
+            "                        processes that hold memory but did no GPU work\n"
             "      --proc-root DIR   read processes from DIR instead of /proc\n"
             "      --sys-root DIR    read devices from DIR instead of /sys\n"
             "\n"
@@ -38,19 +41,27 @@ static int cmd_doctor(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
+        {"idle", required_argument, NULL, 'i'},
         {"proc-root", required_argument, NULL, 'R'},
         {"sys-root", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     bool json = false;
+    double idle = 0;
     const char *procroot = "/proc", *sysroot = "/sys";
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ji:h", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = true;
+            break;
+        case 'i':
+            if (units_parse_seconds(optarg, &idle) < 0 || idle <= 0 || idle > 86400)
+                return cmd_bad_usage(&cmd_doctor_entry,
+                                     "--idle '%s': a duration from 1s to 24h, like 30s or 10m",
+                                     optarg);
             break;
         case 'R':
             procroot = optarg;
@@ -74,11 +85,22 @@ static int cmd_doctor(int argc, char **argv)
         return cmd_no_driver(&cmd_doctor_entry, err, rc);
     struct snap s;
     memset(&s, 0, sizeof s);
-    probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
+    if (idle > 0) {
+        if (idlewatch_run(p, &s, idle, err, sizeof err) < 0) {
+            fprintf(stderr, "vram doctor: --idle: %s\n", err);
+            snap_free(&s);
+            probe_close(p);
+            return 1;
+        }
+    } else {
+        probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
+    }
     struct doc_host host;
     memset(&host, 0, sizeof host);
     host.igpu = sysgpu_other_gpu(sysroot, host.igpu_name, sizeof host.igpu_name);
     host.mps_pid = sysgpu_find_process(procroot, "nvidia-cuda-mps-control");
+    host.idle_s = idle;
+    host.now_ms = clock_wall_ms();
     struct doc_finding f[128];
     size_t n = doctor_examine(&s, &host, f, 128);
     int warnings = 0;

@@ -1,9 +1,9 @@
 /* reclaim: `vram reclaim`, gets back VRAM held by processes that will not
- * use it: defunct ones (a main thread gone, others stuck holding memory)
- * and stopped ones. Dry run unless --yes; then TERM, a grace period, KILL,
- * and a measurement of what really came back. Never the desktop, never
- * PID 1 or vram's own line, never another user's process unless root asks
- * with --all-users. */
+ * use it: defunct ones (a main thread gone, others stuck holding memory),
+ * stopped ones, and with --idle those that did no GPU work for that long. Dry run unless --yes;
+ * then TERM, a grace period, KILL, and a measurement of what really came back. Never the desktop,
+ * never PID 1 or vram's own line, never another user's process unless root asks with --all-users.
+ */
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -18,18 +18,23 @@
 #include "clock.h"
 #include "cmd.h"
 #include "core/acct.h"
+#include "core/doctor.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "host/proc.h"
+#include "idlewatch.h"
 #include "probe/probe.h"
 
 static int cmd_reclaim(int argc, char **argv);
 
 const struct cmd_entry cmd_reclaim_entry = {
     .name = "reclaim",
-    .args = "[--yes] [--user NAME] [--match PATTERN] [--all-users] [--grace SECONDS]",
+    .args = "[--yes] [--idle DURATION] [--user NAME] [--match PATTERN] [--all-users] "
+            "[--grace SECONDS]",
     .summary = "get back VRAM held by defunct and stopped processes",
     .help = "  -y, --yes            act (without it: show what would be done, change nothing)\n"
+            "  -i, --idle DURATION  also processes that did no GPU work for this long\n"
+            "                       (30s, 10m): vram watches the GPUs that long first\n"
             "  -u, --user NAME      only this user's processes\n"
             "  -m, --match PATTERN  only processes whose name or command matches (a glob,\n"
             "                       or a plain substring)\n"
@@ -45,6 +50,7 @@ const struct cmd_entry cmd_reclaim_entry = {
 struct target {
     uint32_t pid, ppid, uid;
     enum snap_pstate state;
+    bool idle;
     uint64_t bytes, start;
     char name[SNAP_NAME_MAX], user[SNAP_USER_MAX];
 };
@@ -56,22 +62,31 @@ static bool matches(const char *pat, const struct snap_proc *p)
     return strstr(p->name, pat) || strstr(p->cmdline, pat);
 }
 
-static size_t collect(const struct snap *s, const char *user, const char *pat, bool all,
-                      struct target *t, size_t max, size_t *others)
+struct policy {
+    const char *user, *pat;
+    bool all;
+    double idle_s; /* 0: not asked */
+    uint64_t now_ms;
+};
+
+static size_t collect(const struct snap *s, const struct policy *pol, struct target *t, size_t max,
+                      size_t *others)
 {
     size_t n = 0;
     uid_t me = getuid();
     for (size_t g = 0; g < s->ngpus; g++)
         for (size_t i = 0; i < s->gpus[g].nprocs; i++) {
             const struct snap_proc *p = &s->gpus[g].procs[i];
-            if (p->state != SNAP_PS_ZOMBIE && p->state != SNAP_PS_STOPPED)
+            bool idle = pol->idle_s > 0 && p->role != SNAP_ROLE_DISPLAY &&
+                        doctor_idle(&s->gpus[g], p, pol->now_ms, pol->idle_s);
+            if (p->state != SNAP_PS_ZOMBIE && p->state != SNAP_PS_STOPPED && !idle)
                 continue;
             if (!p->host_known || p->role == SNAP_ROLE_DISPLAY || p->pid <= 1 ||
                 p->pid == (uint32_t)getpid() || p->pid == (uint32_t)getppid())
                 continue;
-            if ((user && strcmp(p->user, user)) || (pat && !matches(pat, p)))
+            if ((pol->user && strcmp(p->user, pol->user)) || (pol->pat && !matches(pol->pat, p)))
                 continue;
-            if (p->uid != me && !(me == 0 && all)) {
+            if (p->uid != me && !(me == 0 && pol->all)) {
                 (*others)++;
                 continue;
             }
@@ -81,7 +96,8 @@ static size_t collect(const struct snap *s, const char *user, const char *pat, b
             if (k == n) {
                 if (n == max)
                     continue;
-                t[n] = (struct target){p->pid, p->ppid, p->uid, p->state, 0, p->start_time, "", ""};
+                t[n] = (struct target){p->pid, p->ppid,       p->uid, p->state, idle,
+                                       0,      p->start_time, "",     ""};
                 snprintf(t[n].name, sizeof t[n].name, "%s", p->name);
                 snprintf(t[n].user, sizeof t[n].user, "%s", p->user);
                 n++;
@@ -123,37 +139,76 @@ static void stop_one(const struct target *t, double grace)
         kill((pid_t)t->ppid, SIGCHLD); /* its parent may now reap it */
 }
 
+static const char *why(const struct target *t)
+{
+    return t->state == SNAP_PS_ZOMBIE    ? "defunct"
+           : t->state == SNAP_PS_STOPPED ? "stopped"
+                                         : "idle";
+}
+
+static void report(const struct target *t, size_t n, const struct policy *pol, size_t others,
+                   bool yes)
+{
+    char b[32];
+    if (n == 0) {
+        const char *kinds = pol->idle_s > 0 ? "defunct, stopped or idle" : "defunct or stopped";
+        if (pol->pat || pol->user)
+            printf("nothing to reclaim: no %s process%s%s%s%s%s\n", kinds,
+                   pol->pat ? " matches '" : "", pol->pat ? pol->pat : "", pol->pat ? "'" : "",
+                   pol->user ? " of user " : "", pol->user ? pol->user : "");
+        else
+            printf("nothing to reclaim: no %s process holds GPU memory\n", kinds);
+    }
+    for (size_t i = 0; i < n; i++)
+        printf("%s %u (%s, %s, %s): %s   %s\n", yes ? "stopping" : "would stop", t[i].pid,
+               t[i].name, t[i].user, why(&t[i]), units_fmt_size(t[i].bytes, b, sizeof b),
+               t[i].state == SNAP_PS_STOPPED  ? "kill -TERM, kill -CONT, then -KILL"
+               : t[i].state == SNAP_PS_ZOMBIE ? "kill -TERM, then -KILL; parent told"
+                                              : "kill -TERM, then -KILL");
+    if (others)
+        printf("(%zu process%s of other users left alone: as root, --all-users)\n", others,
+               others == 1 ? "" : "es");
+    if (n && !yes)
+        printf("dry run: nothing changed; add --yes to do it\n");
+}
+
 static int cmd_reclaim(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"yes", no_argument, NULL, 'y'},
-        {"user", required_argument, NULL, 'u'},
-        {"match", required_argument, NULL, 'm'},
-        {"all-users", no_argument, NULL, 'a'},
-        {"grace", required_argument, NULL, 'g'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"yes", no_argument, NULL, 'y'},        {"idle", required_argument, NULL, 'i'},
+        {"user", required_argument, NULL, 'u'}, {"match", required_argument, NULL, 'm'},
+        {"all-users", no_argument, NULL, 'a'},  {"grace", required_argument, NULL, 'g'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
-    bool yes = false, all = false;
-    const char *user = NULL, *pat = NULL;
+    bool yes = false;
+    struct policy pol = {0};
     double grace = 5;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "yu:m:ag:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "yi:u:m:ag:h", opts, NULL)) != -1) {
         switch (c) {
         case 'y':
             yes = true;
             break;
+        case 'i':
+            if (units_parse_seconds(optarg, &pol.idle_s) < 0 || pol.idle_s <= 0 ||
+                pol.idle_s > 86400)
+                return cmd_bad_usage(&cmd_reclaim_entry,
+                                     "--idle '%s': a duration from 1s to 24h, like 30s or 10m",
+                                     optarg);
+            break;
         case 'u':
             if (!getpwnam(optarg))
                 return cmd_bad_usage(&cmd_reclaim_entry, "--user '%s': no such user", optarg);
-            user = optarg;
+            pol.user = optarg;
             break;
         case 'm':
-            pat = optarg;
+            if (!*optarg)
+                return cmd_bad_usage(&cmd_reclaim_entry, "--match: an empty pattern");
+            pol.pat = optarg;
             break;
         case 'a':
-            all = true;
+            pol.all = true;
             break;
         case 'g':
             if (units_parse_seconds(optarg, &grace) < 0 || grace > 600)
@@ -169,7 +224,7 @@ static int cmd_reclaim(int argc, char **argv)
     }
     if (optind < argc)
         return cmd_bad_usage(&cmd_reclaim_entry, "unexpected argument '%s'", argv[optind]);
-    if (all && getuid() != 0)
+    if (pol.all && getuid() != 0)
         return cmd_bad_usage(&cmd_reclaim_entry, "--all-users needs root");
     char err[512];
     struct probe *p;
@@ -178,33 +233,28 @@ static int cmd_reclaim(int argc, char **argv)
         return cmd_no_driver(&cmd_reclaim_entry, err, rc);
     struct snap s;
     memset(&s, 0, sizeof s);
-    probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
+    if (pol.idle_s > 0) {
+        if (idlewatch_run(p, &s, pol.idle_s, err, sizeof err) < 0) {
+            fprintf(stderr, "vram reclaim: --idle: %s\n", err);
+            snap_free(&s);
+            probe_close(p);
+            return 1;
+        }
+    } else {
+        probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
+    }
+    pol.now_ms = clock_wall_ms();
     struct target t[256];
     size_t others = 0;
-    size_t n = collect(&s, user, pat, all, t, 256, &others);
-    char b[32];
-    if (n == 0) {
-        printf("nothing to reclaim%s%s%s\n", pat ? ": no defunct or stopped process matches '" : "",
-               pat ? pat : "", pat ? "'" : "");
-    }
-    for (size_t i = 0; i < n; i++)
-        printf("%s %u (%s, %s, %s): %s   %s\n", yes ? "stopping" : "would stop", t[i].pid,
-               t[i].name, t[i].user, t[i].state == SNAP_PS_ZOMBIE ? "defunct" : "stopped",
-               units_fmt_size(t[i].bytes, b, sizeof b),
-               t[i].state == SNAP_PS_STOPPED ? "kill -TERM, kill -CONT, then -KILL"
-                                             : "kill -TERM, then -KILL; parent told");
-    if (others)
-        printf("(%zu process%s of other users left alone: as root, --all-users)\n", others,
-               others == 1 ? "" : "es");
-    if (n && !yes)
-        printf("dry run: nothing changed; add --yes to do it\n");
+    size_t n = collect(&s, &pol, t, 256, &others);
+    report(t, n, &pol, others, yes);
     if (n && yes) {
+        char b[32], b1[32], b2[32];
         uint64_t before = used_total(&s);
         for (size_t i = 0; i < n; i++)
             stop_one(&t[i], grace);
         probe_sample(p, &s, PROBE_PROCS, clock_wall_ms());
         uint64_t after = used_total(&s);
-        char b1[32], b2[32];
         printf("freed %s (VRAM in use: %s before, %s now)\n",
                units_fmt_size(before > after ? before - after : 0, b, sizeof b),
                units_fmt_size(before, b1, sizeof b1), units_fmt_size(after, b2, sizeof b2));

@@ -17,8 +17,19 @@ const char *doctor_kind_name(enum doc_kind k)
 {
     static const char *const names[] = {"display", "reserved",   "unattributed", "zombie",
                                         "stopped", "idle_power", "persistence",  "compute_mode",
-                                        "mig",     "mps"};
+                                        "mig",     "mps",        "idle"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+bool doctor_idle(const struct snap_gpu *g, const struct snap_proc *p, uint64_t now_ms,
+                 double seconds)
+{
+    if (!(g->have & SNAP_HAVE_ACTIVITY) || !p->host_known || !p->start_time || seconds <= 0)
+        return false;
+    uint64_t span_ms = (uint64_t)(seconds * 1000);
+    if (p->start_time * 1000 + span_ms > now_ms)
+        return false; /* too young to tell */
+    return p->busy_us / 1000 + span_ms <= now_ms;
 }
 
 struct out {
@@ -104,6 +115,21 @@ static void gpu_rules(struct out *o, const struct snap_gpu *g, const struct doc_
                      "vram reclaim --yes to stop it, or kill -CONT %u to "
                      "let it go on",
                      p->pid);
+    }
+    for (size_t k = 0; h->idle_s > 0 && k < g->nprocs; k++) {
+        const struct snap_proc *p = &g->procs[k];
+        if (p->role == SNAP_ROLE_DISPLAY || p->state == SNAP_PS_ZOMBIE ||
+            p->state == SNAP_PS_STOPPED || !doctor_idle(g, p, h->now_ms, h->idle_s))
+            continue;
+        uint64_t held = p->used_known ? p->used : 0;
+        if (!(f = add(o, DOC_IDLE, DOC_WARN, i, p->pid, held)))
+            continue;
+        char d[32];
+        snprintf(f->what, sizeof f->what, "pid %u (%s) holds %s and did no GPU work for %s", p->pid,
+                 p->name, p->used_known ? units_fmt_size(held, b, sizeof b) : "the device open",
+                 units_fmt_duration(h->idle_s, d, sizeof d));
+        snprintf(f->fix, sizeof f->fix, "vram reclaim --idle %s --match %s (dry run first)",
+                 units_fmt_duration(h->idle_s, d, sizeof d), p->name);
     }
     bool busy = a.workloads > 0 || ((g->have & SNAP_HAVE_UTIL) && g->util_gpu > 0);
     if (!busy && (g->have & SNAP_HAVE_POWER) && (g->have & SNAP_HAVE_POWER_LIMIT) &&

@@ -22,12 +22,16 @@ enum doc_kind {
     DOC_COMPUTE_MODE, /* not the default compute mode */
     DOC_MIG,          /* MIG enabled */
     DOC_MPS,          /* an MPS control daemon runs */
+    DOC_IDLE,         /* holds memory, did no GPU work for the watched time */
 };
 
 struct doc_host {
     bool igpu; /* another GPU could drive the display */
     char igpu_name[64];
     uint32_t mps_pid; /* 0: no MPS control daemon */
+    /* idle processes: reported when idle_s > 0, after watching that long */
+    double idle_s;
+    uint64_t now_ms;
 };
 
 struct doc_finding {
@@ -45,5 +49,10 @@ size_t doctor_examine(const struct snap *s, const struct doc_host *host, struct 
                       size_t max);
 
 const char *doctor_kind_name(enum doc_kind k);
+
+/* True when p has lived at least seconds and the driver saw it do no GPU
+ * work in the last seconds (needs SNAP_HAVE_ACTIVITY on its GPU). */
+bool doctor_idle(const struct snap_gpu *g, const struct snap_proc *p, uint64_t now_ms,
+                 double seconds);
 
 #endif

@@ -51,6 +51,9 @@ struct snap_proc {
      * (shared by the group) and what libvramcap counted for this process */
     uint64_t cap;
     uint64_t counted;
+    /* when the driver last saw it do GPU work, microseconds since the epoch;
+     * 0: not seen since vram started watching (SNAP_HAVE_ACTIVITY) */
+    uint64_t busy_us;
 };
 
 /* Optional GPU fields: a bit says the driver answered. */
@@ -69,6 +72,7 @@ enum snap_have {
     SNAP_HAVE_FAN = 1u << 11,
     SNAP_HAVE_MEMORY = 1u << 12,
     SNAP_HAVE_PROCS = 1u << 13,
+    SNAP_HAVE_ACTIVITY = 1u << 14, /* per-process utilization samples */
 };
 
 struct snap_mem {

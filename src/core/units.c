@@ -95,6 +95,21 @@ int units_parse_seconds(const char *s, double *out)
     return parse_with_unit(s, table, sizeof table / sizeof table[0], out);
 }
 
+const char *units_fmt_duration(double seconds, char *buf, size_t len)
+{
+    double r = seconds < 0 ? 0 : seconds;
+    unsigned long long whole = (unsigned long long)r;
+    if ((double)whole != r)
+        snprintf(buf, len, "%.1fs", r);
+    else if (whole && whole % 3600 == 0)
+        snprintf(buf, len, "%lluh", whole / 3600);
+    else if (whole && whole % 60 == 0)
+        snprintf(buf, len, "%llum", whole / 60);
+    else
+        snprintf(buf, len, "%llus", whole);
+    return buf;
+}
+
 const char *units_fmt_size(uint64_t bytes, char *buf, size_t len)
 {
     static const char *names[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -16,6 +16,10 @@ int units_parse_size(const char *s, uint64_t *out);
 /* "2s", "1.5", "500ms", "10m", "1h"; a bare number is seconds. Returns 0 or -1. */
 int units_parse_seconds(const char *s, double *out);
 
+/* The largest whole unit: "2h", "10m", "90s", "1.5s"; units_parse_seconds
+ * reads it back. */
+const char *units_fmt_duration(double seconds, char *buf, size_t len);
+
 /* "15.4 GiB" style, two decimals under 10, one above; never longer than 11 chars. */
 const char *units_fmt_size(uint64_t bytes, char *buf, size_t len);
 

@@ -407,3 +407,47 @@ int nvml_proc_name(struct nvml *n, unsigned pid, char *buf, size_t len)
         return -1;
     return n->nvmlSystemGetProcessName(pid, buf, (unsigned)len) == NVML_SUCCESS ? 0 : -1;
 }
+
+int nvml_activity(struct nvml *n, unsigned i, uint64_t since_us, struct nvml_busy **out,
+                  size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (!n->nvmlDeviceGetProcessUtilization || !want(n, i, SNAP_HAVE_ACTIVITY))
+        return VRAM_EFAIL;
+    nvmlProcessUtilizationSample_t *v = NULL;
+    unsigned count = 0;
+    nvmlReturn_t rc = n->nvmlDeviceGetProcessUtilization(n->dev[i], NULL, &count, since_us);
+    /* the size may grow between the two calls: try again a few times */
+    for (int tries = 0; tries < 4 && rc == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
+        count += 8;
+        nvmlProcessUtilizationSample_t *w = realloc(v, count * sizeof *v);
+        if (!w) {
+            free(v);
+            return VRAM_EFAIL;
+        }
+        v = w;
+        rc = n->nvmlDeviceGetProcessUtilization(n->dev[i], v, &count, since_us);
+    }
+    if (rc == NVML_ERROR_NOT_FOUND || (rc == NVML_SUCCESS && count == 0)) {
+        free(v);
+        return VRAM_OK; /* nobody worked since since_us */
+    }
+    if (!got(n, i, SNAP_HAVE_ACTIVITY, rc)) {
+        free(v);
+        return VRAM_EFAIL;
+    }
+    struct nvml_busy *b = calloc(count, sizeof *b);
+    if (!b) {
+        free(v);
+        return VRAM_EFAIL;
+    }
+    size_t k = 0;
+    for (unsigned j = 0; j < count; j++)
+        if (v[j].smUtil || v[j].memUtil)
+            b[k++] = (struct nvml_busy){v[j].pid, v[j].timeStamp};
+    free(v);
+    *out = b;
+    *nout = k;
+    return VRAM_OK;
+}

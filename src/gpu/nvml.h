@@ -41,6 +41,19 @@ void nvml_skip_shutdown(struct nvml *n);
  * (caller frees). Only pid, types, used and used_known are filled. */
 int nvml_procs(struct nvml *n, unsigned i, uint64_t total, struct snap_proc **out, size_t *nout);
 
+/* A process the driver saw doing GPU work, and when (microseconds since
+ * the epoch). */
+struct nvml_busy {
+    uint32_t pid;
+    uint64_t at_us;
+};
+
+/* The processes with nonzero SM or memory utilization in the driver's
+ * samples newer than since_us (0: all the driver keeps, a few seconds), in
+ * a new array (caller frees). VRAM_EFAIL when the driver keeps none. */
+int nvml_activity(struct nvml *n, unsigned i, uint64_t since_us, struct nvml_busy **out,
+                  size_t *nout);
+
 /* The driver's name for a process, for processes /proc does not show us. */
 int nvml_proc_name(struct nvml *n, unsigned pid, char *buf, size_t len);
 

@@ -50,6 +50,14 @@ typedef struct {
     unsigned int gpu, memory;
 } nvmlUtilization_t;
 
+/* One process's recent activity; timeStamp is the CPU time in
+ * microseconds since the epoch at which the driver took the sample. */
+typedef struct {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+
 /* The three layouts the process lists have had. v1: 16 bytes. v2 (what
  * _v2 and _v3 write on current drivers): 24 bytes. Some 535-series drivers
  * wrote 32-byte records (with usedGpuCcProtectedMemory) through _v3. */
@@ -105,6 +113,8 @@ typedef nvmlReturn_t (*nvml_proclist_fn)(nvmlDevice_t, unsigned int *, void *);
     X(nvmlDeviceGetMemoryInfo, nvmlReturn_t, (nvmlDevice_t, nvmlMemory_v1_t *))                    \
     X(nvmlDeviceGetMemoryInfo_v2, nvmlReturn_t, (nvmlDevice_t, nvmlMemory_v2_t *))                 \
     X(nvmlDeviceGetUtilizationRates, nvmlReturn_t, (nvmlDevice_t, nvmlUtilization_t *))            \
+    X(nvmlDeviceGetProcessUtilization, nvmlReturn_t,                                               \
+      (nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned int *, unsigned long long))        \
     X(nvmlDeviceGetPowerUsage, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                       \
     X(nvmlDeviceGetEnforcedPowerLimit, nvmlReturn_t, (nvmlDevice_t, unsigned int *))               \
     X(nvmlDeviceGetTotalEnergyConsumption, nvmlReturn_t, (nvmlDevice_t, unsigned long long *))     \

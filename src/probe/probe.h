@@ -16,6 +16,9 @@ enum probe_what {
     PROBE_HOLDERS = 1u << 1, /* scan /proc/ * /fd for /dev/nvidia* holders */
     PROBE_SLOW = 1u << 2,    /* modes, limits, links, fan: the costly calls */
     PROBE_ENERGY = 1u << 3,  /* total energy: 3 ms a GPU on an H200 */
+    /* per-process utilization samples, remembered across samples: sets
+     * busy_us of each process (and SNAP_HAVE_ACTIVITY) */
+    PROBE_ACTIVITY = 1u << 4,
     PROBE_ALL = PROBE_PROCS | PROBE_HOLDERS | PROBE_SLOW,
 };
 

@@ -81,4 +81,30 @@ case "$ST" in "" | Z) ok "the stopped job is gone" ;; *) not_ok "the stopped job
 expect_eq "vram status shows the memory back (but the other user's)" "$(used)" $((BASE + OTHER))
 expect_match "the desktop was not touched" "$("$VRAM" status)" "desktop / display    1.60 GiB"
 
+# --idle: a job that holds memory and does nothing, next to one that works
+"$SIMALLOC" --bytes 1G --hold >"$T/idle.out" 2>&1 &
+I=$!
+"$SIMALLOC" --bytes 1G --hold --busy >"$T/busy.out" 2>&1 &
+B=$!
+JOBS="$JOBS $I $B"
+wait_ready "$T/idle.out" "$T/busy.out"
+sleep 1.2
+run "$VRAM" doctor --idle 1s
+expect_match "doctor --idle: the idle job" "$OUT" "pid $I \(simalloc\) holds 1.29 GiB and did no GPU work for 1s"
+expect_match "doctor --idle: its fix" "$OUT" "vram reclaim --idle 1s --match simalloc"
+case "$OUT" in *"pid $B "*) not_ok "doctor --idle: the working job is not idle" "$OUT" ;;
+*) ok "doctor --idle: the working job is not idle" ;; esac
+run "$VRAM" reclaim --idle 1s
+expect_match "reclaim --idle: the idle job in the dry run" "$OUT" "would stop $I \(simalloc, [a-z]+, idle\): 1.29 GiB"
+case "$OUT" in *"$B"*) not_ok "reclaim --idle: the working job is left" "$OUT" ;;
+*) ok "reclaim --idle: the working job is left" ;; esac
+run "$VRAM" reclaim --idle 1s --yes --grace 1 --match simalloc
+expect_match "reclaim --idle --yes frees the idle job's memory" "$OUT" "freed 1.29 GiB"
+expect_eq "the working job still runs" "$(kill -0 $B 2>/dev/null && echo yes)" yes
+run "$VRAM" reclaim --idle 0
+expect_eq "--idle 0: exit 2" "$RC" 2
+expect_match "--idle 0: says what it wants" "$OUT" "a duration from 1s to 24h"
+run "$VRAM" doctor --idle soon
+expect_eq "doctor --idle soon: exit 2" "$RC" 2
+
 finish

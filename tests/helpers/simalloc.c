@@ -1,8 +1,9 @@
 /* simalloc: a stand-in for a GPU job in tests. It loads libcuda.so.1 the way
  * frameworks do (dlopen, then either dlsym or cuGetProcAddress), allocates
  * what it is told, writes and checks a pattern, says "ready PID" and waits
- * until stdin closes (or, with --hold, until it is killed). Against the simulated driver it shows
- * up in `vram status` like any CUDA process. */
+ * until stdin closes (or, with --hold, until it is killed). With --busy a
+ * thread keeps copying to the GPU, so the driver sees it working. Against
+ * the simulated driver it shows up in `vram status` like any CUDA process. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -42,6 +43,25 @@ static void *sym(const char *base, const char *versioned)
     return p;
 }
 
+static struct {
+    setcur_fn setcur;
+    htod_fn htod;
+    CUcontext ctx;
+    CUdeviceptr where;
+} work;
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    unsigned char b[64] = {0};
+    work.setcur(work.ctx);
+    for (;;) {
+        work.htod(work.where, b, sizeof b);
+        usleep(200 * 1000);
+    }
+    return NULL;
+}
+
 static void *sleeper(void *arg)
 {
     (void)arg;
@@ -55,7 +75,7 @@ int main(int argc, char **argv)
     int gpu = 0;
     uint64_t bytes = 0;
     int count = 1;
-    int hold = 0, zombie = 0;
+    int hold = 0, zombie = 0, busy = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
             gpu = atoi(argv[++i]);
@@ -70,11 +90,13 @@ int main(int argc, char **argv)
             hold = 1;
         else if (!strcmp(argv[i], "--zombie"))
             zombie = 1;
+        else if (!strcmp(argv[i], "--busy"))
+            busy = 1;
         else if (!strcmp(argv[i], "--proc-address"))
             gpa = (gpa_fn)1; /* resolved below */
         else {
             fprintf(stderr, "usage: simalloc [--gpu N] [--bytes SIZE] [--count N] "
-                            "[--proc-address] [--hold] [--zombie]\n");
+                            "[--proc-address] [--hold] [--zombie] [--busy]\n");
             return 2;
         }
     }
@@ -119,6 +141,19 @@ int main(int argc, char **argv)
             fprintf(stderr, "simalloc: data did not come back\n");
             return 1;
         }
+        if (k == 0)
+            work.where = p;
+    }
+    if (busy && !work.where) {
+        fprintf(stderr, "simalloc: --busy needs --bytes\n");
+        return 2;
+    }
+    if (busy) {
+        pthread_t t;
+        work.setcur = setcur;
+        work.htod = htod;
+        work.ctx = ctx;
+        pthread_create(&t, NULL, worker, NULL);
     }
     size_t fb, tb;
     cuMemGetInfo(&fb, &tb);

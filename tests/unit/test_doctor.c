@@ -93,10 +93,53 @@ static void idle_power_and_unattributed(void **st)
     assert_null(find(f, n, DOC_IDLE_POWER));
 }
 
+/* Idle means: old enough, and not seen working within the watched time;
+ * without per-process samples nothing is called idle. */
+static void idle_needs_age_and_no_recent_work(void **st)
+{
+    (void)st;
+    const uint64_t now_ms = 1000000000ULL * 1000; /* some wall-clock time */
+    struct snap_proc p[4];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 4; i++) {
+        p[i] = (struct snap_proc){.pid = 100 + (uint32_t)i,
+                                  .role = SNAP_ROLE_WORKLOAD,
+                                  .used = GiB,
+                                  .used_known = true,
+                                  .host_known = true,
+                                  .state = SNAP_PS_SLEEPING,
+                                  .start_time = now_ms / 1000 - 3600};
+        snprintf(p[i].name, sizeof p[i].name, "job%d", i);
+    }
+    p[1].busy_us = (now_ms - 5 * 1000) * 1000;       /* worked 5 s ago */
+    p[2].start_time = now_ms / 1000 - 30;            /* started 30 s ago */
+    p[3].busy_us = (now_ms - 20 * 60 * 1000) * 1000; /* worked 20 min ago */
+    struct snap_gpu g = gpu(16 * GiB, 0, 4 * GiB);
+    g.have |= SNAP_HAVE_ACTIVITY;
+    g.procs = p;
+    g.nprocs = 4;
+    struct doc_host h = {.idle_s = 600, .now_ms = now_ms};
+    struct doc_finding f[32];
+    size_t n = examine(&g, &h, f);
+    unsigned idle = 0;
+    for (size_t i = 0; i < n; i++)
+        if (f[i].kind == DOC_IDLE)
+            idle |= 1u << (f[i].pid - 100);
+    assert_int_equal(idle, 1u << 0 | 1u << 3);
+    const struct doc_finding *d = find(f, n, DOC_IDLE);
+    assert_non_null(strstr(d->what, "did no GPU work for 10m"));
+    assert_int_equal(d->bytes, GiB);
+
+    g.have &= ~(unsigned)SNAP_HAVE_ACTIVITY; /* the driver keeps no samples */
+    n = examine(&g, &h, f);
+    assert_null(find(f, n, DOC_IDLE));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(clean_card_has_nothing_to_do),
+        cmocka_unit_test(idle_needs_age_and_no_recent_work),
         cmocka_unit_test(desktop_and_the_igpu),
         cmocka_unit_test(idle_power_and_unattributed),
     };

@@ -64,6 +64,21 @@ static void printing(void **st)
     assert_string_equal(units_fmt_gib(483183820ULL, b, sizeof b), "0.45");
 }
 
+/* A duration printed in a hint must read back as the same duration. */
+static void durations_round_trip(void **st)
+{
+    (void)st;
+    static const double v[] = {0, 1.5, 45, 90, 600, 5400, 7200};
+    static const char *const want[] = {"0s", "1.5s", "45s", "90s", "10m", "90m", "2h"};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char b[32];
+        double back;
+        assert_string_equal(units_fmt_duration(v[i], b, sizeof b), want[i]);
+        assert_int_equal(units_parse_seconds(b, &back), 0);
+        assert_true(back == v[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -71,6 +86,7 @@ int main(void)
         cmocka_unit_test(bad_sizes_are_refused),
         cmocka_unit_test(durations),
         cmocka_unit_test(printing),
+        cmocka_unit_test(durations_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
