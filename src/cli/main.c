@@ -20,6 +20,7 @@ static const struct cmd_entry *const cmd_table[] = {
     &cmd_fit_entry,
     &cmd_doctor_entry,
     &cmd_reclaim_entry,
+    &cmd_headless_entry,
 };
 
 #define NCMDS (sizeof cmd_table / sizeof cmd_table[0])

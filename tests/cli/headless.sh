@@ -1,0 +1,146 @@
+#!/bin/sh
+# vram headless on fake roots (sys/, proc/, etc/ trees): status reads the
+# GPUs, monitors and display servers; on writes the plan and keeps what it
+# replaces; off puts the tree back byte for byte; dry runs change nothing;
+# refusals change nothing.
+. "$(dirname "$0")/lib.sh"
+
+run() { OUT=$("$@" 2>&1); RC=$?; }
+# every path with its type, mode, link target and content hash
+print_tree() {
+    (cd "$1" && find . -printf '%p %y %m %l\n' | sort &&
+        find . -type f -exec md5sum {} + | sort)
+}
+
+# card R NAME VENDOR PCI DRIVER BOOTVGA
+card() {
+    d="$1/sys/class/drm/$2/device"
+    mkdir -p "$d"
+    echo "$3" >"$d/vendor"
+    echo "$6" >"$d/boot_vga"
+    printf 'DRIVER=%s\nPCI_SLOT_NAME=%s\n' "$5" "$4" >"$d/uevent"
+}
+# output R CARD-CONNECTOR STATUS
+output() { mkdir -p "$1/sys/class/drm/$2" && echo "$3" >"$1/sys/class/drm/$2/status"; }
+# server R PID COMM DEVICE
+server() {
+    mkdir -p "$1/proc/$2/fd"
+    echo "$3" >"$1/proc/$2/comm"
+    ln -s "$4" "$1/proc/$2/fd/12"
+}
+
+# A desktop: Intel iGPU without a monitor, the NVIDIA card drives the screen
+R="$T/root"
+card "$R" card0 0x8086 0000:00:02.0 i915 1
+card "$R" card1 0x10de 0000:01:00.0 nvidia 0
+output "$R" card0-HDMI-A-1 disconnected
+output "$R" card1-DP-1 connected
+server "$R" 1234 Xorg /dev/dri/card1
+server "$R" 1300 gnome-shell /dev/nvidia0
+mkdir -p "$R/etc/X11/xorg.conf.d" "$R/etc/udev/rules.d"
+printf 'Section "Device"\n    Identifier "nv"\n    Driver "nvidia"\nEndSection\n' >"$R/etc/X11/xorg.conf"
+chmod 600 "$R/etc/X11/xorg.conf"
+echo '# the user own' >"$R/etc/udev/rules.d/61-vram-headless.rules"
+echo 'Section "InputClass"' >"$R/etc/X11/xorg.conf.d/40-libinput.conf"
+BEFORE=$(print_tree "$R")
+
+run "$VRAM" headless --root "$R"
+expect_eq "status: exit 0" "$RC" 0
+expect_match "status: the iGPU, boot GPU, no monitor" "$OUT" \
+    "card0 +Intel +0000:00:02.0 +i915 +boot GPU +no monitor"
+expect_match "status: the NVIDIA card and its monitor" "$OUT" "card1 +NVIDIA .*monitor: DP-1"
+expect_match "status: the display servers and their GPU" "$OUT" \
+    "Xorg \(pid 1234, on card1\)|gnome-shell \(pid 1300, on card1\)"
+expect_match "status: the desktop is on the NVIDIA card" "$OUT" "headless: off: the desktop runs on the NVIDIA card \(card1\)"
+expect_match "status: what on would do" "$OUT" "vram headless on +moves it to the Intel GPU \(card0\)"
+
+run "$VRAM" headless on --show --root "$R"
+expect_eq "on (dry run): exit 0" "$RC" 0
+expect_match "on: the Xorg snippet with the iGPU's BusID" "$OUT" 'BusID +"PCI:0:2:0"'
+expect_match "on: the old xorg.conf is set aside" "$OUT" "set aside $R/etc/X11/xorg.conf"
+expect_match "on: the Mutter tag on the NVIDIA card" "$OUT" 'KERNELS=="0000:01:00.0", TAG\+="mutter-device-ignore"'
+expect_match "on: says it is a dry run" "$OUT" "dry run: nothing changed"
+expect_eq "on (dry run) changes nothing" "$(print_tree "$R")" "$BEFORE"
+
+run "$VRAM" headless on --yes --root "$R"
+expect_eq "on --yes: exit 0" "$RC" 0
+expect_match "on --yes: says to reboot and to move the cable" "$OUT" \
+    "reboot .*plug the monitor into the Intel GPU's output"
+expect_match "on --yes: the snippet is written" "$(cat "$R/etc/X11/xorg.conf.d/20-vram-headless.conf")" \
+    'Driver +"modesetting"'
+expect_eq "on --yes: the nvidia xorg.conf is out of the way" "$(test -e "$R/etc/X11/xorg.conf" || echo gone)" gone
+expect_match "on --yes: KWin's device list" "$(cat "$R/etc/environment.d/90-vram-headless.conf")" \
+    "^KWIN_DRM_DEVICES=/dev/dri/vram-display"
+run "$VRAM" headless --root "$R"
+expect_match "status after on: on, not in effect until a reboot" "$OUT" "headless: on since .* but not in effect yet: reboot"
+run "$VRAM" headless on --yes --root "$R"
+expect_match "on twice: already on" "$OUT" "already on"
+
+run "$VRAM" headless off --root "$R"
+expect_match "off (dry run): lists what it puts back" "$OUT" "put back $R/etc/X11/xorg.conf"
+AFTER_ON=$(print_tree "$R")
+run "$VRAM" headless off --root "$R"
+expect_eq "off (dry run) changes nothing" "$(print_tree "$R")" "$AFTER_ON"
+run "$VRAM" headless off --yes --root "$R"
+expect_eq "off --yes: exit 0" "$RC" 0
+expect_eq "on then off leaves the tree byte-identical" "$(print_tree "$R")" "$BEFORE"
+run "$VRAM" headless off --yes --root "$R"
+expect_match "off twice: nothing to restore" "$OUT" "headless is not on"
+
+# a damaged record: off refuses and changes nothing
+"$VRAM" headless on --yes --root "$R" >/dev/null
+echo "remove ../../etc/passwd" >>"$R/var/lib/vram/headless/manifest"
+DAMAGED=$(print_tree "$R")
+run "$VRAM" headless off --yes --root "$R"
+expect_eq "damaged record: exit 1" "$RC" 1
+expect_match "damaged record: names the line" "$OUT" "manifest: line [0-9]+ is damaged"
+expect_eq "damaged record: nothing changed" "$(print_tree "$R")" "$DAMAGED"
+sed -i '$d' "$R/var/lib/vram/headless/manifest"
+"$VRAM" headless off --yes --root "$R" >/dev/null
+expect_eq "repaired record: off restores the tree" "$(print_tree "$R")" "$BEFORE"
+
+# a place that cannot be written: refused before anything is done
+B="$T/blocked"
+cp -a "$R" "$B"
+rm -rf "$B/etc/udev"
+echo "not a directory" >"$B/etc/udev"
+BLOCKED=$(print_tree "$B")
+run "$VRAM" headless on --yes --root "$B"
+expect_eq "unwritable: exit 1" "$RC" 1
+expect_match "unwritable: names the place and the fix" "$OUT" "$B/etc/udev is not a directory; nothing was changed. Run it as root"
+expect_eq "unwritable: nothing half-done" "$(print_tree "$B")" "$BLOCKED"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    chmod 755 "$T"
+    run setpriv --reuid=65534 --regid=65534 --clear-groups "$VRAM" headless on --yes --root "$R"
+    expect_match "another user: cannot write, says to use root" "$OUT" "cannot write in $R(/[a-z0-9./-]*)? \(Permission denied\).*sudo"
+    expect_eq "another user: nothing changed" "$(print_tree "$R")" "$BEFORE"
+fi
+
+# no other GPU: refused with the reason
+N="$T/nvidia-only"
+card "$N" card0 0x10de 0000:01:00.0 nvidia 1
+output "$N" card0-DP-1 connected
+run "$VRAM" headless on --yes --root "$N"
+expect_eq "no iGPU: exit 1" "$RC" 1
+expect_match "no iGPU: says why and what to do" "$OUT" "no other GPU can take the display: enable the integrated GPU"
+run "$VRAM" headless --root "$N"
+expect_match "no iGPU: status says on is not possible" "$OUT" "vram headless on is not possible here"
+# an iGPU whose driver is not loaded cannot take the display either
+card "$N" card1 0x8086 0000:00:02.0 "" 0
+run "$VRAM" headless on --root "$N"
+expect_eq "iGPU without a driver: exit 1" "$RC" 1
+
+# not a Linux root, bad usage
+mkdir -p "$T/empty"
+run "$VRAM" headless --root "$T/empty"
+expect_match "no sys/class/drm: says what it needs" "$OUT" "sys/class/drm not found: this works on Linux"
+expect_eq "no sys/class/drm: exit 1" "$RC" 1
+run "$VRAM" headless sideways
+expect_eq "unknown verb: exit 2" "$RC" 2
+expect_match "unknown verb: the choices" "$OUT" "say status, on or off"
+run "$VRAM" headless --root "$T/nowhere"
+expect_eq "missing root: exit 2" "$RC" 2
+run "$VRAM" headless --frobnicate
+expect_eq "unknown option: exit 2" "$RC" 2
+
+finish
