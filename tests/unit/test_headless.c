@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/headless.h"
+#include "core/headless_win.h"
 #include "host/rootfs.h"
 
 static struct hl_card card(const char *name, unsigned vendor, const char *pci, const char *drv,
@@ -131,6 +132,42 @@ static void record_paths_stay_inside(void **st)
         assert_int_equal(rootfs_parse(bad[i], strlen(bad[i]), err, sizeof err), -1);
 }
 
+/* Windows: the vendor comes from the instance id; the NVIDIA adapter is
+ * disabled only when asked; a virtual adapter (VEN_0000) cannot take the
+ * display. */
+static void windows_plan(void **st)
+{
+    (void)st;
+    assert_int_equal(headless_win_vendor("PCI\\VEN_10DE&DEV_2C05&SUBSYS_1\\4&2"), 0x10de);
+    assert_int_equal(headless_win_vendor("PCI\\VEN_8086&DEV_A780"), 0x8086);
+    assert_int_equal(headless_win_vendor("PCI\\VEN_80"), 0);
+    assert_int_equal(headless_win_vendor("ROOT\\BasicDisplay"), 0);
+    struct hw_state s;
+    memset(&s, 0, sizeof s);
+    s.hwsch = -1;
+    snprintf(s.adapters[0].id, HW_ID_MAX, "PCI\\VEN_10DE&DEV_2C05\\1");
+    s.adapters[0].vendor = 0x10de;
+    snprintf(s.adapters[1].id, HW_ID_MAX, "PCI\\VEN_0000&DEV_0000\\0");
+    s.nadapters = 2;
+    struct hw_plan p;
+    char why[256];
+    assert_int_equal(headless_win_plan(&s, false, &p, why, sizeof why), -1);
+    assert_non_null(strstr(why, "no other GPU can take the display"));
+    snprintf(s.adapters[2].id, HW_ID_MAX, "PCI\\VEN_8086&DEV_A780\\3");
+    s.adapters[2].vendor = 0x8086;
+    s.nadapters = 3;
+    assert_int_equal(headless_win_plan(&s, false, &p, why, sizeof why), 0);
+    assert_int_equal(p.display, 2);
+    assert_true(p.set_hwsch);
+    assert_int_equal(p.ndisable, 0);
+    assert_int_equal(headless_win_plan(&s, true, &p, why, sizeof why), 0);
+    assert_int_equal(p.ndisable, 1);
+    assert_string_equal(p.disable[0], s.adapters[0].id);
+    s.hwsch = 2; /* already on, nothing to disable: nothing to do */
+    assert_int_equal(headless_win_plan(&s, false, &p, why, sizeof why), -1);
+    assert_non_null(strstr(why, "already on"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +175,7 @@ int main(void)
         cmocka_unit_test(which_gpu_takes_the_display),
         cmocka_unit_test(xorg_conf_reading),
         cmocka_unit_test(record_paths_stay_inside),
+        cmocka_unit_test(windows_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
