@@ -113,6 +113,18 @@ static void full_path(const char *root, const char *rel, char *out, size_t len)
     snprintf(out, len, "%s/%s", strcmp(root, "/") ? root : "", rel);
 }
 
+/* A file's text, each line behind a margin. */
+static void print_quoted(const char *text)
+{
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        fputs("        | ", stdout);
+        fwrite(text, 1, n, stdout);
+        fputc('\n', stdout);
+        text += n + (text[n] == '\n');
+    }
+}
+
 static int turn_on(const char *root, const struct hl_system *sys, bool yes, bool show)
 {
     struct hl_plan plan;
@@ -129,8 +141,7 @@ static int turn_on(const char *root, const struct hl_system *sys, bool yes, bool
         full_path(root, s->path, p, sizeof p);
         printf("  %s %s\n      %s\n", s->op == HL_WRITE ? "write    " : "set aside", p, s->why);
         if (show && s->op == HL_WRITE)
-            for (const char *l = s->content; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
-                printf("        | %.*s\n", (int)strcspn(l, "\n"), l);
+            print_quoted(s->content);
     }
     printf("anything replaced is kept under %s/%s for `vram headless off`\n",
            strcmp(root, "/") ? root : "", ROOTFS_STATE);
