@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "cuda_internal.h"
+#include "gpu/uuid.h"
 
 #define EXPORT SIM_EXPORT
 
@@ -89,6 +91,22 @@ int simcu_gpu(CUdevice dev)
     return dev >= 0 && dev < nvisible ? visible[dev] : -1;
 }
 
+void simcu_gate(void)
+{
+    struct sim *s = ready();
+    for (;;) {
+        if (!s)
+            return;
+        sim_state_lock(&s->state);
+        uint32_t st = sim_state_ckpt_self(&s->state);
+        sim_state_unlock(&s->state);
+        if (st == CU_PROCESS_STATE_RUNNING)
+            return;
+        struct timespec ts = {0, 2 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 void simcu_busy(void)
 {
     struct sim *s = ready();
@@ -102,6 +120,7 @@ void simcu_busy(void)
 
 CUresult simcu_charge(CUdevice dev, int64_t delta)
 {
+    simcu_gate();
     struct sim *s = ready();
     int gi = simcu_gpu(dev);
     if (!s || gi < 0)
@@ -109,7 +128,9 @@ CUresult simcu_charge(CUdevice dev, int64_t delta)
     const struct sim_gpu_def *g = &s->machine.gpus[gi];
     CUresult rc = CUDA_SUCCESS;
     sim_state_lock(&s->state);
-    if (delta > 0 && g->reserved + sim_used_locked(s, (unsigned)gi) + (uint64_t)delta > g->memory)
+    unsigned at = sim_state_actual(&s->state, (unsigned)gi);
+    g = &s->machine.gpus[at];
+    if (delta > 0 && g->reserved + sim_used_locked(s, at) + (uint64_t)delta > g->memory)
         rc = CUDA_ERROR_OUT_OF_MEMORY;
     else if (sim_state_charge(&s->state, (unsigned)gi, ptype(), delta) < 0)
         rc = CUDA_ERROR_UNKNOWN;
@@ -196,20 +217,8 @@ EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     GPU_OF(dev);
     if (!uuid)
         return CUDA_ERROR_INVALID_VALUE;
-    /* "GPU-xxxxxxxx-xxxx-..." back to its 16 bytes */
     memset(uuid, 0, sizeof *uuid);
-    const char *p = g->uuid + 4;
-    for (int i = 0; i < 16 && *p;) {
-        unsigned b;
-        if (*p == '-') {
-            p++;
-            continue;
-        }
-        if (sscanf(p, "%2x", &b) != 1)
-            break;
-        uuid->bytes[i++] = (char)b;
-        p += 2;
-    }
+    gpu_uuid_parse(g->uuid, (unsigned char *)uuid->bytes);
     return CUDA_SUCCESS;
 }
 
@@ -387,7 +396,11 @@ EXPORT CUresult cuGetErrorName(CUresult e, const char **s)
         {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE"},
         {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE"},
         {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT"},
+        {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE"},
+        {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE"},
         {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND"},
+        {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED"},
+        {CUDA_ERROR_TIMEOUT, "CUDA_ERROR_TIMEOUT"},
         {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN"},
     };
     if (!s)
@@ -434,6 +447,12 @@ CUresult cuMemGetAllocationGranularity(size_t *, const CUmemAllocationProp *, in
 CUresult cuArrayCreate_v2(CUarray *, const CUDA_ARRAY_DESCRIPTOR *);
 CUresult cuArray3DCreate_v2(CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *);
 CUresult cuArrayDestroy(CUarray);
+/* in cuda_ckpt.c */
+CUresult cuCheckpointProcessGetState(int, CUprocessState *);
+CUresult cuCheckpointProcessLock(int, CUcheckpointLockArgs *);
+CUresult cuCheckpointProcessCheckpoint(int, CUcheckpointCheckpointArgs *);
+CUresult cuCheckpointProcessRestore(int, CUcheckpointRestoreArgs *);
+CUresult cuCheckpointProcessUnlock(int, CUcheckpointUnlockArgs *);
 
 static const struct {
     const char *name;
@@ -485,6 +504,11 @@ static const struct {
     P("cuArrayCreate", cuArrayCreate_v2, 3020),
     P("cuArray3DCreate", cuArray3DCreate_v2, 3020),
     P("cuArrayDestroy", cuArrayDestroy, 2000),
+    P("cuCheckpointProcessGetState", cuCheckpointProcessGetState, 12080),
+    P("cuCheckpointProcessLock", cuCheckpointProcessLock, 12080),
+    P("cuCheckpointProcessCheckpoint", cuCheckpointProcessCheckpoint, 12080),
+    P("cuCheckpointProcessRestore", cuCheckpointProcessRestore, 12080),
+    P("cuCheckpointProcessUnlock", cuCheckpointProcessUnlock, 12080),
     P("cuGetErrorName", cuGetErrorName, 6000),
     P("cuGetErrorString", cuGetErrorString, 6000),
 #undef P

@@ -27,6 +27,10 @@ CUresult simcu_charge(CUdevice dev, int64_t delta);
  * utilization samples report. */
 void simcu_busy(void);
 
+/* Waits while a checkpoint holds this process (locked or checkpointed),
+ * as the real driver holds a locked process's CUDA calls. */
+void simcu_gate(void);
+
 /* Address ranges that copies may touch: allocations and VMM mappings. */
 enum simcu_kind { SIMCU_LINEAR, SIMCU_MANAGED, SIMCU_MAPPED, SIMCU_ARRAY };
 int simcu_track(CUdeviceptr p, size_t size, size_t charged, CUdevice dev, enum simcu_kind kind);

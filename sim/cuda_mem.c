@@ -194,9 +194,9 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
         return CUDA_ERROR_INVALID_CONTEXT;
     if (!free_b || !total)
         return CUDA_ERROR_INVALID_VALUE;
-    unsigned gi = (unsigned)simcu_gpu(dev);
-    const struct sim_gpu_def *g = &s->machine.gpus[gi];
     sim_state_lock(&s->state);
+    unsigned gi = sim_state_actual(&s->state, (unsigned)simcu_gpu(dev));
+    const struct sim_gpu_def *g = &s->machine.gpus[gi];
     uint64_t used = g->reserved + sim_used_locked(s, gi);
     sim_state_unlock(&s->state);
     *total = g->memory;
@@ -230,6 +230,7 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!src || !simcu_inside(dst, n))
         return CUDA_ERROR_INVALID_VALUE;
+    simcu_gate();
     memcpy((void *)(uintptr_t)dst, src, n);
     simcu_busy();
     return CUDA_SUCCESS;
@@ -241,6 +242,7 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!dst || !simcu_inside(src, n))
         return CUDA_ERROR_INVALID_VALUE;
+    simcu_gate();
     memcpy(dst, (const void *)(uintptr_t)src, n);
     simcu_busy();
     return CUDA_SUCCESS;
@@ -252,6 +254,7 @@ EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!simcu_inside(dst, n) || !simcu_inside(src, n))
         return CUDA_ERROR_INVALID_VALUE;
+    simcu_gate();
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     simcu_busy();
     return CUDA_SUCCESS;
@@ -263,6 +266,7 @@ EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!simcu_inside(dst, n))
         return CUDA_ERROR_INVALID_VALUE;
+    simcu_gate();
     memset((void *)(uintptr_t)dst, v, n);
     simcu_busy();
     return CUDA_SUCCESS;

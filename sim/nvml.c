@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu/cuda_api.h"
 #include "gpu/nvml_api.h"
 #include "sim.h"
 
@@ -340,7 +341,9 @@ static unsigned gather(struct sim *s, unsigned gpu, unsigned type, struct rec *o
     sim_state_used(&s->state, gpu); /* drops the dead */
     for (unsigned i = 0; i < SIM_SLOTS && n < max; i++) {
         const struct sim_slot *sl = &s->state.ledger->slots[i];
-        if (sl->pid > 0 && sl->gpu == gpu && (sl->type & type))
+        /* a checkpointed process holds nothing on the GPU: the driver does not list it */
+        if (sl->pid > 0 && sl->gpu == gpu && (sl->type & type) &&
+            sl->ckpt != CU_PROCESS_STATE_CHECKPOINTED)
             out[n++] = (struct rec){(uint32_t)sl->pid, sl->used};
     }
     sim_state_unlock(&s->state);

@@ -21,7 +21,7 @@
 
 #include "host/proc.h"
 
-#define LEDGER_MAGIC 0x7672616d73696d32ULL /* "vramsim2" */
+#define LEDGER_MAGIC 0x7672616d73696d33ULL /* "vramsim3" */
 
 uint64_t sim_now_ms(void)
 {
@@ -76,7 +76,7 @@ int sim_state_open(struct sim_state *s, const char *machine_path)
         fchmod(s->fd, 0666);
         memset(s->ledger, 0, sizeof *s->ledger);
         s->ledger->magic = LEDGER_MAGIC;
-        s->ledger->version = 2;
+        s->ledger->version = 3;
         s->ledger->nslots = SIM_SLOTS;
         s->ledger->created_ms = sim_now_ms();
     }
@@ -134,7 +134,7 @@ int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t d
     struct sim_slot *free_slot = NULL;
     for (unsigned i = 0; i < SIM_SLOTS; i++) {
         struct sim_slot *sl = &s->ledger->slots[i];
-        if (sl->pid == pid && sl->start == start && sl->gpu == gpu) {
+        if (sl->pid == pid && sl->start == start && sl->vgpu == gpu) {
             sl->type |= type;
             sl->used = delta < 0 && (uint64_t)-delta > sl->used ? 0 : sl->used + (uint64_t)delta;
             return 0;
@@ -144,7 +144,12 @@ int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t d
     }
     if (!free_slot)
         return -1;
-    *free_slot = (struct sim_slot){pid, gpu, start, delta > 0 ? (uint64_t)delta : 0, type, 0, 0};
+    *free_slot = (struct sim_slot){.pid = pid,
+                                   .gpu = gpu,
+                                   .start = start,
+                                   .used = delta > 0 ? (uint64_t)delta : 0,
+                                   .type = type,
+                                   .vgpu = gpu};
     return 0;
 }
 
@@ -154,7 +159,30 @@ void sim_state_busy(struct sim_state *s, unsigned gpu)
     uint64_t start = sim_state_start_of(pid);
     for (unsigned i = 0; i < SIM_SLOTS; i++) {
         struct sim_slot *sl = &s->ledger->slots[i];
-        if (sl->pid == pid && sl->start == start && sl->gpu == gpu)
+        if (sl->pid == pid && sl->start == start && sl->vgpu == gpu)
             sl->busy_ms = sim_now_ms();
     }
+}
+
+unsigned sim_state_actual(struct sim_state *s, unsigned vgpu)
+{
+    int32_t pid = (int32_t)getpid();
+    for (unsigned i = 0; i < SIM_SLOTS; i++) {
+        const struct sim_slot *sl = &s->ledger->slots[i];
+        if (sl->pid == pid && sl->vgpu == vgpu && alive(sl))
+            return sl->gpu;
+    }
+    return vgpu;
+}
+
+uint32_t sim_state_ckpt_self(struct sim_state *s)
+{
+    int32_t pid = (int32_t)getpid();
+    uint32_t st = 0;
+    for (unsigned i = 0; i < SIM_SLOTS; i++) {
+        const struct sim_slot *sl = &s->ledger->slots[i];
+        if (sl->pid == pid && alive(sl) && sl->ckpt > st)
+            st = sl->ckpt;
+    }
+    return st;
 }

@@ -11,13 +11,16 @@
 #define SIM_SLOTS 1024
 
 struct sim_slot {
-    int32_t pid; /* 0: free */
-    uint32_t gpu;
+    int32_t pid;    /* 0: free */
+    uint32_t gpu;   /* where its memory is now */
     uint64_t start; /* the process's start time in ticks, against pid reuse */
     uint64_t used;
-    uint32_t type; /* SIM_PT_* */
-    uint32_t pad;
+    uint32_t type;    /* SIM_PT_* */
+    uint32_t vgpu;    /* the GPU as the process knows it (a restore may move it) */
     uint64_t busy_ms; /* when it last did GPU work (copies, sets), 0: never */
+    uint32_t ckpt;    /* CUprocessState: running, locked, checkpointed */
+    uint32_t pad;
+    uint64_t host; /* bytes a checkpoint moved to host memory */
 };
 
 struct sim_ledger {
@@ -46,6 +49,12 @@ uint64_t sim_state_used(struct sim_state *s, unsigned gpu);
 
 /* Under the lock: adds delta (may be negative) to this process's slot. */
 int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t delta);
+
+/* Under the lock: the GPU this process's vgpu now lives on. */
+unsigned sim_state_actual(struct sim_state *s, unsigned vgpu);
+
+/* Under the lock: the checkpoint state of this process (0: running). */
+uint32_t sim_state_ckpt_self(struct sim_state *s);
 
 /* Under the lock: this process did GPU work on gpu just now. */
 void sim_state_busy(struct sim_state *s, unsigned gpu);

@@ -18,6 +18,8 @@ extern const struct cmd_entry cmd_fit_entry;
 extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_reclaim_entry;
 extern const struct cmd_entry cmd_headless_entry;
+extern const struct cmd_entry cmd_suspend_entry;
+extern const struct cmd_entry cmd_resume_entry;
 
 /* "usage: vram NAME ARGS" and the help text, to stdout or stderr. */
 void cmd_usage(const struct cmd_entry *e, int to_stderr);

@@ -21,6 +21,8 @@ static const struct cmd_entry *const cmd_table[] = {
     &cmd_doctor_entry,
     &cmd_reclaim_entry,
     &cmd_headless_entry,
+    &cmd_suspend_entry,
+    &cmd_resume_entry,
 };
 
 #define NCMDS (sizeof cmd_table / sizeof cmd_table[0])

@@ -82,9 +82,45 @@ enum {
     CUDA_ERROR_INVALID_CONTEXT = 201,
     CUDA_ERROR_INVALID_HANDLE = 400,
     CUDA_ERROR_NOT_FOUND = 500,
+    CUDA_ERROR_ILLEGAL_STATE = 401,
     CUDA_ERROR_NOT_SUPPORTED = 801,
+    CUDA_ERROR_TIMEOUT = 909,
     CUDA_ERROR_UNKNOWN = 999,
 };
+
+/* Process checkpoints (driver 570+, CUDA 12.8+; GPU remapping in 12.9+).
+ * Every argument struct is 64 bytes, zeroed where reserved. */
+typedef enum {
+    CU_PROCESS_STATE_RUNNING = 0,
+    CU_PROCESS_STATE_LOCKED = 1,
+    CU_PROCESS_STATE_CHECKPOINTED = 2,
+    CU_PROCESS_STATE_FAILED = 3,
+} CUprocessState;
+
+typedef struct {
+    unsigned int timeoutMs; /* 0: wait as long as it takes */
+    unsigned int reserved0;
+    cuuint64_t reserved1[7];
+} CUcheckpointLockArgs;
+
+typedef struct {
+    cuuint64_t reserved[8];
+} CUcheckpointCheckpointArgs;
+
+typedef struct {
+    cuuint64_t reserved[8];
+} CUcheckpointUnlockArgs;
+
+typedef struct {
+    CUuuid oldUuid, newUuid;
+} CUcheckpointGpuPair;
+
+typedef struct {
+    CUcheckpointGpuPair *gpuPairs;
+    unsigned int gpuPairsCount;
+    unsigned int padding0;
+    char reserved[48];
+} CUcheckpointRestoreArgs;
 
 enum {
     CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,

@@ -1,0 +1,230 @@
+/* suspend: `vram suspend` and `vram resume`, the two halves of one move: a
+ * process's GPU memory out to host RAM through the driver's checkpoints,
+ * and back, on the same GPU or another of the same kind. The process stays
+ * alive and never notices, except that its CUDA calls wait meanwhile. A
+ * small record in vram's run directory remembers the GPU it left. */
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "cmd.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "gpu/ckpt.h"
+#include "host/proc.h"
+#include "probe/probe.h"
+#include "shim/group.h"
+
+static int cmd_suspend(int argc, char **argv);
+static int cmd_resume(int argc, char **argv);
+
+const struct cmd_entry cmd_suspend_entry = {
+    .name = "suspend",
+    .args = "PID [--timeout SECONDS]",
+    .summary = "move a process's GPU memory to host RAM; it stays alive, paused",
+    .help = "  -t, --timeout S   how long to wait for its GPU work to finish (default 30)\n"
+            "\n"
+            "Uses the NVIDIA driver's process checkpoints (driver 570 or newer). The\n"
+            "process keeps running on the CPU; its CUDA calls wait until vram resume.\n",
+    .exec = cmd_suspend,
+};
+
+const struct cmd_entry cmd_resume_entry = {
+    .name = "resume",
+    .args = "PID [--gpu N]",
+    .summary = "bring a suspended process's memory back to a GPU",
+    .help = "  -g, --gpu N   restore onto GPU N (same kind of GPU) instead of the one it left\n",
+    .exec = cmd_resume,
+};
+
+static int parse_pid(const struct cmd_entry *e, const char *s, int *pid)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!isdigit((unsigned char)*s) || *end || v <= 0 || v > 4194304)
+        return cmd_bad_usage(e,
+                             "'%s': a process id (vram serve's model names come with the "
+                             "daemon)",
+                             s);
+    *pid = (int)v;
+    return 0;
+}
+
+static void record_path(int pid, char *out, size_t len)
+{
+    snprintf(out, len, "%s/suspended-%d", group_dir(), pid);
+}
+
+/* Where pid's memory is: the GPU and the bytes, from one snapshot. */
+static int find_proc(struct snap *s, int pid, size_t *gpu, uint64_t *bytes)
+{
+    for (size_t g = 0; g < s->ngpus; g++)
+        for (size_t i = 0; i < s->gpus[g].nprocs; i++)
+            if (s->gpus[g].procs[i].pid == (uint32_t)pid) {
+                *gpu = g;
+                *bytes = s->gpus[g].procs[i].used;
+                return 0;
+            }
+    return -1;
+}
+
+static int open_all(const struct cmd_entry *e, struct probe **p, struct ckpt **c, struct snap *s)
+{
+    char err[512];
+    int rc = probe_open(p, "/proc", err, sizeof err);
+    if (rc < 0)
+        return cmd_no_driver(e, err, rc);
+    if ((rc = ckpt_open(c, err, sizeof err)) < 0) {
+        probe_close(*p);
+        return rc == VRAM_ENODRIVER ? cmd_no_driver(e, err, rc)
+                                    : (fprintf(stderr, "vram %s: %s\n", e->name, err), 1);
+    }
+    memset(s, 0, sizeof *s);
+    probe_sample(*p, s, PROBE_PROCS, clock_wall_ms());
+    return 0;
+}
+
+static void close_all(struct probe *p, struct ckpt *c, struct snap *s)
+{
+    snap_free(s);
+    ckpt_close(c);
+    probe_exiting(p);
+    probe_close(p);
+}
+
+static int cmd_suspend(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"timeout", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    double timeout = 30;
+    int c, pid;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            cmd_usage(&cmd_suspend_entry, 0);
+            return 0;
+        }
+        if (c != 't' || units_parse_seconds(optarg, &timeout) < 0 || timeout > 3600)
+            return cmd_bad_usage(&cmd_suspend_entry, c == 't' ? "--timeout: seconds" : NULL);
+    }
+    if (optind != argc - 1)
+        return cmd_bad_usage(&cmd_suspend_entry, "which process? give its PID");
+    if ((c = parse_pid(&cmd_suspend_entry, argv[optind], &pid)))
+        return c;
+    struct probe *p;
+    struct ckpt *ck;
+    struct snap s;
+    if ((c = open_all(&cmd_suspend_entry, &p, &ck, &s)))
+        return c;
+    size_t g;
+    uint64_t bytes;
+    char err[512], b[32];
+    int rc = 1;
+    if (find_proc(&s, pid, &g, &bytes) < 0) {
+        fprintf(stderr,
+                "vram suspend: pid %d holds no GPU memory (not a CUDA process, or "
+                "suspended already: vram resume %d)\n",
+                pid, pid);
+        goto out;
+    }
+    char uuid[96];
+    snprintf(uuid, sizeof uuid, "%s", s.gpus[g].uuid);
+    uint64_t t0 = clock_mono_ms();
+    if (ckpt_suspend(ck, pid, (unsigned)(timeout * 1000), err, sizeof err) < 0) {
+        fprintf(stderr, "vram suspend: %s\n", err);
+        goto out;
+    }
+    uint64_t t1 = clock_mono_ms();
+    char path[600];
+    record_path(pid, path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%llu %s %llu\n", (unsigned long long)hostproc_start_ticks((uint32_t)pid), uuid,
+                (unsigned long long)bytes);
+        fclose(f);
+    }
+    printf("suspended pid %d: %s of GPU %zu moved to host RAM in %.2f s\n", pid,
+           units_fmt_size(bytes, b, sizeof b), g, (double)(t1 - t0) / 1000);
+    rc = 0;
+out:
+    close_all(p, ck, &s);
+    return rc;
+}
+
+static int cmd_resume(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"gpu", required_argument, NULL, 'g'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    long gpu = -1;
+    int c, pid;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
+        char *end;
+        if (c == 'h') {
+            cmd_usage(&cmd_resume_entry, 0);
+            return 0;
+        }
+        if (c != 'g' || (gpu = strtol(optarg, &end, 10)) < 0 || *end || !*optarg)
+            return cmd_bad_usage(&cmd_resume_entry, c == 'g' ? "--gpu: a GPU index" : NULL);
+    }
+    if (optind != argc - 1)
+        return cmd_bad_usage(&cmd_resume_entry, "which process? give its PID");
+    if ((c = parse_pid(&cmd_resume_entry, argv[optind], &pid)))
+        return c;
+    struct probe *p;
+    struct ckpt *ck;
+    struct snap s;
+    if ((c = open_all(&cmd_resume_entry, &p, &ck, &s)))
+        return c;
+    int rc = 1;
+    char err[512], path[600], from[96] = "", b[32];
+    unsigned long long start = 0, bytes = 0;
+    record_path(pid, path, sizeof path);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%llu %95s %llu", &start, from, &bytes) != 3 ||
+            start != hostproc_start_ticks((uint32_t)pid))
+            from[0] = '\0'; /* another process now has this pid: the record is stale */
+        fclose(f);
+    }
+    if (gpu >= (long)s.ngpus) {
+        fprintf(stderr, "vram resume: --gpu %ld: this machine has %zu GPU%s\n", gpu, s.ngpus,
+                s.ngpus == 1 ? "" : "s");
+        goto out;
+    }
+    if (gpu >= 0 && !from[0]) {
+        fprintf(stderr,
+                "vram resume: pid %d was not suspended by vram suspend, so the GPU it "
+                "left is unknown: resume it in place (without --gpu)\n",
+                pid);
+        goto out;
+    }
+    const char *to = gpu >= 0 ? s.gpus[gpu].uuid : NULL;
+    uint64_t t0 = clock_mono_ms();
+    if (ckpt_resume(ck, pid, to ? from : NULL, to, err, sizeof err) < 0) {
+        fprintf(stderr, "vram resume: %s; it stays suspended\n", err);
+        goto out;
+    }
+    uint64_t t1 = clock_mono_ms();
+    unlink(path);
+    probe_sample(p, &s, PROBE_PROCS, clock_wall_ms());
+    size_t g = 0;
+    uint64_t now_bytes = bytes;
+    find_proc(&s, pid, &g, &now_bytes);
+    printf("resumed pid %d on GPU %zu: %s back in %.2f s\n", pid, g,
+           units_fmt_size(now_bytes, b, sizeof b), (double)(t1 - t0) / 1000);
+    rc = 0;
+out:
+    close_all(p, ck, &s);
+    return rc;
+}
