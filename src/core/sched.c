@@ -1,0 +1,411 @@
+/* sched: what `vram serve` does next, read top to bottom.
+ *
+ * sched_step applies one event to the model table (apply), then settles:
+ * demands whose model is ready are granted, models that must be resident
+ * are placed (start or resume) where they fit, and when they fit nowhere,
+ * idle models are evicted to make room. Eviction is decided once: victims
+ * move to SUSPENDING or STOPPING, and the memory they are giving back
+ * counts as coming, so a waiting model is placed when it arrives and no
+ * second round of victims is taken meanwhile. */
+#include "sched.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "units.h"
+
+const char *sched_state_name(enum sched_state st)
+{
+    static const char *const names[] = {"stopped",   "starting", "ready",    "busy",  "suspending",
+                                        "suspended", "resuming", "stopping", "failed"};
+    return (unsigned)st < sizeof names / sizeof names[0] ? names[st] : "?";
+}
+
+struct out {
+    struct sched_action *v;
+    size_t n, max;
+};
+
+static struct sched_action *act(struct out *o, enum sched_act k, unsigned model, int gpu,
+                                uint64_t id)
+{
+    if (o->n == o->max)
+        return NULL;
+    struct sched_action *a = &o->v[o->n++];
+    memset(a, 0, sizeof *a);
+    a->kind = k;
+    a->model = model;
+    a->gpu = gpu;
+    a->id = id;
+    return a;
+}
+
+/* A model on a GPU, holding or about to hold its memory there. */
+static bool on_gpu(const struct sched_model *m)
+{
+    switch (m->state) {
+    case SCHED_STARTING:
+    case SCHED_READY:
+    case SCHED_BUSY:
+    case SCHED_SUSPENDING:
+    case SCHED_RESUMING:
+    case SCHED_STOPPING:
+        return true;
+    default:
+        return false;
+    }
+}
+
+uint64_t sched_committed(const struct sched *s, int gpu)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->nmodels; i++)
+        if (s->models[i].gpu == gpu && on_gpu(&s->models[i]))
+            sum += s->models[i].need;
+    return sum;
+}
+
+static uint64_t room(const struct sched *s, int g)
+{
+    uint64_t used = s->gpus[g].foreign + sched_committed(s, g);
+    return s->gpus[g].capacity > used ? s->gpus[g].capacity - used : 0;
+}
+
+/* Memory on g that models on their way out will give back. */
+static uint64_t coming(const struct sched *s, int g)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->nmodels; i++) {
+        const struct sched_model *m = &s->models[i];
+        if (m->gpu == g && (m->state == SCHED_SUSPENDING || m->state == SCHED_STOPPING))
+            sum += m->need;
+    }
+    return sum;
+}
+
+static uint64_t host_used(const struct sched *s)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->nmodels; i++) {
+        const struct sched_model *m = &s->models[i];
+        if (m->state == SCHED_SUSPENDED)
+            sum += m->host_bytes;
+        else if (m->state == SCHED_SUSPENDING)
+            sum += m->need;
+    }
+    return sum;
+}
+
+static bool queued(const struct sched *s, unsigned model)
+{
+    for (size_t i = 0; i < s->nqueue; i++)
+        if (s->queue[i].model == model)
+            return true;
+    return false;
+}
+
+static void dequeue(struct sched *s, size_t i)
+{
+    memmove(&s->queue[i], &s->queue[i + 1], (s->nqueue - i - 1) * sizeof s->queue[0]);
+    s->nqueue--;
+}
+
+/* Refuses every queued demand for model with why. */
+static void refuse_all(struct sched *s, unsigned model, const char *why, struct out *o)
+{
+    for (size_t i = 0; i < s->nqueue;) {
+        if (s->queue[i].model != model) {
+            i++;
+            continue;
+        }
+        struct sched_action *a = act(o, SCHED_ACT_REFUSE, model, -1, s->queue[i].id);
+        if (a)
+            snprintf(a->why, sizeof a->why, "%s: %s", s->models[model].name, why);
+        dequeue(s, i);
+    }
+}
+
+/* A start that failed, or a process that died: try again after a backoff
+ * that doubles, up to max_failures in a row; then the model is failed and
+ * its demands are told why. */
+static void failure(struct sched *s, unsigned i, const char *error, uint64_t now, struct out *o)
+{
+    struct sched_model *m = &s->models[i];
+    snprintf(m->error, sizeof m->error, "%s", error && *error ? error : "exited");
+    m->holds = 0;
+    m->gpu = -1;
+    m->failures++;
+    if (m->failures >= s->max_failures) {
+        m->state = SCHED_FAILED;
+        m->want = false;
+        char why[200];
+        snprintf(why, sizeof why, "failed %u times, last: %s", m->failures, m->error);
+        refuse_all(s, i, why, o);
+        return;
+    }
+    m->state = SCHED_STOPPED;
+    m->want = true;
+    uint64_t wait = s->backoff_ms;
+    for (unsigned k = 1; k < m->failures && wait < 60000; k++)
+        wait *= 2;
+    m->retry_at_ms = now + wait;
+}
+
+/* ---- events ---- */
+
+static void apply(struct sched *s, const struct sched_event *e, uint64_t now, struct out *o)
+{
+    if (e->kind == SCHED_EV_TICK)
+        return;
+    if (e->model >= s->nmodels)
+        return;
+    struct sched_model *m = &s->models[e->model];
+    switch (e->kind) {
+    case SCHED_EV_DEMAND:
+        if (m->state == SCHED_FAILED) {
+            struct sched_action *a = act(o, SCHED_ACT_REFUSE, e->model, -1, e->id);
+            if (a)
+                snprintf(a->why, sizeof a->why, "%s: failed: %s", m->name, m->error);
+        } else if (s->nqueue == SCHED_MAX_QUEUE) {
+            struct sched_action *a = act(o, SCHED_ACT_REFUSE, e->model, -1, e->id);
+            if (a)
+                snprintf(a->why, sizeof a->why, "too many waiting requests (%d)", SCHED_MAX_QUEUE);
+        } else {
+            s->queue[s->nqueue++] = (struct sched_demand){e->id, e->model, e->deadline_ms, e->hold};
+        }
+        break;
+    case SCHED_EV_RELEASE:
+        if (m->holds)
+            m->holds--;
+        m->last_used_ms = now;
+        if (!m->holds && m->state == SCHED_BUSY)
+            m->state = SCHED_READY;
+        break;
+    case SCHED_EV_UNLOAD:
+        m->want = false;
+        refuse_all(s, e->model, "unloaded", o);
+        if (m->state == SCHED_FAILED) {
+            m->state = SCHED_STOPPED; /* unload clears a failure: the next load tries again */
+            m->failures = 0;
+        } else if (m->state != SCHED_STOPPED && m->state != SCHED_STOPPING) {
+            m->state = SCHED_STOPPING;
+            m->holds = 0;
+            act(o, SCHED_ACT_STOP, e->model, m->gpu, 0);
+        }
+        break;
+    case SCHED_EV_SUSPEND:
+        if (m->state == SCHED_READY && !m->holds) {
+            m->state = SCHED_SUSPENDING;
+            m->want = false;
+            act(o, SCHED_ACT_SUSPEND, e->model, m->gpu, 0);
+        }
+        break;
+    case SCHED_EV_RESUME:
+        if (m->state == SCHED_SUSPENDED) {
+            m->want = true;
+            m->resume_gpu = e->gpu;
+        }
+        break;
+    case SCHED_EV_READY:
+        if (m->state == SCHED_STARTING) {
+            m->state = SCHED_READY;
+            if (e->bytes)
+                m->need = e->bytes;
+            m->failures = 0;
+            m->error[0] = '\0';
+            m->last_used_ms = now;
+        }
+        break;
+    case SCHED_EV_FAILED:
+    case SCHED_EV_EXITED:
+        if (m->state == SCHED_STOPPING || m->state == SCHED_STOPPED) {
+            m->state = SCHED_STOPPED;
+            m->gpu = -1;
+            m->holds = 0;
+        } else if (m->state != SCHED_FAILED) {
+            failure(s, e->model, e->error, now, o);
+        }
+        break;
+    case SCHED_EV_SUSPENDED:
+        if (m->state != SCHED_SUSPENDING)
+            break;
+        if (e->ok) {
+            m->state = SCHED_SUSPENDED;
+            m->host_bytes = e->bytes ? e->bytes : m->need;
+        } else { /* cannot suspend: free the memory anyway */
+            snprintf(m->error, sizeof m->error, "suspend failed: %s", e->error ? e->error : "?");
+            m->state = SCHED_STOPPING;
+            act(o, SCHED_ACT_STOP, e->model, m->gpu, 0);
+        }
+        break;
+    case SCHED_EV_RESUMED:
+        if (m->state != SCHED_RESUMING)
+            break;
+        m->resume_gpu = -1;
+        if (e->ok) {
+            m->state = SCHED_READY;
+            m->host_bytes = 0;
+            m->last_used_ms = now;
+        } else {
+            snprintf(m->error, sizeof m->error, "resume failed: %s", e->error ? e->error : "?");
+            m->state = SCHED_SUSPENDED;
+            m->gpu = -1;
+            m->want = false;
+            refuse_all(s, e->model, m->error, o);
+        }
+        break;
+    case SCHED_EV_TICK:
+        break;
+    }
+}
+
+/* ---- settling ---- */
+
+/* Idle, unpinned, resident and nobody waiting for it. */
+static bool evictable(const struct sched *s, unsigned i, uint64_t now)
+{
+    const struct sched_model *m = &s->models[i];
+    return m->state == SCHED_READY && !m->holds && !m->pinned && !queued(s, i) &&
+           now >= m->last_used_ms + m->idle_ms;
+}
+
+/* Victims on g to free need bytes for model self, lowest priority first,
+ * then least recently used; their count, or -1 when even all would not do. */
+static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t need, uint64_t now,
+                        unsigned *v)
+{
+    uint64_t have = room(s, g) + coming(s, g);
+    int n = 0;
+    bool taken[s->nmodels > 0 ? s->nmodels : 1];
+    memset(taken, 0, sizeof taken);
+    while (have < need) {
+        int best = -1;
+        for (size_t i = 0; i < s->nmodels; i++) {
+            const struct sched_model *c = &s->models[i];
+            if (i == self || taken[i] || c->gpu != g || !evictable(s, (unsigned)i, now))
+                continue;
+            const struct sched_model *b = best >= 0 ? &s->models[best] : NULL;
+            if (!b || c->priority < b->priority ||
+                (c->priority == b->priority && c->last_used_ms < b->last_used_ms))
+                best = (int)i;
+        }
+        if (best < 0)
+            return -1;
+        taken[best] = true;
+        v[n++] = (unsigned)best;
+        have += s->models[best].need;
+    }
+    return n;
+}
+
+static bool gpu_allowed(const struct sched_model *m, int g)
+{
+    return m->only_gpu < 0 || m->only_gpu == g;
+}
+
+/* Starts or resumes model i where it fits; else evicts on the GPU that
+ * needs the fewest victims. True when it was placed. */
+static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
+{
+    struct sched_model *m = &s->models[i];
+    int best = -1;
+    for (int g = 0; g < (int)s->ngpus; g++) {
+        if (!gpu_allowed(m, g) || room(s, g) < m->need)
+            continue;
+        if (m->resume_gpu == g) {
+            best = g;
+            break;
+        }
+        if (best < 0 || room(s, g) > room(s, best))
+            best = g;
+    }
+    if (m->resume_gpu >= 0 && best != m->resume_gpu && room(s, m->resume_gpu) < m->need &&
+        (size_t)m->resume_gpu < s->ngpus)
+        best = -1; /* asked for that GPU: make room there */
+    if (best >= 0) {
+        m->gpu = best;
+        bool resume = m->state == SCHED_SUSPENDED;
+        m->state = resume ? SCHED_RESUMING : SCHED_STARTING;
+        act(o, resume ? SCHED_ACT_RESUME : SCHED_ACT_START, i, best, 0);
+        return true;
+    }
+    unsigned victims[SCHED_MAX_QUEUE], fewest[SCHED_MAX_QUEUE];
+    int nf = -1, gf = -1;
+    for (int g = 0; g < (int)s->ngpus && s->nmodels <= SCHED_MAX_QUEUE; g++) {
+        if (!gpu_allowed(m, g) || (m->resume_gpu >= 0 && g != m->resume_gpu))
+            continue;
+        int n = pick_victims(s, g, i, m->need, now, victims);
+        if (n >= 0 && (nf < 0 || n < nf)) {
+            nf = n;
+            gf = g;
+            memcpy(fewest, victims, (size_t)n * sizeof victims[0]);
+        }
+    }
+    for (int k = 0; k < nf; k++) {
+        struct sched_model *v = &s->models[fewest[k]];
+        bool suspend = v->evict == SCHED_EVICT_SUSPEND && host_used(s) + v->need <= s->host_budget;
+        v->state = suspend ? SCHED_SUSPENDING : SCHED_STOPPING;
+        v->want = false;
+        act(o, suspend ? SCHED_ACT_SUSPEND : SCHED_ACT_STOP, fewest[k], gf, 0);
+    }
+    (void)gf;
+    return false;
+}
+
+static bool needs_place(const struct sched_model *m, uint64_t now)
+{
+    return (m->state == SCHED_STOPPED && now >= m->retry_at_ms) || m->state == SCHED_SUSPENDED;
+}
+
+static void settle(struct sched *s, uint64_t now, struct out *o)
+{
+    /* demands: granted when ready, refused when out of time */
+    for (size_t i = 0; i < s->nqueue;) {
+        struct sched_demand *d = &s->queue[i];
+        struct sched_model *m = &s->models[d->model];
+        if (m->state == SCHED_READY || m->state == SCHED_BUSY) {
+            if (d->hold) {
+                m->holds++;
+                m->state = SCHED_BUSY;
+            }
+            m->last_used_ms = now;
+            act(o, SCHED_ACT_GRANT, d->model, m->gpu, d->id);
+            dequeue(s, i);
+            continue;
+        }
+        if (d->deadline_ms && now >= d->deadline_ms) {
+            struct sched_action *a = act(o, SCHED_ACT_REFUSE, d->model, -1, d->id);
+            char b[32];
+            if (a)
+                snprintf(a->why, sizeof a->why,
+                         "%s: timed out waiting for %s of GPU memory (%s now: %s)", m->name,
+                         units_fmt_size(m->need, b, sizeof b), sched_state_name(m->state),
+                         m->error[0] ? m->error : "no idle model to evict");
+            dequeue(s, i);
+            continue;
+        }
+        i++;
+    }
+    /* placement: demanded models in queue order, then those that want to be resident */
+    bool tried[s->nmodels > 0 ? s->nmodels : 1];
+    memset(tried, 0, sizeof tried);
+    for (size_t i = 0; i < s->nqueue; i++) {
+        unsigned k = s->queue[i].model;
+        if (!tried[k] && needs_place(&s->models[k], now)) {
+            tried[k] = true;
+            place(s, k, now, o);
+        }
+    }
+    for (size_t k = 0; k < s->nmodels; k++)
+        if (!tried[k] && s->models[k].want && needs_place(&s->models[k], now))
+            place(s, (unsigned)k, now, o);
+}
+
+size_t sched_step(struct sched *s, const struct sched_event *e, uint64_t now_ms,
+                  struct sched_action *out, size_t max)
+{
+    struct out o = {out, 0, max};
+    apply(s, e, now_ms, &o);
+    settle(s, now_ms, &o);
+    return o.n;
+}

@@ -1,0 +1,134 @@
+/* sched: the decisions of `vram serve`, as a pure state machine: a model
+ * table, a queue of demands and what the GPUs hold in; one event and the
+ * time in; the new state and a list of actions (start, stop, suspend,
+ * resume, grant, refuse) out. No I/O, no clock, no allocation: the daemon
+ * carries the actions out and reports back with more events.
+ *
+ * It never overcommits a GPU: a model is started or resumed only where its
+ * need fits next to what others use (including processes vram does not
+ * manage) and what is already committed; when nothing fits it evicts idle,
+ * unpinned models, lowest priority first, then least recently used. */
+#ifndef VRAM_CORE_SCHED_H
+#define VRAM_CORE_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCHED_MAX_GPUS  16
+#define SCHED_MAX_QUEUE 256
+
+enum sched_state {
+    SCHED_STOPPED,
+    SCHED_STARTING,
+    SCHED_READY,
+    SCHED_BUSY,
+    SCHED_SUSPENDING,
+    SCHED_SUSPENDED,
+    SCHED_RESUMING,
+    SCHED_STOPPING,
+    SCHED_FAILED,
+};
+
+enum sched_evict { SCHED_EVICT_SUSPEND, SCHED_EVICT_STOP };
+
+struct sched_model {
+    /* from the configuration */
+    char name[64];
+    uint64_t need; /* bytes on a GPU: the estimate, then what it really used */
+    int priority;  /* higher stays resident longer */
+    uint64_t idle_ms;
+    enum sched_evict evict;
+    int only_gpu; /* -1: any */
+    bool pinned;  /* never evicted */
+    /* the scheduler's */
+    enum sched_state state;
+    int gpu;        /* where it is, or is going; -1 */
+    int resume_gpu; /* where an explicit resume asked for; -1 */
+    unsigned holds; /* acquired, not yet released */
+    uint64_t last_used_ms;
+    uint64_t host_bytes; /* in host RAM while suspended */
+    unsigned failures;   /* in a row */
+    uint64_t retry_at_ms;
+    bool want; /* should be resident: loaded, or crashed while resident */
+    char error[160];
+};
+
+struct sched_gpu {
+    uint64_t capacity; /* what models may use at most: the budget, or all but a margin */
+    uint64_t foreign;  /* used by processes vram does not manage */
+};
+
+struct sched_demand {
+    uint64_t id;
+    unsigned model;
+    uint64_t deadline_ms;
+    bool hold; /* an acquire: busy until released */
+};
+
+struct sched {
+    struct sched_model *models;
+    size_t nmodels;
+    struct sched_gpu gpus[SCHED_MAX_GPUS];
+    size_t ngpus;
+    uint64_t host_budget; /* host RAM for suspended models */
+    unsigned max_failures;
+    uint64_t backoff_ms; /* doubled after each failure */
+    struct sched_demand queue[SCHED_MAX_QUEUE];
+    size_t nqueue;
+};
+
+enum sched_ev {
+    SCHED_EV_DEMAND,    /* model, id, deadline_ms, hold: make it ready (and hold it) */
+    SCHED_EV_RELEASE,   /* model: one hold less */
+    SCHED_EV_UNLOAD,    /* model: stop it */
+    SCHED_EV_SUSPEND,   /* model: suspend it now (it must be idle) */
+    SCHED_EV_RESUME,    /* model, gpu (-1: any): bring it back */
+    SCHED_EV_READY,     /* model, bytes: started and healthy, using bytes */
+    SCHED_EV_FAILED,    /* model, error: did not start */
+    SCHED_EV_EXITED,    /* model, error: its process is gone */
+    SCHED_EV_SUSPENDED, /* model, ok, bytes (host), error */
+    SCHED_EV_RESUMED,   /* model, ok, error */
+    SCHED_EV_TICK,      /* time passed: timeouts, retries */
+};
+
+struct sched_event {
+    enum sched_ev kind;
+    unsigned model;
+    uint64_t id;
+    uint64_t deadline_ms;
+    bool hold;
+    int gpu;
+    bool ok;
+    uint64_t bytes;
+    const char *error;
+};
+
+enum sched_act {
+    SCHED_ACT_START,   /* model on gpu */
+    SCHED_ACT_STOP,    /* model */
+    SCHED_ACT_SUSPEND, /* model */
+    SCHED_ACT_RESUME,  /* model onto gpu */
+    SCHED_ACT_GRANT,   /* demand id: its model is ready (and held if asked) */
+    SCHED_ACT_REFUSE,  /* demand id, why */
+};
+
+struct sched_action {
+    enum sched_act kind;
+    unsigned model;
+    int gpu;
+    uint64_t id;
+    char why[200];
+};
+
+/* Applies e at now_ms; writes up to max actions and returns how many. The
+ * daemon must size out for the worst case (SCHED_MAX_QUEUE + 4 * nmodels). */
+size_t sched_step(struct sched *s, const struct sched_event *e, uint64_t now_ms,
+                  struct sched_action *out, size_t max);
+
+/* What models on gpu hold or are about to: the sum of their needs. */
+uint64_t sched_committed(const struct sched *s, int gpu);
+
+const char *sched_state_name(enum sched_state st);
+
+#endif

@@ -1,0 +1,254 @@
+/* The scheduler on scripted sequences: what it starts, whom it evicts and
+ * in which order, that it never commits more than a GPU holds, and what a
+ * waiting client is told. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/sched.h"
+
+#define GiB (1ULL << 30)
+
+static struct sched_model models[8];
+static struct sched S;
+static struct sched_action A[512];
+static size_t NA;
+
+static void setup_models(size_t n, const uint64_t *need, const int *prio)
+{
+    memset(&S, 0, sizeof S);
+    memset(models, 0, sizeof models);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(models[i].name, sizeof models[i].name, "m%zu", i);
+        models[i].need = need[i];
+        models[i].priority = prio ? prio[i] : 5;
+        models[i].only_gpu = -1;
+        models[i].gpu = -1;
+        models[i].resume_gpu = -1;
+    }
+    S.models = models;
+    S.nmodels = n;
+    S.ngpus = 1;
+    S.gpus[0].capacity = 16 * GiB;
+    S.host_budget = 64 * GiB;
+    S.max_failures = 3;
+    S.backoff_ms = 1000;
+}
+
+static size_t step(struct sched_event e, uint64_t now)
+{
+    NA = sched_step(&S, &e, now, A, 512);
+    for (size_t g = 0; g < S.ngpus; g++)
+        assert_true(sched_committed(&S, (int)g) + S.gpus[g].foreign <=
+                    S.gpus[g].capacity + 0); /* never overcommitted */
+    return NA;
+}
+
+static const struct sched_action *find(enum sched_act k, unsigned model)
+{
+    for (size_t i = 0; i < NA; i++)
+        if (A[i].kind == k && A[i].model == model)
+            return &A[i];
+    return NULL;
+}
+
+static void demand(unsigned m, uint64_t id, bool hold, uint64_t now)
+{
+    step((struct sched_event){.kind = SCHED_EV_DEMAND,
+                              .model = m,
+                              .id = id,
+                              .hold = hold,
+                              .deadline_ms = now + 60000},
+         now);
+}
+
+/* Brings model m up: demand, start, ready; then releases it. */
+static void bring_up(unsigned m, uint64_t now)
+{
+    demand(m, 100 + m, true, now);
+    assert_non_null(find(SCHED_ACT_START, m));
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = m}, now + 10);
+    assert_non_null(find(SCHED_ACT_GRANT, m));
+    step((struct sched_event){.kind = SCHED_EV_RELEASE, .model = m}, now + 20);
+}
+
+/* Two 6 GiB models fill 16 GiB; a third evicts the lowest priority, and
+ * starts only once that one is suspended. */
+static void eviction_by_priority_then_lru(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {6 * GiB, 6 * GiB, 6 * GiB, 6 * GiB};
+    const int prio[] = {5, 1, 5, 5};
+    setup_models(4, need, prio);
+    bring_up(0, 1000);
+    bring_up(1, 2000);
+    demand(2, 7, true, 3000);
+    assert_null(find(SCHED_ACT_START, 2)); /* no room yet */
+    const struct sched_action *v = find(SCHED_ACT_SUSPEND, 1);
+    assert_non_null(v); /* priority 1 goes first, though used last */
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    assert_int_equal(models[1].state, SCHED_SUSPENDING);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 3100);
+    assert_null(find(SCHED_ACT_SUSPEND, 0)); /* no second round of victims */
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 1, .ok = true, .bytes = 6 * GiB},
+         3200);
+    assert_non_null(find(SCHED_ACT_START, 2));
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = 2}, 3300);
+    assert_non_null(find(SCHED_ACT_GRANT, 2));
+    assert_int_equal(models[2].state, SCHED_BUSY);
+    /* now m3: m0 (prio 5, used at 1020) is idle; m2 is busy: m0 goes */
+    demand(3, 8, false, 4000);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    assert_null(find(SCHED_ACT_SUSPEND, 2));
+}
+
+/* Equal priorities: the least recently used goes. Pinned ones never. */
+static void lru_and_pinned(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {5 * GiB, 5 * GiB, 5 * GiB, 5 * GiB};
+    setup_models(4, need, NULL);
+    models[0].pinned = true;
+    bring_up(0, 1000);
+    bring_up(1, 2000);
+    bring_up(2, 3000);
+    demand(1, 9, false, 3500); /* m1 used again: m2 is now the least recent */
+    demand(3, 10, false, 4000);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 2));
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    assert_null(find(SCHED_ACT_SUSPEND, 1));
+}
+
+/* Concurrent demands for a starting model share one start. */
+static void one_start_for_many_demands(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {4 * GiB};
+    setup_models(1, need, NULL);
+    demand(0, 1, true, 0);
+    assert_non_null(find(SCHED_ACT_START, 0));
+    demand(0, 2, true, 1);
+    demand(0, 3, false, 2);
+    assert_null(find(SCHED_ACT_START, 0));
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = 0, .bytes = 3 * GiB}, 50);
+    assert_int_equal(NA, 3);
+    for (size_t i = 0; i < NA; i++)
+        assert_int_equal(A[i].kind, SCHED_ACT_GRANT);
+    assert_int_equal(models[0].holds, 2);
+    assert_int_equal(models[0].need, 3 * GiB); /* what it really used */
+}
+
+/* Memory used by others counts; a demand that cannot be met times out
+ * with the reason; idle time protects a model from eviction. */
+static void foreign_memory_and_timeouts(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {8 * GiB, 8 * GiB};
+    setup_models(2, need, NULL);
+    S.gpus[0].foreign = 6 * GiB; /* a desktop and someone's notebook */
+    models[0].idle_ms = 600000;
+    bring_up(0, 0);
+    demand(1, 5, false, 1000);
+    assert_null(find(SCHED_ACT_START, 1));
+    assert_null(find(SCHED_ACT_SUSPEND, 0)); /* used 1 s ago, idle is 10 min */
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 61001);
+    const struct sched_action *r = find(SCHED_ACT_REFUSE, 1);
+    assert_non_null(r);
+    assert_non_null(strstr(r->why, "timed out waiting for 8.00 GiB"));
+    assert_int_equal(S.nqueue, 0);
+}
+
+/* Host RAM for suspended models is bounded: past it, victims are stopped. */
+static void host_budget_stops_instead(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    S.host_budget = 4 * GiB;
+    bring_up(0, 0);
+    demand(1, 5, false, 1000);
+    assert_non_null(find(SCHED_ACT_STOP, 0));
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    step((struct sched_event){.kind = SCHED_EV_EXITED, .model = 0}, 1100);
+    assert_int_equal(models[0].state, SCHED_STOPPED);
+    assert_non_null(find(SCHED_ACT_START, 1));
+}
+
+/* A command that cannot start: retried with a growing backoff, then
+ * failed, and its waiting demands are told why; no retry after that. */
+static void failing_model_is_not_retried_forever(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {2 * GiB};
+    setup_models(1, need, NULL);
+    demand(0, 1, false, 0);
+    assert_non_null(find(SCHED_ACT_START, 0));
+    step((struct sched_event){.kind = SCHED_EV_FAILED, .model = 0, .error = "no such file"}, 10);
+    assert_null(find(SCHED_ACT_START, 0)); /* backoff */
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 1010);
+    assert_non_null(find(SCHED_ACT_START, 0));
+    step((struct sched_event){.kind = SCHED_EV_FAILED, .model = 0, .error = "no such file"}, 1020);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 2020);
+    assert_null(find(SCHED_ACT_START, 0)); /* the second wait is twice as long */
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 3020);
+    assert_non_null(find(SCHED_ACT_START, 0));
+    step((struct sched_event){.kind = SCHED_EV_FAILED, .model = 0, .error = "no such file"}, 3030);
+    const struct sched_action *r = find(SCHED_ACT_REFUSE, 0);
+    assert_non_null(r);
+    assert_non_null(strstr(r->why, "failed 3 times, last: no such file"));
+    assert_int_equal(models[0].state, SCHED_FAILED);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 100000);
+    assert_int_equal(NA, 0);
+    demand(0, 2, false, 100001);
+    assert_non_null(find(SCHED_ACT_REFUSE, 0)); /* told at once */
+}
+
+/* A crash of a ready model restarts it; an explicit resume goes to the GPU
+ * asked for; a resume that fails leaves it suspended and says so. */
+static void crash_restart_and_resume_elsewhere(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {6 * GiB};
+    setup_models(1, need, NULL);
+    S.ngpus = 2;
+    S.gpus[1].capacity = 16 * GiB;
+    bring_up(0, 0);
+    int first = models[0].gpu;
+    step((struct sched_event){.kind = SCHED_EV_EXITED, .model = 0, .error = "killed"}, 100);
+    assert_int_equal(models[0].state, SCHED_STOPPED);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 1100);
+    assert_non_null(find(SCHED_ACT_START, 0));
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = 0}, 1200);
+    step((struct sched_event){.kind = SCHED_EV_SUSPEND, .model = 0}, 1300);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 0, .ok = true}, 1400);
+    int other = first == 0 ? 1 : 0;
+    step((struct sched_event){.kind = SCHED_EV_RESUME, .model = 0, .gpu = other}, 1500);
+    const struct sched_action *r = find(SCHED_ACT_RESUME, 0);
+    assert_non_null(r);
+    assert_int_equal(r->gpu, other);
+    step(
+        (struct sched_event){
+            .kind = SCHED_EV_RESUMED, .model = 0, .ok = false, .error = "out of memory"},
+        1600);
+    assert_int_equal(models[0].state, SCHED_SUSPENDED);
+    assert_non_null(strstr(models[0].error, "resume failed: out of memory"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(eviction_by_priority_then_lru),
+        cmocka_unit_test(lru_and_pinned),
+        cmocka_unit_test(one_start_for_many_demands),
+        cmocka_unit_test(foreign_memory_and_timeouts),
+        cmocka_unit_test(host_budget_stops_instead),
+        cmocka_unit_test(failing_model_is_not_retried_forever),
+        cmocka_unit_test(crash_restart_and_resume_elsewhere),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
