@@ -20,6 +20,10 @@ extern const struct cmd_entry cmd_reclaim_entry;
 extern const struct cmd_entry cmd_headless_entry;
 extern const struct cmd_entry cmd_suspend_entry;
 extern const struct cmd_entry cmd_resume_entry;
+extern const struct cmd_entry cmd_serve_entry;
+extern const struct cmd_entry cmd_ps_entry;
+extern const struct cmd_entry cmd_load_entry;
+extern const struct cmd_entry cmd_unload_entry;
 
 /* "usage: vram NAME ARGS" and the help text, to stdout or stderr. */
 void cmd_usage(const struct cmd_entry *e, int to_stderr);

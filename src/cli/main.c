@@ -23,6 +23,10 @@ static const struct cmd_entry *const cmd_table[] = {
     &cmd_headless_entry,
     &cmd_suspend_entry,
     &cmd_resume_entry,
+    &cmd_serve_entry,
+    &cmd_ps_entry,
+    &cmd_load_entry,
+    &cmd_unload_entry,
 };
 
 #define NCMDS (sizeof cmd_table / sizeof cmd_table[0])

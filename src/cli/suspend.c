@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "clock.h"
 #include "cmd.h"
 #include "core/err.h"
@@ -24,10 +25,12 @@ static int cmd_resume(int argc, char **argv);
 
 const struct cmd_entry cmd_suspend_entry = {
     .name = "suspend",
-    .args = "PID [--timeout SECONDS]",
+    .args = "PID|MODEL [--timeout SECONDS] [--socket PATH]",
     .summary = "move a process's GPU memory to host RAM; it stays alive, paused",
-    .help = "  -t, --timeout S   how long to wait for its GPU work to finish (default 30)\n"
+    .help = "  -t, --timeout S     how long to wait for its GPU work to finish (default 30)\n"
+            "  -s, --socket PATH   for a MODEL: vram serve's socket\n"
             "\n"
+            "A MODEL is one of vram serve's (vram ps); a PID any CUDA process of yours.\n"
             "Uses the NVIDIA driver's process checkpoints (driver 570 or newer). The\n"
             "process keeps running on the CPU; its CUDA calls wait until vram resume.\n",
     .exec = cmd_suspend,
@@ -35,23 +38,39 @@ const struct cmd_entry cmd_suspend_entry = {
 
 const struct cmd_entry cmd_resume_entry = {
     .name = "resume",
-    .args = "PID [--gpu N]",
+    .args = "PID|MODEL [--gpu N] [--socket PATH]",
     .summary = "bring a suspended process's memory back to a GPU",
-    .help = "  -g, --gpu N   restore onto GPU N (same kind of GPU) instead of the one it left\n",
+    .help = "  -g, --gpu N         restore onto GPU N (same kind of GPU) instead of the one\n"
+            "                      it left\n"
+            "  -s, --socket PATH   for a MODEL: vram serve's socket\n",
     .exec = cmd_resume,
 };
 
+/* 1 for a pid, 0 for a model name (vram serve's), or minus the
+ * bad-usage exit code. */
 static int parse_pid(const struct cmd_entry *e, const char *s, int *pid)
 {
     char *end;
     long v = strtol(s, &end, 10);
-    if (!isdigit((unsigned char)*s) || *end || v <= 0 || v > 4194304)
-        return cmd_bad_usage(e,
-                             "'%s': a process id (vram serve's model names come with the "
-                             "daemon)",
-                             s);
+    if (!isdigit((unsigned char)*s))
+        return 0;
+    if (*end || v <= 0 || v > 4194304)
+        return -cmd_bad_usage(e, "'%s': a process id or a model name", s);
     *pid = (int)v;
-    return 0;
+    return 1;
+}
+
+/* The daemon's way: suspend or resume one of its models by name. */
+static int by_name(const struct cmd_entry *e, const char *sock, const char *name, long gpu)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "/v1/models/%s/%s", name, e->name);
+    json_t *body = gpu >= 0 ? json_pack("{s:I}", "gpu", (json_int_t)gpu) : NULL, *r;
+    long st = client_call(client_socket(sock), "POST", path, body, &r, err, sizeof err);
+    json_decref(body);
+    int rc = client_report(e->name, st, r, err);
+    json_decref(r);
+    return rc;
 }
 
 static void record_path(int pid, char *out, size_t len)
@@ -100,24 +119,32 @@ static int cmd_suspend(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"timeout", required_argument, NULL, 't'},
+        {"socket", required_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     double timeout = 30;
-    int c, pid;
+    const char *sock = NULL;
+    int c, pid = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:s:h", opts, NULL)) != -1) {
         if (c == 'h') {
             cmd_usage(&cmd_suspend_entry, 0);
             return 0;
+        }
+        if (c == 's') {
+            sock = optarg;
+            continue;
         }
         if (c != 't' || units_parse_seconds(optarg, &timeout) < 0 || timeout > 3600)
             return cmd_bad_usage(&cmd_suspend_entry, c == 't' ? "--timeout: seconds" : NULL);
     }
     if (optind != argc - 1)
-        return cmd_bad_usage(&cmd_suspend_entry, "which process? give its PID");
-    if ((c = parse_pid(&cmd_suspend_entry, argv[optind], &pid)))
-        return c;
+        return cmd_bad_usage(&cmd_suspend_entry, "which process or model?");
+    if ((c = parse_pid(&cmd_suspend_entry, argv[optind], &pid)) < 0)
+        return -c;
+    if (c == 0)
+        return by_name(&cmd_suspend_entry, sock, argv[optind], -1);
     struct probe *p;
     struct ckpt *ck;
     struct snap s;
@@ -162,25 +189,33 @@ static int cmd_resume(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"gpu", required_argument, NULL, 'g'},
+        {"socket", required_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     long gpu = -1;
-    int c, pid;
+    const char *sock = NULL;
+    int c, pid = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "g:s:h", opts, NULL)) != -1) {
         char *end;
         if (c == 'h') {
             cmd_usage(&cmd_resume_entry, 0);
             return 0;
         }
+        if (c == 's') {
+            sock = optarg;
+            continue;
+        }
         if (c != 'g' || (gpu = strtol(optarg, &end, 10)) < 0 || *end || !*optarg)
             return cmd_bad_usage(&cmd_resume_entry, c == 'g' ? "--gpu: a GPU index" : NULL);
     }
     if (optind != argc - 1)
-        return cmd_bad_usage(&cmd_resume_entry, "which process? give its PID");
-    if ((c = parse_pid(&cmd_resume_entry, argv[optind], &pid)))
-        return c;
+        return cmd_bad_usage(&cmd_resume_entry, "which process or model?");
+    if ((c = parse_pid(&cmd_resume_entry, argv[optind], &pid)) < 0)
+        return -c;
+    if (c == 0)
+        return by_name(&cmd_resume_entry, sock, argv[optind], gpu);
     struct probe *p;
     struct ckpt *ck;
     struct snap s;

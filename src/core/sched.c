@@ -298,8 +298,11 @@ static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t ne
     return n;
 }
 
+/* An explicit resume names its GPU, over the model's configured one. */
 static bool gpu_allowed(const struct sched_model *m, int g)
 {
+    if (m->resume_gpu >= 0)
+        return g == m->resume_gpu;
     return m->only_gpu < 0 || m->only_gpu == g;
 }
 

@@ -1,0 +1,511 @@
+/* api: the control API of `vram serve`, HTTP/JSON on a Unix socket (mode
+ * 0660): the models and their states, load, unload, suspend, resume,
+ * acquire and release, the GPU snapshot, a live event stream (server-sent
+ * events) and /metrics. Requests that wait on the scheduler (load, acquire,
+ * resume) are parked until it grants or refuses them. */
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cli/view.h"
+#include "core/units.h"
+#include "daemon.h"
+
+#define MAX_BODY         (64 * 1024)
+#define DEFAULT_WAIT_MS  (5 * 60 * 1000)
+#define DEFAULT_LEASE_MS (10 * 60 * 1000)
+
+static void reply_json(struct evhttp_request *req, int code, const char *reason, json_t *body)
+{
+    struct evbuffer *b = evbuffer_new();
+    char *text = json_dumps(body, JSON_COMPACT);
+    if (b && text) {
+        evbuffer_add_printf(b, "%s\n", text);
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                          "application/json");
+        evhttp_send_reply(req, code, reason, b);
+    } else {
+        evhttp_send_error(req, 500, "out of memory");
+    }
+    free(text);
+    if (b)
+        evbuffer_free(b);
+    json_decref(body);
+}
+
+static void reply_error(struct evhttp_request *req, int code, const char *reason, const char *msg)
+{
+    reply_json(req, code, reason, json_pack("{s:s}", "error", msg));
+}
+
+json_t *api_model_json(const struct daemon *d, unsigned i)
+{
+    const struct sched_model *m = &d->smodels[i];
+    const struct dmodel *dm = &d->dm[i];
+    bool on = m->state != SCHED_STOPPED && m->state != SCHED_FAILED && m->state != SCHED_SUSPENDED;
+    return json_pack(
+        "{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:o, s:i, s:o, s:s, s:i, s:i, s:i, s:f, s:f, s:f}",
+        "name", m->name, "state", sched_state_name(m->state), "gpu",
+        on && m->gpu >= 0 ? json_integer(m->gpu) : json_null(), "pid",
+        dm->pid > 0 ? json_integer(dm->pid) : json_null(), "port",
+        dm->pid > 0 ? json_integer(dm->port) : json_null(), "vram_bytes",
+        (json_int_t)(on ? m->need : 0), "host_bytes",
+        (json_int_t)(m->state == SCHED_SUSPENDED ? m->host_bytes : 0), "last_used_ms",
+        m->last_used_ms ? json_integer((json_int_t)m->last_used_ms) : json_null(), "restarts",
+        (int)dm->restarts, "suspended_by", dm->how[0] ? json_string(dm->how) : json_null(), "error",
+        m->error, "holds", (int)m->holds, "suspends", (int)dm->suspends, "resumes",
+        (int)dm->resumes, "last_start_s", dm->last_start_s, "last_suspend_s", dm->last_suspend_s,
+        "last_resume_s", dm->last_resume_s);
+}
+
+static json_t *models_json(const struct daemon *d)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < d->sched.nmodels; i++)
+        if (!d->dm[i].removed)
+            json_array_append_new(a, api_model_json(d, (unsigned)i));
+    return json_pack("{s:o}", "models", a);
+}
+
+/* ---- parked requests ---- */
+
+static void forget(struct daemon *d, size_t k)
+{
+    d->pending[k] = d->pending[--d->npending];
+}
+
+/* A client that leaves while parked: its reply has nowhere to go, and a
+ * hold granted to it later is given back at once. */
+static void parked_closed(struct evhttp_connection *c, void *arg)
+{
+    struct daemon *d = arg;
+    for (size_t k = 0; k < d->npending; k++)
+        if (d->pending[k].conn == c)
+            d->pending[k].req = NULL;
+}
+
+static struct pending *park(struct daemon *d, struct evhttp_request *req, enum pending_kind kind,
+                            unsigned model)
+{
+    if (d->npending == DAEMON_MAX_PENDING) {
+        reply_error(req, 503, "Busy", "too many waiting requests; try again");
+        return NULL;
+    }
+    struct pending *p = &d->pending[d->npending++];
+    memset(p, 0, sizeof *p);
+    p->id = ++d->next_id;
+    p->req = req;
+    p->conn = evhttp_request_get_connection(req);
+    evhttp_connection_set_closecb(p->conn, parked_closed, d);
+    p->kind = kind;
+    p->model = model;
+    return p;
+}
+
+struct lease {
+    struct daemon *d;
+    unsigned model;
+    struct event *ev;
+};
+
+static void lease_over(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct lease *l = arg;
+    struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = l->model};
+    struct daemon *d = l->d;
+    event_free(l->ev);
+    free(l);
+    daemon_step(d, &e);
+}
+
+void api_grant(struct daemon *d, uint64_t id, unsigned model)
+{
+    for (size_t k = 0; k < d->npending; k++) {
+        struct pending *p = &d->pending[k];
+        if (p->id != id || p->kind != PENDING_DEMAND)
+            continue;
+        if (!p->req) {
+            struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = model};
+            bool held = p->lease_ms != 0;
+            forget(d, k);
+            if (held)
+                daemon_step(d, &e);
+            return;
+        }
+        if (p->lease_ms) { /* an acquire: released by the client or when the lease ends */
+            struct lease *l = calloc(1, sizeof *l);
+            if (l) {
+                l->d = d;
+                l->model = model;
+                l->ev = evtimer_new(d->base, lease_over, l);
+                struct timeval tv = {(time_t)(p->lease_ms / 1000),
+                                     (suseconds_t)(p->lease_ms % 1000) * 1000};
+                evtimer_add(l->ev, &tv);
+            }
+        }
+        reply_json(p->req, 200, "OK", api_model_json(d, model));
+        forget(d, k);
+        return;
+    }
+}
+
+void api_refuse(struct daemon *d, uint64_t id, const char *why)
+{
+    for (size_t k = 0; k < d->npending; k++) {
+        struct pending *p = &d->pending[k];
+        if (p->id != id)
+            continue;
+        if (!p->req) {
+            forget(d, k);
+            return;
+        }
+        bool failed = d->smodels[p->model].state == SCHED_FAILED || strstr(why, "failed");
+        reply_error(p->req, failed ? 502 : 503, failed ? "Bad Gateway" : "Service Unavailable",
+                    why);
+        forget(d, k);
+        return;
+    }
+}
+
+void api_states_changed(struct daemon *d, uint64_t now)
+{
+    for (size_t k = 0; k < d->npending;) {
+        struct pending *p = &d->pending[k];
+        const struct sched_model *m = &d->smodels[p->model];
+        if (p->kind != PENDING_STATE) {
+            k++;
+            continue;
+        }
+        if (!p->req) {
+            forget(d, k);
+        } else if (now >= p->deadline_ms) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%s is still %s: gave up waiting", m->name,
+                     sched_state_name(m->state));
+            reply_error(p->req, 504, "Gateway Timeout", msg);
+            forget(d, k);
+        } else if (m->state == p->want) {
+            reply_json(p->req, 200, "OK", api_model_json(d, p->model));
+            forget(d, k);
+        } else if ((p->want == SCHED_READY && m->state == SCHED_SUSPENDED && m->error[0]) ||
+                   (p->want == SCHED_SUSPENDED &&
+                    (m->state == SCHED_STOPPING || m->state == SCHED_STOPPED))) {
+            reply_error(p->req, 500, "Failed", m->error[0] ? m->error : "it stopped instead");
+            forget(d, k);
+        } else {
+            k++;
+        }
+    }
+}
+
+/* ---- events ---- */
+
+static void sse_closed(struct evhttp_connection *c, void *arg)
+{
+    struct daemon *d = arg;
+    for (size_t k = 0; k < d->nsse; k++)
+        if (d->sse_conn[k] == c) {
+            d->sse[k] = d->sse[--d->nsse];
+            d->sse_conn[k] = d->sse_conn[d->nsse];
+            return;
+        }
+}
+
+void api_event(struct daemon *d, unsigned model, const char *kind, double seconds,
+               const char *detail)
+{
+    if (!d->nsse)
+        return;
+    json_t *j = json_pack("{s:I, s:s, s:s, s:f, s:s}", "t_ms", (json_int_t)daemon_now_ms(), "model",
+                          model < d->sched.nmodels ? d->smodels[model].name : "", "event", kind,
+                          "seconds", seconds, "detail", detail ? detail : "");
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    for (size_t k = 0; text && k < d->nsse; k++) {
+        struct evbuffer *b = evbuffer_new();
+        evbuffer_add_printf(b, "data: %s\n\n", text);
+        evhttp_send_reply_chunk(d->sse[k], b);
+        evbuffer_free(b);
+    }
+    free(text);
+}
+
+/* ---- requests ---- */
+
+/* The request's JSON body: NULL (and a 400 sent) when malformed. */
+static json_t *body_of(struct evhttp_request *req, bool *bad)
+{
+    struct evbuffer *in = evhttp_request_get_input_buffer(req);
+    size_t n = evbuffer_get_length(in);
+    *bad = false;
+    if (!n)
+        return json_object();
+    char *text = malloc(n + 1);
+    if (!text) {
+        *bad = true;
+        evhttp_send_error(req, 500, "out of memory");
+        return NULL;
+    }
+    evbuffer_remove(in, text, n);
+    text[n] = '\0';
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    free(text);
+    if (!j || !json_is_object(j)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "the body is not a JSON object: %s (line %d, column %d)",
+                 j ? "another JSON value" : je.text, je.line, je.column);
+        json_decref(j);
+        *bad = true;
+        reply_error(req, 400, "Bad Request", msg);
+        return NULL;
+    }
+    return j;
+}
+
+/* A duration field ("30s", or a number of seconds), def when absent. */
+static int duration_ms(json_t *body, const char *key, uint64_t def, uint64_t *out)
+{
+    json_t *v = json_object_get(body, key);
+    double s;
+    *out = def;
+    if (!v)
+        return 0;
+    if (json_is_number(v))
+        s = json_number_value(v);
+    else if (!json_is_string(v) || units_parse_seconds(json_string_value(v), &s) < 0)
+        return -1;
+    if (s < 0 || s > 7 * 86400)
+        return -1;
+    *out = (uint64_t)(s * 1000);
+    return 0;
+}
+
+static void model_verb(struct daemon *d, struct evhttp_request *req, unsigned i, const char *verb)
+{
+    bool bad;
+    json_t *body = body_of(req, &bad);
+    if (bad)
+        return;
+    struct sched_model *m = &d->smodels[i];
+    uint64_t wait, lease;
+    if (duration_ms(body, "timeout", DEFAULT_WAIT_MS, &wait) < 0 ||
+        duration_ms(body, "lease", DEFAULT_LEASE_MS, &lease) < 0) {
+        json_decref(body);
+        reply_error(req, 400, "Bad Request", "timeout and lease: durations like \"30s\"");
+        return;
+    }
+    json_t *gpu = json_object_get(body, "gpu");
+    int g = -1;
+    if (gpu && (!json_is_integer(gpu) || json_integer_value(gpu) < 0 ||
+                (size_t)json_integer_value(gpu) >= d->sched.ngpus)) {
+        json_decref(body);
+        reply_error(req, 400, "Bad Request", "gpu: the index of one of this machine's GPUs");
+        return;
+    }
+    if (gpu)
+        g = (int)json_integer_value(gpu);
+    json_decref(body);
+    uint64_t now = daemon_now_ms();
+    if (!strcmp(verb, "load") || !strcmp(verb, "acquire")) {
+        bool hold = !strcmp(verb, "acquire");
+        struct pending *p = park(d, req, PENDING_DEMAND, i);
+        if (!p)
+            return;
+        p->lease_ms = hold ? lease : 0;
+        struct sched_event e = {.kind = SCHED_EV_DEMAND,
+                                .model = i,
+                                .id = p->id,
+                                .deadline_ms = now + wait,
+                                .hold = hold};
+        daemon_step(d, &e);
+    } else if (!strcmp(verb, "release")) {
+        if (!m->holds) {
+            reply_error(req, 409, "Conflict", "not acquired: nothing to release");
+            return;
+        }
+        struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = i};
+        daemon_step(d, &e);
+        reply_json(req, 200, "OK", api_model_json(d, i));
+    } else if (!strcmp(verb, "unload")) {
+        struct sched_event e = {.kind = SCHED_EV_UNLOAD, .model = i};
+        daemon_step(d, &e);
+        reply_json(req, 202, "Accepted", api_model_json(d, i));
+    } else if (!strcmp(verb, "suspend")) {
+        if (m->state == SCHED_SUSPENDED) {
+            reply_json(req, 200, "OK", api_model_json(d, i));
+            return;
+        }
+        if (m->state != SCHED_READY || m->holds) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s is %s: only a ready, idle model can be suspended",
+                     m->name, sched_state_name(m->state));
+            reply_error(req, 409, "Conflict", msg);
+            return;
+        }
+        struct pending *p = park(d, req, PENDING_STATE, i);
+        if (!p)
+            return;
+        p->want = SCHED_SUSPENDED;
+        p->deadline_ms = now + wait;
+        struct sched_event e = {.kind = SCHED_EV_SUSPEND, .model = i};
+        daemon_step(d, &e);
+    } else if (!strcmp(verb, "resume")) {
+        if (m->state != SCHED_SUSPENDED) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s is %s, not suspended", m->name,
+                     sched_state_name(m->state));
+            reply_error(req, 409, "Conflict", msg);
+            return;
+        }
+        m->error[0] = '\0';
+        struct pending *p = park(d, req, PENDING_STATE, i);
+        if (!p)
+            return;
+        p->want = SCHED_READY;
+        p->deadline_ms = now + wait;
+        struct sched_event e = {.kind = SCHED_EV_RESUME, .model = i, .gpu = g};
+        daemon_step(d, &e);
+    } else {
+        reply_error(req, 404, "Not Found",
+                    "unknown action: load, unload, acquire, release, suspend or resume");
+    }
+}
+
+static void on_request(struct evhttp_request *req, void *arg)
+{
+    struct daemon *d = arg;
+    const char *uri = evhttp_request_get_uri(req);
+    struct evhttp_uri *u = evhttp_uri_parse(uri);
+    const char *path = u ? evhttp_uri_get_path(u) : NULL;
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+    char name[128], verb[32];
+    if (!path) {
+        reply_error(req, 400, "Bad Request", "unreadable URI");
+    } else if (!strcmp(path, "/v1/models") && cmd == EVHTTP_REQ_GET) {
+        reply_json(req, 200, "OK", models_json(d));
+    } else if (!strcmp(path, "/v1/snapshot") && cmd == EVHTTP_REQ_GET) {
+        reply_json(req, 200, "OK", view_json(&d->snap));
+    } else if (!strcmp(path, "/metrics") && cmd == EVHTTP_REQ_GET) {
+        char *text = metrics_render(d);
+        struct evbuffer *b = evbuffer_new();
+        evbuffer_add(b, text, strlen(text));
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                          "text/plain; version=0.0.4");
+        evhttp_send_reply(req, 200, "OK", b);
+        evbuffer_free(b);
+        free(text);
+    } else if (!strcmp(path, "/v1/events") && cmd == EVHTTP_REQ_GET) {
+        if (d->nsse == DAEMON_MAX_SSE) {
+            reply_error(req, 503, "Busy", "too many event listeners");
+        } else {
+            evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                              "text/event-stream");
+            evhttp_send_reply_start(req, 200, "OK");
+            d->sse_conn[d->nsse] = evhttp_request_get_connection(req);
+            d->sse[d->nsse++] = req;
+            evhttp_connection_set_closecb(d->sse_conn[d->nsse - 1], sse_closed, d);
+        }
+    } else if (sscanf(path, "/v1/models/%127[^/]/%31s", name, verb) == 2 &&
+               cmd == EVHTTP_REQ_POST) {
+        int i = daemon_model_index(d, name);
+        if (i < 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "no model '%.100s' in the configuration (GET /v1/models)",
+                     name);
+            reply_error(req, 404, "Not Found", msg);
+        } else {
+            model_verb(d, req, (unsigned)i, verb);
+        }
+    } else if (sscanf(path, "/v1/models/%127[^/]", name) == 1 && cmd == EVHTTP_REQ_GET) {
+        int i = daemon_model_index(d, name);
+        if (i < 0)
+            reply_error(req, 404, "Not Found", "no such model");
+        else
+            reply_json(req, 200, "OK", api_model_json(d, (unsigned)i));
+    } else {
+        reply_error(req, 404, "Not Found",
+                    "GET /v1/models, /v1/models/NAME, /v1/snapshot, /v1/events, /metrics; "
+                    "POST /v1/models/NAME/{load,unload,acquire,release,suspend,resume}");
+    }
+    if (u)
+        evhttp_uri_free(u);
+}
+
+static struct evhttp *server(struct daemon *d)
+{
+    struct evhttp *h = evhttp_new(d->base);
+    if (!h)
+        return NULL;
+    evhttp_set_max_body_size(h, MAX_BODY);
+    evhttp_set_max_headers_size(h, 16 * 1024);
+    evhttp_set_timeout(h, 60);
+    evhttp_set_allowed_methods(h, EVHTTP_REQ_GET | EVHTTP_REQ_POST);
+    evhttp_set_gencb(h, on_request, d);
+    return h;
+}
+
+int api_listen(struct daemon *d, char *err, size_t len)
+{
+    d->http = server(d);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (!d->http || fd < 0 || strlen(d->cfg.socket) >= sizeof a.sun_path) {
+        snprintf(err, len, "socket %s: %s", d->cfg.socket,
+                 fd < 0 ? strerror(errno) : "path too long");
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    memcpy(a.sun_path, d->cfg.socket, strlen(d->cfg.socket) + 1);
+    /* a socket file left by a daemon that died: take it over, unless one answers there */
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+        snprintf(err, len, "%s: another vram serve answers there already", d->cfg.socket);
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    unlink(d->cfg.socket);
+    mode_t old = umask(0117);
+    int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
+    umask(old);
+    if (rc < 0 || listen(fd, 128) < 0) {
+        snprintf(err, len,
+                 "cannot listen on %s: %s (does its directory exist, and may vram "
+                 "write there?)",
+                 d->cfg.socket, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    struct evconnlistener *l = evconnlistener_new(
+        d->base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+    if (!l || !evhttp_bind_listener(d->http, l)) {
+        snprintf(err, len, "cannot serve on %s", d->cfg.socket);
+        return -1;
+    }
+    if (d->cfg.metrics[0]) {
+        char host[96];
+        unsigned port;
+        d->metrics = server(d);
+        if (sscanf(d->cfg.metrics, "%95[^:]:%u", host, &port) != 2 || port > 65535 || !d->metrics ||
+            evhttp_bind_socket(d->metrics, host, (uint16_t)port) < 0) {
+            snprintf(err, len, "metrics = %s: cannot listen there (HOST:PORT, free)",
+                     d->cfg.metrics);
+            return -1;
+        }
+    }
+    return 0;
+}

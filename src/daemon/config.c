@@ -1,0 +1,299 @@
+/* config: reading vram.conf with inih, then checking every value.
+ *
+ * inih (as Debian builds it) hands over section, name and value but not
+ * the line; the line of a bad value is found again in the text, so that
+ * every message can point at it. */
+#include "config.h"
+
+#include <ctype.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/units.h"
+
+struct parse {
+    struct config *c;
+    const char *text; /* the file, for line numbers */
+    char err[512];
+};
+
+/* The line of name= in [section], for messages; 0 if not found. */
+static unsigned line_of(const char *text, const char *section, const char *name)
+{
+    unsigned line = 1;
+    bool in = section == NULL;
+    size_t nl = name ? strlen(name) : 0;
+    for (const char *l = text; *l; line++) {
+        const char *p = l;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '[') {
+            const char *e = strchr(p, ']');
+            in = e && section && (size_t)(e - p - 1) == strlen(section) &&
+                 !strncmp(p + 1, section, strlen(section));
+            if (in && !name)
+                return line;
+        } else if (in && name && !strncmp(p, name, nl) &&
+                   (p[nl] == '=' || p[nl] == ' ' || p[nl] == '\t' || p[nl] == ':')) {
+            return line;
+        }
+        const char *n = strchr(l, '\n');
+        if (!n)
+            break;
+        l = n + 1;
+    }
+    return 0;
+}
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        char what_[400];                                                                           \
+        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
+        snprintf(ps->err, sizeof ps->err, "%s:%u: %s", ps->c->path,                                \
+                 line_of(ps->text, section, name), what_);                                         \
+        return 0;                                                                                  \
+    } while (0)
+
+static bool parse_bool(const char *v, bool *out)
+{
+    if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "1"))
+        *out = true;
+    else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "0"))
+        *out = false;
+    else
+        return false;
+    return true;
+}
+
+/* "22G" for every GPU, or "0:22G,1:20G". */
+static bool parse_budget(const char *v, struct config *c)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(tok, ':');
+        uint64_t bytes;
+        if (!colon) {
+            if (units_parse_size(tok, &bytes) < 0 || !bytes)
+                return false;
+            for (int g = 0; g < SCHED_MAX_GPUS; g++) {
+                c->budget[g] = bytes;
+                c->budget_set[g] = true;
+            }
+            continue;
+        }
+        *colon = '\0';
+        char *end;
+        long g = strtol(tok, &end, 10);
+        if (*end || g < 0 || g >= SCHED_MAX_GPUS || units_parse_size(colon + 1, &bytes) < 0 ||
+            !bytes)
+            return false;
+        c->budget[g] = bytes;
+        c->budget_set[g] = true;
+    }
+    return true;
+}
+
+static int serve_key(struct parse *ps, const char *section, const char *name, const char *v)
+{
+    struct config *c = ps->c;
+    double d;
+    if (!strcmp(name, "socket"))
+        snprintf(c->socket, sizeof c->socket, "%s", v);
+    else if (!strcmp(name, "state"))
+        snprintf(c->state, sizeof c->state, "%s", v);
+    else if (!strcmp(name, "logs"))
+        snprintf(c->logs, sizeof c->logs, "%s", v);
+    else if (!strcmp(name, "metrics"))
+        snprintf(c->metrics, sizeof c->metrics, "%s", v);
+    else if (!strcmp(name, "budget")) {
+        if (!parse_budget(v, c))
+            FAIL("budget '%s': a size for every GPU (22G) or per GPU (0:22G,1:20G)", v);
+    } else if (!strcmp(name, "margin")) {
+        if (units_parse_size(v, &c->margin) < 0)
+            FAIL("margin '%s': a size, like 512M", v);
+    } else if (!strcmp(name, "host_budget")) {
+        if (units_parse_size(v, &c->host_budget) < 0)
+            FAIL("host_budget '%s': a size, like 64G", v);
+    } else if (!strcmp(name, "port_base")) {
+        if (units_parse_seconds(v, &d) < 0 || d < 1024 || d > 65000 || d != (unsigned)d)
+            FAIL("port_base '%s': a port from 1024 to 65000", v);
+        c->port_base = (unsigned)d;
+    } else
+        FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, budget, margin, "
+             "host_budget, port_base)",
+             name);
+    return 1;
+}
+
+static int model_key(struct parse *ps, struct config_model *m, const char *section,
+                     const char *name, const char *v)
+{
+    char *end;
+    if (!strcmp(name, "command"))
+        snprintf(m->command, sizeof m->command, "%s", v);
+    else if (!strcmp(name, "file"))
+        snprintf(m->file, sizeof m->file, "%s", v);
+    else if (!strcmp(name, "vram")) {
+        if (strcmp(v, "auto") && (units_parse_size(v, &m->vram) < 0 || !m->vram))
+            FAIL("vram '%s': a size (6G) or auto", v);
+    } else if (!strcmp(name, "gpus")) {
+        long g = strtol(v, &end, 10);
+        if (!strcmp(v, "any"))
+            m->gpu = -1;
+        else if (*end || !*v || g < 0 || g >= SCHED_MAX_GPUS)
+            FAIL("gpus '%s': any, or a GPU index", v);
+        else
+            m->gpu = (int)g;
+    } else if (!strcmp(name, "idle")) {
+        if (units_parse_seconds(v, &m->idle_s) < 0)
+            FAIL("idle '%s': a duration, like 10m", v);
+    } else if (!strcmp(name, "evict")) {
+        if (!strcmp(v, "suspend"))
+            m->evict = SCHED_EVICT_SUSPEND;
+        else if (!strcmp(v, "stop"))
+            m->evict = SCHED_EVICT_STOP;
+        else
+            FAIL("evict '%s': suspend or stop", v);
+    } else if (!strcmp(name, "priority")) {
+        long p = strtol(v, &end, 10);
+        if (*end || !*v || p < 0 || p > 100)
+            FAIL("priority '%s': a number from 0 to 100", v);
+        m->priority = (int)p;
+    } else if (!strcmp(name, "pinned")) {
+        if (!parse_bool(v, &m->pinned))
+            FAIL("pinned '%s': yes or no", v);
+    } else if (!strcmp(name, "cap")) {
+        if (!parse_bool(v, &m->cap))
+            FAIL("cap '%s': yes or no", v);
+    } else if (!strcmp(name, "health")) {
+        if (v[0] != '/')
+            FAIL("health '%s': a path on the model's server, like /health", v);
+        snprintf(m->health, sizeof m->health, "%s", v);
+    } else if (!strcmp(name, "start_timeout")) {
+        if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1)
+            FAIL("start_timeout '%s': a duration, like 2m", v);
+    } else
+        FAIL("unknown setting '%s' (command, file, vram, gpus, idle, evict, priority, pinned, "
+             "cap, health, start_timeout)",
+             name);
+    return 1;
+}
+
+static struct config_model *model_named(struct parse *ps, const char *name)
+{
+    struct config *c = ps->c;
+    for (size_t i = 0; i < c->nmodels; i++)
+        if (!strcmp(c->models[i].name, name))
+            return &c->models[i];
+    if (c->nmodels == CONFIG_MAX_MODELS)
+        return NULL;
+    struct config_model *m = &c->models[c->nmodels++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->gpu = -1;
+    m->idle_s = 300;
+    m->priority = 5;
+    m->start_timeout_s = 120;
+    snprintf(m->health, sizeof m->health, "/health");
+    return m;
+}
+
+static bool good_name(const char *n)
+{
+    if (!*n || strlen(n) >= 64)
+        return false;
+    for (; *n; n++)
+        if (!isalnum((unsigned char)*n) && !strchr("-_.:", *n))
+            return false;
+    return true;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    struct parse *ps = user;
+    if (ps->err[0])
+        return 0;
+    if (!strcmp(section, "serve"))
+        return serve_key(ps, section, name, value);
+    if (!strncmp(section, "model ", 6)) {
+        const char *mname = section + 6;
+        if (!good_name(mname))
+            FAIL("model name '%s': letters, digits, '-', '_', '.', ':' only", mname);
+        struct config_model *m = model_named(ps, mname);
+        if (!m)
+            FAIL("more than %d models", CONFIG_MAX_MODELS);
+        return model_key(ps, m, section, name, value);
+    }
+    FAIL("unknown section [%s]: [serve] or [model NAME]", section);
+}
+
+static char *slurp(const char *path, char *err, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, len, "%s: cannot read it: %m", path);
+        return NULL;
+    }
+    char *t = calloc(1, 1 << 20);
+    size_t n = t ? fread(t, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (t && n == (1 << 20) - 1) {
+        snprintf(err, len, "%s: larger than 1 MiB: not a vram config", path);
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+int config_load(const char *path, struct config *c, char *err, size_t len)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    snprintf(c->socket, sizeof c->socket, "/run/vram/vram.sock");
+    snprintf(c->state, sizeof c->state, "/var/lib/vram/vram.db");
+    c->margin = 512ULL << 20;
+    c->port_base = 21000;
+    char *text = slurp(path, err, len);
+    if (!text)
+        return -1;
+    struct parse ps = {c, text, ""};
+    int rc = ini_parse_string(text, handler, &ps);
+    if (!ps.err[0] && rc > 0)
+        snprintf(ps.err, sizeof ps.err, "%s:%d: not INI syntax (a [section] or name = value)", path,
+                 rc);
+    for (size_t i = 0; !ps.err[0] && i < c->nmodels; i++) {
+        const struct config_model *m = &c->models[i];
+        char sec[80];
+        snprintf(sec, sizeof sec, "model %s", m->name);
+        unsigned line = line_of(text, sec, NULL);
+        if (!m->command[0])
+            snprintf(ps.err, sizeof ps.err, "%s:%u: [model %s] has no command = ...", path, line,
+                     m->name);
+        else if (!m->vram && !m->file[0])
+            snprintf(ps.err, sizeof ps.err,
+                     "%s:%u: [model %s]: vram = auto needs file = (the model file to "
+                     "estimate from), or give vram = SIZE",
+                     path, line, m->name);
+    }
+    if (!ps.err[0] && !c->nmodels)
+        snprintf(ps.err, sizeof ps.err, "%s: no [model NAME] section: nothing to serve", path);
+    if (!c->logs[0]) {
+        snprintf(c->logs, sizeof c->logs, "%s", c->state);
+        char *slash = strrchr(c->logs, '/');
+        if (slash)
+            snprintf(slash, sizeof c->logs - (size_t)(slash - c->logs), "/logs");
+        else
+            snprintf(c->logs, sizeof c->logs, "logs");
+    }
+    free(text);
+    if (ps.err[0]) {
+        snprintf(err, len, "%s", ps.err);
+        return -1;
+    }
+    return 0;
+}

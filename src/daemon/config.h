@@ -1,0 +1,51 @@
+/* config: `vram serve`'s INI file, read with inih and checked whole before
+ * anything uses it, with file:line in every message. A reload that fails
+ * leaves the running configuration as it was. */
+#ifndef VRAM_DAEMON_CONFIG_H
+#define VRAM_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sched.h"
+
+#define CONFIG_MAX_MODELS 64
+#define CONFIG_CMD_MAX    1024
+#define CONFIG_PATH_MAX   512
+
+struct config_model {
+    char name[64];
+    char command[CONFIG_CMD_MAX]; /* run by /bin/sh -c, ${PORT} filled in */
+    char file[CONFIG_PATH_MAX];   /* the model file, for vram = auto */
+    uint64_t vram;                /* 0: auto */
+    int gpu;                      /* -1: any */
+    double idle_s;
+    enum sched_evict evict;
+    int priority;
+    bool pinned;
+    bool cap; /* run it under libvramcap with vram as its slice */
+    char health[128];
+    double start_timeout_s;
+};
+
+struct config {
+    char path[CONFIG_PATH_MAX];
+    char socket[CONFIG_PATH_MAX];
+    char state[CONFIG_PATH_MAX];     /* the SQLite file */
+    char logs[CONFIG_PATH_MAX];      /* a log file per model */
+    char metrics[128];               /* HOST:PORT for /metrics, "" for none */
+    uint64_t budget[SCHED_MAX_GPUS]; /* 0: all but margin */
+    bool budget_set[SCHED_MAX_GPUS];
+    uint64_t margin;
+    uint64_t host_budget; /* 0: half of the host's RAM */
+    unsigned port_base;   /* model ports are taken from here up */
+    struct config_model models[CONFIG_MAX_MODELS];
+    size_t nmodels;
+};
+
+/* Reads and checks path. Returns 0, or -1 with err "FILE:LINE: what, and
+ * the fix". */
+int config_load(const char *path, struct config *c, char *err, size_t len);
+
+#endif

@@ -1,0 +1,464 @@
+/* daemon: `vram serve`'s loop. Turns the world into scheduler events
+ * (requests, health answers, exits, checkpoint reports, the clock and the
+ * GPU snapshot) and the scheduler's actions into the world (processes,
+ * signals, checkpoints, replies). Events raised while actions are carried
+ * out are queued and applied after them, never re-entrantly. */
+#include "daemon.h"
+
+#include <event2/http.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu/ckpt.h"
+#include "probe/probe.h"
+#include "store.h"
+#include "super.h"
+
+#define TICK_MS       200
+#define SNAP_MS       1000
+#define STOP_GRACE_MS 10000
+
+uint64_t daemon_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int daemon_model_index(const struct daemon *d, const char *name)
+{
+    for (size_t i = 0; i < d->sched.nmodels; i++)
+        if (!d->dm[i].removed && !strcmp(d->smodels[i].name, name))
+            return (int)i;
+    return -1;
+}
+
+void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seconds,
+                 const char *detail)
+{
+    const char *name = model < d->sched.nmodels ? d->smodels[model].name : "";
+    store_event(d->store, daemon_now_ms(), name, kind, seconds, detail);
+    fprintf(stderr, "vram serve: %s: %s%s%s", name, kind, detail && *detail ? ": " : "",
+            detail ? detail : "");
+    if (seconds > 0)
+        fprintf(stderr, " (%.2f s)", seconds);
+    fputc('\n', stderr);
+    api_event(d, model, kind, seconds, detail);
+}
+
+/* ---- the record of running processes, for re-adoption ---- */
+
+static void remember(struct daemon *d, unsigned i)
+{
+    const struct sched_model *m = &d->smodels[i];
+    const struct dmodel *dm = &d->dm[i];
+    if (dm->pid <= 0 || m->state == SCHED_STOPPED || m->state == SCHED_FAILED) {
+        store_del_proc(d->store, m->name);
+        return;
+    }
+    struct store_proc p = {.pid = dm->pid, .start = dm->start, .gpu = m->gpu, .port = dm->port};
+    snprintf(p.model, sizeof p.model, "%s", m->name);
+    snprintf(p.state, sizeof p.state, "%s",
+             m->state == SCHED_SUSPENDED  ? "suspended"
+             : m->state == SCHED_STARTING ? "starting"
+                                          : "ready");
+    p.bytes = m->state == SCHED_SUSPENDED ? dm->host_bytes : m->need;
+    if (m->state == SCHED_SUSPENDED)
+        p.gpu = dm->left_gpu;
+    snprintf(p.how, sizeof p.how, "%s", dm->how);
+    store_put_proc(d->store, &p);
+}
+
+/* What pid holds on the GPUs now, from a fresh process list. */
+static uint64_t measure(struct daemon *d, pid_t pid)
+{
+    probe_sample(d->probe, &d->snap, PROBE_PROCS, daemon_now_ms());
+    uint64_t sum = 0;
+    for (size_t g = 0; g < d->snap.ngpus; g++)
+        for (size_t k = 0; k < d->snap.gpus[g].nprocs; k++)
+            if (d->snap.gpus[g].procs[k].pid == (uint32_t)pid)
+                sum += d->snap.gpus[g].procs[k].used;
+    return sum;
+}
+
+/* ---- queued events ---- */
+
+static void post(struct daemon *d, const struct sched_event *e)
+{
+    if (d->evq_n == sizeof d->evq / sizeof d->evq[0]) {
+        fprintf(stderr, "vram serve: event queue full, dropping an event\n");
+        return;
+    }
+    size_t k = (d->evq_head + d->evq_n++) % (sizeof d->evq / sizeof d->evq[0]);
+    d->evq[k] = *e;
+    snprintf(d->evq_err[k], sizeof d->evq_err[k], "%s", e->error ? e->error : "");
+    d->evq[k].error = d->evq_err[k];
+}
+
+/* ---- carrying out actions ---- */
+
+static void on_timer(evutil_socket_t fd, short what, void *arg);
+
+static void arm(struct dmodel *dm, uint64_t ms)
+{
+    struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000};
+    evtimer_add(dm->timer, &tv);
+}
+
+static void start_model(struct daemon *d, unsigned i, int gpu)
+{
+    struct dmodel *dm = &d->dm[i];
+    bool taken[CONFIG_MAX_MODELS * 4] = {0};
+    for (size_t k = 0; k < d->sched.nmodels; k++)
+        if (d->dm[k].port >= d->cfg.port_base && d->dm[k].port - d->cfg.port_base < sizeof taken &&
+            d->dm[k].pid > 0)
+            taken[d->dm[k].port - d->cfg.port_base] = true;
+    unsigned port = super_free_port(d->cfg.port_base, taken, sizeof taken);
+    struct super_spawn sp = {dm->cfg.name,
+                             dm->cfg.command,
+                             d->cfg.logs,
+                             d->gpu_uuid[gpu],
+                             port,
+                             dm->cfg.cap && d->shim[0] ? d->shim : NULL,
+                             d->smodels[i].need};
+    char err[256];
+    dm->began_ms = daemon_now_ms();
+    if (!port || super_start(&sp, &dm->pid, &dm->start, err, sizeof err) < 0) {
+        struct sched_event e = {
+            .kind = SCHED_EV_FAILED, .model = i, .error = port ? err : "no free port"};
+        post(d, &e);
+        return;
+    }
+    dm->child = true;
+    dm->port = port;
+    dm->starts++;
+    dm->deadline_ms = dm->began_ms + (uint64_t)(dm->cfg.start_timeout_s * 1000);
+    arm(dm, 100);
+}
+
+static void stop_model(struct daemon *d, unsigned i)
+{
+    struct dmodel *dm = &d->dm[i];
+    if (dm->health) {
+        evhttp_connection_free(dm->health);
+        dm->health = NULL;
+    }
+    if (dm->pid <= 0 || !super_alive(dm->pid, dm->start)) {
+        struct sched_event e = {.kind = SCHED_EV_EXITED, .model = i};
+        dm->pid = 0;
+        post(d, &e);
+        return;
+    }
+    super_signal(dm->pid, SIGTERM);
+    super_signal(dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
+    dm->deadline_ms = daemon_now_ms() + STOP_GRACE_MS;
+    arm(dm, STOP_GRACE_MS);
+}
+
+static void act(struct daemon *d, const struct sched_action *a)
+{
+    struct dmodel *dm = &d->dm[a->model];
+    switch (a->kind) {
+    case SCHED_ACT_START:
+        start_model(d, a->model, a->gpu);
+        break;
+    case SCHED_ACT_STOP:
+        stop_model(d, a->model);
+        break;
+    case SCHED_ACT_SUSPEND:
+        dm->began_ms = daemon_now_ms();
+        dm->left_gpu = d->smodels[a->model].gpu;
+        dm->host_bytes = measure(d, dm->pid);
+        worker_suspend(d, a->model);
+        break;
+    case SCHED_ACT_RESUME:
+        dm->began_ms = daemon_now_ms();
+        worker_resume(d, a->model, a->gpu);
+        break;
+    case SCHED_ACT_GRANT:
+        api_grant(d, a->id, a->model);
+        break;
+    case SCHED_ACT_REFUSE:
+        api_refuse(d, a->id, a->why);
+        break;
+    }
+}
+
+/* What changed, said once: to the log, the store, the event stream. */
+static void report(struct daemon *d, unsigned i, enum sched_state was)
+{
+    const struct sched_model *m = &d->smodels[i];
+    struct dmodel *dm = &d->dm[i];
+    double took = (double)(daemon_now_ms() - dm->began_ms) / 1000;
+    char detail[256] = "";
+    if (m->state == was)
+        return;
+    switch (m->state) {
+    case SCHED_READY:
+        if (was == SCHED_STARTING) {
+            dm->last_start_s = took;
+            snprintf(detail, sizeof detail, "GPU %d, port %u, %.2f GiB", m->gpu, dm->port,
+                     (double)m->need / (1 << 30));
+            store_set_footprint(d->store, m->name, d->gpu_name[m->gpu], m->need);
+            daemon_emit(d, i, "ready", took, detail);
+        } else if (was == SCHED_RESUMING) {
+            dm->last_resume_s = took;
+            dm->resumes++;
+            dm->host_bytes = 0;
+            snprintf(detail, sizeof detail, "GPU %d", m->gpu);
+            daemon_emit(d, i, "resumed", took, detail);
+        }
+        break;
+    case SCHED_SUSPENDED:
+        if (was == SCHED_SUSPENDING) {
+            dm->last_suspend_s = took;
+            dm->suspends++;
+            snprintf(dm->how, sizeof dm->how, "checkpoint");
+            daemon_emit(d, i, "suspended", took, "driver checkpoint");
+        } else {
+            daemon_emit(d, i, "resume failed", took, m->error);
+        }
+        break;
+    case SCHED_STOPPED:
+        if (was != SCHED_STOPPING) {
+            dm->restarts++;
+            daemon_emit(d, i, was == SCHED_STARTING ? "start failed" : "crashed", 0, m->error);
+        } else {
+            daemon_emit(d, i, "stopped", 0, NULL);
+        }
+        break;
+    case SCHED_FAILED:
+        daemon_emit(d, i, "failed", 0, m->error);
+        break;
+    case SCHED_STARTING:
+    case SCHED_SUSPENDING:
+    case SCHED_RESUMING:
+    case SCHED_STOPPING:
+        snprintf(detail, sizeof detail, "GPU %d", m->gpu);
+        daemon_emit(d, i, sched_state_name(m->state), 0, m->gpu >= 0 ? detail : NULL);
+        break;
+    case SCHED_BUSY:
+        break;
+    }
+    remember(d, i);
+}
+
+void daemon_step(struct daemon *d, const struct sched_event *e)
+{
+    post(d, e);
+    if (d->stepping)
+        return;
+    d->stepping = true;
+    while (d->evq_n) {
+        struct sched_event ev = d->evq[d->evq_head];
+        char err[232];
+        snprintf(err, sizeof err, "%s", d->evq_err[d->evq_head]);
+        ev.error = err;
+        d->evq_head = (d->evq_head + 1) % (sizeof d->evq / sizeof d->evq[0]);
+        d->evq_n--;
+        enum sched_state was[CONFIG_MAX_MODELS];
+        for (size_t i = 0; i < d->sched.nmodels; i++)
+            was[i] = d->smodels[i].state;
+        static struct sched_action acts[SCHED_MAX_QUEUE + 4 * CONFIG_MAX_MODELS];
+        size_t n = sched_step(&d->sched, &ev, daemon_now_ms(), acts, sizeof acts / sizeof acts[0]);
+        for (size_t i = 0; i < d->sched.nmodels; i++)
+            report(d, (unsigned)i, was[i]);
+        for (size_t k = 0; k < n; k++)
+            act(d, &acts[k]);
+        api_states_changed(d, daemon_now_ms());
+    }
+    d->stepping = false;
+}
+
+/* ---- health checks, stop timeouts ---- */
+
+static void on_health(struct evhttp_request *req, void *arg)
+{
+    struct dmodel *dm = arg;
+    struct daemon *d = dm->d;
+    if (d->smodels[dm->index].state != SCHED_STARTING)
+        return;
+    if (req && evhttp_request_get_response_code(req) == 200) {
+        struct sched_event e = {
+            .kind = SCHED_EV_READY, .model = dm->index, .bytes = measure(d, dm->pid)};
+        if (e.bytes < dm->cfg.vram)
+            e.bytes = dm->cfg.vram; /* its slice, if it asked for one, is its size */
+        daemon_step(d, &e);
+        return;
+    }
+    arm(dm, 200);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct dmodel *dm = arg;
+    struct daemon *d = dm->d;
+    enum sched_state st = d->smodels[dm->index].state;
+    uint64_t now = daemon_now_ms();
+    if (st == SCHED_STOPPING || d->quitting) {
+        if (dm->pid > 0 && super_alive(dm->pid, dm->start))
+            super_signal(dm->pid, SIGKILL);
+        return;
+    }
+    if (st != SCHED_STARTING)
+        return;
+    if (now >= dm->deadline_ms) {
+        char last[160], why[256];
+        super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
+        snprintf(why, sizeof why, "no answer on http://127.0.0.1:%u%s within %.0f s%s%s", dm->port,
+                 dm->cfg.health, dm->cfg.start_timeout_s, last[0] ? "; log: " : "", last);
+        super_signal(dm->pid, SIGKILL);
+        struct sched_event e = {.kind = SCHED_EV_FAILED, .model = dm->index, .error = why};
+        daemon_step(d, &e);
+        return;
+    }
+    if (!dm->health)
+        dm->health = evhttp_connection_base_new(d->base, NULL, "127.0.0.1", (uint16_t)dm->port);
+    struct evhttp_request *req = dm->health ? evhttp_request_new(on_health, dm) : NULL;
+    if (!req || evhttp_make_request(dm->health, req, EVHTTP_REQ_GET, dm->cfg.health) < 0)
+        arm(dm, 200);
+}
+
+/* ---- exits ---- */
+
+static void exited(struct daemon *d, unsigned i, const char *how)
+{
+    struct dmodel *dm = &d->dm[i];
+    char last[160], why[320];
+    super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
+    snprintf(why, sizeof why, "%s%s%s", how, last[0] ? "; log: " : "", last);
+    dm->pid = 0;
+    if (dm->health) {
+        evhttp_connection_free(dm->health);
+        dm->health = NULL;
+    }
+    evtimer_del(dm->timer);
+    struct sched_event e = {.kind = d->smodels[i].state == SCHED_STARTING ? SCHED_EV_FAILED
+                                                                          : SCHED_EV_EXITED,
+                            .model = i,
+                            .error = why};
+    daemon_step(d, &e);
+}
+
+static void reap(struct daemon *d)
+{
+    int status;
+    pid_t p;
+    while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (size_t i = 0; i < d->sched.nmodels; i++) {
+            if (d->dm[i].pid != p)
+                continue;
+            char how[64];
+            if (WIFEXITED(status))
+                snprintf(how, sizeof how, "exited with status %d%s", WEXITSTATUS(status),
+                         WEXITSTATUS(status) == 127 ? " (command not found)" : "");
+            else
+                snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(status));
+            exited(d, (unsigned)i, how);
+        }
+    }
+}
+
+/* ---- the clock and the snapshot ---- */
+
+static void refresh(struct daemon *d)
+{
+    probe_sample(d->probe, &d->snap, PROBE_PROCS, daemon_now_ms());
+    for (size_t g = 0; g < d->snap.ngpus && g < d->sched.ngpus; g++) {
+        const struct snap_gpu *sg = &d->snap.gpus[g];
+        uint64_t ours = 0;
+        for (size_t k = 0; k < sg->nprocs; k++)
+            for (size_t i = 0; i < d->sched.nmodels; i++)
+                if (d->dm[i].pid > 0 && sg->procs[k].pid == (uint32_t)d->dm[i].pid)
+                    ours += sg->procs[k].used;
+        uint64_t used = sg->mem.version == 2 ? sg->mem.used : sg->mem.used - sg->mem.reserved;
+        d->sched.gpus[g].foreign = used > ours ? used - ours : 0;
+    }
+    /* adopted processes are not our children: look for them */
+    for (size_t i = 0; i < d->sched.nmodels; i++)
+        if (!d->dm[i].child && d->dm[i].pid > 0 && !super_alive(d->dm[i].pid, d->dm[i].start))
+            exited(d, (unsigned)i, "gone");
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct daemon *d = arg;
+    reap(d);
+    uint64_t now = daemon_now_ms();
+    if (now - d->last_snap_ms >= SNAP_MS) {
+        d->last_snap_ms = now;
+        refresh(d);
+    }
+    struct sched_event e = {.kind = SCHED_EV_TICK};
+    daemon_step(d, &e);
+    if (d->quitting) {
+        bool any = false;
+        for (size_t i = 0; i < d->sched.nmodels; i++)
+            any |= d->dm[i].pid > 0 && super_alive(d->dm[i].pid, d->dm[i].start);
+        if (!any)
+            event_base_loopbreak(d->base);
+    }
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    (void)what;
+    struct daemon *d = arg;
+    if (sig == SIGCHLD) {
+        reap(d);
+        return;
+    }
+    if (sig == SIGHUP) {
+        daemon_reload(d);
+        return;
+    }
+    if (d->quitting) { /* a second ^C: now */
+        event_base_loopbreak(d->base);
+        return;
+    }
+    fprintf(stderr, "vram serve: stopping the models, then exiting\n");
+    d->quitting = true;
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        struct sched_event e = {.kind = SCHED_EV_UNLOAD, .model = (unsigned)i};
+        daemon_step(d, &e);
+    }
+}
+
+int daemon_loop(struct daemon *d)
+{
+    static const int sigs[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP};
+    for (int k = 0; k < 4; k++) {
+        d->sig[k] = evsignal_new(d->base, sigs[k], on_signal, d);
+        if (!d->sig[k] || evsignal_add(d->sig[k], NULL) < 0)
+            return -1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    d->tick = event_new(d->base, -1, EV_PERSIST, on_tick, d);
+    struct timeval tv = {0, TICK_MS * 1000};
+    if (!d->tick || event_add(d->tick, &tv) < 0)
+        return -1;
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        d->dm[i].d = d;
+        d->dm[i].index = (unsigned)i;
+        if (!d->dm[i].timer)
+            d->dm[i].timer = evtimer_new(d->base, on_timer, &d->dm[i]);
+    }
+    return event_base_dispatch(d->base);
+}
+
+void daemon_init_model_timer(struct daemon *d, unsigned i)
+{
+    d->dm[i].d = d;
+    d->dm[i].index = i;
+    if (!d->dm[i].timer)
+        d->dm[i].timer = evtimer_new(d->base, on_timer, &d->dm[i]);
+}

@@ -1,0 +1,156 @@
+/* store: SQLite, one connection, WAL, statements prepared per call (the
+ * rates here are a few per second at most). A store that cannot be written
+ * (disk full) makes the daemon forget history, never stop serving. */
+#include "store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct store {
+    sqlite3 *db;
+};
+
+static const char schema[] =
+    "PRAGMA journal_mode=WAL;"
+    "PRAGMA synchronous=NORMAL;"
+    "CREATE TABLE IF NOT EXISTS events(t_ms INTEGER, model TEXT, kind TEXT, seconds REAL,"
+    " detail TEXT);"
+    "CREATE TABLE IF NOT EXISTS footprints(model TEXT, gpu_name TEXT, bytes INTEGER,"
+    " PRIMARY KEY(model, gpu_name));"
+    "CREATE TABLE IF NOT EXISTS procs(model TEXT PRIMARY KEY, pid INTEGER, start INTEGER,"
+    " state TEXT, gpu INTEGER, port INTEGER, bytes INTEGER, how TEXT);";
+
+int store_open(struct store **out, const char *path, char *err, size_t len)
+{
+    *out = NULL;
+    struct store *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    char *msg = NULL;
+    if (sqlite3_open(path, &s->db) != SQLITE_OK ||
+        sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(err, len, "%s: %s (is the directory there and writable?)", path,
+                 msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        sqlite3_close(s->db);
+        free(s);
+        return -1;
+    }
+    sqlite3_busy_timeout(s->db, 1000);
+    *out = s;
+    return 0;
+}
+
+void store_close(struct store *s)
+{
+    if (!s)
+        return;
+    sqlite3_close(s->db);
+    free(s);
+}
+
+static sqlite3_stmt *prep(struct store *s, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    return st;
+}
+
+void store_event(struct store *s, uint64_t t_ms, const char *model, const char *kind,
+                 double seconds, const char *detail)
+{
+    sqlite3_stmt *st = prep(s, "INSERT INTO events VALUES(?,?,?,?,?)");
+    if (!st)
+        return;
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)t_ms);
+    sqlite3_bind_text(st, 2, model, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, kind, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(st, 4, seconds);
+    sqlite3_bind_text(st, 5, detail ? detail : "", -1, SQLITE_TRANSIENT);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+}
+
+uint64_t store_footprint(struct store *s, const char *model, const char *gpu_name)
+{
+    sqlite3_stmt *st = prep(s, "SELECT bytes FROM footprints WHERE model=? AND gpu_name=?");
+    uint64_t b = 0;
+    if (!st)
+        return 0;
+    sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, gpu_name, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        b = (uint64_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return b;
+}
+
+void store_set_footprint(struct store *s, const char *model, const char *gpu_name, uint64_t bytes)
+{
+    sqlite3_stmt *st = prep(s, "INSERT OR REPLACE INTO footprints VALUES(?,?,?)");
+    if (!st)
+        return;
+    sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, gpu_name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)bytes);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+}
+
+void store_put_proc(struct store *s, const struct store_proc *p)
+{
+    sqlite3_stmt *st = prep(s, "INSERT OR REPLACE INTO procs VALUES(?,?,?,?,?,?,?,?)");
+    if (!st)
+        return;
+    sqlite3_bind_text(st, 1, p->model, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, p->pid);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)p->start);
+    sqlite3_bind_text(st, 4, p->state, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 5, p->gpu);
+    sqlite3_bind_int(st, 6, (int)p->port);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)p->bytes);
+    sqlite3_bind_text(st, 8, p->how, -1, SQLITE_TRANSIENT);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+}
+
+void store_del_proc(struct store *s, const char *model)
+{
+    sqlite3_stmt *st = prep(s, "DELETE FROM procs WHERE model=?");
+    if (!st)
+        return;
+    sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+}
+
+static void text(sqlite3_stmt *st, int col, char *out, size_t len)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(out, len, "%s", t ? (const char *)t : "");
+}
+
+size_t store_procs(struct store *s, struct store_proc *out, size_t max)
+{
+    sqlite3_stmt *st = prep(s, "SELECT * FROM procs");
+    size_t n = 0;
+    if (!st)
+        return 0;
+    while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+        struct store_proc *p = &out[n++];
+        memset(p, 0, sizeof *p);
+        text(st, 0, p->model, sizeof p->model);
+        p->pid = sqlite3_column_int(st, 1);
+        p->start = (uint64_t)sqlite3_column_int64(st, 2);
+        text(st, 3, p->state, sizeof p->state);
+        p->gpu = sqlite3_column_int(st, 4);
+        p->port = (unsigned)sqlite3_column_int(st, 5);
+        p->bytes = (uint64_t)sqlite3_column_int64(st, 6);
+        text(st, 7, p->how, sizeof p->how);
+    }
+    sqlite3_finalize(st);
+    return n;
+}

@@ -1,0 +1,39 @@
+/* super: the model processes of `vram serve`: starting one on its GPU
+ * with its port and log file, signalling it, telling whether it still
+ * runs (by pid and start time, so a reused pid is never taken for it). */
+#ifndef VRAM_DAEMON_SUPER_H
+#define VRAM_DAEMON_SUPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct super_spawn {
+    const char *name;
+    const char *command; /* ${PORT} is replaced; PORT is also in the environment */
+    const char *logdir;
+    const char *gpu_uuid; /* CUDA_VISIBLE_DEVICES */
+    unsigned port;
+    const char *shim; /* libvramcap.so to preload with cap, or NULL */
+    uint64_t cap;
+};
+
+/* Forks and execs /bin/sh -c "exec COMMAND" in its own process group,
+ * stdout and stderr appended to LOGDIR/NAME.log. */
+int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
+                size_t len);
+
+/* sig to the model's whole process group. */
+void super_signal(pid_t pid, int sig);
+
+/* The process still runs, and is the one started at start_ticks. */
+bool super_alive(pid_t pid, uint64_t start_ticks);
+
+/* The last non-empty line of the model's log, for error messages. */
+void super_last_log(const char *logdir, const char *name, char *out, size_t len);
+
+/* A TCP port on 127.0.0.1 nobody listens on, from `from` up; 0 if none. */
+unsigned super_free_port(unsigned from, const bool *taken, size_t ntaken);
+
+#endif

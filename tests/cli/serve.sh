@@ -1,0 +1,185 @@
+#!/bin/sh
+# vram serve end to end against the simulated driver: two 16 GiB GPUs, six
+# test models (tests/helpers/testmodel: device memory with a known pattern,
+# /health, /checksum) worth twice GPU 0, a scripted sequence of demands.
+# Asserts: the eviction order (priority, then least recent use), memory
+# intact after suspend/resume (also onto the other GPU), no GPU ever over
+# its budget, a killed model restarted, a SIGKILLed daemon that comes back
+# adopting its models (none lost, none doubled), no demand lost, a command
+# that does not exist reported as failed, bad requests and a broken reload.
+. "$(dirname "$0")/lib.sh"
+: "${TESTMODEL:?}"
+export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
+export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
+export VRAM_SOCKET="$T/vram.sock"
+PORTS=$((20000 + $$ % 20000))
+
+conf() {
+    cat <<CONF
+[serve]
+socket = $T/vram.sock
+state = $T/vram.db
+logs = $T/logs
+budget = 15G
+host_budget = 64G
+port_base = $PORTS
+
+[model a]
+command = $TESTMODEL --bytes 5G
+vram = 5.5G
+gpus = 0
+idle = 0
+
+[model b]
+command = $TESTMODEL --bytes 5G
+vram = 5.5G
+gpus = 0
+idle = 0
+priority = 1
+
+[model c]
+command = $TESTMODEL --bytes 5G
+vram = 5.5G
+gpus = 0
+idle = 0
+
+[model d]
+command = $TESTMODEL --bytes 5G --startup 0.5
+vram = 5.5G
+gpus = 0
+idle = 0
+
+[model e]
+command = $TESTMODEL --bytes 9G
+vram = 9.5G
+gpus = 0
+idle = 0
+
+[model broken]
+command = /nonexistent/model-server --port \${PORT}
+vram = 1G
+CONF
+}
+conf >"$T/vram.conf"
+
+run() { OUT=$("$@" 2>&1); RC=$?; }
+state() { "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }
+checksum() { curl -s "http://127.0.0.1:$(state "$1" port)/checksum" | jq -r .intact; }
+start_daemon() {
+    "$VRAM" serve --config "$T/vram.conf" >>"$T/serve.log" 2>&1 &
+    DAEMON=$!
+    JOBS="$JOBS $DAEMON"
+    for _ in $(seq 1 100); do
+        [ -S "$T/vram.sock" ] && "$VRAM" ps >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    cat "$T/serve.log"
+    return 1
+}
+cleanup_models() { pkill -9 -f "$TESTMODEL" 2>/dev/null; }
+trap "cleanup_models; [ -n \"${KEEP:-}\" ] && cp -r \"$T\" /tmp/serve-keep; cleanup" EXIT
+
+run "$VRAM" serve --check --config "$T/vram.conf"
+expect_eq "serve --check: a good configuration" "$RC" 0
+start_daemon || { not_ok "the daemon starts"; finish; }
+
+# never over budget: GPU 0's used memory, sampled all along
+( while :; do "$VRAM" status --json | jq '.gpus[0].memory.used'; sleep 0.1; done ) >"$T/used0" 2>/dev/null &
+JOBS="$JOBS $!"
+
+run "$VRAM" load a
+expect_match "load a: ready on GPU 0" "$OUT" "^a: ready on GPU 0, 5.50 GiB, port [0-9]+"
+expect_eq "a's memory holds its pattern" "$(checksum a)" true
+"$VRAM" load b >/dev/null
+run "$VRAM" load c
+expect_match "load c: ready, after making room" "$OUT" "^c: ready on GPU 0"
+expect_eq "b (priority 1) was suspended to make room, a was not" \
+    "$(state b state) $(state a state)" "suspended ready"
+"$VRAM" load d >/dev/null
+expect_eq "then a (used before c) was suspended for d" "$(state a state) $(state c state)" "suspended ready"
+run "$VRAM" load b
+expect_match "load b: resumed" "$OUT" "^b: ready on GPU 0"
+expect_eq "b's memory is intact after suspend and resume" "$(checksum b)" true
+expect_eq "c (least recent) made room for b" "$(state c state)" suspended
+APID=$(state a pid)
+run "$VRAM" resume a --gpu 1
+expect_match "resume a --gpu 1" "$OUT" "^a: ready on GPU 1"
+expect_eq "a's memory is intact after resuming on the other GPU" "$(checksum a)" true
+expect_eq "a is the same process" "$(state a pid)" "$APID"
+expect_match "vram status shows a's process on GPU 1" \
+    "$("$VRAM" status --json | jq -c "[.gpus[1].processes[].pid]")" "$APID"
+run "$VRAM" suspend d
+expect_match "suspend d" "$OUT" "^d: suspended"
+expect_eq "d's host RAM is reported" "$([ "$(state d host_bytes)" -gt 0 ] && echo yes)" yes
+
+# a killed model is started again
+"$VRAM" load e >/dev/null
+EPID=$(state e pid)
+kill -9 "$EPID"
+for _ in $(seq 1 100); do [ "$(state e state)" = ready ] && [ "$(state e pid)" != "$EPID" ] && break; sleep 0.1; done
+expect_eq "e killed: restarted and ready" "$(state e state)" ready
+expect_eq "e's restarts count it" "$(state e restarts)" 1
+
+# many demands at once, for models that cannot all fit: none is lost
+for m in a b c d e b a; do
+    ( "$VRAM" load "$m" --timeout 60s >/dev/null 2>&1; echo "$m $?" >>"$T/loads" ) &
+done
+wait_loads() { for _ in $(seq 1 600); do [ "$(wc -l <"$T/loads" 2>/dev/null)" -ge 7 ] && return; sleep 0.1; done; }
+wait_loads
+expect_eq "7 concurrent loads: all answered" "$(wc -l <"$T/loads")" 7
+expect_eq "7 concurrent loads: all succeeded" "$(grep -vc ' 0$' "$T/loads")" 0
+
+# a command that does not exist: failed with its error, not retried forever
+run "$VRAM" load broken --timeout 60s
+expect_eq "broken model: load fails (exit 1)" "$RC" 1
+expect_match "broken model: says why" "$OUT" "failed 3 times, last: exited with status 127 \(command not found\)"
+expect_eq "broken model: state failed" "$(state broken state)" failed
+
+# bad requests get 4xx and a message; the daemon goes on
+api() { curl -s -o "$T/api.out" -w '%{http_code}' --unix-socket "$T/vram.sock" "$@"; }
+expect_eq "unknown model: 404" "$(api -X POST http://x/v1/models/nope/load)" 404
+expect_match "unknown model: a message" "$(cat "$T/api.out")" "no model 'nope'"
+expect_eq "malformed JSON: 400" "$(api -X POST -d '{"timeout": ' http://x/v1/models/a/load)" 400
+expect_match "malformed JSON: where" "$(cat "$T/api.out")" "not a JSON object.*line 1"
+head -c 200000 /dev/zero | tr '\0' 'x' >"$T/big"
+expect_eq "oversized body: 413" "$(api -X POST --data-binary @"$T/big" http://x/v1/models/a/load)" 413
+expect_eq "unknown action: 404" "$(api -X POST http://x/v1/models/a/explode)" 404
+run "$VRAM" load nope
+expect_eq "vram load nope: exit 2" "$RC" 2
+
+# a broken configuration on reload: refused, the models go on
+PIDS_BEFORE=$("$VRAM" ps --json | jq -c '[.models[].pid]')
+printf '[serve]\nsocket = %s\n[model x\n' "$T/vram.sock" >"$T/vram.conf"
+kill -HUP "$DAEMON"
+sleep 0.5
+expect_match "broken reload: refused with the line" "$(cat "$T/serve.log")" "reload refused, the running configuration stays: .*vram.conf:3"
+expect_eq "broken reload: the models run on" "$("$VRAM" ps --json | jq -c '[.models[].pid]')" "$PIDS_BEFORE"
+conf >"$T/vram.conf"
+
+# the daemon dies (SIGKILL) and comes back: it adopts what runs
+BEFORE=$("$VRAM" ps --json | jq -c '[.models[] | select(.pid) | [.name, .state, .pid]] | sort')
+NPROC=$(pgrep -fc "$TESTMODEL")
+kill -9 "$DAEMON"
+sleep 0.3
+start_daemon
+AFTER=$("$VRAM" ps --json | jq -c '[.models[] | select(.pid) | [.name, .state, .pid]] | sort')
+expect_eq "after a SIGKILL, the new daemon adopts every model as it was" "$AFTER" "$BEFORE"
+expect_eq "no model process lost or doubled" "$(pgrep -fc "$TESTMODEL")" "$NPROC"
+SUSP=$("$VRAM" ps --json | jq -r '[.models[] | select(.state == "suspended") | .name][0]')
+run "$VRAM" load "$SUSP"
+expect_match "an adopted suspended model ($SUSP) resumes" "$OUT" "^$SUSP: ready"
+expect_eq "its memory is intact" "$(checksum "$SUSP")" true
+
+# capacity: GPU 0 never held more than its budget, the driver's reserve and the notebook
+MAX=$(sort -n "$T/used0" | tail -1)
+LIMIT=$((15 * GiB + 1 * GiB))
+expect_eq "GPU 0 never over its budget ($MAX <= $LIMIT)" "$([ "$MAX" -le "$LIMIT" ] && echo yes)" yes
+expect_eq "no out-of-memory anywhere" "$(grep -c 'OUT_OF_MEMORY\|cannot allocate' "$T/serve.log" "$T"/logs/*.log | awk -F: '{s+=$2} END {print s}')" 0
+
+# SIGTERM: the models are stopped, the daemon exits
+kill -TERM "$DAEMON"
+for _ in $(seq 1 100); do kill -0 "$DAEMON" 2>/dev/null || break; sleep 0.1; done
+expect_eq "SIGTERM: the daemon exits" "$(kill -0 "$DAEMON" 2>/dev/null || echo gone)" gone
+expect_eq "SIGTERM: no model process left" "$(pgrep -fc "$TESTMODEL")" 0
+
+finish

@@ -1,0 +1,163 @@
+/* testmodel: a stand-in "model server" for vram serve's tests. It loads
+ * libcuda.so.1 as frameworks do, allocates --bytes of device memory,
+ * writes a pattern derived from its name through the driver, then serves
+ * HTTP on $PORT: /health, and /checksum, which reads its memory back from
+ * the device and says whether every byte written is still what it was.
+ * Writing touches 64 KiB every 16 MiB (and both ends), so that a 6 GiB
+ * model costs the simulated machine little real RAM. */
+#include <dlfcn.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/units.h"
+#include "gpu/cuda_api.h"
+
+#define CHUNK  (64u << 10)
+#define STRIDE (16ull << 20)
+
+static CUresult (*htod)(CUdeviceptr, const void *, size_t);
+static CUresult (*dtoh)(void *, CUdeviceptr, size_t);
+static CUdeviceptr base;
+static uint64_t bytes, seed;
+
+static void pattern(uint64_t off, unsigned char *buf, size_t n)
+{
+    uint64_t x = seed ^ (off * 0x9e3779b97f4a7c15ULL);
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        buf[i] = (unsigned char)x;
+    }
+}
+
+/* Every region written: both ends and one chunk per stride. */
+static int each_region(int (*fn)(uint64_t off, size_t n))
+{
+    for (uint64_t off = 0; off < bytes; off += STRIDE) {
+        size_t n = bytes - off < CHUNK ? (size_t)(bytes - off) : CHUNK;
+        if (fn(off, n) < 0)
+            return -1;
+    }
+    if (bytes > CHUNK && fn(bytes - CHUNK, CHUNK) < 0)
+        return -1;
+    return 0;
+}
+
+static int write_region(uint64_t off, size_t n)
+{
+    static unsigned char buf[CHUNK];
+    pattern(off, buf, n);
+    return htod(base + off, buf, n) == CUDA_SUCCESS ? 0 : -1;
+}
+
+static uint64_t checked;
+
+static int check_region(uint64_t off, size_t n)
+{
+    static unsigned char want[CHUNK], got[CHUNK];
+    pattern(off, want, n);
+    if (dtoh(got, base + off, n) != CUDA_SUCCESS || memcmp(want, got, n))
+        return -1;
+    checked += n;
+    return 0;
+}
+
+static void reply(struct evhttp_request *req, int code, const char *text)
+{
+    struct evbuffer *b = evbuffer_new();
+    evbuffer_add_printf(b, "%s\n", text);
+    evhttp_send_reply(req, code, code == 200 ? "OK" : "Error", b);
+    evbuffer_free(b);
+}
+
+static void on_request(struct evhttp_request *req, void *arg)
+{
+    (void)arg;
+    const char *uri = evhttp_request_get_uri(req);
+    char text[160];
+    if (!strcmp(uri, "/health")) {
+        reply(req, 200, "ok");
+    } else if (!strcmp(uri, "/checksum")) {
+        checked = 0;
+        int ok = each_region(check_region) == 0;
+        snprintf(text, sizeof text, "{\"intact\":%s,\"checked\":%llu,\"bytes\":%llu}",
+                 ok ? "true" : "false", (unsigned long long)checked, (unsigned long long)bytes);
+        reply(req, ok ? 200 : 500, text);
+    } else if (!strcmp(uri, "/pid")) {
+        snprintf(text, sizeof text, "%d", (int)getpid());
+        reply(req, 200, text);
+    } else {
+        reply(req, 404, "not here");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    double startup = 0;
+    const char *name = getenv("VRAM_MODEL") ? getenv("VRAM_MODEL") : "model";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--bytes") && i + 1 < argc &&
+            units_parse_size(argv[i + 1], &bytes) == 0)
+            i++;
+        else if (!strcmp(argv[i], "--startup") && i + 1 < argc)
+            startup = atof(argv[++i]);
+        else {
+            fprintf(stderr, "usage: testmodel --bytes SIZE [--startup SECONDS] (PORT in the "
+                            "environment)\n");
+            return 2;
+        }
+    }
+    const char *port = getenv("PORT");
+    if (!port || !bytes) {
+        fprintf(stderr, "testmodel: needs PORT and --bytes\n");
+        return 2;
+    }
+    for (const char *c = name; *c; c++)
+        seed = (seed ^ (unsigned char)*c) * 1099511628211ULL;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!lib) {
+        fprintf(stderr, "testmodel: %s\n", dlerror());
+        return 1;
+    }
+    CUresult (*init)(unsigned) = (CUresult(*)(unsigned))dlsym(lib, "cuInit");
+    CUresult (*get)(CUdevice *, int) = (CUresult(*)(CUdevice *, int))dlsym(lib, "cuDeviceGet");
+    CUresult (*retain)(CUcontext *, CUdevice) =
+        (CUresult(*)(CUcontext *, CUdevice))dlsym(lib, "cuDevicePrimaryCtxRetain");
+    CUresult (*setcur)(CUcontext) = (CUresult(*)(CUcontext))dlsym(lib, "cuCtxSetCurrent");
+    CUresult (*alloc)(CUdeviceptr *, size_t) =
+        (CUresult(*)(CUdeviceptr *, size_t))dlsym(lib, "cuMemAlloc_v2");
+    *(void **)&htod = dlsym(lib, "cuMemcpyHtoD_v2");
+    *(void **)&dtoh = dlsym(lib, "cuMemcpyDtoH_v2");
+    CUdevice dev;
+    CUcontext ctx;
+    CUresult rc;
+    if (!init || !get || !retain || !setcur || !alloc || !htod || !dtoh || (rc = init(0)) ||
+        (rc = get(&dev, 0)) || (rc = retain(&ctx, dev)) || (rc = setcur(ctx))) {
+        fprintf(stderr, "testmodel: CUDA setup failed\n");
+        return 1;
+    }
+    if ((rc = alloc(&base, bytes)) || each_region(write_region) < 0) {
+        fprintf(stderr, "testmodel: cannot allocate or fill %llu bytes (%d)\n",
+                (unsigned long long)bytes, rc);
+        return 1;
+    }
+    if (startup > 0)
+        usleep((useconds_t)(startup * 1e6));
+    struct event_base *eb = event_base_new();
+    struct evhttp *http = evhttp_new(eb);
+    evhttp_set_gencb(http, on_request, NULL);
+    if (evhttp_bind_socket(http, "127.0.0.1", (uint16_t)atoi(port)) < 0) {
+        fprintf(stderr, "testmodel: cannot listen on port %s\n", port);
+        return 1;
+    }
+    fprintf(stderr, "testmodel %s: %llu bytes, serving on %s\n", name, (unsigned long long)bytes,
+            port);
+    event_base_dispatch(eb);
+    return 0;
+}
