@@ -368,7 +368,7 @@ static void reap(struct daemon *d)
 
 /* ---- the clock and the snapshot ---- */
 
-static void refresh(struct daemon *d)
+void daemon_refresh(struct daemon *d)
 {
     probe_sample(d->probe, &d->snap, PROBE_PROCS, daemon_now_ms());
     for (size_t g = 0; g < d->snap.ngpus && g < d->sched.ngpus; g++) {
@@ -396,7 +396,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     uint64_t now = daemon_now_ms();
     if (now - d->last_snap_ms >= SNAP_MS) {
         d->last_snap_ms = now;
-        refresh(d);
+        daemon_refresh(d);
     }
     struct sched_event e = {.kind = SCHED_EV_TICK};
     daemon_step(d, &e);

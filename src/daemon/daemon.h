@@ -94,6 +94,8 @@ void daemon_reload(struct daemon *d);
 /* daemon.c */
 uint64_t daemon_now_ms(void);
 int daemon_loop(struct daemon *d);
+/* A new snapshot: memory used by others per GPU; adopted models that died. */
+void daemon_refresh(struct daemon *d);
 void daemon_init_model_timer(struct daemon *d, unsigned i);
 /* Feeds one event to the scheduler and carries out what it decides. */
 void daemon_step(struct daemon *d, const struct sched_event *e);

@@ -197,6 +197,7 @@ int daemon_run(const char *config_path, char *err, size_t len)
     for (size_t i = 0; i < d->cfg.nmodels; i++)
         add_model(d, &d->cfg.models[i]);
     adopt(d);
+    daemon_refresh(d); /* what others use, before the first decision */
     if (worker_init(d) < 0 || api_listen(d, err, len) < 0)
         goto out;
     fprintf(stderr, "vram serve: %zu models, %zu GPUs, listening on %s\n", d->sched.nmodels,

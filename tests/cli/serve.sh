@@ -64,7 +64,7 @@ conf >"$T/vram.conf"
 
 run() { OUT=$("$@" 2>&1); RC=$?; }
 state() { "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }
-checksum() { curl -s "http://127.0.0.1:$(state "$1" port)/checksum" | jq -r .intact; }
+checksum() { curl -s -m 20 "http://127.0.0.1:$(state "$1" port)/checksum" | jq -r .intact; }
 start_daemon() {
     "$VRAM" serve --config "$T/vram.conf" >>"$T/serve.log" 2>&1 &
     DAEMON=$!
@@ -136,7 +136,7 @@ expect_match "broken model: says why" "$OUT" "failed 3 times, last: exited with 
 expect_eq "broken model: state failed" "$(state broken state)" failed
 
 # bad requests get 4xx and a message; the daemon goes on
-api() { curl -s -o "$T/api.out" -w '%{http_code}' --unix-socket "$T/vram.sock" "$@"; }
+api() { curl -s -m 20 -o "$T/api.out" -w '%{http_code}' --unix-socket "$T/vram.sock" "$@"; }
 expect_eq "unknown model: 404" "$(api -X POST http://x/v1/models/nope/load)" 404
 expect_match "unknown model: a message" "$(cat "$T/api.out")" "no model 'nope'"
 expect_eq "malformed JSON: 400" "$(api -X POST -d '{"timeout": ' http://x/v1/models/a/load)" 400
