@@ -4,6 +4,7 @@
  * events) and /metrics. Requests that wait on the scheduler (load, acquire,
  * resume) are parked until it grants or refuses them. */
 #include <errno.h>
+#include <grp.h>
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -482,6 +483,10 @@ int api_listen(struct daemon *d, char *err, size_t len)
     mode_t old = umask(0117);
     int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
     umask(old);
+    struct group *grp = rc == 0 ? getgrnam("vram") : NULL;
+    if (grp && chown(d->cfg.socket, (uid_t)-1, grp->gr_gid) < 0)
+        fprintf(stderr, "vram serve: cannot give %s to group vram: %s\n", d->cfg.socket,
+                strerror(errno));
     if (rc < 0 || listen(fd, 128) < 0) {
         snprintf(err, len,
                  "cannot listen on %s: %s (does its directory exist, and may vram "

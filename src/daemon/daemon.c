@@ -200,6 +200,11 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
         return;
     switch (m->state) {
     case SCHED_READY:
+        if (was == SCHED_BUSY && dm->reconfigure) {
+            struct sched_event e = {.kind = SCHED_EV_UNLOAD, .model = i};
+            dm->reconfigure = false;
+            post(d, &e);
+        }
         if (was == SCHED_STARTING) {
             dm->last_start_s = took;
             snprintf(detail, sizeof detail, "GPU %d, port %u, %.2f GiB", m->gpu, dm->port,

@@ -25,7 +25,8 @@ struct dmodel {
     struct daemon *d; /* for callbacks: the daemon and this model's index */
     unsigned index;
     struct config_model cfg;
-    bool removed; /* gone from the configuration: stopped, then ignored */
+    bool removed;     /* gone from the configuration: stopped, then ignored */
+    bool reconfigure; /* changed by a reload while busy: restarted once idle */
     pid_t pid;
     uint64_t start; /* its start time in ticks */
     bool child;     /* ours to reap; adopted ones are polled */

@@ -142,7 +142,9 @@ void daemon_reload(struct daemon *d)
                 nm = &c->models[k];
         bool changed = nm && (strcmp(nm->command, d->dm[i].cfg.command) ||
                               nm->vram != d->dm[i].cfg.vram || nm->gpu != d->dm[i].cfg.gpu);
-        if (!nm || changed) { /* stopped now; a changed one starts again on demand */
+        if (changed && d->smodels[i].state == SCHED_BUSY) {
+            d->dm[i].reconfigure = true; /* not mid-request: once it is released */
+        } else if (!nm || changed) {     /* stopped now; starts again on demand */
             struct sched_event e = {.kind = SCHED_EV_UNLOAD, .model = (unsigned)i};
             daemon_step(d, &e);
         }

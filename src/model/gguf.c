@@ -297,7 +297,8 @@ int gguf_parse(struct rd *r, const char *name, struct model_info *m, char *err, 
             snprintf(worst, sizeof worst, "%s", tname);
         }
         params += numel;
-        bytes += (uint64_t)b;
+        if (__builtin_add_overflow(bytes, (uint64_t)b, &bytes))
+            bytes = UINT64_MAX; /* caught below: more than any file holds */
         by_type[type] += (uint64_t)b;
     }
     uint64_t data = (r->pos + g.alignment - 1) & ~(g.alignment - 1);
@@ -308,6 +309,15 @@ int gguf_parse(struct rd *r, const char *name, struct model_info *m, char *err, 
                  "file %s)",
                  worst, units_fmt_size(data + max_end, b1, sizeof b1),
                  units_fmt_size(r->size, b2, sizeof b2));
+        snprintf(err, errlen, "%s: %s", name, msg);
+        return VRAM_EINPUT;
+    }
+    if (bytes > r->size - data) { /* each inside the file, but on top of each other */
+        char b1[32], b2[32], msg[400];
+        snprintf(msg, sizeof msg,
+                 "its tensors add up to %s but its data section holds %s: they overlap",
+                 bytes == UINT64_MAX ? "more than 16 EiB" : units_fmt_size(bytes, b1, sizeof b1),
+                 units_fmt_size(r->size - data, b2, sizeof b2));
         snprintf(err, errlen, "%s: %s", name, msg);
         return VRAM_EINPUT;
     }

@@ -112,6 +112,19 @@ run "$VRAM" suspend d
 expect_match "suspend d" "$OUT" "^d: suspended"
 expect_eq "d's host RAM is reported" "$([ "$(state d host_bytes)" -gt 0 ] && echo yes)" yes
 
+# the event stream and the metrics
+curl -s -N -m 3 --unix-socket "$T/vram.sock" http://x/v1/events >"$T/events" 2>/dev/null &
+EV=$!
+sleep 0.3
+"$VRAM" unload c >/dev/null
+wait $EV
+expect_match "/v1/events streams the changes as they happen" "$(cat "$T/events")" \
+    '^data: \{.*"model":"c","event":"stopping"'
+M=$(curl -s -m 5 --unix-socket "$T/vram.sock" http://x/metrics)
+expect_match "/metrics: model states" "$M" 'vram_model_state\{model="a",state="ready"\} 1'
+expect_match "/metrics: GPU memory by part" "$M" 'vram_gpu_memory_bytes\{gpu="0",part="free"\} [0-9]+'
+expect_match "/metrics: suspend counts" "$M" 'vram_model_transitions_total\{model="d",kind="suspend"\} 1'
+
 # a killed model is started again
 "$VRAM" load e >/dev/null
 EPID=$(state e pid)
@@ -154,7 +167,16 @@ kill -HUP "$DAEMON"
 sleep 0.5
 expect_match "broken reload: refused with the line" "$(cat "$T/serve.log")" "reload refused, the running configuration stays: .*vram.conf:3"
 expect_eq "broken reload: the models run on" "$("$VRAM" ps --json | jq -c '[.models[].pid]')" "$PIDS_BEFORE"
+# a good reload: a new model appears, a changed one is stopped (to start anew)
 conf >"$T/vram.conf"
+printf '\n[model f]\ncommand = %s --bytes 1G\nvram = 1.5G\n' "$TESTMODEL" >>"$T/vram.conf"
+sed -i 's/^command = \(.*\) --bytes 9G$/command = \1 --bytes 8G/' "$T/vram.conf"
+kill -HUP "$DAEMON"
+sleep 0.5
+expect_eq "reload: the new model is there" "$(state f state)" stopped
+expect_eq "reload: the changed model was stopped" "$(state e state)" stopped
+run "$VRAM" load f
+expect_match "reload: the new model loads" "$OUT" "^f: ready"
 
 # the daemon dies (SIGKILL) and comes back: it adopts what runs
 BEFORE=$("$VRAM" ps --json | jq -c '[.models[] | select(.pid) | [.name, .state, .pid]] | sort')
