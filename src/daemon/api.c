@@ -95,6 +95,9 @@ static void parked_closed(struct evhttp_connection *c, void *arg)
             d->pending[k].req = NULL;
 }
 
+struct pending *api_park(struct daemon *d, struct evhttp_request *req, enum pending_kind kind,
+                         unsigned model);
+
 static struct pending *park(struct daemon *d, struct evhttp_request *req, enum pending_kind kind,
                             unsigned model)
 {
@@ -107,7 +110,8 @@ static struct pending *park(struct daemon *d, struct evhttp_request *req, enum p
     p->id = ++d->next_id;
     p->req = req;
     p->conn = evhttp_request_get_connection(req);
-    evhttp_connection_set_closecb(p->conn, parked_closed, d);
+    if (kind != PENDING_PROXY) /* the proxy watches its own clients */
+        evhttp_connection_set_closecb(p->conn, parked_closed, d);
     p->kind = kind;
     p->model = model;
     return p;
@@ -135,8 +139,14 @@ void api_grant(struct daemon *d, uint64_t id, unsigned model)
 {
     for (size_t k = 0; k < d->npending; k++) {
         struct pending *p = &d->pending[k];
-        if (p->id != id || p->kind != PENDING_DEMAND)
+        if (p->id != id || p->kind == PENDING_STATE)
             continue;
+        if (p->kind == PENDING_PROXY) {
+            struct preq *pr = p->proxy;
+            forget(d, k);
+            proxy_granted(d, pr, model);
+            return;
+        }
         if (!p->req) {
             struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = model};
             bool held = p->lease_ms != 0;
@@ -168,6 +178,13 @@ void api_refuse(struct daemon *d, uint64_t id, const char *why)
         struct pending *p = &d->pending[k];
         if (p->id != id)
             continue;
+        if (p->kind == PENDING_PROXY) {
+            struct preq *pr = p->proxy;
+            bool failed = d->smodels[p->model].state == SCHED_FAILED;
+            forget(d, k);
+            proxy_refused(d, pr, why, failed);
+            return;
+        }
         if (!p->req) {
             forget(d, k);
             return;
@@ -513,4 +530,10 @@ int api_listen(struct daemon *d, char *err, size_t len)
         }
     }
     return 0;
+}
+
+struct pending *api_park(struct daemon *d, struct evhttp_request *req, enum pending_kind kind,
+                         unsigned model)
+{
+    return park(d, req, kind, model);
 }

@@ -110,6 +110,17 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         snprintf(c->logs, sizeof c->logs, "%s", v);
     else if (!strcmp(name, "metrics"))
         snprintf(c->metrics, sizeof c->metrics, "%s", v);
+    else if (!strcmp(name, "listen"))
+        snprintf(c->listen, sizeof c->listen, "%s", v);
+    else if (!strcmp(name, "token"))
+        snprintf(c->token, sizeof c->token, "%s", v);
+    else if (!strcmp(name, "max_body")) {
+        if (units_parse_size(v, &c->max_body) < 0 || c->max_body < 1024)
+            FAIL("max_body '%s': a size of at least 1K, like 16M", v);
+    } else if (!strcmp(name, "wait")) {
+        if (units_parse_seconds(v, &c->wait_s) < 0 || c->wait_s < 1)
+            FAIL("wait '%s': a duration, like 5m", v);
+    }
     else if (!strcmp(name, "budget")) {
         if (!parse_budget(v, c))
             FAIL("budget '%s': a size for every GPU (22G) or per GPU (0:22G,1:20G)", v);
@@ -124,8 +135,8 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
             FAIL("port_base '%s': a port from 1024 to 65000", v);
         c->port_base = (unsigned)d;
     } else
-        FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, budget, margin, "
-             "host_budget, port_base)",
+        FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
+             "max_body, wait, budget, margin, host_budget, port_base)",
              name);
     return 1;
 }
@@ -174,12 +185,17 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         if (v[0] != '/')
             FAIL("health '%s': a path on the model's server, like /health", v);
         snprintf(m->health, sizeof m->health, "%s", v);
+    } else if (!strcmp(name, "concurrency")) {
+        long n = strtol(v, &end, 10);
+        if (*end || !*v || n < 0 || n > 10000)
+            FAIL("concurrency '%s': requests at once, 0 for no limit", v);
+        m->concurrency = (unsigned)n;
     } else if (!strcmp(name, "start_timeout")) {
         if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1)
             FAIL("start_timeout '%s': a duration, like 2m", v);
     } else
         FAIL("unknown setting '%s' (command, file, vram, gpus, idle, evict, priority, pinned, "
-             "cap, health, start_timeout)",
+             "cap, health, start_timeout, concurrency)",
              name);
     return 1;
 }
@@ -258,6 +274,8 @@ int config_load(const char *path, struct config *c, char *err, size_t len)
     snprintf(c->state, sizeof c->state, "/var/lib/vram/vram.db");
     c->margin = 512ULL << 20;
     c->port_base = 21000;
+    c->max_body = 16ULL << 20;
+    c->wait_s = 300;
     char *text = slurp(path, err, len);
     if (!text)
         return -1;

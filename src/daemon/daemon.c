@@ -344,6 +344,7 @@ static void exited(struct daemon *d, unsigned i, const char *how)
         evhttp_connection_free(dm->health);
         dm->health = NULL;
     }
+    proxy_forget_model(d, i);
     evtimer_del(dm->timer);
     struct sched_event e = {.kind = d->smodels[i].state == SCHED_STARTING ? SCHED_EV_FAILED
                                                                           : SCHED_EV_EXITED,

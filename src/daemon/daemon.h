@@ -39,10 +39,18 @@ struct dmodel {
     int left_gpu; /* the GPU a suspended model left, for the restore's remapping */
     uint64_t host_bytes;
     unsigned restarts, starts, suspends, resumes;
+    /* the proxy's: requests in flight, those over the concurrency limit,
+     * idle keep-alive connections to the model */
+    unsigned inflight;
+    struct preq *waiting, *waiting_tail;
+    struct evhttp_connection *idle[64];
+    unsigned nidle;
     double last_start_s, last_suspend_s, last_resume_s;
 };
 
-enum pending_kind { PENDING_DEMAND, PENDING_STATE };
+enum pending_kind { PENDING_DEMAND, PENDING_STATE, PENDING_PROXY };
+
+struct preq;
 
 struct pending {
     uint64_t id;
@@ -53,6 +61,7 @@ struct pending {
     enum sched_state want; /* for PENDING_STATE: reply when the model gets here */
     uint64_t lease_ms;     /* for an acquire: how long the hold lasts */
     uint64_t deadline_ms;  /* for PENDING_STATE: when to give up */
+    struct preq *proxy;    /* for PENDING_PROXY: the proxied request */
 };
 
 struct daemon {
@@ -68,7 +77,7 @@ struct daemon {
     struct snap snap;
     char gpu_uuid[SCHED_MAX_GPUS][96];
     char gpu_name[SCHED_MAX_GPUS][96];
-    struct evhttp *http, *metrics;
+    struct evhttp *http, *metrics, *proxy;
     struct pending pending[DAEMON_MAX_PENDING];
     size_t npending;
     uint64_t next_id;
@@ -107,6 +116,9 @@ void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seco
 /* api.c */
 int api_listen(struct daemon *d, char *err, size_t len);
 void api_grant(struct daemon *d, uint64_t id, unsigned model);
+/* Parks req until the scheduler decides (503 and NULL when too many wait). */
+struct pending *api_park(struct daemon *d, struct evhttp_request *req, enum pending_kind kind,
+                         unsigned model);
 void api_refuse(struct daemon *d, uint64_t id, const char *why);
 /* Replies to requests waiting for a model to reach a state. */
 void api_states_changed(struct daemon *d, uint64_t now_ms);
@@ -115,6 +127,13 @@ void api_event(struct daemon *d, unsigned model, const char *kind, double second
                const char *detail);
 struct json_t;
 struct json_t *api_model_json(const struct daemon *d, unsigned i);
+
+/* proxy.c: one address for every model */
+int proxy_listen(struct daemon *d, char *err, size_t len);
+void proxy_granted(struct daemon *d, struct preq *p, unsigned model);
+void proxy_refused(struct daemon *d, struct preq *p, const char *why, bool failed);
+/* The model's process is gone: its pooled connections go too. */
+void proxy_forget_model(struct daemon *d, unsigned model);
 
 /* worker.c: suspend and resume off the loop */
 int worker_init(struct daemon *d);

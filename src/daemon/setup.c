@@ -200,7 +200,7 @@ int daemon_run(const char *config_path, char *err, size_t len)
         add_model(d, &d->cfg.models[i]);
     adopt(d);
     daemon_refresh(d); /* what others use, before the first decision */
-    if (worker_init(d) < 0 || api_listen(d, err, len) < 0)
+    if (worker_init(d) < 0 || api_listen(d, err, len) < 0 || proxy_listen(d, err, len) < 0)
         goto out;
     fprintf(stderr, "vram serve: %zu models, %zu GPUs, listening on %s\n", d->sched.nmodels,
             d->sched.ngpus, d->cfg.socket);

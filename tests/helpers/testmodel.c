@@ -4,11 +4,17 @@
  * HTTP on $PORT: /health, and /checksum, which reads its memory back from
  * the device and says whether every byte written is still what it was.
  * Writing touches 64 KiB every 16 MiB (and both ends), so that a 6 GiB
- * model costs the simulated machine little real RAM. */
+ * model costs the simulated machine little real RAM.
+ *
+ * For the proxy's tests it also answers like a slow model: POST to /v1/...
+ * or /api/..., or GET /stream, streams --chunks server-sent events, one every
+ * --chunk-ms; GET /crash-stream sends two and dies; GET /cancelled says how
+ * many streams a client cut short; GET /echo answers "ok" at once. */
 #include <dlfcn.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +74,61 @@ static int check_region(uint64_t off, size_t n)
     return 0;
 }
 
+static struct event_base *eb;
+static unsigned nchunks = 5, chunk_ms = 50, cancelled;
+
+struct stream {
+    struct evhttp_request *req;
+    struct event *tick;
+    unsigned sent;
+    bool crash;
+};
+
+static void stream_gone(struct evhttp_connection *c, void *arg)
+{
+    (void)c;
+    struct stream *st = arg;
+    cancelled++;
+    event_free(st->tick);
+    free(st);
+}
+
+static void stream_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct stream *st = arg;
+    struct evbuffer *b = evbuffer_new();
+    if (st->crash && st->sent == 2)
+        _exit(1);
+    if (st->sent < nchunks) {
+        evbuffer_add_printf(b, "data: {\"chunk\":%u}\n\n", st->sent++);
+        evhttp_send_reply_chunk(st->req, b);
+        struct timeval tv = {0, (suseconds_t)chunk_ms * 1000};
+        evtimer_add(st->tick, &tv);
+    } else {
+        evbuffer_add_printf(b, "data: [DONE]\n\n");
+        evhttp_send_reply_chunk(st->req, b);
+        evhttp_connection_set_closecb(evhttp_request_get_connection(st->req), NULL, NULL);
+        evhttp_send_reply_end(st->req);
+        event_free(st->tick);
+        free(st);
+    }
+    evbuffer_free(b);
+}
+
+static void stream(struct evhttp_request *req, bool crash)
+{
+    struct stream *st = calloc(1, sizeof *st);
+    st->req = req;
+    st->crash = crash;
+    st->tick = evtimer_new(eb, stream_tick, st);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "text/event-stream");
+    evhttp_send_reply_start(req, 200, "OK");
+    evhttp_connection_set_closecb(evhttp_request_get_connection(req), stream_gone, st);
+    stream_tick(-1, 0, st);
+}
+
 static void reply(struct evhttp_request *req, int code, const char *text)
 {
     struct evbuffer *b = evbuffer_new();
@@ -89,6 +150,16 @@ static void on_request(struct evhttp_request *req, void *arg)
         snprintf(text, sizeof text, "{\"intact\":%s,\"checked\":%llu,\"bytes\":%llu}",
                  ok ? "true" : "false", (unsigned long long)checked, (unsigned long long)bytes);
         reply(req, ok ? 200 : 500, text);
+    } else if (evhttp_request_get_command(req) == EVHTTP_REQ_POST &&
+               (!strncmp(uri, "/v1/", 4) || !strncmp(uri, "/api/", 5))) {
+        stream(req, false);
+    } else if (!strcmp(uri, "/stream") || !strcmp(uri, "/crash-stream")) {
+        stream(req, uri[1] == 'c');
+    } else if (!strcmp(uri, "/cancelled")) {
+        snprintf(text, sizeof text, "%u", cancelled);
+        reply(req, 200, text);
+    } else if (!strcmp(uri, "/echo")) {
+        reply(req, 200, "ok");
     } else if (!strcmp(uri, "/pid")) {
         snprintf(text, sizeof text, "%d", (int)getpid());
         reply(req, 200, text);
@@ -107,9 +178,13 @@ int main(int argc, char **argv)
             i++;
         else if (!strcmp(argv[i], "--startup") && i + 1 < argc)
             startup = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--chunks") && i + 1 < argc)
+            nchunks = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--chunk-ms") && i + 1 < argc)
+            chunk_ms = (unsigned)atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: testmodel --bytes SIZE [--startup SECONDS] (PORT in the "
-                            "environment)\n");
+            fprintf(stderr, "usage: testmodel --bytes SIZE [--startup SECONDS] [--chunks N] "
+                            "[--chunk-ms MS] (PORT in the environment)\n");
             return 2;
         }
     }
@@ -149,7 +224,7 @@ int main(int argc, char **argv)
     }
     if (startup > 0)
         usleep((useconds_t)(startup * 1e6));
-    struct event_base *eb = event_base_new();
+    eb = event_base_new();
     struct evhttp *http = evhttp_new(eb);
     evhttp_set_gencb(http, on_request, NULL);
     if (evhttp_bind_socket(http, "127.0.0.1", (uint16_t)atoi(port)) < 0) {

@@ -1,0 +1,489 @@
+/* proxy: one address for every model. A request names its model (the
+ * "model" field of an OpenAI or Ollama JSON body, or a /m/NAME/ prefix);
+ * the proxy asks the scheduler for that model, held busy (a demand with a
+ * hold, like an acquire), so it is started or resumed if needed and never
+ * evicted mid-answer; then it passes the request through and streams the
+ * answer back as it arrives, chunk by chunk. A client that leaves cancels
+ * the upstream request; a backend that dies mid-answer cuts the client's
+ * stream short (an error for it, not a hang). */
+#include <arpa/inet.h>
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <sys/queue.h> /* before keyvalq_struct.h: TAILQ_FOREACH */
+
+#include <event2/keyvalq_struct.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "daemon.h"
+#include "super.h"
+
+struct preq {
+    struct daemon *d;
+    struct evhttp_request *client; /* NULL once the client is gone */
+    struct evhttp_connection *cconn;
+    unsigned model;
+    enum evhttp_cmd_type cmd;
+    char uri[2048];
+    struct evbuffer *body;
+    struct evhttp_connection *up;
+    struct evhttp_request *ureq;
+    bool granted, started, finished;
+    bool gone; /* the client's connection closed: cconn is no more */
+    int status;
+    uint64_t t0, t_granted, t_first; /* microseconds */
+    struct preq *next;               /* in the model's queue over its concurrency */
+};
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void send_json_error(struct evhttp_request *req, int code, const char *reason,
+                            const char *msg, int retry_after)
+{
+    json_t *j = json_pack("{s:{s:s, s:s}}", "error", "message", msg, "type", reason);
+    char *text = json_dumps(j, JSON_COMPACT);
+    struct evbuffer *b = evbuffer_new();
+    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+    evhttp_add_header(h, "Content-Type", "application/json");
+    if (retry_after > 0) {
+        char ra[16];
+        snprintf(ra, sizeof ra, "%d", retry_after);
+        evhttp_add_header(h, "Retry-After", ra);
+    }
+    if (b && text) {
+        evbuffer_add_printf(b, "%s\n", text);
+        evhttp_send_reply(req, code, reason, b);
+    } else {
+        evhttp_send_error(req, 500, NULL);
+    }
+    if (b)
+        evbuffer_free(b);
+    free(text);
+    json_decref(j);
+}
+
+static void log_line(const struct preq *p)
+{
+    uint64_t end = now_us();
+    fprintf(stderr, "vram serve: proxy %s %s %d wait %.1f ms, first byte %.1f ms, total %.1f ms\n",
+            p->d->smodels[p->model].name, p->uri, p->status,
+            p->t_granted ? (double)(p->t_granted - p->t0) / 1000 : 0.0,
+            p->t_first ? (double)(p->t_first - p->t0) / 1000 : 0.0, (double)(end - p->t0) / 1000);
+}
+
+static void dispatch(struct daemon *d, unsigned model);
+
+/* The end of a request, whichever way: the hold is given back, the next
+ * waiting request may go, the connection is kept for another. */
+static void finish(struct preq *p, bool keep_conn)
+{
+    struct daemon *d = p->d;
+    struct dmodel *dm = &d->dm[p->model];
+    if (p->finished)
+        return;
+    p->finished = true;
+    log_line(p);
+    if (!p->gone) /* the connection may outlive this request (keep-alive) */
+        evhttp_connection_set_closecb(p->cconn, NULL, NULL);
+    if (p->up) {
+        if (keep_conn && dm->nidle < sizeof dm->idle / sizeof dm->idle[0])
+            dm->idle[dm->nidle++] = p->up;
+        else
+            evhttp_connection_free_on_completion(p->up);
+    }
+    if (p->granted) {
+        dm->inflight--;
+        struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = p->model};
+        daemon_step(d, &e);
+    }
+    evbuffer_free(p->body);
+    unsigned model = p->model;
+    free(p);
+    dispatch(d, model);
+}
+
+/* ---- the backend's answer, streamed ---- */
+
+static bool hop_by_hop(const char *k)
+{
+    static const char *const names[] = {"Connection",          "Keep-Alive", "Proxy-Authenticate",
+                                        "Proxy-Authorization", "TE",         "Trailer",
+                                        "Transfer-Encoding",   "Upgrade",    "Host"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcasecmp(k, names[i]))
+            return true;
+    return false;
+}
+
+static int on_headers(struct evhttp_request *u, void *arg)
+{
+    struct preq *p = arg;
+    if (!p->client)
+        return -1;
+    p->status = evhttp_request_get_response_code(u);
+    struct evkeyvalq *out = evhttp_request_get_output_headers(p->client);
+    struct evkeyval *h;
+    TAILQ_FOREACH(h, evhttp_request_get_input_headers(u), next)
+    if (!hop_by_hop(h->key))
+        evhttp_add_header(out, h->key, h->value);
+    p->t_first = now_us();
+    p->started = true;
+    evhttp_send_reply_start(p->client, p->status, evhttp_request_get_response_code_line(u));
+    return 0;
+}
+
+static void on_chunk(struct evhttp_request *u, void *arg)
+{
+    struct preq *p = arg;
+    if (p->client)
+        evhttp_send_reply_chunk(p->client, evhttp_request_get_input_buffer(u));
+}
+
+static void on_done(struct evhttp_request *u, void *arg)
+{
+    struct preq *p = arg;
+    if (!u || p->finished)
+        return; /* the error callback has it */
+    p->ureq = NULL;
+    if (p->client) {
+        if (!p->started) { /* a reply with no header callback: pass it whole */
+            on_headers(u, p);
+        }
+        if (evbuffer_get_length(evhttp_request_get_input_buffer(u)))
+            evhttp_send_reply_chunk(p->client, evhttp_request_get_input_buffer(u));
+        evhttp_send_reply_end(p->client);
+        p->client = NULL;
+    }
+    finish(p, true);
+}
+
+static void on_error(enum evhttp_request_error err, void *arg)
+{
+    struct preq *p = arg;
+    p->ureq = NULL;
+    if (p->client && !p->started) {
+        char last[160], msg[400];
+        super_last_log(p->d->cfg.logs, p->d->smodels[p->model].name, last, sizeof last);
+        snprintf(msg, sizeof msg, "%s did not answer (%s)%s%s", p->d->smodels[p->model].name,
+                 err == EVREQ_HTTP_EOF ? "connection closed" : "connection failed",
+                 last[0] ? "; its log: " : "", last);
+        p->status = 502;
+        send_json_error(p->client, 502, "Bad Gateway", msg, 0);
+        p->client = NULL;
+    } else if (p->client) {
+        /* mid-answer: cut the client's stream short, so that it sees an error */
+        struct evhttp_connection *c = p->cconn;
+        evhttp_connection_set_closecb(c, NULL, NULL);
+        p->client = NULL;
+        p->gone = true;
+        p->status = 502;
+        evhttp_connection_free(c);
+    }
+    finish(p, false);
+}
+
+/* ---- sending the request on ---- */
+
+static struct evhttp_connection *connection(struct daemon *d, unsigned model)
+{
+    struct dmodel *dm = &d->dm[model];
+    if (dm->nidle)
+        return dm->idle[--dm->nidle];
+    struct evhttp_connection *c =
+        evhttp_connection_base_new(d->base, NULL, "127.0.0.1", (uint16_t)dm->port);
+    if (c)
+        evhttp_connection_set_timeout(c, 600);
+    return c;
+}
+
+static void forward(struct preq *p)
+{
+    struct daemon *d = p->d;
+    p->up = connection(d, p->model);
+    p->ureq = p->up ? evhttp_request_new(on_done, p) : NULL;
+    if (!p->ureq) {
+        if (p->client) {
+            send_json_error(p->client, 500, "Internal", "out of memory", 0);
+            p->client = NULL;
+        }
+        finish(p, false);
+        return;
+    }
+    evhttp_request_set_header_cb(p->ureq, on_headers);
+    evhttp_request_set_chunked_cb(p->ureq, on_chunk);
+    evhttp_request_set_error_cb(p->ureq, on_error);
+    struct evkeyvalq *out = evhttp_request_get_output_headers(p->ureq);
+    struct evkeyval *h;
+    TAILQ_FOREACH(h, evhttp_request_get_input_headers(p->client), next)
+    if (!hop_by_hop(h->key) && strcasecmp(h->key, "Content-Length"))
+        evhttp_add_header(out, h->key, h->value);
+    char host[32];
+    snprintf(host, sizeof host, "127.0.0.1:%u", d->dm[p->model].port);
+    evhttp_add_header(out, "Host", host);
+    evbuffer_add_buffer(evhttp_request_get_output_buffer(p->ureq), p->body);
+    if (evhttp_make_request(p->up, p->ureq, p->cmd, p->uri) < 0) {
+        p->ureq = NULL;
+        on_error(EVREQ_HTTP_REQUEST_CANCEL, p);
+    }
+}
+
+/* The client left: its upstream request is cancelled, its hold given back.
+ * The upstream connection is freed rather than the request cancelled:
+ * cancelling calls the error callback, which would finish p under us;
+ * freeing the connection drops its request silently, and the backend sees
+ * the connection close. */
+static void client_closed(struct evhttp_connection *c, void *arg)
+{
+    (void)c;
+    struct preq *p = arg;
+    p->client = NULL;
+    p->gone = true;
+    if (p->ureq) {
+        struct evhttp_connection *up = p->up;
+        p->ureq = NULL;
+        p->up = NULL;
+        p->status = 499;
+        evhttp_connection_free(up);
+        finish(p, false);
+    }
+    /* still waiting (for the scheduler or the concurrency limit): the
+     * grant will find no client and let go */
+}
+
+void proxy_granted(struct daemon *d, struct preq *p, unsigned model)
+{
+    (void)d;
+    p->granted = true;
+    p->t_granted = now_us();
+    d->dm[model].inflight++;
+    if (!p->client) {
+        finish(p, false);
+        return;
+    }
+    forward(p);
+}
+
+void proxy_refused(struct daemon *d, struct preq *p, const char *why, bool failed)
+{
+    (void)d;
+    if (p->client) {
+        char msg[600], last[160] = "";
+        if (failed)
+            super_last_log(d->cfg.logs, d->smodels[p->model].name, last, sizeof last);
+        snprintf(msg, sizeof msg, "%s%s%s", why, last[0] ? "; its log: " : "", last);
+        p->status = failed ? 502 : 503;
+        send_json_error(p->client, p->status, failed ? "Bad Gateway" : "Service Unavailable", msg,
+                        failed ? 0 : 5);
+        p->client = NULL;
+    }
+    finish(p, false);
+}
+
+/* Asks the scheduler for the model, held; or queues over its limit. */
+static void admit(struct preq *p)
+{
+    struct daemon *d = p->d;
+    struct dmodel *dm = &d->dm[p->model];
+    unsigned limit = dm->cfg.concurrency;
+    if (limit && dm->inflight >= limit) {
+        p->next = NULL;
+        if (dm->waiting_tail)
+            dm->waiting_tail->next = p;
+        else
+            dm->waiting = p;
+        dm->waiting_tail = p;
+        return;
+    }
+    struct pending *pe = api_park(d, p->client, PENDING_PROXY, p->model);
+    if (!pe) { /* the 503 has been sent */
+        p->client = NULL;
+        finish(p, false);
+        return;
+    }
+    pe->proxy = p;
+    struct sched_event e = {.kind = SCHED_EV_DEMAND,
+                            .model = p->model,
+                            .id = pe->id,
+                            .hold = true,
+                            .deadline_ms = daemon_now_ms() + (uint64_t)(d->cfg.wait_s * 1000)};
+    daemon_step(d, &e);
+}
+
+static void dispatch(struct daemon *d, unsigned model)
+{
+    struct dmodel *dm = &d->dm[model];
+    while (dm->waiting && (!dm->cfg.concurrency || dm->inflight < dm->cfg.concurrency)) {
+        struct preq *p = dm->waiting;
+        dm->waiting = p->next;
+        if (!dm->waiting)
+            dm->waiting_tail = NULL;
+        if (!p->client) {
+            p->finished = true; /* never granted: nothing to give back */
+            log_line(p);
+            evbuffer_free(p->body);
+            free(p);
+            continue;
+        }
+        admit(p);
+    }
+}
+
+void proxy_forget_model(struct daemon *d, unsigned model)
+{
+    struct dmodel *dm = &d->dm[model];
+    while (dm->nidle)
+        evhttp_connection_free(dm->idle[--dm->nidle]);
+}
+
+/* ---- routing ---- */
+
+static void list_models(struct daemon *d, struct evhttp_request *req, bool ollama)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        if (d->dm[i].removed)
+            continue;
+        const char *n = d->smodels[i].name;
+        json_array_append_new(a, ollama ? json_pack("{s:s, s:s}", "name", n, "model", n)
+                                        : json_pack("{s:s, s:s, s:i, s:s}", "id", n, "object",
+                                                    "model", "created", 0, "owned_by", "vram"));
+    }
+    json_t *j = ollama ? json_pack("{s:o}", "models", a)
+                       : json_pack("{s:s, s:o}", "object", "list", "data", a);
+    char *text = json_dumps(j, JSON_COMPACT);
+    struct evbuffer *b = evbuffer_new();
+    evbuffer_add_printf(b, "%s\n", text ? text : "{}");
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
+    evhttp_send_reply(req, 200, "OK", b);
+    evbuffer_free(b);
+    free(text);
+    json_decref(j);
+}
+
+/* The model a JSON body names, into name; an error message otherwise. */
+static const char *model_of_body(struct evbuffer *body, char *name, size_t len)
+{
+    size_t n = evbuffer_get_length(body);
+    if (!n)
+        return "the request has no body: send JSON with a \"model\" field";
+    json_error_t je;
+    json_t *j = json_loadb((const char *)evbuffer_pullup(body, -1), n, 0, &je);
+    const char *why = NULL;
+    json_t *m = j ? json_object_get(j, "model") : NULL;
+    if (!j)
+        why = "the body is not JSON";
+    else if (!json_is_string(m) || !*json_string_value(m))
+        why = "the body names no model: add \"model\": \"NAME\" (GET /v1/models lists them)";
+    else
+        snprintf(name, len, "%s", json_string_value(m));
+    json_decref(j);
+    return why;
+}
+
+static bool authorized(const struct daemon *d, struct evhttp_request *req)
+{
+    if (!d->cfg.token[0])
+        return true;
+    const char *h = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+    return h && !strncmp(h, "Bearer ", 7) && !strcmp(h + 7, d->cfg.token);
+}
+
+static void on_proxy_request(struct evhttp_request *req, void *arg)
+{
+    struct daemon *d = arg;
+    const char *uri = evhttp_request_get_uri(req);
+    char path[2048], name[128] = "";
+    const char *q = strchr(uri, '?');
+    snprintf(path, sizeof path, "%.*s", (int)(q ? (size_t)(q - uri) : strlen(uri)), uri);
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+    if (!authorized(d, req)) {
+        send_json_error(req, 401, "Unauthorized", "this address wants Authorization: Bearer TOKEN",
+                        0);
+        return;
+    }
+    if (cmd == EVHTTP_REQ_GET && (!strcmp(path, "/v1/models") || !strcmp(path, "/api/tags"))) {
+        list_models(d, req, path[1] == 'a');
+        return;
+    }
+    struct preq *p = calloc(1, sizeof *p);
+    if (!p || !(p->body = evbuffer_new())) {
+        free(p);
+        evhttp_send_error(req, 500, NULL);
+        return;
+    }
+    p->d = d;
+    p->client = req;
+    p->cconn = evhttp_request_get_connection(req);
+    p->cmd = cmd;
+    p->t0 = now_us();
+    evbuffer_add_buffer(p->body, evhttp_request_get_input_buffer(req));
+    const char *why = NULL;
+    int code = 400;
+    if (!strncmp(path, "/m/", 3)) {
+        const char *slash = strchr(path + 3, '/');
+        size_t n = slash ? (size_t)(slash - path - 3) : strlen(path + 3);
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), path + 3);
+        snprintf(p->uri, sizeof p->uri, "%s", slash ? uri + (slash - path) : "/");
+    } else if (!strncmp(path, "/v1/", 4) || !strcmp(path, "/api/generate") ||
+               !strcmp(path, "/api/chat") || !strcmp(path, "/api/embed") ||
+               !strcmp(path, "/api/embeddings")) {
+        why = model_of_body(p->body, name, sizeof name);
+        snprintf(p->uri, sizeof p->uri, "%s", uri);
+    } else {
+        why = "no route: /v1/... and /api/... name the model in the body, /m/NAME/... in the path";
+        code = 404;
+    }
+    int i = why ? -1 : daemon_model_index(d, name);
+    if (!why && i < 0) {
+        static char msg[200];
+        snprintf(msg, sizeof msg, "no model '%.100s' here (GET /v1/models lists them)", name);
+        why = msg;
+        code = 404;
+    }
+    if (why) {
+        send_json_error(req, code, code == 404 ? "Not Found" : "Bad Request", why, 0);
+        evbuffer_free(p->body);
+        free(p);
+        return;
+    }
+    p->model = (unsigned)i;
+    evhttp_connection_set_closecb(p->cconn, client_closed, p);
+    admit(p);
+}
+
+int proxy_listen(struct daemon *d, char *err, size_t len)
+{
+    if (!d->cfg.listen[0])
+        return 0;
+    char host[96];
+    unsigned port;
+    d->proxy = evhttp_new(d->base);
+    if (sscanf(d->cfg.listen, "%95[^:]:%u", host, &port) != 2 || port > 65535 || !d->proxy) {
+        snprintf(err, len, "listen = %s: HOST:PORT, like 127.0.0.1:11500", d->cfg.listen);
+        return -1;
+    }
+    struct in_addr a;
+    if (!d->cfg.token[0] && (inet_pton(AF_INET, host, &a) != 1 || (ntohl(a.s_addr) >> 24) != 127))
+        fprintf(stderr,
+                "vram serve: the proxy listens on %s without a token: anyone who can "
+                "reach it can use the models (token = ... in [serve])\n",
+                d->cfg.listen);
+    evhttp_set_max_body_size(d->proxy, (ev_ssize_t)d->cfg.max_body);
+    evhttp_set_max_headers_size(d->proxy, 32 * 1024);
+    evhttp_set_timeout(d->proxy, 30);
+    evhttp_set_gencb(d->proxy, on_proxy_request, d);
+    if (evhttp_bind_socket(d->proxy, host, (uint16_t)port) < 0) {
+        snprintf(err, len, "listen = %s: cannot listen there (in use?)", d->cfg.listen);
+        return -1;
+    }
+    return 0;
+}
