@@ -120,8 +120,7 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     } else if (!strcmp(name, "wait")) {
         if (units_parse_seconds(v, &c->wait_s) < 0 || c->wait_s < 1)
             FAIL("wait '%s': a duration, like 5m", v);
-    }
-    else if (!strcmp(name, "budget")) {
+    } else if (!strcmp(name, "budget")) {
         if (!parse_budget(v, c))
             FAIL("budget '%s': a size for every GPU (22G) or per GPU (0:22G,1:20G)", v);
     } else if (!strcmp(name, "margin")) {

@@ -144,10 +144,6 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
 static void stop_model(struct daemon *d, unsigned i)
 {
     struct dmodel *dm = &d->dm[i];
-    if (dm->health) {
-        evhttp_connection_free(dm->health);
-        dm->health = NULL;
-    }
     if (dm->pid <= 0 || !super_alive(dm->pid, dm->start)) {
         struct sched_event e = {.kind = SCHED_EV_EXITED, .model = i};
         dm->pid = 0;
@@ -250,7 +246,10 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
     case SCHED_BUSY:
         break;
     }
-    remember(d, i);
+    /* ready and busy are one state for the record: no write per request */
+    if (!((m->state == SCHED_BUSY && was == SCHED_READY) ||
+          (m->state == SCHED_READY && was == SCHED_BUSY)))
+        remember(d, i);
 }
 
 void daemon_step(struct daemon *d, const struct sched_event *e)
@@ -324,11 +323,25 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
         daemon_step(d, &e);
         return;
     }
-    if (!dm->health)
-        dm->health = evhttp_connection_base_new(d->base, NULL, "127.0.0.1", (uint16_t)dm->port);
-    struct evhttp_request *req = dm->health ? evhttp_request_new(on_health, dm) : NULL;
-    if (!req || evhttp_make_request(dm->health, req, EVHTTP_REQ_GET, dm->cfg.health) < 0)
+    /* a connection per poll, freed when its request ends: one that failed
+     * to connect (the server not up yet) is not reused in a bad state */
+    struct evhttp_connection *c =
+        evhttp_connection_base_new(d->base, NULL, "127.0.0.1", (uint16_t)dm->port);
+    struct evhttp_request *req = c ? evhttp_request_new(on_health, dm) : NULL;
+    if (c) {
+        evhttp_connection_set_timeout(c, 2);
+        evhttp_connection_free_on_completion(c);
+    }
+    if (req) { /* HTTP/1.1 servers answer 400 without it */
+        char host[32];
+        snprintf(host, sizeof host, "127.0.0.1:%u", dm->port);
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Host", host);
+    }
+    if (!req || evhttp_make_request(c, req, EVHTTP_REQ_GET, dm->cfg.health) < 0) {
+        if (c && !req)
+            evhttp_connection_free(c);
         arm(dm, 200);
+    }
 }
 
 /* ---- exits ---- */
@@ -340,10 +353,6 @@ static void exited(struct daemon *d, unsigned i, const char *how)
     super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
     snprintf(why, sizeof why, "%s%s%s", how, last[0] ? "; log: " : "", last);
     dm->pid = 0;
-    if (dm->health) {
-        evhttp_connection_free(dm->health);
-        dm->health = NULL;
-    }
     proxy_forget_model(d, i);
     evtimer_del(dm->timer);
     struct sched_event e = {.kind = d->smodels[i].state == SCHED_STARTING ? SCHED_EV_FAILED
@@ -406,6 +415,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     }
     struct sched_event e = {.kind = SCHED_EV_TICK};
     daemon_step(d, &e);
+    fflush(stderr);
     if (d->quitting) {
         bool any = false;
         for (size_t i = 0; i < d->sched.nmodels; i++)
