@@ -467,6 +467,9 @@ static struct evhttp *server(struct daemon *d)
     struct evhttp *h = evhttp_new(d->base);
     if (!h)
         return NULL;
+    /* read what is left of a refused body before closing, so that the client
+     * gets its 413 instead of a reset */
+    evhttp_set_flags(h, EVHTTP_SERVER_LINGERING_CLOSE);
     evhttp_set_max_body_size(h, MAX_BODY);
     evhttp_set_max_headers_size(h, 16 * 1024);
     evhttp_set_timeout(h, 60);

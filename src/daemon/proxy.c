@@ -477,6 +477,9 @@ int proxy_listen(struct daemon *d, char *err, size_t len)
                 "vram serve: the proxy listens on %s without a token: anyone who can "
                 "reach it can use the models (token = ... in [serve])\n",
                 d->cfg.listen);
+    /* read what is left of a refused body before closing, so that the client
+     * gets its 413 instead of a reset */
+    evhttp_set_flags(d->proxy, EVHTTP_SERVER_LINGERING_CLOSE);
     evhttp_set_max_body_size(d->proxy, (ev_ssize_t)d->cfg.max_body);
     evhttp_set_max_headers_size(d->proxy, 32 * 1024);
     evhttp_set_timeout(d->proxy, 30);

@@ -8,6 +8,10 @@
 # fail (502 with their log), and bad requests (4xx) while others are served.
 . "$(dirname "$0")/lib.sh"
 : "${TESTMODEL:?}"
+# a copy of our own, so that counting and killing model processes by name
+# never touches another test's (the CLI tests run in parallel)
+cp "$TESTMODEL" "$T/testmodel-proxy"
+TESTMODEL="$T/testmodel-proxy"
 export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"

@@ -9,6 +9,10 @@
 # that does not exist reported as failed, bad requests and a broken reload.
 . "$(dirname "$0")/lib.sh"
 : "${TESTMODEL:?}"
+# a copy of our own, so that counting and killing model processes by name
+# never touches another test's (the CLI tests run in parallel)
+cp "$TESTMODEL" "$T/testmodel-serve"
+TESTMODEL="$T/testmodel-serve"
 export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
@@ -202,6 +206,8 @@ expect_eq "no out-of-memory anywhere" "$(grep -c 'OUT_OF_MEMORY\|cannot allocate
 kill -TERM "$DAEMON"
 for _ in $(seq 1 100); do kill -0 "$DAEMON" 2>/dev/null || break; sleep 0.1; done
 expect_eq "SIGTERM: the daemon exits" "$(kill -0 "$DAEMON" 2>/dev/null || echo gone)" gone
+sleep 0.2
 expect_eq "SIGTERM: no model process left" "$(pgrep -fc "$TESTMODEL")" 0
+pgrep -fa "$TESTMODEL" | sed 's/^/#   left: /'
 
 finish
