@@ -158,6 +158,10 @@ void daemon_reload(struct daemon *d)
             add_model(d, &c->models[k]);
     memcpy(d->cfg.models, c->models, sizeof c->models);
     d->cfg.nmodels = c->nmodels;
+    /* what the proxy reads per request follows the file; the addresses it
+     * listens on stay until a restart */
+    memcpy(d->cfg.token, c->token, sizeof c->token);
+    d->cfg.wait_s = c->wait_s;
     fprintf(stderr, "vram serve: configuration reloaded (%zu models)\n", c->nmodels);
     free(c);
 }

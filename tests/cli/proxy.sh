@@ -113,5 +113,15 @@ printf 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n
 expect_eq "a slow-loris client does not hold up others" "$(code "$P/v1/models")" 200
 exec 3>&-
 expect_match "after all that, streaming still works" "$(chat p1)" 'data: \[DONE\]'
+expect_match "Ollama's route: /api/generate by its model field" \
+    "$(curl -sN -m 20 "$P/api/generate" -d '{"model":"p1","prompt":"hi"}')" 'data: \[DONE\]'
+
+# a token, set by a reload: without it 401, with it served
+sed -i "s/^wait = 10s$/wait = 10s\ntoken = s3cret/" "$T/vram.conf"
+kill -HUP "$DAEMON"
+sleep 0.5
+expect_eq "token: a request without it gets 401" "$(code "$P/m/p1/echo")" 401
+expect_eq "token: a request with it is served" \
+    "$(code -H 'Authorization: Bearer s3cret' "$P/m/p1/echo")" 200
 
 finish
