@@ -85,6 +85,11 @@ trap "cleanup_models; [ -n \"${KEEP:-}\" ] && cp -r \"$T\" /tmp/serve-keep; clea
 
 run "$VRAM" serve --check --config "$T/vram.conf"
 expect_eq "serve --check: a good configuration" "$RC" 0
+printf '[serve]\nsocket = %s/x.sock\n\n[model m]\ncommand = true\nvram = lots\n' "$T" >"$T/bad.conf"
+run "$VRAM" serve --check --config "$T/bad.conf"
+expect_eq "serve --check: a bad value, exit 2" "$RC" 2
+expect_match "serve --check: names the file, the line and the fix" "$OUT" "bad.conf:6: vram 'lots': a size \(6G\) or auto"
+printf '\n[model capped]\ncommand = %s --bytes 3G\nvram = 2G\ncap = yes\ngpus = 1\n' "$TESTMODEL" >>"$T/vram.conf"
 start_daemon || { not_ok "the daemon starts"; finish; }
 
 # never over budget: GPU 0's used memory, sampled all along
@@ -146,6 +151,10 @@ wait_loads
 expect_eq "7 concurrent loads: all answered" "$(wc -l <"$T/loads")" 7
 expect_eq "7 concurrent loads: all succeeded" "$(grep -vc ' 0$' "$T/loads")" 0
 
+# cap = yes: the model runs under libvramcap with its vram as its slice
+run "$VRAM" load capped --timeout 60s
+expect_match "cap = yes: a model over its slice cannot start" "$OUT" "failed 3 times.*cannot allocate or fill"
+
 # a command that does not exist: failed with its error, not retried forever
 run "$VRAM" load broken --timeout 60s
 expect_eq "broken model: load fails (exit 1)" "$RC" 1
@@ -200,7 +209,8 @@ expect_eq "its memory is intact" "$(checksum "$SUSP")" true
 MAX=$(sort -n "$T/used0" | tail -1)
 LIMIT=$((15 * GiB + 1 * GiB))
 expect_eq "GPU 0 never over its budget ($MAX <= $LIMIT)" "$([ "$MAX" -le "$LIMIT" ] && echo yes)" yes
-expect_eq "no out-of-memory anywhere" "$(grep -c 'OUT_OF_MEMORY\|cannot allocate' "$T/serve.log" "$T"/logs/*.log | awk -F: '{s+=$2} END {print s}')" 0
+expect_eq "no out-of-memory anywhere (but the capped model's)" \
+    "$(ls "$T"/logs/*.log | grep -v capped.log | xargs grep -c 'OUT_OF_MEMORY\|cannot allocate' | awk -F: '{s+=$2} END {print s}')" 0
 
 # SIGTERM: the models are stopped, the daemon exits
 kill -TERM "$DAEMON"
