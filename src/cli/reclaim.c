@@ -31,7 +31,7 @@ const struct cmd_entry cmd_reclaim_entry = {
     .name = "reclaim",
     .args = "[--yes] [--idle DURATION] [--user NAME] [--match PATTERN] [--all-users] "
             "[--grace SECONDS]",
-    .summary = "get back VRAM held by defunct and stopped processes",
+    .summary = "get back VRAM held by defunct, stopped or idle processes",
     .help = "  -y, --yes            act (without it: show what would be done, change nothing)\n"
             "  -i, --idle DURATION  also processes that did no GPU work for this long\n"
             "                       (30s, 10m): vram watches the GPUs that long first\n"

@@ -96,7 +96,7 @@ struct snap_gpu {
     unsigned temp_c;
     int pstate; /* 0..15 */
     bool persistence;
-    int compute_mode; /* 0 default, 2 exclusive process, 3 prohibited */
+    int compute_mode; /* NVML: 0 default, 2 prohibited, 3 exclusive process */
     bool display_attached, display_active;
     bool mig;
     unsigned pcie_gen, pcie_width;

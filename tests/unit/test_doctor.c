@@ -135,11 +135,46 @@ static void idle_needs_age_and_no_recent_work(void **st)
     assert_null(find(f, n, DOC_IDLE));
 }
 
+/* The card's settings: each reported once, as information, with its fix;
+ * the driver's reserve as information too. */
+static void card_settings(void **st)
+{
+    (void)st;
+    struct snap_gpu g = gpu(16 * GiB, 600 * MiB, 0);
+    g.have |= SNAP_HAVE_PERSISTENCE | SNAP_HAVE_COMPUTE_MODE | SNAP_HAVE_MIG;
+    g.persistence = false;
+    g.compute_mode = 2;
+    g.mig = true;
+    struct doc_host h = {0};
+    struct doc_finding f[32];
+    size_t n = examine(&g, &h, f);
+    const struct doc_finding *r = find(f, n, DOC_RESERVED);
+    assert_non_null(r);
+    assert_int_equal(r->bytes, 600 * MiB);
+    const struct doc_finding *p = find(f, n, DOC_PERSISTENCE);
+    assert_non_null(p);
+    assert_non_null(strstr(p->fix, "nvidia-persistenced"));
+    const struct doc_finding *c = find(f, n, DOC_COMPUTE_MODE);
+    assert_non_null(c);
+    assert_non_null(strstr(c->what, "prohibited"));
+    assert_non_null(find(f, n, DOC_MIG));
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(f[i].level, DOC_INFO);
+    g.persistence = true;
+    g.compute_mode = 0;
+    g.mig = false;
+    n = examine(&g, &h, f);
+    assert_null(find(f, n, DOC_PERSISTENCE));
+    assert_null(find(f, n, DOC_COMPUTE_MODE));
+    assert_null(find(f, n, DOC_MIG));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(clean_card_has_nothing_to_do),
         cmocka_unit_test(idle_needs_age_and_no_recent_work),
+        cmocka_unit_test(card_settings),
         cmocka_unit_test(desktop_and_the_igpu),
         cmocka_unit_test(idle_power_and_unattributed),
     };
