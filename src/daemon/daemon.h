@@ -42,7 +42,7 @@ struct dmodel {
      * idle keep-alive connections to the model */
     unsigned inflight;
     struct preq *waiting, *waiting_tail;
-    struct evhttp_connection *idle[64];
+    struct relay_conn *idle[64];
     unsigned nidle;
     double last_start_s, last_suspend_s, last_resume_s;
 };
@@ -50,6 +50,7 @@ struct dmodel {
 enum pending_kind { PENDING_DEMAND, PENDING_STATE, PENDING_PROXY };
 
 struct preq;
+struct relay_conn;
 
 struct pending {
     uint64_t id;

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "daemon.h"
+#include "relay.h"
 #include "super.h"
 
 struct preq {
@@ -30,8 +31,8 @@ struct preq {
     enum evhttp_cmd_type cmd;
     char uri[2048];
     struct evbuffer *body;
-    struct evhttp_connection *up;
-    struct evhttp_request *ureq;
+    struct evbuffer *chunk; /* what goes to the client next */
+    struct relay_conn *up;  /* while the backend answers */
     bool granted, started, finished;
     bool gone; /* the client's connection closed: cconn is no more */
     int status;
@@ -95,10 +96,10 @@ static void finish(struct preq *p, bool keep_conn)
     if (!p->gone) /* the connection may outlive this request (keep-alive) */
         evhttp_connection_set_closecb(p->cconn, NULL, NULL);
     if (p->up) {
-        if (keep_conn && dm->nidle < sizeof dm->idle / sizeof dm->idle[0])
-            dm->idle[dm->nidle++] = p->up;
+        if (keep_conn)
+            relay_put(p->up, dm->idle, &dm->nidle, sizeof dm->idle / sizeof dm->idle[0]);
         else
-            evhttp_connection_free_on_completion(p->up);
+            relay_close(p->up);
     }
     if (p->granted) {
         dm->inflight--;
@@ -106,6 +107,8 @@ static void finish(struct preq *p, bool keep_conn)
         daemon_step(d, &e);
     }
     evbuffer_free(p->body);
+    if (p->chunk)
+        evbuffer_free(p->chunk);
     unsigned model = p->model;
     free(p);
     dispatch(d, model);
@@ -113,68 +116,48 @@ static void finish(struct preq *p, bool keep_conn)
 
 /* ---- the backend's answer, streamed ---- */
 
-static bool hop_by_hop(const char *k)
-{
-    static const char *const names[] = {"Connection",          "Keep-Alive", "Proxy-Authenticate",
-                                        "Proxy-Authorization", "TE",         "Trailer",
-                                        "Transfer-Encoding",   "Upgrade",    "Host"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcasecmp(k, names[i]))
-            return true;
-    return false;
-}
-
-static int on_headers(struct evhttp_request *u, void *arg)
+static void up_headers(void *arg, int status, const char *const *names, const char *const *values,
+                       size_t n)
 {
     struct preq *p = arg;
     if (!p->client)
-        return -1;
-    p->status = evhttp_request_get_response_code(u);
+        return;
+    p->status = status;
     struct evkeyvalq *out = evhttp_request_get_output_headers(p->client);
-    struct evkeyval *h;
-    TAILQ_FOREACH(h, evhttp_request_get_input_headers(u), next)
-    if (!hop_by_hop(h->key))
-        evhttp_add_header(out, h->key, h->value);
+    for (size_t i = 0; i < n; i++)
+        if (!relay_hop_by_hop(names[i]) || !strcasecmp(names[i], "Content-Length"))
+            evhttp_add_header(out, names[i], values[i]);
     p->t_first = now_us();
     p->started = true;
-    evhttp_send_reply_start(p->client, p->status, evhttp_request_get_response_code_line(u));
-    return 0;
+    evhttp_send_reply_start(p->client, status, NULL);
 }
 
-static void on_chunk(struct evhttp_request *u, void *arg)
+static void up_body(void *arg, const char *data, size_t len)
 {
     struct preq *p = arg;
-    if (p->client)
-        evhttp_send_reply_chunk(p->client, evhttp_request_get_input_buffer(u));
+    if (!p->client)
+        return;
+    evbuffer_add(p->chunk, data, len);
+    evhttp_send_reply_chunk(p->client, p->chunk);
 }
 
-static void on_done(struct evhttp_request *u, void *arg)
+static void up_done(void *arg)
 {
     struct preq *p = arg;
-    if (!u || p->finished)
-        return; /* the error callback has it */
-    p->ureq = NULL;
     if (p->client) {
-        if (!p->started) { /* a reply with no header callback: pass it whole */
-            on_headers(u, p);
-        }
-        if (evbuffer_get_length(evhttp_request_get_input_buffer(u)))
-            evhttp_send_reply_chunk(p->client, evhttp_request_get_input_buffer(u));
         evhttp_send_reply_end(p->client);
         p->client = NULL;
     }
     finish(p, true);
 }
 
-static void on_error(enum evhttp_request_error err, void *arg)
+static void up_error(void *arg, const char *why)
 {
     struct preq *p = arg;
-    p->ureq = NULL;
     if (p->client && !p->started) {
         char last[160], msg[400];
         super_last_log(p->d->cfg.logs, p->d->smodels[p->model].name, last, sizeof last);
-        snprintf(msg, sizeof msg, "%s did not answer (%s)%s%s", p->d->smodels[p->model].name,
-                 err == EVREQ_HTTP_EOF ? "connection closed" : "connection failed",
+        snprintf(msg, sizeof msg, "%s did not answer (%s)%s%s", p->d->smodels[p->model].name, why,
                  last[0] ? "; its log: " : "", last);
         p->status = 502;
         send_json_error(p->client, 502, "Bad Gateway", msg, 0);
@@ -191,49 +174,20 @@ static void on_error(enum evhttp_request_error err, void *arg)
     finish(p, false);
 }
 
-/* ---- sending the request on ---- */
-
-static struct evhttp_connection *connection(struct daemon *d, unsigned model)
-{
-    struct dmodel *dm = &d->dm[model];
-    if (dm->nidle)
-        return dm->idle[--dm->nidle];
-    struct evhttp_connection *c =
-        evhttp_connection_base_new(d->base, NULL, "127.0.0.1", (uint16_t)dm->port);
-    if (c)
-        evhttp_connection_set_timeout(c, 600);
-    return c;
-}
+static const struct relay_ops up_ops = {up_headers, up_body, up_done, up_error};
 
 static void forward(struct preq *p)
 {
     struct daemon *d = p->d;
-    p->up = connection(d, p->model);
-    p->ureq = p->up ? evhttp_request_new(on_done, p) : NULL;
-    if (!p->ureq) {
-        if (p->client) {
-            send_json_error(p->client, 500, "Internal", "out of memory", 0);
-            p->client = NULL;
-        }
-        finish(p, false);
+    struct dmodel *dm = &d->dm[p->model];
+    p->chunk = evbuffer_new();
+    p->up = p->chunk ? relay_get(d->base, dm->idle, &dm->nidle, dm->port) : NULL;
+    if (p->up && relay_send(p->up, p->cmd, p->uri, evhttp_request_get_input_headers(p->client),
+                            p->body, &up_ops, p) == 0)
         return;
-    }
-    evhttp_request_set_header_cb(p->ureq, on_headers);
-    evhttp_request_set_chunked_cb(p->ureq, on_chunk);
-    evhttp_request_set_error_cb(p->ureq, on_error);
-    struct evkeyvalq *out = evhttp_request_get_output_headers(p->ureq);
-    struct evkeyval *h;
-    TAILQ_FOREACH(h, evhttp_request_get_input_headers(p->client), next)
-    if (!hop_by_hop(h->key) && strcasecmp(h->key, "Content-Length"))
-        evhttp_add_header(out, h->key, h->value);
-    char host[32];
-    snprintf(host, sizeof host, "127.0.0.1:%u", d->dm[p->model].port);
-    evhttp_add_header(out, "Host", host);
-    evbuffer_add_buffer(evhttp_request_get_output_buffer(p->ureq), p->body);
-    if (evhttp_make_request(p->up, p->ureq, p->cmd, p->uri) < 0) {
-        p->ureq = NULL;
-        on_error(EVREQ_HTTP_REQUEST_CANCEL, p);
-    }
+    relay_close(p->up);
+    p->up = NULL;
+    up_error(p, "cannot connect");
 }
 
 /* The client left: its upstream request is cancelled, its hold given back.
@@ -247,12 +201,8 @@ static void client_closed(struct evhttp_connection *c, void *arg)
     struct preq *p = arg;
     p->client = NULL;
     p->gone = true;
-    if (p->ureq) {
-        struct evhttp_connection *up = p->up;
-        p->ureq = NULL;
-        p->up = NULL;
+    if (p->up) { /* answering: the backend's connection is closed, unread */
         p->status = 499;
-        evhttp_connection_free(up);
         finish(p, false);
     }
     /* still waiting (for the scheduler or the concurrency limit): the
@@ -341,7 +291,7 @@ void proxy_forget_model(struct daemon *d, unsigned model)
 {
     struct dmodel *dm = &d->dm[model];
     while (dm->nidle)
-        evhttp_connection_free(dm->idle[--dm->nidle]);
+        relay_close(dm->idle[--dm->nidle]);
 }
 
 /* ---- routing ---- */

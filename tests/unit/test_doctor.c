@@ -127,7 +127,7 @@ static void idle_needs_age_and_no_recent_work(void **st)
             idle |= 1u << (f[i].pid - 100);
     assert_int_equal(idle, 1u << 0 | 1u << 3);
     const struct doc_finding *d = find(f, n, DOC_IDLE);
-    assert_non_null(strstr(d->what, "did no GPU work for 10m"));
+    assert_true(d && strstr(d->what, "did no GPU work for 10m"));
     assert_int_equal(d->bytes, GiB);
 
     g.have &= ~(unsigned)SNAP_HAVE_ACTIVITY; /* the driver keeps no samples */
@@ -152,11 +152,9 @@ static void card_settings(void **st)
     assert_non_null(r);
     assert_int_equal(r->bytes, 600 * MiB);
     const struct doc_finding *p = find(f, n, DOC_PERSISTENCE);
-    assert_non_null(p);
-    assert_non_null(strstr(p->fix, "nvidia-persistenced"));
+    assert_true(p && strstr(p->fix, "nvidia-persistenced"));
     const struct doc_finding *c = find(f, n, DOC_COMPUTE_MODE);
-    assert_non_null(c);
-    assert_non_null(strstr(c->what, "prohibited"));
+    assert_true(c && strstr(c->what, "prohibited"));
     assert_non_null(find(f, n, DOC_MIG));
     for (size_t i = 0; i < n; i++)
         assert_int_equal(f[i].level, DOC_INFO);
