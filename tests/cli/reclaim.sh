@@ -50,6 +50,10 @@ expect_eq "dry run: both jobs are still there" "$(ps -o stat= -p $S | cut -c1)$(
 expect_eq "dry run: the memory is still held" "$(used)" $((BASE + 3 * GiB + 2 * 300 * MiB))
 run "$VRAM" reclaim --match 'nothing-like-this'
 expect_match "a pattern that matches nothing says so" "$OUT" "no defunct or stopped process matches 'nothing-like-this'"
+run "$VRAM" reclaim --user nobody
+expect_match "--user narrows: nobody's processes, none here" "$OUT" "no defunct or stopped process of user nobody"
+run "$VRAM" reclaim --user "$(id -un)"
+expect_match "--user narrows: this user's stopped job is listed" "$OUT" "would stop $S \(simalloc"
 run "$VRAM" reclaim --user no-such-user-here
 expect_eq "an unknown user: exit 2" "$RC" 2
 run "$VRAM" reclaim --bogus
