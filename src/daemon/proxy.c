@@ -377,6 +377,7 @@ static void on_proxy_request(struct evhttp_request *req, void *arg)
     p->t0 = now_us();
     evbuffer_add_buffer(p->body, evhttp_request_get_input_buffer(req));
     const char *why = NULL;
+    char msg[200];
     int code = 400;
     if (!strncmp(path, "/m/", 3)) {
         const char *slash = strchr(path + 3, '/');
@@ -394,7 +395,6 @@ static void on_proxy_request(struct evhttp_request *req, void *arg)
     }
     int i = why ? -1 : daemon_model_index(d, name);
     if (!why && i < 0) {
-        static char msg[200];
         snprintf(msg, sizeof msg, "no model '%.100s' here (GET /v1/models lists them)", name);
         why = msg;
         code = 404;
