@@ -102,15 +102,16 @@ static struct pending *park(struct daemon *d, struct evhttp_request *req, enum p
                             unsigned model)
 {
     if (d->npending == DAEMON_MAX_PENDING) {
-        reply_error(req, 503, "Busy", "too many waiting requests; try again");
+        if (req)
+            reply_error(req, 503, "Busy", "too many waiting requests; try again");
         return NULL;
     }
     struct pending *p = &d->pending[d->npending++];
     memset(p, 0, sizeof *p);
     p->id = ++d->next_id;
     p->req = req;
-    p->conn = evhttp_request_get_connection(req);
-    if (kind != PENDING_PROXY) /* the proxy watches its own clients */
+    p->conn = req ? evhttp_request_get_connection(req) : NULL;
+    if (p->conn) /* the proxy, which passes no request, watches its own clients */
         evhttp_connection_set_closecb(p->conn, parked_closed, d);
     p->kind = kind;
     p->model = model;

@@ -36,10 +36,10 @@ struct config {
     char state[CONFIG_PATH_MAX];     /* the SQLite file */
     char logs[CONFIG_PATH_MAX];      /* a log file per model */
     char metrics[128];               /* HOST:PORT for /metrics, "" for none */
-    char listen[128];   /* the model proxy's HOST:PORT, "" for none */
-    char token[128];    /* bearer token the proxy asks for, "" for none */
-    uint64_t max_body;  /* largest proxied request body */
-    double wait_s;      /* how long a proxied request waits for its model */
+    char listen[128];                /* the model proxy's HOST:PORT, "" for none */
+    char token[128];                 /* bearer token the proxy asks for, "" for none */
+    uint64_t max_body;               /* largest proxied request body */
+    double wait_s;                   /* how long a proxied request waits for its model */
     uint64_t budget[SCHED_MAX_GPUS]; /* 0: all but margin */
     bool budget_set[SCHED_MAX_GPUS];
     uint64_t margin;

@@ -34,8 +34,8 @@ struct dmodel {
     uint64_t began_ms; /* when the current start, suspend or resume began */
     uint64_t deadline_ms;
     struct event *timer; /* health polls while starting; the kill after a grace period */
-    char how[16]; /* how it was last suspended */
-    int left_gpu; /* the GPU a suspended model left, for the restore's remapping */
+    char how[16];        /* how it was last suspended */
+    int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
     uint64_t host_bytes;
     unsigned restarts, starts, suspends, resumes;
     /* the proxy's: requests in flight, those over the concurrency limit,

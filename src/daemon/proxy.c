@@ -20,21 +20,20 @@
 #include <time.h>
 
 #include "daemon.h"
+#include "front.h"
 #include "relay.h"
 #include "super.h"
 
 struct preq {
     struct daemon *d;
-    struct evhttp_request *client; /* NULL once the client is gone */
-    struct evhttp_connection *cconn;
+    struct front_req *client; /* NULL once answered, or once the client is gone */
     unsigned model;
     enum evhttp_cmd_type cmd;
     char uri[2048];
     struct evbuffer *body;
-    struct evbuffer *chunk; /* what goes to the client next */
-    struct relay_conn *up;  /* while the backend answers */
+    struct relay_conn *up; /* while the backend answers */
     bool granted, started, finished;
-    bool gone; /* the client's connection closed: cconn is no more */
+    bool gone; /* the client left */
     int status;
     uint64_t t0, t_granted, t_first; /* microseconds */
     struct preq *next;               /* in the model's queue over its concurrency */
@@ -47,27 +46,17 @@ static uint64_t now_us(void)
     return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-static void send_json_error(struct evhttp_request *req, int code, const char *reason,
-                            const char *msg, int retry_after)
+static void send_json_error(struct front_req *r, int code, const char *reason, const char *msg,
+                            int retry_after)
 {
     json_t *j = json_pack("{s:{s:s, s:s}}", "error", "message", msg, "type", reason);
-    char *text = json_dumps(j, JSON_COMPACT);
-    struct evbuffer *b = evbuffer_new();
-    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-    evhttp_add_header(h, "Content-Type", "application/json");
-    if (retry_after > 0) {
-        char ra[16];
-        snprintf(ra, sizeof ra, "%d", retry_after);
-        evhttp_add_header(h, "Retry-After", ra);
-    }
-    if (b && text) {
-        evbuffer_add_printf(b, "%s\n", text);
-        evhttp_send_reply(req, code, reason, b);
-    } else {
-        evhttp_send_error(req, 500, NULL);
-    }
-    if (b)
-        evbuffer_free(b);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char ra[16];
+    snprintf(ra, sizeof ra, "%d", retry_after);
+    const char *names[] = {"Content-Type", "Retry-After"};
+    const char *values[] = {"application/json", ra};
+    front_reply(r, code, names, values, retry_after > 0 ? 2 : 1, text ? text : "{}",
+                text ? strlen(text) : 2);
     free(text);
     json_decref(j);
 }
@@ -93,8 +82,8 @@ static void finish(struct preq *p, bool keep_conn)
         return;
     p->finished = true;
     log_line(p);
-    if (!p->gone) /* the connection may outlive this request (keep-alive) */
-        evhttp_connection_set_closecb(p->cconn, NULL, NULL);
+    if (p->client) /* not answered (a client that left has no request any more) */
+        front_set_arg(p->client, NULL);
     if (p->up) {
         if (keep_conn)
             relay_put(p->up, dm->idle, &dm->nidle, sizeof dm->idle / sizeof dm->idle[0]);
@@ -107,8 +96,6 @@ static void finish(struct preq *p, bool keep_conn)
         daemon_step(d, &e);
     }
     evbuffer_free(p->body);
-    if (p->chunk)
-        evbuffer_free(p->chunk);
     unsigned model = p->model;
     free(p);
     dispatch(d, model);
@@ -123,30 +110,37 @@ static void up_headers(void *arg, int status, const char *const *names, const ch
     if (!p->client)
         return;
     p->status = status;
-    struct evkeyvalq *out = evhttp_request_get_output_headers(p->client);
-    for (size_t i = 0; i < n; i++)
-        if (!relay_hop_by_hop(names[i]) || !strcasecmp(names[i], "Content-Length"))
-            evhttp_add_header(out, names[i], values[i]);
+    const char *keep_n[64], *keep_v[64];
+    size_t k = 0;
+    bool has_length = false;
+    for (size_t i = 0; i < n && k < 64; i++) {
+        bool length = !strcasecmp(names[i], "Content-Length");
+        if (relay_hop_by_hop(names[i]) && !length)
+            continue;
+        has_length |= length;
+        keep_n[k] = names[i];
+        keep_v[k++] = values[i];
+    }
     p->t_first = now_us();
     p->started = true;
-    evhttp_send_reply_start(p->client, status, NULL);
+    front_reply_start(p->client, status, keep_n, keep_v, k, has_length);
 }
 
 static void up_body(void *arg, const char *data, size_t len)
 {
     struct preq *p = arg;
-    if (!p->client)
-        return;
-    evbuffer_add(p->chunk, data, len);
-    evhttp_send_reply_chunk(p->client, p->chunk);
+    if (p->client)
+        front_reply_part(p->client, data, len);
 }
 
 static void up_done(void *arg)
 {
     struct preq *p = arg;
     if (p->client) {
-        evhttp_send_reply_end(p->client);
+        struct front_req *r = p->client;
+        front_set_arg(r, NULL);
         p->client = NULL;
+        front_reply_end(r);
     }
     finish(p, true);
 }
@@ -154,22 +148,21 @@ static void up_done(void *arg)
 static void up_error(void *arg, const char *why)
 {
     struct preq *p = arg;
-    if (p->client && !p->started) {
-        char last[160], msg[400];
-        super_last_log(p->d->cfg.logs, p->d->smodels[p->model].name, last, sizeof last);
-        snprintf(msg, sizeof msg, "%s did not answer (%s)%s%s", p->d->smodels[p->model].name, why,
-                 last[0] ? "; its log: " : "", last);
-        p->status = 502;
-        send_json_error(p->client, 502, "Bad Gateway", msg, 0);
+    if (p->client) {
+        struct front_req *r = p->client;
+        front_set_arg(r, NULL);
         p->client = NULL;
-    } else if (p->client) {
-        /* mid-answer: cut the client's stream short, so that it sees an error */
-        struct evhttp_connection *c = p->cconn;
-        evhttp_connection_set_closecb(c, NULL, NULL);
-        p->client = NULL;
-        p->gone = true;
-        p->status = 502;
-        evhttp_connection_free(c);
+        if (!p->started) {
+            char last[160], msg[400];
+            super_last_log(p->d->cfg.logs, p->d->smodels[p->model].name, last, sizeof last);
+            snprintf(msg, sizeof msg, "%s did not answer (%s)%s%s", p->d->smodels[p->model].name,
+                     why, last[0] ? "; its log: " : "", last);
+            p->status = 502;
+            send_json_error(r, 502, "Bad Gateway", msg, 0);
+        } else { /* mid-answer: cut the client's stream short, so that it sees an error */
+            p->status = 502;
+            front_abort(r);
+        }
     }
     finish(p, false);
 }
@@ -180,33 +173,31 @@ static void forward(struct preq *p)
 {
     struct daemon *d = p->d;
     struct dmodel *dm = &d->dm[p->model];
-    p->chunk = evbuffer_new();
-    p->up = p->chunk ? relay_get(d->base, dm->idle, &dm->nidle, dm->port) : NULL;
-    if (p->up && relay_send(p->up, p->cmd, p->uri, evhttp_request_get_input_headers(p->client),
-                            p->body, &up_ops, p) == 0)
+    const char *const *names, *const *values;
+    size_t n = front_headers(p->client, &names, &values);
+    p->up = relay_get(d->base, dm->idle, &dm->nidle, dm->port);
+    if (p->up && relay_send(p->up, p->cmd, p->uri, names, values, n, p->body, &up_ops, p) == 0)
         return;
     relay_close(p->up);
     p->up = NULL;
     up_error(p, "cannot connect");
 }
 
-/* The client left: its upstream request is cancelled, its hold given back.
- * The upstream connection is freed rather than the request cancelled:
- * cancelling calls the error callback, which would finish p under us;
- * freeing the connection drops its request silently, and the backend sees
- * the connection close. */
-static void client_closed(struct evhttp_connection *c, void *arg)
+/* The client left: the backend's connection is closed unread (the backend
+ * sees its answer cancelled), the hold given back. Still waiting (for the
+ * scheduler or the concurrency limit), the grant finds no client and lets
+ * go. */
+static void client_closed(void *arg, struct front_req *r, void *req_arg)
 {
-    (void)c;
-    struct preq *p = arg;
+    (void)arg;
+    (void)r;
+    struct preq *p = req_arg;
     p->client = NULL;
     p->gone = true;
-    if (p->up) { /* answering: the backend's connection is closed, unread */
+    if (p->up) {
         p->status = 499;
         finish(p, false);
     }
-    /* still waiting (for the scheduler or the concurrency limit): the
-     * grant will find no client and let go */
 }
 
 void proxy_granted(struct daemon *d, struct preq *p, unsigned model)
@@ -253,9 +244,12 @@ static void admit(struct preq *p)
         dm->waiting_tail = p;
         return;
     }
-    struct pending *pe = api_park(d, p->client, PENDING_PROXY, p->model);
-    if (!pe) { /* the 503 has been sent */
+    struct pending *pe = api_park(d, NULL, PENDING_PROXY, p->model);
+    if (!pe) {
+        struct front_req *r = p->client;
+        front_set_arg(r, NULL);
         p->client = NULL;
+        send_json_error(r, 503, "Service Unavailable", "too many waiting requests; try again", 1);
         finish(p, false);
         return;
     }
@@ -296,7 +290,7 @@ void proxy_forget_model(struct daemon *d, unsigned model)
 
 /* ---- routing ---- */
 
-static void list_models(struct daemon *d, struct evhttp_request *req, bool ollama)
+static void list_models(struct daemon *d, struct front_req *r, bool ollama)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < d->sched.nmodels; i++) {
@@ -309,12 +303,10 @@ static void list_models(struct daemon *d, struct evhttp_request *req, bool ollam
     }
     json_t *j = ollama ? json_pack("{s:o}", "models", a)
                        : json_pack("{s:s, s:o}", "object", "list", "data", a);
-    char *text = json_dumps(j, JSON_COMPACT);
-    struct evbuffer *b = evbuffer_new();
-    evbuffer_add_printf(b, "%s\n", text ? text : "{}");
-    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
-    evhttp_send_reply(req, 200, "OK", b);
-    evbuffer_free(b);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    static const char *const names[] = {"Content-Type"};
+    static const char *const values[] = {"application/json"};
+    front_reply(r, 200, names, values, 1, text ? text : "{}", text ? strlen(text) : 2);
     free(text);
     json_decref(j);
 }
@@ -339,43 +331,42 @@ static const char *model_of_body(struct evbuffer *body, char *name, size_t len)
     return why;
 }
 
-static bool authorized(const struct daemon *d, struct evhttp_request *req)
+static bool authorized(const struct daemon *d, const struct front_req *r)
 {
     if (!d->cfg.token[0])
         return true;
-    const char *h = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+    const char *h = front_header(r, "Authorization");
     return h && !strncmp(h, "Bearer ", 7) && !strcmp(h + 7, d->cfg.token);
 }
 
-static void on_proxy_request(struct evhttp_request *req, void *arg)
+static void on_request(void *arg, struct front_req *r)
 {
     struct daemon *d = arg;
-    const char *uri = evhttp_request_get_uri(req);
+    const char *uri = front_uri(r);
     char path[2048], name[128] = "";
     const char *q = strchr(uri, '?');
     snprintf(path, sizeof path, "%.*s", (int)(q ? (size_t)(q - uri) : strlen(uri)), uri);
-    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
-    if (!authorized(d, req)) {
-        send_json_error(req, 401, "Unauthorized", "this address wants Authorization: Bearer TOKEN",
+    enum evhttp_cmd_type cmd = front_method(r);
+    if (!authorized(d, r)) {
+        send_json_error(r, 401, "Unauthorized", "this address wants Authorization: Bearer TOKEN",
                         0);
         return;
     }
     if (cmd == EVHTTP_REQ_GET && (!strcmp(path, "/v1/models") || !strcmp(path, "/api/tags"))) {
-        list_models(d, req, path[1] == 'a');
+        list_models(d, r, path[1] == 'a');
         return;
     }
     struct preq *p = calloc(1, sizeof *p);
     if (!p || !(p->body = evbuffer_new())) {
         free(p);
-        evhttp_send_error(req, 500, NULL);
+        send_json_error(r, 500, "Internal", "out of memory", 0);
         return;
     }
     p->d = d;
-    p->client = req;
-    p->cconn = evhttp_request_get_connection(req);
+    p->client = r;
     p->cmd = cmd;
     p->t0 = now_us();
-    evbuffer_add_buffer(p->body, evhttp_request_get_input_buffer(req));
+    evbuffer_add_buffer(p->body, front_body(r));
     const char *why = NULL;
     char msg[200];
     int code = 400;
@@ -400,15 +391,17 @@ static void on_proxy_request(struct evhttp_request *req, void *arg)
         code = 404;
     }
     if (why) {
-        send_json_error(req, code, code == 404 ? "Not Found" : "Bad Request", why, 0);
+        send_json_error(r, code, code == 404 ? "Not Found" : "Bad Request", why, 0);
         evbuffer_free(p->body);
         free(p);
         return;
     }
     p->model = (unsigned)i;
-    evhttp_connection_set_closecb(p->cconn, client_closed, p);
+    front_set_arg(r, p);
     admit(p);
 }
+
+static const struct front_ops front_ops = {on_request, client_closed};
 
 int proxy_listen(struct daemon *d, char *err, size_t len)
 {
@@ -416,8 +409,7 @@ int proxy_listen(struct daemon *d, char *err, size_t len)
         return 0;
     char host[96];
     unsigned port;
-    d->proxy = evhttp_new(d->base);
-    if (sscanf(d->cfg.listen, "%95[^:]:%u", host, &port) != 2 || port > 65535 || !d->proxy) {
+    if (sscanf(d->cfg.listen, "%95[^:]:%u", host, &port) != 2 || port > 65535) {
         snprintf(err, len, "listen = %s: HOST:PORT, like 127.0.0.1:11500", d->cfg.listen);
         return -1;
     }
@@ -427,15 +419,9 @@ int proxy_listen(struct daemon *d, char *err, size_t len)
                 "vram serve: the proxy listens on %s without a token: anyone who can "
                 "reach it can use the models (token = ... in [serve])\n",
                 d->cfg.listen);
-    /* read what is left of a refused body before closing, so that the client
-     * gets its 413 instead of a reset */
-    evhttp_set_flags(d->proxy, EVHTTP_SERVER_LINGERING_CLOSE);
-    evhttp_set_max_body_size(d->proxy, (ev_ssize_t)d->cfg.max_body);
-    evhttp_set_max_headers_size(d->proxy, 32 * 1024);
-    evhttp_set_timeout(d->proxy, 30);
-    evhttp_set_gencb(d->proxy, on_proxy_request, d);
-    if (evhttp_bind_socket(d->proxy, host, (uint16_t)port) < 0) {
-        snprintf(err, len, "listen = %s: cannot listen there (in use?)", d->cfg.listen);
+    char why[256];
+    if (front_listen(d->base, host, port, d->cfg.max_body, &front_ops, d, why, sizeof why) < 0) {
+        snprintf(err, len, "listen = %s: %s", d->cfg.listen, why);
         return -1;
     }
     return 0;

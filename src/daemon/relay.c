@@ -19,11 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/queue.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <event2/keyvalq_struct.h>
 
 #define MAX_HEADERS 64
 
@@ -276,8 +273,8 @@ struct relay_conn *relay_get(struct event_base *base, struct relay_conn **pool, 
 }
 
 int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *uri,
-               struct evkeyvalq *headers, struct evbuffer *body, const struct relay_ops *ops,
-               void *arg)
+               const char *const *names, const char *const *values, size_t nheaders,
+               struct evbuffer *body, const struct relay_ops *ops, void *arg)
 {
     static const struct {
         enum evhttp_cmd_type m;
@@ -301,10 +298,9 @@ int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *ur
     http_parser_init(&c->parser, HTTP_RESPONSE);
     c->parser.data = c;
     evbuffer_add_printf(c->out, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n", name, uri);
-    struct evkeyval *h;
-    TAILQ_FOREACH(h, headers, next)
-    if (!relay_hop_by_hop(h->key))
-        evbuffer_add_printf(c->out, "%s: %s\r\n", h->key, h->value);
+    for (size_t i = 0; i < nheaders; i++)
+        if (!relay_hop_by_hop(names[i]))
+            evbuffer_add_printf(c->out, "%s: %s\r\n", names[i], values[i]);
     evbuffer_add_printf(c->out, "Content-Length: %zu\r\n\r\n", evbuffer_get_length(body));
     evbuffer_add_buffer(c->out, body);
     c->guard++;

@@ -32,8 +32,8 @@ struct relay_conn *relay_get(struct event_base *base, struct relay_conn **pool, 
  * Host and Content-Length set) and body; the answer goes to ops. 0, or -1
  * when the connection is broken (ops are not called). */
 int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *uri,
-               struct evkeyvalq *headers, struct evbuffer *body, const struct relay_ops *ops,
-               void *arg);
+               const char *const *names, const char *const *values, size_t nheaders,
+               struct evbuffer *body, const struct relay_ops *ops, void *arg);
 
 /* Back to the pool after done, if it may be reused; else closed. */
 void relay_put(struct relay_conn *c, struct relay_conn **pool, unsigned *npool, unsigned max);
