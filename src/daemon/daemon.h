@@ -77,7 +77,7 @@ struct daemon {
     struct snap snap;
     char gpu_uuid[SCHED_MAX_GPUS][96];
     char gpu_name[SCHED_MAX_GPUS][96];
-    struct evhttp *http, *metrics, *proxy;
+    struct evhttp *http, *metrics;
     struct pending pending[DAEMON_MAX_PENDING];
     size_t npending;
     uint64_t next_id;
