@@ -8,6 +8,8 @@
  * lines, headers and chunk framing, which is all the HTTP it writes. */
 #include "front.h"
 
+#include "hdrs.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
@@ -23,8 +25,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define HEAD_MAX     (32 * 1024)
-#define MAX_HEADERS  100
 #define HEAD_TIMEOUT 30 /* seconds for a request's head to arrive */
 
 struct front {
@@ -37,12 +37,8 @@ struct front {
 struct front_req {
     struct conn *c;
     enum evhttp_cmd_type method;
-    char head[HEAD_MAX]; /* the URL, then NUL-separated names and values */
-    size_t hlen;
-    const char *url;
-    const char *names[MAX_HEADERS], *values[MAX_HEADERS];
-    size_t nh;
-    bool in_value, keep_alive, chunked, replying;
+    struct hdrs h; /* the URL, then the headers */
+    bool keep_alive, chunked, replying;
     struct evbuffer *body;
     void *arg;
 };
@@ -155,7 +151,7 @@ static void done(struct front_req *r)
     flush_out(c);
     if (!c->closing && !c->dead) {
         struct timeval tv = {HEAD_TIMEOUT, 0}; /* how long it may stay idle */
-        r->hlen = 0;
+        hdrs_reset(&r->h);
         evtimer_add(c->timer, &tv);
         parse_more(c); /* a pipelined request may be waiting */
     }
@@ -214,30 +210,12 @@ void front_abort(struct front_req *r)
 
 /* ---- reading ---- */
 
-static int add_text(struct front_req *r, const char *at, size_t len)
-{
-    if (r->hlen + len + 1 >= sizeof r->head)
-        return -1;
-    memcpy(r->head + r->hlen, at, len);
-    r->hlen += len;
-    return 0;
-}
-
-static int end_text(struct front_req *r)
-{
-    if (r->hlen + 1 >= sizeof r->head)
-        return -1;
-    r->head[r->hlen++] = '\0';
-    return 0;
-}
-
 static int on_begin(http_parser *p)
 {
     struct conn *c = p->data;
     struct front_req *r = &c->req;
-    r->hlen = r->nh = 0;
-    r->in_value = r->chunked = false;
-    r->url = r->head;
+    hdrs_reset(&r->h);
+    r->chunked = false;
     evbuffer_drain(r->body, evbuffer_get_length(r->body));
     struct timeval tv = {HEAD_TIMEOUT, 0};
     evtimer_add(c->timer, &tv);
@@ -246,41 +224,24 @@ static int on_begin(http_parser *p)
 
 static int on_url(http_parser *p, const char *at, size_t len)
 {
-    return add_text(&((struct conn *)p->data)->req, at, len);
+    return hdrs_text(&((struct conn *)p->data)->req.h, at, len);
 }
 
 static int on_field(http_parser *p, const char *at, size_t len)
 {
-    struct front_req *r = &((struct conn *)p->data)->req;
-    if (r->nh == 0 || r->in_value) {
-        if (r->nh == MAX_HEADERS || end_text(r) < 0)
-            return -1;
-        r->names[r->nh] = r->head + r->hlen;
-        r->values[r->nh++] = "";
-        r->in_value = false;
-    }
-    return add_text(r, at, len);
+    return hdrs_field(&((struct conn *)p->data)->req.h, at, len);
 }
 
 static int on_value(http_parser *p, const char *at, size_t len)
 {
-    struct front_req *r = &((struct conn *)p->data)->req;
-    if (!r->nh)
-        return -1;
-    if (!r->in_value) {
-        if (end_text(r) < 0)
-            return -1;
-        r->values[r->nh - 1] = r->head + r->hlen;
-        r->in_value = true;
-    }
-    return add_text(r, at, len);
+    return hdrs_value(&((struct conn *)p->data)->req.h, at, len);
 }
 
 static int on_headers(http_parser *p)
 {
     struct conn *c = p->data;
     struct front_req *r = &c->req;
-    if (end_text(r) < 0) /* the last value, or the URL when there are no headers */
+    if (hdrs_end(&r->h) < 0) /* the last value, or the URL when there are no headers */
         return -1;
     evtimer_del(c->timer);
     if (p->content_length != ULLONG_MAX && p->content_length > c->f->max_body) {
@@ -367,7 +328,7 @@ static void parse_more(struct conn *c)
         if (e != HPE_OK && e != HPE_PAUSED) {
             if (c->too_large)
                 refuse(c, 413, "the request is larger than max_body");
-            else if (c->req.hlen + 1 >= sizeof c->req.head || c->req.nh == MAX_HEADERS)
+            else if (c->req.h.overflow)
                 refuse(c, 431, "the request's headers are too large");
             else
                 refuse(c, 400, "malformed HTTP request");
@@ -402,7 +363,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
             evbuffer_drain(c->in, evbuffer_get_length(c->in));
             continue;
         }
-        if (evbuffer_get_length(c->in) > HEAD_MAX + c->f->max_body + 65536) {
+        if (evbuffer_get_length(c->in) > HDRS_BYTES + c->f->max_body + 65536) {
             c->dead = true; /* far more than one request could be: not HTTP */
             break;
         }
@@ -423,7 +384,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     if (c->busy)
         return;
     c->guard++;
-    if (!c->req.hlen && !evbuffer_get_length(c->in))
+    if (!c->req.h.len && !evbuffer_get_length(c->in))
         c->dead = true; /* an idle keep-alive connection: closed quietly */
     else
         refuse(c, 408, "the request did not arrive in time");
@@ -518,23 +479,20 @@ enum evhttp_cmd_type front_method(const struct front_req *r)
 
 const char *front_uri(const struct front_req *r)
 {
-    return r->url;
+    return r->h.buf;
 }
 
 size_t front_headers(const struct front_req *r, const char *const **names,
                      const char *const **values)
 {
-    *names = r->names;
-    *values = r->values;
-    return r->nh;
+    *names = r->h.names;
+    *values = r->h.values;
+    return r->h.n;
 }
 
 const char *front_header(const struct front_req *r, const char *name)
 {
-    for (size_t i = 0; i < r->nh; i++)
-        if (!strcasecmp(r->names[i], name))
-            return r->values[i];
-    return NULL;
+    return hdrs_get(&r->h, name);
 }
 
 struct evbuffer *front_body(struct front_req *r)

@@ -9,6 +9,8 @@
  * parses no HTTP itself. */
 #include "relay.h"
 
+#include "hdrs.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <event2/buffer.h>
@@ -22,8 +24,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define MAX_HEADERS 64
-
 struct relay_conn {
     evutil_socket_t fd;
     struct event *rd, *wr;
@@ -32,12 +32,7 @@ struct relay_conn {
     bool busy, broken, head;
     const struct relay_ops *ops;
     void *arg;
-    /* headers of the answer being read */
-    char hbuf[16384];
-    size_t hlen;
-    const char *names[MAX_HEADERS], *values[MAX_HEADERS];
-    size_t nh;
-    bool in_value;
+    struct hdrs h; /* of the answer being read */
     /* callbacks may close the connection from inside its own handlers:
      * then it is freed when they return */
     int guard;
@@ -64,56 +59,22 @@ bool relay_hop_by_hop(const char *name)
 
 /* ---- parsing the answer ---- */
 
-static int add_text(struct relay_conn *c, const char *at, size_t len)
-{
-    if (c->hlen + len + 1 >= sizeof c->hbuf)
-        return -1;
-    memcpy(c->hbuf + c->hlen, at, len);
-    c->hlen += len;
-    return 0;
-}
-
-/* Ends the text being gathered (a name or a value) with a NUL. */
-static int terminate(struct relay_conn *c)
-{
-    if (c->hlen + 1 >= sizeof c->hbuf)
-        return -1;
-    c->hbuf[c->hlen++] = '\0';
-    return 0;
-}
-
 static int on_field(http_parser *p, const char *at, size_t len)
 {
-    struct relay_conn *c = p->data;
-    if (c->nh == 0 || c->in_value) { /* a new header begins */
-        if (c->nh == MAX_HEADERS || (c->nh && terminate(c) < 0))
-            return -1;
-        c->names[c->nh] = c->hbuf + c->hlen;
-        c->values[c->nh++] = "";
-        c->in_value = false;
-    }
-    return add_text(c, at, len);
+    return hdrs_field(&((struct relay_conn *)p->data)->h, at, len);
 }
 
 static int on_value(http_parser *p, const char *at, size_t len)
 {
-    struct relay_conn *c = p->data;
-    if (!c->nh)
-        return -1;
-    if (!c->in_value) {
-        if (terminate(c) < 0)
-            return -1;
-        c->values[c->nh - 1] = c->hbuf + c->hlen;
-        c->in_value = true;
-    }
-    return add_text(c, at, len);
+    return hdrs_value(&((struct relay_conn *)p->data)->h, at, len);
 }
 
 static int on_headers_complete(http_parser *p)
 {
     struct relay_conn *c = p->data;
-    c->hbuf[c->hlen] = '\0'; /* add_text keeps room for it */
-    c->ops->headers(c->arg, (int)p->status_code, c->names, c->values, c->nh);
+    if (hdrs_end(&c->h) < 0)
+        return -1;
+    c->ops->headers(c->arg, (int)p->status_code, c->h.names, c->h.values, c->h.n);
     return c->head ? 1 : 0; /* a HEAD answer has no body, whatever it says */
 }
 
@@ -293,8 +254,8 @@ int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *ur
     c->arg = arg;
     c->busy = true;
     c->head = method == EVHTTP_REQ_HEAD;
-    c->hlen = c->nh = 0;
-    c->in_value = c->complete = false;
+    hdrs_reset(&c->h);
+    c->complete = false;
     http_parser_init(&c->parser, HTTP_RESPONSE);
     c->parser.data = c;
     evbuffer_add_printf(c->out, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n", name, uri);
