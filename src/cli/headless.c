@@ -108,11 +108,6 @@ static void show_line(const char *line, void *arg)
     printf("  %s\n", line);
 }
 
-static void full_path(const char *root, const char *rel, char *out, size_t len)
-{
-    snprintf(out, len, "%s/%s", strcmp(root, "/") ? root : "", rel);
-}
-
 /* A file's text, each line behind a margin. */
 static void print_quoted(const char *text)
 {
@@ -138,13 +133,13 @@ static int turn_on(const char *root, const struct hl_system *sys, bool yes, bool
            headless_vendor_name(d->vendor), d->name, d->pci);
     for (size_t i = 0; i < plan.nsteps; i++) {
         const struct hl_step *s = &plan.steps[i];
-        full_path(root, s->path, p, sizeof p);
+        rootfs_path(root, s->path, p, sizeof p);
         printf("  %s %s\n      %s\n", s->op == HL_WRITE ? "write    " : "set aside", p, s->why);
         if (show && s->op == HL_WRITE)
             print_quoted(s->content);
     }
-    printf("anything replaced is kept under %s/%s for `vram headless off`\n",
-           strcmp(root, "/") ? root : "", ROOTFS_STATE);
+    rootfs_path(root, ROOTFS_STATE, p, sizeof p);
+    printf("anything replaced is kept under %s for `vram headless off`\n", p);
     if (!yes) {
         if (rootfs_check(root, &plan, why, sizeof why) < 0)
             printf("note: %s: run it as root (sudo)\n", why);
@@ -229,20 +224,22 @@ static int cmd_headless(int argc, char **argv)
         fprintf(stderr, "vram headless: %s\n", err);
         return 1;
     }
+    char where[1024];
     if (!strcmp(verb, "off")) {
         if (!applied) {
-            printf("headless is not on (no record under %s/%s): nothing to restore\n",
-                   strcmp(root, "/") ? root : "", ROOTFS_STATE);
+            rootfs_path(root, ROOTFS_STATE, where, sizeof where);
+            printf("headless is not on (no record under %s): nothing to restore\n", where);
             return 0;
         }
         return turn_off(root, yes);
     }
     struct hl_system sys;
     if (display_scan(root, &sys) < 0) {
+        rootfs_path(root, "sys/class/drm", where, sizeof where);
         fprintf(stderr,
-                "vram headless: %s/sys/class/drm not found: this works on Linux with kernel "
+                "vram headless: %s not found: this works on Linux with kernel "
                 "display drivers (on Windows: vram.exe headless)\n",
-                strcmp(root, "/") ? root : "");
+                where);
         return 1;
     }
     if (!strcmp(verb, "status"))

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/clock.h"
 #include "gpu/ckpt.h"
 #include "probe/probe.h"
 #include "store.h"
@@ -25,9 +26,7 @@
 
 uint64_t daemon_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    return clock_wall_ms();
 }
 
 int daemon_model_index(const struct daemon *d, const char *name)

@@ -31,7 +31,7 @@ struct op {
     char backup[MAX_RELLEN + 1];
 };
 
-static void full(const char *root, const char *rel, char *out, size_t len)
+void rootfs_path(const char *root, const char *rel, char *out, size_t len)
 {
     size_t rl = strlen(root);
     while (rl > 1 && root[rl - 1] == '/')
@@ -46,7 +46,7 @@ static bool exists(const char *root, const char *rel)
 {
     char p[1024];
     struct stat st;
-    full(root, rel, p, sizeof p);
+    rootfs_path(root, rel, p, sizeof p);
     return lstat(p, &st) == 0;
 }
 
@@ -138,7 +138,7 @@ static int read_record(const char *root, struct op *ops, size_t *nops, int64_t *
                        size_t len)
 {
     char path[1024];
-    full(root, MANIFEST, path, sizeof path);
+    rootfs_path(root, MANIFEST, path, sizeof path);
     *nops = 0;
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -198,7 +198,7 @@ static int make_parents(struct journal *j, const char *rel, char *err, size_t le
         snprintf(sub, sizeof sub, "%.*s", (int)(s - rel), rel);
         if (exists(j->root, sub))
             continue;
-        full(j->root, sub, p, sizeof p);
+        rootfs_path(j->root, sub, p, sizeof p);
         if (j->f && note(j, OP_MKDIR, sub, NULL) < 0) {
             snprintf(err, len, "cannot write the record: %s", strerror(errno));
             return -1;
@@ -235,8 +235,8 @@ static int keep(struct journal *j, enum op_kind k, const char *rel, char *err, s
 {
     char backup[64], from[1024], to[1024];
     snprintf(backup, sizeof backup, BACKUPS "/%u", ++j->nbackup);
-    full(j->root, rel, from, sizeof from);
-    full(j->root, backup, to, sizeof to);
+    rootfs_path(j->root, rel, from, sizeof from);
+    rootfs_path(j->root, backup, to, sizeof to);
     if (note(j, k, rel, backup) < 0 || rename(from, to) < 0) {
         snprintf(err, len, "cannot move %s aside: %s", from, strerror(errno));
         return -1;
@@ -247,7 +247,7 @@ static int keep(struct journal *j, enum op_kind k, const char *rel, char *err, s
 static int apply_step(struct journal *j, const struct hl_step *s, char *err, size_t len)
 {
     char p[1024];
-    full(j->root, s->path, p, sizeof p);
+    rootfs_path(j->root, s->path, p, sizeof p);
     if (s->op == HL_ASIDE)
         return exists(j->root, s->path) ? keep(j, OP_ASIDE, s->path, err, len) : 0;
     if (make_parents(j, s->path, err, len) < 0)
@@ -277,7 +277,7 @@ static int check_dir(const char *root, const char *rel, char *err, size_t len)
             *slash = '\0';
         else
             sub[0] = '\0';
-        full(root, sub, p, sizeof p);
+        rootfs_path(root, sub, p, sizeof p);
         struct stat st;
         if (stat(p, &st) == 0) {
             if (!S_ISDIR(st.st_mode)) {
@@ -310,7 +310,7 @@ int rootfs_check(const char *root, const struct hl_plan *p, char *err, size_t le
             return -1;
         char f[1024];
         struct stat st;
-        full(root, p->steps[i].path, f, sizeof f);
+        rootfs_path(root, p->steps[i].path, f, sizeof f);
         if (lstat(f, &st) == 0 && S_ISDIR(st.st_mode)) {
             snprintf(err, len, "%s is a directory: move it away first", f);
             return -1;
@@ -333,7 +333,7 @@ int rootfs_apply(const char *root, const struct hl_plan *p, int64_t now, char *e
         snprintf(sub, sizeof sub, "%.*s", (int)(s - dirs), dirs);
         if (exists(root, sub))
             continue;
-        full(root, sub, d, sizeof d);
+        rootfs_path(root, sub, d, sizeof d);
         if (mkdir(d, 0755) < 0) {
             snprintf(err, len, "cannot create %s: %s", d, strerror(errno));
             break;
@@ -341,14 +341,14 @@ int rootfs_apply(const char *root, const struct hl_plan *p, int64_t now, char *e
         snprintf(created[ncreated++], MAX_RELLEN + 1, "%s", sub);
     }
     char m[1024];
-    full(root, MANIFEST, m, sizeof m);
+    rootfs_path(root, MANIFEST, m, sizeof m);
     j.f = exists(root, BACKUPS) ? fopen(m, "wx") : NULL;
     if (!j.f) {
         if (!err[0])
             snprintf(err, len, "cannot create %s: %s", m, strerror(errno));
         for (size_t i = ncreated; i-- > 0;) {
             char d[1024];
-            full(root, created[i], d, sizeof d);
+            rootfs_path(root, created[i], d, sizeof d);
             rmdir(d);
         }
         return -1;
@@ -375,8 +375,8 @@ int rootfs_apply(const char *root, const struct hl_plan *p, int64_t now, char *e
 static int undo(const char *root, const struct op *o, char *err, size_t len)
 {
     char p[1024], b[1024];
-    full(root, o->path, p, sizeof p);
-    full(root, o->backup, b, sizeof b);
+    rootfs_path(root, o->path, p, sizeof p);
+    rootfs_path(root, o->backup, b, sizeof b);
     switch (o->kind) {
     case OP_WRITE:
         if (unlink(p) < 0 && errno != ENOENT)
@@ -417,7 +417,7 @@ int rootfs_plan_revert(const char *root, void (*fn)(const char *line, void *arg)
     int rc = read_record(root, ops, &n, NULL, err, len);
     for (size_t i = n; rc > 0 && i-- > 0;) {
         char p[1024], line[1200];
-        full(root, ops[i].path, p, sizeof p);
+        rootfs_path(root, ops[i].path, p, sizeof p);
         static const char *const verbs[] = {"remove the directory (if empty)", "remove",
                                             "put back the original of", "put back"};
         snprintf(line, sizeof line, "%s %s", verbs[ops[i].kind], p);
@@ -449,7 +449,7 @@ int rootfs_revert(const char *root, char *err, size_t len)
             rc = undo(root, &ops[i], err, len);
     if (rc == 0) {
         char m[1024];
-        full(root, MANIFEST, m, sizeof m);
+        rootfs_path(root, MANIFEST, m, sizeof m);
         unlink(m);
         /* directories last, deepest first: the record's own among them */
         for (size_t i = n; i-- > 0;)

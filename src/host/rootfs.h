@@ -11,6 +11,10 @@
 
 #define ROOTFS_STATE "var/lib/vram/headless"
 
+/* rel under root as the user should read it: "/etc/x" for "/", else
+ * "ROOT/etc/x" (trailing slashes of root dropped). */
+void rootfs_path(const char *root, const char *rel, char *out, size_t len);
+
 /* 1 when a plan is applied (since: its time, seconds since the epoch), 0
  * when not, -1 when the record is damaged (err says where). */
 int rootfs_applied(const char *root, int64_t *since, char *err, size_t len);

@@ -18,6 +18,11 @@ export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
 PORTS=$((20000 + $$ % 20000))
 
+# model NAME ARGS VRAM [LINE]: a test model on GPU 0, evictable at once
+model() {
+    printf '\n[model %s]\ncommand = %s %s\nvram = %s\ngpus = 0\nidle = 0\n' "$1" "$TESTMODEL" "$2" "$3"
+    [ -z "${4:-}" ] || printf '%s\n' "$4"
+}
 conf() {
     cat <<CONF
 [serve]
@@ -27,42 +32,13 @@ logs = $T/logs
 budget = 15G
 host_budget = 64G
 port_base = $PORTS
-
-[model a]
-command = $TESTMODEL --bytes 5G
-vram = 5.5G
-gpus = 0
-idle = 0
-
-[model b]
-command = $TESTMODEL --bytes 5G
-vram = 5.5G
-gpus = 0
-idle = 0
-priority = 1
-
-[model c]
-command = $TESTMODEL --bytes 5G
-vram = 5.5G
-gpus = 0
-idle = 0
-
-[model d]
-command = $TESTMODEL --bytes 5G --startup 0.5
-vram = 5.5G
-gpus = 0
-idle = 0
-
-[model e]
-command = $TESTMODEL --bytes 9G
-vram = 9.5G
-gpus = 0
-idle = 0
-
-[model broken]
-command = /nonexistent/model-server --port \${PORT}
-vram = 1G
 CONF
+    model a "--bytes 5G" 5.5G
+    model b "--bytes 5G" 5.5G "priority = 1"
+    model c "--bytes 5G" 5.5G
+    model d "--bytes 5G --startup 0.5" 5.5G
+    model e "--bytes 9G" 9.5G
+    printf '\n[model broken]\ncommand = /nonexistent/model-server --port ${PORT}\nvram = 1G\n'
 }
 conf >"$T/vram.conf"
 
