@@ -447,6 +447,14 @@ CUresult cuMemGetAllocationGranularity(size_t *, const CUmemAllocationProp *, in
 CUresult cuArrayCreate_v2(CUarray *, const CUDA_ARRAY_DESCRIPTOR *);
 CUresult cuArray3DCreate_v2(CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *);
 CUresult cuArrayDestroy(CUarray);
+/* in cuda_stream.c */
+CUresult cuStreamCreate(CUstream *, unsigned);
+CUresult cuStreamDestroy_v2(CUstream);
+CUresult cuStreamSynchronize(CUstream);
+CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
+CUresult cuMemHostRegister_v2(void *, size_t, unsigned);
+CUresult cuMemHostUnregister(void *);
 /* in cuda_ckpt.c */
 CUresult cuCheckpointProcessGetState(int, CUprocessState *);
 CUresult cuCheckpointProcessLock(int, CUcheckpointLockArgs *);
@@ -509,6 +517,13 @@ static const struct {
     P("cuCheckpointProcessCheckpoint", cuCheckpointProcessCheckpoint, 12080),
     P("cuCheckpointProcessRestore", cuCheckpointProcessRestore, 12080),
     P("cuCheckpointProcessUnlock", cuCheckpointProcessUnlock, 12080),
+    P("cuStreamCreate", cuStreamCreate, 2000),
+    P("cuStreamDestroy", cuStreamDestroy_v2, 4000),
+    P("cuStreamSynchronize", cuStreamSynchronize, 2000),
+    P("cuMemcpyDtoHAsync", cuMemcpyDtoHAsync_v2, 3020),
+    P("cuMemcpyHtoDAsync", cuMemcpyHtoDAsync_v2, 3020),
+    P("cuMemHostRegister", cuMemHostRegister_v2, 6050),
+    P("cuMemHostUnregister", cuMemHostUnregister, 4000),
     P("cuGetErrorName", cuGetErrorName, 6000),
     P("cuGetErrorString", cuGetErrorString, 6000),
 #undef P

@@ -64,10 +64,22 @@ int simcu_untrack(CUdeviceptr p, enum simcu_kind kind, size_t *size, size_t *cha
 
 int simcu_inside(CUdeviceptr p, size_t n)
 {
+    /* a span may cross adjacent mappings, as on a GPU (PyTorch grants
+     * access to a run of its segment's pages in one call) */
     pthread_mutex_lock(&mu);
-    int ok = 0;
-    for (size_t i = 0; i < nranges && !ok; i++)
-        ok = p >= ranges[i].ptr && n <= ranges[i].size && p - ranges[i].ptr <= ranges[i].size - n;
+    int ok = 1;
+    while (ok && n > 0) {
+        ok = 0;
+        for (size_t i = 0; i < nranges && !ok; i++) {
+            if (p < ranges[i].ptr || p - ranges[i].ptr >= ranges[i].size)
+                continue;
+            size_t in = ranges[i].size - (size_t)(p - ranges[i].ptr);
+            size_t step = in < n ? in : n;
+            p += step;
+            n -= step;
+            ok = 1;
+        }
+    }
     pthread_mutex_unlock(&mu);
     return ok;
 }

@@ -29,7 +29,8 @@ static int cmd_run(int argc, char **argv);
 
 const struct cmd_entry cmd_run_entry = {
     .name = "run",
-    .args = "[--vram SIZE] [--gpu N|UUID|auto] [--wait [--timeout T]] [--reap] [--quiet] -- "
+    .args = "[--vram SIZE] [--gpu N|UUID|auto] [--wait [--timeout T]] [--swap] [--reap] [--quiet] "
+            "-- "
             "COMMAND [ARGS...]",
     .summary = "run a command on a slice of a GPU it cannot exceed",
     .help =
@@ -40,6 +41,9 @@ const struct cmd_entry cmd_run_entry = {
         "                       that can hold SIZE, counting other slices as taken)\n"
         "  -w, --wait           if no GPU has room now, wait in line until one has\n"
         "  -t, --timeout T      with --wait, give up after T (\"90s\", \"10m\")\n"
+        "  -s, --swap           fast swap: vram suspend/resume (and vram serve) move the\n"
+        "                       command's GPU memory to pinned host RAM and back at PCIe\n"
+        "                       speed, at the same addresses (see docs/swap.md)\n"
         "  -r, --reap           kill processes of the command still holding GPU memory after\n"
         "                       it exits (they are always reported)\n"
         "  -q, --quiet          no report on stderr\n"
@@ -52,7 +56,7 @@ const struct cmd_entry cmd_run_entry = {
 struct run_opts {
     uint64_t vram;
     const char *gpu;
-    bool wait, reap, quiet;
+    bool wait, reap, quiet, swap;
     double timeout;
 };
 
@@ -139,14 +143,15 @@ static int parse(int argc, char **argv, struct run_opts *o, int *first)
         {"vram", required_argument, NULL, 'm'}, {"gpu", required_argument, NULL, 'g'},
         {"wait", no_argument, NULL, 'w'},       {"timeout", required_argument, NULL, 't'},
         {"reap", no_argument, NULL, 'r'},       {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"swap", no_argument, NULL, 's'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     o->gpu = "auto";
     int c;
     optind = 1;
     /* "+": stop at the first non-option, the command */
-    while ((c = getopt_long(argc, argv, "+m:g:wt:rqh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+m:g:wt:rqsh", opts, NULL)) != -1) {
         switch (c) {
         case 'm':
             if (units_parse_size(optarg, &o->vram) < 0 || o->vram < UNITS_MiB)
@@ -171,6 +176,9 @@ static int parse(int argc, char **argv, struct run_opts *o, int *first)
             break;
         case 'q':
             o->quiet = true;
+            break;
+        case 's':
+            o->swap = true;
             break;
         case 'h':
             cmd_usage(&cmd_run_entry, 0);
@@ -233,6 +241,8 @@ static int cmd_run(int argc, char **argv)
     free(preload);
     setenv("VRAM_CAP_GROUP", place.group_path, 1);
     setenv("CUDA_VISIBLE_DEVICES", g->uuid, 1);
+    if (o.swap)
+        setenv("VRAM_SWAP", "1", 1);
 
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     install_forwarding();

@@ -1,8 +1,10 @@
 /* suspend: `vram suspend` and `vram resume`, the two halves of one move: a
- * process's GPU memory out to host RAM through the driver's checkpoints,
- * and back, on the same GPU or another of the same kind. The process stays
- * alive and never notices, except that its CUDA calls wait meanwhile. A
- * small record in vram's run directory remembers the GPU it left. */
+ * process's GPU memory out to host RAM and back, by libvramcap's fast swap
+ * when the process runs under it, else through the driver's checkpoints
+ * (which can also bring it back on another GPU of the same kind). The
+ * process stays alive and never notices, except that its CUDA calls wait
+ * meanwhile. A small record in vram's run directory remembers the GPU it
+ * left. */
 #include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "gpu/ckpt.h"
+#include "gpu/park.h"
 #include "host/proc.h"
 #include "probe/probe.h"
 #include "shim/group.h"
@@ -25,14 +28,18 @@ static int cmd_resume(int argc, char **argv);
 
 const struct cmd_entry cmd_suspend_entry = {
     .name = "suspend",
-    .args = "PID|MODEL [--timeout SECONDS] [--socket PATH]",
+    .args = "PID|MODEL [--timeout SECONDS] [--driver] [--socket PATH]",
     .summary = "move a process's GPU memory to host RAM; it stays alive, paused",
     .help = "  -t, --timeout S     how long to wait for its GPU work to finish (default 30)\n"
+            "  -d, --driver        use the driver's checkpoint even if fast swap could\n"
             "  -s, --socket PATH   for a MODEL: vram serve's socket\n"
             "\n"
             "A MODEL is one of vram serve's (vram ps); a PID any CUDA process of yours.\n"
-            "Uses the NVIDIA driver's process checkpoints (driver 570 or newer). The\n"
-            "process keeps running on the CPU; its CUDA calls wait until vram resume.\n",
+            "A process started with `vram run --swap` (libvramcap, VRAM_SWAP=1) is moved\n"
+            "by fast swap: pinned copies at PCIe speed, same addresses on return. Any\n"
+            "other goes through the NVIDIA driver's process checkpoints (driver 570 or\n"
+            "newer). The process keeps running on the CPU; its CUDA calls wait until\n"
+            "vram resume.\n",
     .exec = cmd_suspend,
 };
 
@@ -91,16 +98,21 @@ static int find_proc(struct snap *s, int pid, size_t *gpu, uint64_t *bytes)
     return -1;
 }
 
-static int open_all(const struct cmd_entry *e, struct probe **p, struct ckpt **c, struct snap *s)
+/* The driver's checkpoints may be missing (driver < 570): then *c is NULL
+ * and why says so, and only the fast path can work. */
+static int open_all(const struct cmd_entry *e, struct probe **p, struct ckpt **c, struct snap *s,
+                    char *why, size_t wlen)
 {
     char err[512];
     int rc = probe_open(p, "/proc", err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(e, err, rc);
-    if ((rc = ckpt_open(c, err, sizeof err)) < 0) {
-        probe_close(*p);
-        return rc == VRAM_ENODRIVER ? cmd_no_driver(e, err, rc)
-                                    : (fprintf(stderr, "vram %s: %s\n", e->name, err), 1);
+    if ((rc = ckpt_open(c, why, wlen)) < 0) {
+        if (rc == VRAM_ENODRIVER) {
+            probe_close(*p);
+            return cmd_no_driver(e, why, rc);
+        }
+        *c = NULL;
     }
     memset(s, 0, sizeof *s);
     probe_sample(*p, s, PROBE_PROCS, clock_wall_ms());
@@ -110,7 +122,8 @@ static int open_all(const struct cmd_entry *e, struct probe **p, struct ckpt **c
 static void close_all(struct probe *p, struct ckpt *c, struct snap *s)
 {
     snap_free(s);
-    ckpt_close(c);
+    if (c)
+        ckpt_close(c);
     probe_exiting(p);
     probe_close(p);
 }
@@ -119,18 +132,24 @@ static int cmd_suspend(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"timeout", required_argument, NULL, 't'},
+        {"driver", no_argument, NULL, 'd'},
         {"socket", required_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     double timeout = 30;
     const char *sock = NULL;
+    bool driver = false;
     int c, pid = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:s:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:ds:h", opts, NULL)) != -1) {
         if (c == 'h') {
             cmd_usage(&cmd_suspend_entry, 0);
             return 0;
+        }
+        if (c == 'd') {
+            driver = true;
+            continue;
         }
         if (c == 's') {
             sock = optarg;
@@ -148,11 +167,13 @@ static int cmd_suspend(int argc, char **argv)
     struct probe *p;
     struct ckpt *ck;
     struct snap s;
-    if ((c = open_all(&cmd_suspend_entry, &p, &ck, &s)))
+    char why[512];
+    if ((c = open_all(&cmd_suspend_entry, &p, &ck, &s, why, sizeof why)))
         return c;
     size_t g;
     uint64_t bytes;
-    char err[512], b[32];
+    char err[512], b[32], l[32];
+    struct park_result pr;
     int rc = 1;
     if (find_proc(&s, pid, &g, &bytes) < 0) {
         fprintf(stderr,
@@ -164,7 +185,7 @@ static int cmd_suspend(int argc, char **argv)
     char uuid[96];
     snprintf(uuid, sizeof uuid, "%s", s.gpus[g].uuid);
     uint64_t t0 = clock_mono_ms();
-    if (ckpt_suspend(ck, pid, (unsigned)(timeout * 1000), err, sizeof err) < 0) {
+    if (park_suspend(ck, why, pid, (unsigned)(timeout * 1000), driver, &pr, err, sizeof err) < 0) {
         fprintf(stderr, "vram suspend: %s\n", err);
         goto out;
     }
@@ -177,8 +198,21 @@ static int cmd_suspend(int argc, char **argv)
                 (unsigned long long)bytes);
         fclose(f);
     }
-    printf("suspended pid %d: %s of GPU %zu moved to host RAM in %.2f s\n", pid,
-           units_fmt_size(bytes, b, sizeof b), g, (double)(t1 - t0) / 1000);
+    probe_sample(p, &s, PROBE_PROCS, clock_wall_ms());
+    size_t g2;
+    uint64_t left = 0;
+    find_proc(&s, pid, &g2, &left);
+    printf("suspended pid %d (%s path) in %.2f s: it held %s on GPU %zu, now %s\n", pid,
+           park_path_name(pr.path), (double)(t1 - t0) / 1000, units_fmt_size(bytes, b, sizeof b),
+           g, units_fmt_size(left, l, sizeof l));
+    if (pr.path == PARK_FAST)
+        printf("  fast swap: %u allocations, %s copied in %.3f s; waiting for its work %.3f s, "
+               "host pool grown %.3f s, VRAM released %.3f s\n",
+               pr.fast.allocations, units_fmt_size(pr.fast.bytes, b, sizeof b),
+               (double)pr.fast.copy_ms / 1000, (double)(pr.fast.gate_ms + pr.fast.sync_ms) / 1000,
+               (double)pr.fast.pool_ms / 1000, (double)pr.fast.map_ms / 1000);
+    else
+        printf("  %s\n", pr.note);
     rc = 0;
 out:
     close_all(p, ck, &s);
@@ -219,10 +253,12 @@ static int cmd_resume(int argc, char **argv)
     struct probe *p;
     struct ckpt *ck;
     struct snap s;
-    if ((c = open_all(&cmd_resume_entry, &p, &ck, &s)))
+    char why[512];
+    if ((c = open_all(&cmd_resume_entry, &p, &ck, &s, why, sizeof why)))
         return c;
     int rc = 1;
     char err[512], path[600], from[96] = "", b[32];
+    struct park_result pr;
     unsigned long long start = 0, bytes = 0;
     record_path(pid, path, sizeof path);
     FILE *f = fopen(path, "r");
@@ -246,7 +282,7 @@ static int cmd_resume(int argc, char **argv)
     }
     const char *to = gpu >= 0 ? s.gpus[gpu].uuid : NULL;
     uint64_t t0 = clock_mono_ms();
-    if (ckpt_resume(ck, pid, to ? from : NULL, to, err, sizeof err) < 0) {
+    if (park_resume(ck, why, pid, to ? from : NULL, to, &pr, err, sizeof err) < 0) {
         fprintf(stderr, "vram resume: %s; it stays suspended\n", err);
         goto out;
     }
@@ -256,8 +292,13 @@ static int cmd_resume(int argc, char **argv)
     size_t g = 0;
     uint64_t now_bytes = bytes;
     find_proc(&s, pid, &g, &now_bytes);
-    printf("resumed pid %d on GPU %zu: %s back in %.2f s\n", pid, g,
-           units_fmt_size(now_bytes, b, sizeof b), (double)(t1 - t0) / 1000);
+    printf("resumed pid %d on GPU %zu (%s path): %s back in %.2f s\n", pid, g,
+           park_path_name(pr.path), units_fmt_size(now_bytes, b, sizeof b),
+           (double)(t1 - t0) / 1000);
+    if (pr.path == PARK_FAST)
+        printf("  fast swap: %u allocations, %s copied in %.3f s; VRAM mapped again %.3f s\n",
+               pr.fast.allocations, units_fmt_size(pr.fast.bytes, b, sizeof b),
+               (double)pr.fast.copy_ms / 1000, (double)pr.fast.map_ms / 1000);
     rc = 0;
 out:
     close_all(p, ck, &s);

@@ -9,13 +9,14 @@
 #include <stdint.h>
 
 enum atab_kind {
-    ATAB_LINEAR = 1, /* cuMemAlloc, cuMemAllocPitch */
+    ATAB_LINEAR = 1, /* cuMemAlloc */
     ATAB_MANAGED,    /* cuMemAllocManaged */
     ATAB_ASYNC,      /* cuMemAllocAsync, cuMemAllocFromPoolAsync */
     ATAB_VMM,        /* cuMemCreate handle */
     ATAB_IMPORTED,   /* cuMemImportFromShareableHandle handle, charged when mapped */
     ATAB_ARRAY,      /* cuArrayCreate, cuArray3DCreate, cuMipmappedArrayCreate */
     ATAB_IPC,        /* cuIpcOpenMemHandle */
+    ATAB_FIXED,      /* linear memory fast swap cannot move: pitched, or given without VMM */
     ATAB_KINDS
 };
 

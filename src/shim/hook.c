@@ -11,12 +11,15 @@
  * The swap goes by the address the driver returned, not by name, so every
  * version suffix (_v2, _ptsz, ...) maps to the wrapper of the variant it
  * really is. Entry points not wrapped are returned untouched: a kernel
- * launch never passes through libvramcap. */
+ * launch never passes through libvramcap, unless fast swap is on: then
+ * every driver entry point handed out (wrapped or not) goes through a
+ * gate trampoline (gate.c), so that a suspend can hold the threads. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
+#include "gate.h"
 #include "shim.h"
 
 #define SHIM_DEFINE(name, params)      CUresult(*real_##name) params;
@@ -109,18 +112,43 @@ void *shim_wrapper_for(const void *real)
     return NULL;
 }
 
+/* Whether fn lies in libcuda (or is one of our wrappers): only the
+ * driver's entry points are gated, not cudart's or cuBLAS's "cu" names. */
+static bool in_driver(void *fn)
+{
+    static void *cuda_base;
+    Dl_info in;
+    if (!cuda_base && real_cuMemAlloc_v2 && dladdr((void *)real_cuMemAlloc_v2, &in))
+        cuda_base = in.dli_fbase;
+    return cuda_base && dladdr(fn, &in) && in.dli_fbase == cuda_base;
+}
+
+/* What a program gets for a driver entry point: our wrapper if we have
+ * one, gated when fast swap is on. */
+static void *hand_out(void *real)
+{
+    void *w = shim_wrapper_for(real);
+    if (!shim.swap)
+        return w ? w : real;
+    if (w)
+        return gate_wrap(w);
+    return in_driver(real) ? gate_wrap(real) : real;
+}
+
 static void *swap(void *answer, const char *name)
 {
     if (!answer || !name)
         return answer;
-    if (name[0] == 'c' && name[1] == 'u')
+    if (name[0] == 'c' && name[1] == 'u') {
         shim_resolve_cuda();
-    else if (strncmp(name, "nvml", 4) == 0)
+        return hand_out(answer);
+    }
+    if (strncmp(name, "nvml", 4) == 0) {
         shim_resolve_nvml();
-    else
-        return answer;
-    void *w = shim_wrapper_for(answer);
-    return w ? w : answer;
+        void *w = shim_wrapper_for(answer);
+        return w ? w : answer;
+    }
+    return answer;
 }
 
 /* RTLD_NEXT is relative to the caller: glibc's dlsym finds the caller from
@@ -144,11 +172,8 @@ SHIM_EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, c
     if (!REAL(cuGetProcAddress_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuGetProcAddress_v2(sym, pfn, ver, flags, status);
-    if (rc == CUDA_SUCCESS && pfn) {
-        void *w = shim_wrapper_for(*pfn);
-        if (w)
-            *pfn = w;
-    }
+    if (rc == CUDA_SUCCESS && pfn)
+        *pfn = hand_out(*pfn);
     return rc;
 }
 
@@ -157,10 +182,7 @@ SHIM_EXPORT CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuui
     if (!REAL(cuGetProcAddress))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuGetProcAddress(sym, pfn, ver, flags);
-    if (rc == CUDA_SUCCESS && pfn) {
-        void *w = shim_wrapper_for(*pfn);
-        if (w)
-            *pfn = w;
-    }
+    if (rc == CUDA_SUCCESS && pfn)
+        *pfn = hand_out(*pfn);
     return rc;
 }

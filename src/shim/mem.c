@@ -8,31 +8,21 @@
 
 #include "shim.h"
 
-#define PAGE       (2ULL << 20) /* the driver's allocation granularity */
 #define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
 
 static uint64_t pages(uint64_t n)
 {
-    return n > UINT64_MAX - PAGE ? UINT64_MAX : (n + PAGE - 1) & ~(PAGE - 1);
-}
-
-static int device_now(void)
-{
-    CUdevice d = -1;
-    if (real_cuCtxGetDevice && real_cuCtxGetDevice(&d) != CUDA_SUCCESS)
-        d = -1;
-    return d;
+    return shim_pages(n);
 }
 
 static bool reserve(uint64_t bytes)
 {
-    return !shim.capped || group_reserve(&shim.group, bytes) == 0;
+    return shim_budget_take(bytes);
 }
 
 static void release(uint64_t bytes)
 {
-    if (shim.capped && bytes)
-        group_release(&shim.group, bytes);
+    shim_budget_give(bytes);
 }
 
 /* After the driver answered: keep the charge and remember it, or give it
@@ -43,7 +33,7 @@ static CUresult settle(CUresult rc, uint64_t key, enum atab_kind kind, uint64_t 
         release(bytes);
         return rc;
     }
-    if (atab_put(&shim.atab, key, kind, bytes, device_now()) < 0)
+    if (atab_put(&shim.atab, key, kind, bytes, shim_device_now()) < 0)
         release(bytes);
     return rc;
 }
@@ -59,7 +49,7 @@ static void give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
         }
 }
 
-static const enum atab_kind linear_kinds[] = {ATAB_LINEAR, ATAB_ASYNC, ATAB_MANAGED};
+static const enum atab_kind linear_kinds[] = {ATAB_LINEAR, ATAB_ASYNC, ATAB_MANAGED, ATAB_FIXED};
 
 SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
 {
@@ -68,8 +58,12 @@ SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
     uint64_t charge = pages(size);
     if (!reserve(charge))
         return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = real_cuMemAlloc_v2(dptr, size);
-    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_LINEAR, charge);
+    /* with fast swap on, the memory is the VMM's, so it can leave its
+     * addresses and come back to them */
+    bool plain = !shim.swap;
+    CUresult rc = plain ? real_cuMemAlloc_v2(dptr, size) : swap_alloc(dptr, size, &plain);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, plain && shim.swap ? ATAB_FIXED : ATAB_LINEAR,
+                  charge);
 }
 
 SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
@@ -95,7 +89,7 @@ SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t
             release(charge - real);
         charge = real;
     }
-    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_LINEAR, charge);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_FIXED, charge);
 }
 
 SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned flags)
@@ -113,9 +107,9 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     if (!REAL(cuMemFree_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = real_cuMemFree_v2(dptr);
+    CUresult rc = shim.swap ? swap_free(dptr) : real_cuMemFree_v2(dptr);
     if (rc == CUDA_SUCCESS)
-        give_back(dptr, linear_kinds, 3);
+        give_back(dptr, linear_kinds, 4);
     return rc;
 }
 
@@ -154,7 +148,7 @@ SHIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream st
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemFreeAsync(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        give_back(dptr, linear_kinds, 3);
+        give_back(dptr, linear_kinds, 4);
     return rc;
 }
 
@@ -164,71 +158,7 @@ SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemFreeAsync_ptsz(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        give_back(dptr, linear_kinds, 3);
-    return rc;
-}
-
-/* Virtual memory: the physical allocation is what costs VRAM; reserving
- * address space and mapping are free. PyTorch's expandable segments and
- * JAX's allocator take this path. */
-SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
-                                 const CUmemAllocationProp *prop, unsigned long long flags)
-{
-    if (!REAL(cuMemCreate))
-        return CUDA_ERROR_NOT_INITIALIZED;
-    uint64_t charge = pages(size);
-    if (!reserve(charge))
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = real_cuMemCreate(h, size, prop, flags);
-    if (rc != CUDA_SUCCESS) {
-        release(charge);
-        return rc;
-    }
-    int dev = prop ? prop->location.id : -1;
-    if (atab_put(&shim.atab, *h, ATAB_VMM, charge, dev) < 0)
-        release(charge);
-    return rc;
-}
-
-SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
-{
-    if (!REAL(cuMemRelease))
-        return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = real_cuMemRelease(h);
-    static const enum atab_kind kinds[] = {ATAB_VMM, ATAB_IMPORTED};
-    if (rc == CUDA_SUCCESS)
-        give_back(h, kinds, 2);
-    return rc;
-}
-
-/* Memory another process exported: its size is only known when mapped, so
- * the handle is recorded now and charged at its first map. */
-SHIM_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h,
-                                                    void *os_handle, int type)
-{
-    if (!REAL(cuMemImportFromShareableHandle))
-        return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = real_cuMemImportFromShareableHandle(h, os_handle, type);
-    if (rc == CUDA_SUCCESS)
-        atab_put(&shim.atab, *h, ATAB_IMPORTED, 0, -1);
-    return rc;
-}
-
-SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
-                              CUmemGenericAllocationHandle h, unsigned long long flags)
-{
-    if (!REAL(cuMemMap))
-        return CUDA_ERROR_NOT_INITIALIZED;
-    struct atab_entry e;
-    bool imported = atab_get(&shim.atab, h, ATAB_IMPORTED, &e) == 0 && e.bytes == 0;
-    uint64_t charge = imported ? pages(size) : 0;
-    if (!reserve(charge))
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = real_cuMemMap(ptr, size, offset, h, flags);
-    if (rc != CUDA_SUCCESS)
-        release(charge);
-    else if (imported)
-        atab_put(&shim.atab, h, ATAB_IMPORTED, charge, device_now());
+        give_back(dptr, linear_kinds, 4);
     return rc;
 }
 

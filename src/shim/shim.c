@@ -4,15 +4,30 @@
  *                   the processes it starts)
  *   VRAM_CAP        a cap for this process alone ("6G"), when used without
  *                   `vram run`: LD_PRELOAD=libvramcap.so VRAM_CAP=6G prog
- * With neither, the library only keeps its allocation table. */
+ *   VRAM_SWAP=1     fast swap: device memory made of VMM calls, driver
+ *                   entry points gated, a control socket (swap.c, ctl.c);
+ *                   VRAM_SWAP_POOL and VRAM_SWAP_HOST_MAX tune its host
+ *                   memory (pool.h)
+ * With none, the library only keeps its allocation table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/units.h"
+#include "pool.h"
 #include "shim.h"
 
 struct shim shim;
+
+void ctl_after_fork(void);
+
+int shim_device_now(void)
+{
+    CUdevice d = -1;
+    if (real_cuCtxGetDevice && real_cuCtxGetDevice(&d) != CUDA_SUCCESS)
+        d = -1;
+    return d;
+}
 
 static void after_fork_child(void)
 {
@@ -21,13 +36,26 @@ static void after_fork_child(void)
         group_forget_slot(&shim.group);
     atab_clear(&shim.atab);
     memset(shim.ctx_charged, 0, sizeof shim.ctx_charged);
+    vtab_clear(&shim.vtab);
+    shim.nctx = 0;
+    memset(shim.primary_used, 0, sizeof shim.primary_used);
+    ctl_after_fork();
 }
 
 __attribute__((constructor)) static void shim_start(void)
 {
     atab_init(&shim.atab);
+    vtab_init(&shim.vtab);
     pthread_mutex_init(&shim.ctx_mu, NULL);
     pthread_atfork(NULL, NULL, after_fork_child);
+    const char *swap = getenv("VRAM_SWAP");
+    if (swap && strcmp(swap, "1") == 0) {
+        char err[160];
+        if (pool_setup(err, sizeof err) == 0)
+            shim.swap = true;
+        else
+            fprintf(stderr, "libvramcap: %s; fast swap off\n", err);
+    }
     const char *path = getenv("VRAM_CAP_GROUP");
     const char *cap = getenv("VRAM_CAP");
     if (path && *path) {

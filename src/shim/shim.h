@@ -1,6 +1,6 @@
 /* shim: what the parts of libvramcap share: the driver entry points it
- * wraps (and the real ones behind them), the process's budget and its
- * allocation table. */
+ * wraps (and the real ones behind them), the process's budget, its
+ * allocation table and, with fast swap on, its table of swappable memory. */
 #ifndef VRAM_SHIM_SHIM_H
 #define VRAM_SHIM_SHIM_H
 
@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "atab.h"
+#include "vtab.h"
 #include "gpu/cuda_api.h"
 #include "gpu/nvml_api.h"
 #include "group.h"
@@ -43,6 +44,13 @@ typedef void *CUexecAffinityParamPtr;
       (CUmemGenericAllocationHandle * h, void *os_handle, int type))                               \
     X(cuMemMap, (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h,      \
                  unsigned long long flags))                                                        \
+    X(cuMemUnmap, (CUdeviceptr ptr, size_t size))                                                  \
+    X(cuMemSetAccess, (CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count))   \
+    X(cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle * h, void *addr))                 \
+    X(cuMemGetAllocationPropertiesFromHandle,                                                      \
+      (CUmemAllocationProp * prop, CUmemGenericAllocationHandle h))                                \
+    X(cuMemExportToShareableHandle,                                                                \
+      (void *out, CUmemGenericAllocationHandle h, int type, unsigned long long flags))             \
     X(cuArrayCreate_v2, (CUarray * arr, const CUDA_ARRAY_DESCRIPTOR *desc))                        \
     X(cuArray3DCreate_v2, (CUarray * arr, const CUDA_ARRAY3D_DESCRIPTOR *desc))                    \
     X(cuMipmappedArrayCreate,                                                                      \
@@ -54,6 +62,7 @@ typedef void *CUexecAffinityParamPtr;
     X(cuMemGetInfo_v2, (size_t * free_b, size_t * total))                                          \
     X(cuDeviceTotalMem_v2, (size_t * bytes, CUdevice dev))                                         \
     X(cuDevicePrimaryCtxRetain, (CUcontext * ctx, CUdevice dev))                                   \
+    X(cuCtxDestroy_v2, (CUcontext ctx))                                                            \
     X(cuCtxCreate_v2, (CUcontext * ctx, unsigned flags, CUdevice dev))                             \
     X(cuCtxCreate_v3,                                                                              \
       (CUcontext * ctx, CUexecAffinityParamPtr params, int n, unsigned flags, CUdevice dev))       \
@@ -65,7 +74,18 @@ typedef void *CUexecAffinityParamPtr;
     X(cuDeviceGetUuid_v2, (CUuuid * uuid, CUdevice dev))                                           \
     X(cuMemGetAddressRange_v2, (CUdeviceptr * base, size_t * size, CUdeviceptr p))                 \
     X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev))                                                \
-    X(cuCtxDestroy_v2, (CUcontext ctx))
+    X(cuCtxSetCurrent, (CUcontext ctx))                                                            \
+    X(cuCtxSynchronize, (void))                                                                    \
+    X(cuMemAddressReserve,                                                                         \
+      (CUdeviceptr * ptr, size_t size, size_t align, CUdeviceptr addr, unsigned long long flags))  \
+    X(cuMemAddressFree, (CUdeviceptr ptr, size_t size))                                            \
+    X(cuMemGetAllocationGranularity, (size_t * gran, const CUmemAllocationProp *prop, int option)) \
+    X(cuStreamCreate, (CUstream * s, unsigned flags))                                              \
+    X(cuStreamSynchronize, (CUstream s))                                                           \
+    X(cuMemcpyDtoHAsync_v2, (void *dst, CUdeviceptr src, size_t n, CUstream s))                    \
+    X(cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void *src, size_t n, CUstream s))              \
+    X(cuMemHostRegister_v2, (void *p, size_t n, unsigned flags))                                   \
+    X(cuMemHostUnregister, (void *p))
 
 #define SHIM_NVML_HOOKS(X)                                                                         \
     X(nvmlDeviceGetMemoryInfo, (nvmlDevice_t d, nvmlMemory_v1_t * m))                              \
@@ -77,15 +97,45 @@ SHIM_CUDA_HOOKS(SHIM_DECLARE_CU)
 SHIM_CUDA_HELPERS(SHIM_DECLARE_CU)
 SHIM_NVML_HOOKS(SHIM_DECLARE_NVML)
 
+#define SHIM_MAX_CONTEXTS 64
+
 struct shim {
     bool capped; /* a budget is in force (VRAM_CAP_GROUP or VRAM_CAP) */
+    bool swap;   /* fast swap is on (VRAM_SWAP=1) */
     struct group group;
     struct atab atab;
+    struct vtab vtab;
     pthread_mutex_t ctx_mu;
     uint64_t ctx_charged[SHIM_MAX_DEVICES];
+    CUcontext ctx[SHIM_MAX_CONTEXTS]; /* contexts made with cuCtxCreate */
+    CUdevice ctx_dev[SHIM_MAX_CONTEXTS];
+    unsigned nctx;
+    bool primary_used[SHIM_MAX_DEVICES];
 };
 
 extern struct shim shim;
+
+#define SHIM_PAGE (2ULL << 20) /* the driver's allocation granularity */
+
+static inline uint64_t shim_pages(uint64_t n)
+{
+    return n > UINT64_MAX - SHIM_PAGE ? UINT64_MAX : (n + SHIM_PAGE - 1) & ~(SHIM_PAGE - 1);
+}
+
+/* Takes bytes from the budget (always succeeds without a cap). */
+static inline bool shim_budget_take(uint64_t bytes)
+{
+    return !shim.capped || group_reserve(&shim.group, bytes) == 0;
+}
+
+static inline void shim_budget_give(uint64_t bytes)
+{
+    if (shim.capped && bytes)
+        group_release(&shim.group, bytes);
+}
+
+/* The calling thread's device, -1 without a context. */
+int shim_device_now(void);
 
 /* Resolves the real entry points once libcuda / libnvidia-ml are loaded. */
 void shim_resolve_cuda(void);
@@ -99,5 +149,13 @@ void *shim_wrapper_for(const void *real);
 
 /* Charges this process's context footprint on dev once (view.c). */
 CUresult shim_charge_context(CUdevice dev);
+
+/* Fast swap (swap.c): a cuMemAlloc / cuMemFree made of VMM calls. Where
+ * the driver has no VMM, a plain allocation, and *plain says so. */
+CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain);
+CUresult swap_free(CUdeviceptr dptr);
+
+/* Starts the control socket once the process has a context (ctl.c). */
+void ctl_start(void);
 
 #endif

@@ -128,15 +128,47 @@ SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
             real_cuDevicePrimaryCtxRelease_v2(dev);
         rc = CUDA_ERROR_OUT_OF_MEMORY;
     }
+    if (rc == CUDA_SUCCESS && dev >= 0 && dev < SHIM_MAX_DEVICES) {
+        shim.primary_used[dev] = true;
+        ctl_start();
+    }
     return rc;
 }
 
+/* Contexts the application makes are remembered: a swap waits for them. */
 static CUresult created(CUresult rc, CUcontext *ctx, CUdevice dev)
 {
     if (rc == CUDA_SUCCESS && shim_charge_context(dev) != CUDA_SUCCESS) {
         if (real_cuCtxDestroy_v2)
             real_cuCtxDestroy_v2(*ctx);
         rc = CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (rc == CUDA_SUCCESS && shim.swap) {
+        pthread_mutex_lock(&shim.ctx_mu);
+        if (shim.nctx < SHIM_MAX_CONTEXTS) {
+            shim.ctx[shim.nctx] = *ctx;
+            shim.ctx_dev[shim.nctx++] = dev;
+        }
+        pthread_mutex_unlock(&shim.ctx_mu);
+        ctl_start();
+    }
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    if (!REAL(cuCtxDestroy_v2))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuCtxDestroy_v2(ctx);
+    if (rc == CUDA_SUCCESS && shim.swap) {
+        pthread_mutex_lock(&shim.ctx_mu);
+        for (unsigned i = 0; i < shim.nctx; i++)
+            if (shim.ctx[i] == ctx) {
+                shim.ctx[i] = shim.ctx[--shim.nctx];
+                shim.ctx_dev[i] = shim.ctx_dev[shim.nctx];
+                break;
+            }
+        pthread_mutex_unlock(&shim.ctx_mu);
     }
     return rc;
 }

@@ -1,0 +1,192 @@
+/* ctl: how `vram suspend`, `vram resume` and the daemon reach a process's
+ * fast swap. Once the process has a CUDA context (and VRAM_SWAP=1), a
+ * thread listens on the abstract Unix socket "vram-swap-PID" (no file to
+ * clean up when the process dies) and answers one line per connection:
+ *   info | suspend [TIMEOUT_MS] | resume | prepare
+ *   -> "ok state=... bytes=... [times]" or "error MESSAGE"
+ * Only the same user or root is answered (SO_PEERCRED); the client checks
+ * in turn that the socket belongs to the pid it meant. The thread also
+ * grows the host pool ahead of the first swap under VRAM_SWAP_POOL=eager,
+ * once allocations have settled for two seconds. */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "gpu/swapctl.h"
+#include "pool.h"
+#include "shim.h"
+#include "swap.h"
+
+static atomic_bool started;
+static int listen_fd = -1;
+
+static const char *policy_name(void)
+{
+    static const char *names[] = {"keep", "none", "eager"};
+    return names[pool_policy()];
+}
+
+static void answer(int fd, const char *req)
+{
+    char out[512], err[256] = "", why[200] = "";
+    struct swap_stats st;
+    memset(&st, 0, sizeof st);
+    int rc = 0;
+    uint64_t pool_ms = 0;
+    if (strncmp(req, "suspend", 7) == 0) {
+        unsigned long t = strtoul(req + 7, NULL, 10);
+        rc = swap_suspend(t ? (unsigned)t : 10000, &st, err, sizeof err);
+    } else if (strcmp(req, "resume") == 0) {
+        rc = swap_resume(&st, err, sizeof err);
+    } else if (strcmp(req, "prepare") == 0) {
+        rc = swap_prepare(&pool_ms, err, sizeof err);
+        st.pool_ms = pool_ms;
+    } else if (strcmp(req, "info") != 0) {
+        snprintf(err, sizeof err, "unknown request '%.40s' (info, suspend, resume, prepare)", req);
+        rc = -1;
+    }
+    if (rc < 0) {
+        snprintf(out, sizeof out, "error %s\n", err);
+    } else {
+        uint64_t bytes;
+        unsigned allocs;
+        int ok = swap_check(&bytes, &allocs, why, sizeof why);
+        if (st.allocations) { /* what moved, not what is there once the gate opened */
+            bytes = st.bytes;
+            allocs = st.allocations;
+        }
+        int n = snprintf(out, sizeof out,
+                         "ok state=%s bytes=%llu allocations=%u pool=%llu policy=%s gate_ms=%llu "
+                         "sync_ms=%llu pool_ms=%llu copy_ms=%llu map_ms=%llu",
+                         swap_suspended() ? "suspended" : "running", (unsigned long long)bytes,
+                         allocs, (unsigned long long)pool_bytes(), policy_name(),
+                         (unsigned long long)st.gate_ms, (unsigned long long)st.sync_ms,
+                         (unsigned long long)st.pool_ms, (unsigned long long)st.copy_ms,
+                         (unsigned long long)st.map_ms);
+        if (n > 0 && (size_t)n < sizeof out)
+            snprintf(out + n, sizeof out - n, "%s%s\n", ok < 0 ? " why=" : "", ok < 0 ? why : "");
+    }
+    size_t len = strlen(out), off = 0;
+    while (off < len) {
+        ssize_t w = send(fd, out + off, len - off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+}
+
+static bool trusted(int fd)
+{
+    struct ucred c;
+    socklen_t n = sizeof c;
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &n) == 0 &&
+           (c.uid == getuid() || c.uid == 0);
+}
+
+static void serve_one(int fd)
+{
+    char req[128];
+    size_t n = 0;
+    struct pollfd p = {fd, POLLIN, 0};
+    while (n < sizeof req - 1 && poll(&p, 1, 5000) == 1) {
+        ssize_t r = recv(fd, req + n, sizeof req - 1 - n, 0);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (memchr(req, '\n', n))
+            break;
+    }
+    req[n] = 0;
+    char *nl = strchr(req, '\n');
+    if (nl) {
+        *nl = 0;
+        answer(fd, req);
+    }
+}
+
+static void eager_tick(uint64_t *last)
+{
+    uint64_t bytes;
+    unsigned allocs;
+    char why[200], err[200];
+    swap_check(&bytes, &allocs, why, sizeof why);
+    if (bytes == *last && bytes > pool_bytes() && !swap_suspended()) {
+        uint64_t ms;
+        if (swap_prepare(&ms, err, sizeof err) < 0)
+            fprintf(stderr, "libvramcap: preparing the swap pool: %s\n", err);
+    }
+    *last = bytes;
+}
+
+static void *loop(void *arg)
+{
+    (void)arg;
+    uint64_t last = 0;
+    for (;;) {
+        struct pollfd p = {listen_fd, POLLIN, 0};
+        int r = poll(&p, 1, pool_policy() == POOL_EAGER ? 2000 : -1);
+        if (r == 0) {
+            eager_tick(&last);
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (trusted(fd))
+            serve_one(fd);
+        close(fd);
+    }
+    return NULL;
+}
+
+void ctl_start(void)
+{
+    if (!shim.swap || atomic_exchange(&started, true))
+        return;
+    struct sockaddr_un a;
+    socklen_t alen = swapctl_address(getpid(), &a);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, alen) < 0 || listen(fd, 8) < 0) {
+        fprintf(stderr, "libvramcap: no fast swap: cannot listen on %s (%s)\n", a.sun_path + 1,
+                strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    listen_fd = fd;
+    /* the thread takes no signal meant for the application */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, loop, NULL) != 0) {
+        close(fd);
+        listen_fd = -1;
+    }
+    pthread_attr_destroy(&at);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void ctl_after_fork(void)
+{
+    /* the child has no control thread; it makes its own if it uses CUDA */
+    if (listen_fd >= 0)
+        close(listen_fd);
+    listen_fd = -1;
+    atomic_store(&started, false);
+}

@@ -1,0 +1,138 @@
+/* gate: the C side of the trampolines (gate_x86_64.S). Each slot holds one
+ * real function; a thread entering counts itself in flight, and if the gate
+ * is closed, counts itself out and sleeps until it opens. Closing sets the
+ * flag, then waits for the count to reach zero: both sides use sequentially
+ * consistent atomics, so a thread either sees the gate closed or is seen in
+ * flight. A call made from inside another (a driver callback calling the
+ * driver) does not wait: its outer call is already counted. */
+#include "gate.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define SLOTS 1024
+#define DEPTH 64
+
+static _Atomic(void *) real_of[SLOTS];
+static unsigned nslots;
+static atomic_bool incomplete;
+static pthread_mutex_t slot_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static atomic_bool closed;
+static atomic_uint inflight;
+static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t reopened = PTHREAD_COND_INITIALIZER;
+
+static __thread struct {
+    unsigned depth;
+    uintptr_t ret[DEPTH];
+} frames;
+
+#if defined(__x86_64__)
+extern const char vram_gate_stubs[];
+#define STUB(i) ((void *)(vram_gate_stubs + 16 * (i)))
+
+bool gate_supported(void)
+{
+    return true;
+}
+#else
+#define STUB(i) NULL
+bool gate_supported(void)
+{
+    return false;
+}
+#endif
+
+void *gate_wrap(void *fn)
+{
+    if (!fn || !gate_supported())
+        return fn;
+    pthread_mutex_lock(&slot_mu);
+    void *out = NULL;
+    for (unsigned i = 0; i < nslots && !out; i++)
+        if (atomic_load_explicit(&real_of[i], memory_order_relaxed) == fn)
+            out = STUB(i);
+    if (!out && nslots < SLOTS) {
+        atomic_store_explicit(&real_of[nslots], fn, memory_order_release);
+        out = STUB(nslots);
+        nslots++;
+    }
+    pthread_mutex_unlock(&slot_mu);
+    if (!out) {
+        atomic_store(&incomplete, true);
+        return fn;
+    }
+    return out;
+}
+
+bool gate_complete(void)
+{
+    return !atomic_load(&incomplete);
+}
+
+__attribute__((visibility("hidden"))) void *vram_gate_enter(unsigned long slot, uintptr_t ret)
+{
+    if (frames.depth == DEPTH) {
+        fputs("libvramcap: driver calls nested 64 deep; cannot go on\n", stderr);
+        abort();
+    }
+    if (frames.depth == 0) {
+        for (;;) {
+            atomic_fetch_add(&inflight, 1);
+            if (!atomic_load(&closed))
+                break;
+            atomic_fetch_sub(&inflight, 1);
+            pthread_mutex_lock(&wait_mu);
+            while (atomic_load(&closed))
+                pthread_cond_wait(&reopened, &wait_mu);
+            pthread_mutex_unlock(&wait_mu);
+        }
+    }
+    frames.ret[frames.depth++] = ret;
+    return atomic_load_explicit(&real_of[slot], memory_order_acquire);
+}
+
+__attribute__((visibility("hidden"))) uintptr_t vram_gate_leave(void)
+{
+    uintptr_t ret = frames.ret[--frames.depth];
+    if (frames.depth == 0)
+        atomic_fetch_sub(&inflight, 1);
+    return ret;
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+int gate_close(unsigned timeout_ms, unsigned *busy)
+{
+    atomic_store(&closed, true);
+    uint64_t until = now_ms() + timeout_ms;
+    /* calls in flight are mostly waits on the GPU: poll, it is a one-off */
+    while (atomic_load(&inflight) > 0) {
+        if (now_ms() >= until) {
+            if (busy)
+                *busy = atomic_load(&inflight);
+            gate_open();
+            return -1;
+        }
+        nanosleep(&(struct timespec){0, 100000}, NULL);
+    }
+    return 0;
+}
+
+void gate_open(void)
+{
+    pthread_mutex_lock(&wait_mu);
+    atomic_store(&closed, false);
+    pthread_cond_broadcast(&reopened);
+    pthread_mutex_unlock(&wait_mu);
+}

@@ -1,0 +1,28 @@
+/* gate: holding every application thread at the entry of the driver API
+ * while the process is suspended. With fast swap on, the entry points a
+ * program looks up (dlsym, cuGetProcAddress) are trampolines that count the
+ * calls in flight and wait while the gate is closed; libvramcap's own work
+ * calls the real entry points and never waits. */
+#ifndef VRAM_SHIM_GATE_H
+#define VRAM_SHIM_GATE_H
+
+#include <stdbool.h>
+
+/* Whether this build can gate (x86-64 only: the trampolines are assembly). */
+bool gate_supported(void);
+
+/* The trampoline for fn (a real entry point or one of our wrappers), or fn
+ * itself when no slot is left (then gate_complete() turns false). */
+void *gate_wrap(void *fn);
+
+/* False once an entry point had to be handed out ungated. */
+bool gate_complete(void);
+
+/* Closes the gate and waits up to timeout_ms for the calls in flight to
+ * return. 0, or -1 (gate open again) with *busy the calls still in flight. */
+int gate_close(unsigned timeout_ms, unsigned *busy);
+
+/* Opens it: every held thread goes on. */
+void gate_open(void);
+
+#endif

@@ -1,0 +1,40 @@
+/* pool: the pinned host memory a swapped-out process's bytes go to.
+ * Copies run at PCIe line rate only into pinned memory, and pinning 16 GiB
+ * at swap time costs seconds, so the pool is kept between swaps (policy
+ * "keep", the default), given back at each resume ("none"), or grown ahead
+ * of the first swap ("eager", by the control thread once allocations have
+ * settled). Regions are populated by several threads with huge pages, then
+ * registered with the driver. */
+#ifndef VRAM_SHIM_POOL_H
+#define VRAM_SHIM_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum pool_policy { POOL_KEEP, POOL_NONE, POOL_EAGER };
+
+/* Reads VRAM_SWAP_POOL and VRAM_SWAP_HOST_MAX (a size: the most pinned
+ * memory this process may hold). 0, or -1 with err for a bad value. */
+int pool_setup(char *err, size_t len);
+enum pool_policy pool_policy(void);
+
+/* Bytes pinned now. */
+uint64_t pool_bytes(void);
+
+/* Starts a placement pass: every byte of the pool is free again. */
+void pool_begin(void);
+
+/* n bytes of pinned memory from the pass, growing the pool by at least
+ * want bytes when nothing left fits (want >= n). NULL with err when host
+ * RAM or the limit says no, or the driver will not pin. *grow_ms adds the
+ * time spent growing. */
+void *pool_take(uint64_t n, uint64_t want, uint64_t *grow_ms, char *err, size_t len);
+
+/* Adds a region of at least size bytes; *grow_ms adds the time it took.
+ * 0, or -1 with err. */
+int pool_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len);
+
+/* Unpins and frees every region. */
+void pool_drop(void);
+
+#endif

@@ -1,0 +1,475 @@
+/* swap: the fast path. What moves is the swap table (vtab.c): physical
+ * allocations, each mapped whole at one address. Suspend: close the gate,
+ * wait for every context's work, copy each allocation to the pool on
+ * several streams, then unmap and release it, keeping its address range.
+ * Resume: create each allocation again, map it where it was, copy back,
+ * open the gate. The driver's handle changes; the application's does not.
+ * Any memory the table cannot move (managed, pool, arrays, IPC, pieces)
+ * makes suspend refuse with the reason, so that the caller can use the
+ * driver's checkpoint instead. */
+#include "swap.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/units.h"
+#include "gate.h"
+#include "pool.h"
+#include "shim.h"
+
+#define STREAMS 4
+#define PIECE   (64ULL << 20)
+
+static bool suspended;
+static CUcontext primary[SHIM_MAX_DEVICES]; /* the context swaps use, per device */
+static CUstream streams[SHIM_MAX_DEVICES][STREAMS];
+static size_t gran[SHIM_MAX_DEVICES];
+
+static uint64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static bool dev_ok(int dev)
+{
+    return dev >= 0 && dev < SHIM_MAX_DEVICES;
+}
+
+static CUmemAllocationProp device_prop(int dev)
+{
+    CUmemAllocationProp p;
+    memset(&p, 0, sizeof p);
+    p.type = 1;          /* pinned device memory */
+    p.location.type = 1; /* a device */
+    p.location.id = dev;
+    return p;
+}
+
+static CUresult grant(CUdeviceptr va, uint64_t size, int dev)
+{
+    CUmemAccessDesc d = {{1, dev}, 3 /* read and write */};
+    return real_cuMemSetAccess(va, size, &d, 1);
+}
+
+CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain)
+{
+    int dev = shim_device_now();
+    *plain = false;
+    if (!dptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!dev_ok(dev) || !real_cuMemCreate || !real_cuMemAddressReserve) {
+        *plain = true;
+        return real_cuMemAlloc_v2(dptr, size);
+    }
+    CUmemAllocationProp prop = device_prop(dev);
+    if (!gran[dev] && real_cuMemGetAllocationGranularity(&gran[dev], &prop, 0) != CUDA_SUCCESS)
+        gran[dev] = SHIM_PAGE;
+    uint64_t g = gran[dev] ? gran[dev] : SHIM_PAGE;
+    uint64_t n = ((uint64_t)(size ? size : 1) + g - 1) / g * g;
+    CUdeviceptr va = 0;
+    CUmemGenericAllocationHandle h = 0;
+    CUresult rc = real_cuMemAddressReserve(&va, n, 0, 0, 0);
+    if (rc != CUDA_SUCCESS) {
+        *plain = true;
+        return real_cuMemAlloc_v2(dptr, size);
+    }
+    rc = real_cuMemCreate(&h, n, &prop, 0);
+    if (rc == CUDA_SUCCESS && (rc = real_cuMemMap(va, n, 0, h, 0)) == CUDA_SUCCESS &&
+        (rc = grant(va, n, dev)) != CUDA_SUCCESS)
+        real_cuMemUnmap(va, n);
+    if (rc == CUDA_SUCCESS) {
+        struct vphys p = {.real = h, .size = n, .va = va, .prop = prop, .maps = 1, .own = true};
+        pthread_mutex_lock(&shim.vtab.mu);
+        p.id = vtab_new_id(&shim.vtab);
+        if (vtab_add(&shim.vtab, &p) < 0)
+            rc = CUDA_ERROR_OUT_OF_MEMORY;
+        pthread_mutex_unlock(&shim.vtab.mu);
+        if (rc != CUDA_SUCCESS)
+            real_cuMemUnmap(va, n);
+    }
+    if (rc != CUDA_SUCCESS) {
+        if (h)
+            real_cuMemRelease(h);
+        real_cuMemAddressFree(va, n);
+        return rc;
+    }
+    *dptr = va;
+    return CUDA_SUCCESS;
+}
+
+CUresult swap_free(CUdeviceptr dptr)
+{
+    struct vphys p = {0};
+    pthread_mutex_lock(&shim.vtab.mu);
+    struct vphys *e = vtab_by_va(&shim.vtab, dptr);
+    if (e && e->own) {
+        p = *e;
+        vtab_remove(&shim.vtab, e);
+    }
+    pthread_mutex_unlock(&shim.vtab.mu);
+    if (!p.own)
+        return real_cuMemFree_v2(dptr);
+    real_cuMemUnmap(p.va, p.size);
+    real_cuMemRelease(p.real);
+    real_cuMemAddressFree(p.va, p.size);
+    return CUDA_SUCCESS;
+}
+
+bool swap_suspended(void)
+{
+    return suspended;
+}
+
+/* The first reason this process cannot be moved, or NULL. Table locked. */
+static const char *blocker(char *buf, size_t len)
+{
+    static const struct {
+        enum atab_kind kind;
+        const char *what;
+    } kinds[] = {
+        {ATAB_MANAGED, "managed memory (cuMemAllocManaged)"},
+        {ATAB_ASYNC, "memory from a stream-ordered pool (cuMemAllocAsync)"},
+        {ATAB_ARRAY, "CUDA arrays"},
+        {ATAB_IPC, "memory opened from another process (cuIpcOpenMemHandle)"},
+        {ATAB_IMPORTED, "memory imported from another process"},
+        {ATAB_FIXED, "pitched or non-VMM linear memory"},
+    };
+    char sz[32];
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (shim.atab.bytes[kinds[i].kind]) {
+            snprintf(buf, len, "it holds %s of %s",
+                     units_fmt_size(shim.atab.bytes[kinds[i].kind], sz, sizeof sz), kinds[i].what);
+            return buf;
+        }
+    if (shim.vtab.block[VB_PIECES])
+        return "it maps physical memory in pieces or more than once";
+    if (shim.vtab.block[VB_EXPORTED])
+        return "it exported GPU memory to another process";
+    for (unsigned i = 0; i < shim.vtab.n; i++)
+        if (shim.vtab.v[i].peer)
+            return "it gave other GPUs access to its memory";
+        else if (!dev_ok(shim.vtab.v[i].prop.location.id))
+            return "it holds memory on a device it cannot name";
+    if (!gate_supported())
+        return "this build cannot hold threads (fast swap needs x86-64)";
+    if (!gate_complete())
+        return "it looked up more driver entry points than libvramcap can hold";
+    return NULL;
+}
+
+int swap_check(uint64_t *bytes, unsigned *allocations, char *why, size_t len)
+{
+    pthread_mutex_lock(&shim.vtab.mu);
+    uint64_t b = 0;
+    unsigned n = 0;
+    for (unsigned i = 0; i < shim.vtab.n; i++)
+        if (shim.vtab.v[i].va) {
+            b += shim.vtab.v[i].size;
+            n++;
+        }
+    const char *w = blocker(why, len);
+    if (w && w != why)
+        snprintf(why, len, "%s", w);
+    pthread_mutex_unlock(&shim.vtab.mu);
+    *bytes = b;
+    *allocations = n;
+    return w ? -1 : 0;
+}
+
+/* A context of dev made current on this thread, with streams: the primary
+ * one if the application uses it, else one the application made (retaining
+ * the primary context would cost a context's worth of VRAM). */
+static CUresult enter_device(int dev)
+{
+    CUresult rc = CUDA_SUCCESS;
+    pthread_mutex_lock(&shim.ctx_mu);
+    for (unsigned i = 0; !primary[dev] && !shim.primary_used[dev] && i < shim.nctx; i++)
+        if (shim.ctx_dev[i] == dev)
+            primary[dev] = shim.ctx[i];
+    pthread_mutex_unlock(&shim.ctx_mu);
+    if (!primary[dev])
+        rc = real_cuDevicePrimaryCtxRetain(&primary[dev], dev);
+    if (rc == CUDA_SUCCESS)
+        rc = real_cuCtxSetCurrent(primary[dev]);
+    for (int i = 0; rc == CUDA_SUCCESS && i < STREAMS; i++)
+        if (!streams[dev][i])
+            rc = real_cuStreamCreate(&streams[dev][i], 1 /* non-blocking */);
+    return rc;
+}
+
+/* Waits for every context of the process: the one used for each device
+ * it allocated on, and those it made itself. */
+static CUresult finish_work(void)
+{
+    CUresult rc = CUDA_SUCCESS;
+    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++) {
+        int dev = shim.vtab.v[i].prop.location.id;
+        if (!primary[dev])
+            rc = enter_device(dev);
+    }
+    for (int dev = 0; rc == CUDA_SUCCESS && dev < SHIM_MAX_DEVICES; dev++)
+        if (primary[dev] && (rc = real_cuCtxSetCurrent(primary[dev])) == CUDA_SUCCESS)
+            rc = real_cuCtxSynchronize();
+    pthread_mutex_lock(&shim.ctx_mu);
+    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.nctx; i++)
+        if ((rc = real_cuCtxSetCurrent(shim.ctx[i])) == CUDA_SUCCESS)
+            rc = real_cuCtxSynchronize();
+    pthread_mutex_unlock(&shim.ctx_mu);
+    return rc;
+}
+
+/* Copies every mapped allocation out (to_host) or in, piece by piece over
+ * the streams of its device, and waits for all of it. */
+static CUresult copy_all(bool to_host)
+{
+    CUresult rc = CUDA_SUCCESS;
+    unsigned k = 0;
+    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++) {
+        struct vphys *p = &shim.vtab.v[i];
+        if (!p->va)
+            continue;
+        int dev = p->prop.location.id;
+        rc = enter_device(dev);
+        char *host = (char *)(uintptr_t)p->host_off;
+        for (uint64_t off = 0; rc == CUDA_SUCCESS && off < p->size; off += PIECE, k++) {
+            uint64_t n = p->size - off < PIECE ? p->size - off : PIECE;
+            CUstream s = streams[dev][k % STREAMS];
+            rc = to_host ? real_cuMemcpyDtoHAsync_v2(host + off, p->va + off, n, s)
+                         : real_cuMemcpyHtoDAsync_v2(p->va + off, host + off, n, s);
+        }
+    }
+    for (int dev = 0; dev < SHIM_MAX_DEVICES; dev++)
+        for (int i = 0; primary[dev] && i < STREAMS; i++)
+            if (streams[dev][i]) {
+                CUresult r = real_cuCtxSetCurrent(primary[dev]);
+                if (r == CUDA_SUCCESS)
+                    r = real_cuStreamSynchronize(streams[dev][i]);
+                if (rc == CUDA_SUCCESS)
+                    rc = r;
+            }
+    return rc;
+}
+
+/* Places every mapped allocation in the pool (host_off holds the host
+ * address while swapped out). */
+static int place_all(uint64_t *grow_ms, char *err, size_t len)
+{
+    uint64_t left = 0;
+    for (unsigned i = 0; i < shim.vtab.n; i++)
+        if (shim.vtab.v[i].va)
+            left += shim.vtab.v[i].size;
+    pool_begin();
+    for (unsigned i = 0; i < shim.vtab.n; i++) {
+        struct vphys *p = &shim.vtab.v[i];
+        if (!p->va)
+            continue;
+        void *h = pool_take(p->size, left, grow_ms, err, len);
+        if (!h)
+            return -1;
+        p->host_off = (uint64_t)(uintptr_t)h;
+        left -= p->size;
+    }
+    return 0;
+}
+
+/* Unmaps and releases everything mapped: the VRAM goes back to the driver,
+ * the address ranges stay reserved. */
+static CUresult drop_all(void)
+{
+    CUresult rc = CUDA_SUCCESS;
+    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++) {
+        struct vphys *p = &shim.vtab.v[i];
+        if (!p->va || !p->real)
+            continue;
+        rc = real_cuMemUnmap(p->va, p->size);
+        /* the application's references and ours: the mapping held one */
+        int refs = p->own ? 1 : p->refs;
+        for (int r = 0; rc == CUDA_SUCCESS && r < refs; r++)
+            rc = real_cuMemRelease(p->real);
+        if (rc == CUDA_SUCCESS)
+            p->real = 0;
+    }
+    return rc;
+}
+
+/* Makes, maps and grants again everything dropped. On failure, what this
+ * call made is released again and err says what was missing. */
+static int make_all(char *err, size_t len)
+{
+    CUresult rc = CUDA_SUCCESS;
+    unsigned i;
+    for (i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++) {
+        struct vphys *p = &shim.vtab.v[i];
+        if (!p->va || p->real)
+            continue;
+        CUmemGenericAllocationHandle h = 0;
+        rc = real_cuMemCreate(&h, p->size, &p->prop, 0);
+        if (rc != CUDA_SUCCESS)
+            break;
+        if ((rc = real_cuMemMap(p->va, p->size, 0, h, 0)) != CUDA_SUCCESS ||
+            (rc = grant(p->va, p->size, p->prop.location.id)) != CUDA_SUCCESS) {
+            real_cuMemUnmap(p->va, p->size);
+            real_cuMemRelease(h);
+            break;
+        }
+        p->real = h;
+    }
+    if (rc == CUDA_SUCCESS)
+        return 0;
+    uint64_t need = 0;
+    int dev = i < shim.vtab.n ? shim.vtab.v[i].prop.location.id : 0;
+    for (unsigned j = 0; j < shim.vtab.n; j++) {
+        struct vphys *p = &shim.vtab.v[j];
+        if (!p->va)
+            continue;
+        need += p->size;
+        if (p->real && j < i) { /* made by this call: give it back */
+            real_cuMemUnmap(p->va, p->size);
+            real_cuMemRelease(p->real);
+            p->real = 0;
+        }
+    }
+    char a[32];
+    snprintf(err, len, "resuming needs %s on GPU %d and the driver said %s; still suspended",
+             units_fmt_size(need, a, sizeof a), dev,
+             rc == CUDA_ERROR_OUT_OF_MEMORY ? "out of memory" : "no");
+    return -1;
+}
+
+/* The application's references as they were: the new allocation came with
+ * one reference, which its mapping holds. */
+static void restore_refs(void)
+{
+    for (unsigned i = 0; i < shim.vtab.n; i++) {
+        struct vphys *p = &shim.vtab.v[i];
+        if (p->own || !p->va || !p->real)
+            continue;
+        if (p->refs == 0)
+            real_cuMemRelease(p->real);
+        for (int r = 1; r < p->refs && real_cuMemRetainAllocationHandle; r++) {
+            CUmemGenericAllocationHandle h;
+            real_cuMemRetainAllocationHandle(&h, (void *)(uintptr_t)p->va);
+        }
+    }
+}
+
+int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len)
+{
+    memset(st, 0, sizeof *st);
+    if (suspended) {
+        snprintf(err, len, "already suspended");
+        return -1;
+    }
+    uint64_t t = now_ms();
+    unsigned busy = 0;
+    if (gate_close(timeout_ms, &busy) < 0) {
+        snprintf(err, len, "%u driver call%s still running after %u ms; not suspended", busy,
+                 busy == 1 ? " was" : "s were", timeout_ms);
+        return -1;
+    }
+    st->gate_ms = now_ms() - t;
+    pthread_mutex_lock(&shim.vtab.mu);
+    const char *why = blocker(err, len);
+    if (why) {
+        if (why != err)
+            snprintf(err, len, "%s", why);
+        goto refuse;
+    }
+    t = now_ms();
+    CUresult rc = finish_work();
+    st->sync_ms = now_ms() - t;
+    if (rc != CUDA_SUCCESS) {
+        snprintf(err, len, "the GPU reported error %d while finishing the process's work", rc);
+        goto refuse;
+    }
+    if (place_all(&st->pool_ms, err, len) < 0)
+        goto refuse;
+    t = now_ms();
+    rc = copy_all(true);
+    st->copy_ms = now_ms() - t;
+    if (rc != CUDA_SUCCESS) {
+        snprintf(err, len, "copying to host memory failed (error %d)", rc);
+        goto refuse;
+    }
+    t = now_ms();
+    rc = drop_all();
+    if (rc != CUDA_SUCCESS) {
+        snprintf(err, len, "releasing GPU memory failed (error %d)", rc);
+        char e2[160];
+        if (make_all(e2, sizeof e2) == 0 && copy_all(false) == CUDA_SUCCESS)
+            restore_refs();
+        goto refuse;
+    }
+    st->map_ms = now_ms() - t;
+    for (unsigned i = 0; i < shim.vtab.n; i++)
+        if (shim.vtab.v[i].va) {
+            st->bytes += shim.vtab.v[i].size;
+            st->allocations++;
+        }
+    suspended = true;
+    pthread_mutex_unlock(&shim.vtab.mu);
+    return 0;
+refuse:
+    pthread_mutex_unlock(&shim.vtab.mu);
+    gate_open();
+    return -1;
+}
+
+int swap_resume(struct swap_stats *st, char *err, size_t len)
+{
+    memset(st, 0, sizeof *st);
+    if (!suspended) {
+        snprintf(err, len, "not suspended");
+        return -1;
+    }
+    pthread_mutex_lock(&shim.vtab.mu);
+    uint64_t t = now_ms();
+    if (make_all(err, len) < 0) {
+        pthread_mutex_unlock(&shim.vtab.mu);
+        return -1;
+    }
+    st->map_ms = now_ms() - t;
+    t = now_ms();
+    CUresult rc = copy_all(false);
+    st->copy_ms = now_ms() - t;
+    if (rc != CUDA_SUCCESS) {
+        /* the host copy is intact: drop what came back and stay out */
+        drop_all();
+        pthread_mutex_unlock(&shim.vtab.mu);
+        snprintf(err, len, "copying back to the GPU failed (error %d); still suspended", rc);
+        return -1;
+    }
+    restore_refs();
+    for (unsigned i = 0; i < shim.vtab.n; i++)
+        if (shim.vtab.v[i].va) {
+            st->bytes += shim.vtab.v[i].size;
+            st->allocations++;
+        }
+    if (pool_policy() == POOL_NONE)
+        pool_drop();
+    suspended = false;
+    pthread_mutex_unlock(&shim.vtab.mu);
+    gate_open();
+    return 0;
+}
+
+int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
+{
+    *pool_ms = 0;
+    if (suspended)
+        return 0;
+    pthread_mutex_lock(&shim.vtab.mu);
+    uint64_t need = 0;
+    for (unsigned i = 0; i < shim.vtab.n; i++)
+        if (shim.vtab.v[i].va)
+            need += shim.vtab.v[i].size;
+    int rc = 0;
+    uint64_t have = pool_bytes();
+    pthread_mutex_unlock(&shim.vtab.mu);
+    if (need > have)
+        rc = pool_grow(need - have, pool_ms, err, len);
+    return rc;
+}

@@ -1,0 +1,34 @@
+/* swap: moving a whole process's GPU memory to pinned host memory and
+ * back, at the same addresses, while its threads wait at the gate. */
+#ifndef VRAM_SHIM_SWAP_H
+#define VRAM_SHIM_SWAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct swap_stats {
+    uint64_t bytes;       /* moved */
+    unsigned allocations; /* moved */
+    uint64_t gate_ms, sync_ms, pool_ms, copy_ms, map_ms;
+};
+
+/* What the process holds and whether it can be swapped fast: 0, or -1 with
+ * the reason it cannot in why. */
+int swap_check(uint64_t *bytes, unsigned *allocations, char *why, size_t len);
+
+bool swap_suspended(void);
+
+/* Holds the threads (waiting up to timeout_ms for calls in flight), waits
+ * for the GPU, copies everything out and frees the VRAM. 0, or -1 with err
+ * and the process running as before. */
+int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len);
+
+/* Gets VRAM again, maps it at the same addresses, copies back, releases
+ * the threads. 0, or -1 with err and the process still suspended. */
+int swap_resume(struct swap_stats *st, char *err, size_t len);
+
+/* Grows the host pool to what a suspend would need now ("eager"). */
+int swap_prepare(uint64_t *pool_ms, char *err, size_t len);
+
+#endif

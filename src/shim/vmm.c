@@ -1,0 +1,204 @@
+/* vmm: the wrapped virtual memory entry points. The physical allocation is
+ * what costs VRAM; reserving address space and mapping are free. PyTorch's
+ * expandable segments and JAX's allocator take this path. With fast swap
+ * on, every physical allocation is also recorded in the swap table (with
+ * its mapping, its references and who may access it), and the handle the
+ * application holds is translated to the driver's current one: after a
+ * swap the driver's handle is a new one, the application's is not. */
+#include "shim.h"
+
+#define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
+
+static void give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
+{
+    struct atab_entry e;
+    for (size_t i = 0; i < nkinds; i++)
+        if (atab_take(&shim.atab, key, kinds[i], &e) == 0) {
+            shim_budget_give(e.bytes);
+            return;
+        }
+}
+
+/* The driver's handle for the application's, under the table's lock. */
+static uint64_t real_handle(uint64_t id)
+{
+    if (!shim.swap)
+        return id;
+    pthread_mutex_lock(&shim.vtab.mu);
+    uint64_t r = vtab_real_of(&shim.vtab, id);
+    pthread_mutex_unlock(&shim.vtab.mu);
+    return r;
+}
+
+SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
+                                 const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    if (!REAL(cuMemCreate))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uint64_t charge = shim_pages(size);
+    if (!shim_budget_take(charge))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = real_cuMemCreate(h, size, prop, flags);
+    if (rc != CUDA_SUCCESS) {
+        shim_budget_give(charge);
+        return rc;
+    }
+    if (shim.swap && prop) {
+        /* the application gets a handle of ours: the driver's changes with
+         * every swap, and a value it frees may come back for another */
+        struct vphys p = {.real = *h, .size = size, .prop = *prop, .refs = 1};
+        pthread_mutex_lock(&shim.vtab.mu);
+        p.id = vtab_new_id(&shim.vtab);
+        if (vtab_add(&shim.vtab, &p) == 0)
+            *h = p.id;
+        else
+            shim.vtab.block[VB_PIECES]++; /* untracked: never swap this process */
+        pthread_mutex_unlock(&shim.vtab.mu);
+    }
+    int dev = prop ? prop->location.id : -1;
+    if (atab_put(&shim.atab, *h, ATAB_VMM, charge, dev) < 0)
+        shim_budget_give(charge);
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
+{
+    if (!REAL(cuMemRelease))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemRelease(real_handle(h));
+    static const enum atab_kind kinds[] = {ATAB_VMM, ATAB_IMPORTED};
+    if (rc == CUDA_SUCCESS)
+        give_back(h, kinds, 2);
+    if (rc == CUDA_SUCCESS && shim.swap) {
+        pthread_mutex_lock(&shim.vtab.mu);
+        struct vphys *p = vtab_by_id(&shim.vtab, h);
+        if (p && --p->refs <= 0 && p->maps == 0)
+            vtab_remove(&shim.vtab, p);
+        pthread_mutex_unlock(&shim.vtab.mu);
+    }
+    return rc;
+}
+
+/* Memory another process exported: its size is only known when mapped, so
+ * the handle is recorded now and charged at its first map. */
+SHIM_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h,
+                                                    void *os_handle, int type)
+{
+    if (!REAL(cuMemImportFromShareableHandle))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemImportFromShareableHandle(h, os_handle, type);
+    if (rc == CUDA_SUCCESS)
+        atab_put(&shim.atab, *h, ATAB_IMPORTED, 0, -1);
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+                              CUmemGenericAllocationHandle h, unsigned long long flags)
+{
+    if (!REAL(cuMemMap))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct atab_entry e;
+    bool imported = atab_get(&shim.atab, h, ATAB_IMPORTED, &e) == 0 && e.bytes == 0;
+    uint64_t charge = imported ? shim_pages(size) : 0;
+    if (!shim_budget_take(charge))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = real_cuMemMap(ptr, size, offset, real_handle(h), flags);
+    if (rc != CUDA_SUCCESS)
+        shim_budget_give(charge);
+    else if (imported)
+        atab_put(&shim.atab, h, ATAB_IMPORTED, charge, shim_device_now());
+    if (rc == CUDA_SUCCESS && shim.swap) {
+        pthread_mutex_lock(&shim.vtab.mu);
+        struct vphys *p = vtab_by_id(&shim.vtab, h);
+        if (p && p->maps == 0 && offset == 0 && size == p->size)
+            p->va = ptr;
+        else if (p)
+            shim.vtab.block[VB_PIECES]++;
+        if (p)
+            p->maps++;
+        pthread_mutex_unlock(&shim.vtab.mu);
+    }
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+    if (!REAL(cuMemUnmap))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemUnmap(ptr, size);
+    if (rc == CUDA_SUCCESS && shim.swap) {
+        /* one call may unmap several allocations (PyTorch unmaps a run of
+         * its segment's pages at once); walk down, removal moves the last */
+        pthread_mutex_lock(&shim.vtab.mu);
+        for (unsigned i = shim.vtab.n; i-- > 0;) {
+            struct vphys *p = &shim.vtab.v[i];
+            if (p->own || !p->va || p->va < ptr || p->va - ptr >= size)
+                continue;
+            p->va = 0;
+            if (--p->maps <= 0 && p->refs <= 0)
+                vtab_remove(&shim.vtab, p);
+        }
+        pthread_mutex_unlock(&shim.vtab.mu);
+    }
+    return rc;
+}
+
+/* Access beyond the allocation's own GPU (peer access) would have to be
+ * granted again on resume, to GPUs that may have changed: such memory
+ * stops fast swap. */
+SHIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+                                    size_t count)
+{
+    if (!REAL(cuMemSetAccess))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemSetAccess(ptr, size, desc, count);
+    if (rc == CUDA_SUCCESS && shim.swap && desc) {
+        pthread_mutex_lock(&shim.vtab.mu);
+        struct vphys *p = vtab_by_va(&shim.vtab, ptr);
+        for (size_t i = 0; p && i < count; i++)
+            if (desc[i].location.id != p->prop.location.id)
+                p->peer = true;
+        pthread_mutex_unlock(&shim.vtab.mu);
+    }
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr)
+{
+    if (!REAL(cuMemRetainAllocationHandle))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemRetainAllocationHandle(h, addr);
+    if (rc == CUDA_SUCCESS && shim.swap && h) {
+        pthread_mutex_lock(&shim.vtab.mu);
+        struct vphys *p = vtab_by_real(&shim.vtab, *h);
+        if (p) {
+            *h = p->id;
+            p->refs++;
+        }
+        pthread_mutex_unlock(&shim.vtab.mu);
+    }
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+                                                            CUmemGenericAllocationHandle h)
+{
+    if (!REAL(cuMemGetAllocationPropertiesFromHandle))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return real_cuMemGetAllocationPropertiesFromHandle(prop, real_handle(h));
+}
+
+/* Memory shared with another process cannot leave the GPU behind its back. */
+SHIM_EXPORT CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h,
+                                                  int type, unsigned long long flags)
+{
+    if (!REAL(cuMemExportToShareableHandle))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemExportToShareableHandle(out, real_handle(h), type, flags);
+    if (rc == CUDA_SUCCESS && shim.swap) {
+        pthread_mutex_lock(&shim.vtab.mu);
+        shim.vtab.block[VB_EXPORTED]++;
+        pthread_mutex_unlock(&shim.vtab.mu);
+    }
+    return rc;
+}

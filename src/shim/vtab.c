@@ -1,0 +1,76 @@
+/* vtab: a plain array searched linearly. Allocators cache what they get
+ * (PyTorch, JAX and CuPy call the driver a few hundred times for a whole
+ * model), so a scan of a few hundred entries per call costs less than the
+ * driver call it accompanies, and the table stays easy to walk for a swap. */
+#include "vtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void vtab_init(struct vtab *t)
+{
+    memset(t, 0, sizeof *t);
+    pthread_mutex_init(&t->mu, NULL);
+}
+
+void vtab_clear(struct vtab *t)
+{
+    free(t->v);
+    t->v = NULL;
+    t->n = t->cap = 0;
+    memset(t->block, 0, sizeof t->block);
+}
+
+int vtab_add(struct vtab *t, const struct vphys *p)
+{
+    if (t->n == t->cap) {
+        unsigned nc = t->cap ? t->cap * 2 : 64;
+        struct vphys *nv = realloc(t->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        t->v = nv;
+        t->cap = nc;
+    }
+    t->v[t->n++] = *p;
+    return 0;
+}
+
+struct vphys *vtab_by_id(struct vtab *t, uint64_t id)
+{
+    for (unsigned i = 0; i < t->n; i++)
+        if (t->v[i].id == id)
+            return &t->v[i];
+    return NULL;
+}
+
+struct vphys *vtab_by_real(struct vtab *t, uint64_t real)
+{
+    for (unsigned i = 0; i < t->n; i++)
+        if (t->v[i].real == real)
+            return &t->v[i];
+    return NULL;
+}
+
+struct vphys *vtab_by_va(struct vtab *t, uint64_t va)
+{
+    for (unsigned i = 0; va && i < t->n; i++)
+        if (t->v[i].va == va)
+            return &t->v[i];
+    return NULL;
+}
+
+void vtab_remove(struct vtab *t, struct vphys *p)
+{
+    *p = t->v[--t->n];
+}
+
+uint64_t vtab_real_of(struct vtab *t, uint64_t id)
+{
+    struct vphys *p = vtab_by_id(t, id);
+    return p ? p->real : id;
+}
+
+uint64_t vtab_new_id(struct vtab *t)
+{
+    return 0x7672616d00000000ULL | (++t->next_id & 0xffffffffULL);
+}
