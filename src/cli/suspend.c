@@ -98,16 +98,19 @@ static int find_proc(struct snap *s, int pid, size_t *gpu, uint64_t *bytes)
     return -1;
 }
 
-/* The driver's checkpoints may be missing (driver < 570): then *c is NULL
- * and why says so, and only the fast path can work. */
+/* The driver's checkpoints are opened only when the fast path cannot do
+ * the work (initializing CUDA here costs tens of milliseconds); they may be
+ * missing (driver < 570): then *c is NULL and why says so. */
 static int open_all(const struct cmd_entry *e, struct probe **p, struct ckpt **c, struct snap *s,
-                    char *why, size_t wlen)
+                    bool need_ckpt, char *why, size_t wlen)
 {
     char err[512];
     int rc = probe_open(p, "/proc", err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(e, err, rc);
-    if ((rc = ckpt_open(c, why, wlen)) < 0) {
+    *c = NULL;
+    snprintf(why, wlen, "not needed");
+    if (need_ckpt && (rc = ckpt_open(c, why, wlen)) < 0) {
         if (rc == VRAM_ENODRIVER) {
             probe_close(*p);
             return cmd_no_driver(e, why, rc);
@@ -168,12 +171,13 @@ static int cmd_suspend(int argc, char **argv)
     struct ckpt *ck;
     struct snap s;
     char why[512];
-    if ((c = open_all(&cmd_suspend_entry, &p, &ck, &s, why, sizeof why)))
+    struct park_result pr;
+    bool fast = !driver && park_probe(pid, &pr) == PARK_FAST;
+    if ((c = open_all(&cmd_suspend_entry, &p, &ck, &s, !fast, why, sizeof why)))
         return c;
     size_t g;
     uint64_t bytes;
     char err[512], b[32], l[32];
-    struct park_result pr;
     int rc = 1;
     if (find_proc(&s, pid, &g, &bytes) < 0) {
         fprintf(stderr,
@@ -254,7 +258,8 @@ static int cmd_resume(int argc, char **argv)
     struct ckpt *ck;
     struct snap s;
     char why[512];
-    if ((c = open_all(&cmd_resume_entry, &p, &ck, &s, why, sizeof why)))
+    bool fast = park_fast_suspended(pid);
+    if ((c = open_all(&cmd_resume_entry, &p, &ck, &s, !fast, why, sizeof why)))
         return c;
     int rc = 1;
     char err[512], path[600], from[96] = "", b[32];

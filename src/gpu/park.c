@@ -28,6 +28,14 @@ enum park_path park_probe(int pid, struct park_result *r)
     return r->path = PARK_DRIVER;
 }
 
+bool park_fast_suspended(int pid)
+{
+    struct swapctl_info in;
+    char err[240];
+    return swapctl_call(pid, "info", 5000, &in, err, sizeof err) == 1 &&
+           strcmp(in.state, "suspended") == 0;
+}
+
 int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
                  bool driver_only, struct park_result *r, char *err, size_t len)
 {

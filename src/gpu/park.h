@@ -25,6 +25,9 @@ const char *park_path_name(enum park_path p);
  * reason in r->note when it is not the fast one. */
 enum park_path park_probe(int pid, struct park_result *r);
 
+/* Whether pid is suspended by fast swap now. */
+bool park_fast_suspended(int pid);
+
 /* ckpt may be NULL (no driver checkpoints): then only the fast path is
  * possible. driver_only skips the fast path. 0, or -1 with err. */
 int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
