@@ -95,7 +95,8 @@ static void rates(const char *what, char *host, CUdeviceptr dev, size_t size)
     for (int pi = 0; pi < 2; pi++)
         for (int s = 1; s <= 4; s += 3)
             printf("  %3zuM/%d: out %5.1f in %5.1f", pieces[pi] >> 20, s,
-                   rate(host, dev, size, pieces[pi], s, 1), rate(host, dev, size, pieces[pi], s, 0));
+                   rate(host, dev, size, pieces[pi], s, 1),
+                   rate(host, dev, size, pieces[pi], s, 0));
     printf("  GB/s\n");
 }
 

@@ -76,9 +76,9 @@ def allocs():
             count["alloc"] += 1
 
 
-if a.busy:
-    for f in (matmuls, allocs):
-        threading.Thread(target=f, daemon=True).start()
+threads = [threading.Thread(target=f, daemon=True) for f in (matmuls, allocs)] if a.busy else []
+for t in threads:
+    t.start()
 
 print("ready %d %d" % (os.getpid(), n * CH), flush=True)
 for line in sys.stdin:
@@ -109,3 +109,5 @@ for line in sys.stdin:
     elif cmd[0] == "quit":
         break
 stop = True
+for t in threads:  # threads still in CUDA when the interpreter ends abort it
+    t.join()

@@ -81,8 +81,8 @@ static int cmd_ps(int argc, char **argv)
         json_decref(r);
         return 0;
     }
-    printf("%-16s %-10s %-4s %-9s %-9s %-10s %s\n", "MODEL", "STATE", "GPU", "VRAM", "HOST RAM",
-           "LAST USED", "RESTARTS");
+    printf("%-16s %-10s %-4s %-9s %-9s %-10s %-10s %s\n", "MODEL", "STATE", "GPU", "VRAM",
+           "HOST RAM", "SWAP", "LAST USED", "RESTARTS");
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(r, "models"), i, m)
@@ -90,11 +90,12 @@ static int cmd_ps(int argc, char **argv)
         char g[8] = "-", v[32], h[32], a[32];
         if (json_is_integer(json_object_get(m, "gpu")))
             snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
-        printf("%-16s %-10s %-4s %-9s %-9s %-10s %lld%s%s\n",
+        const char *sw = json_string_value(json_object_get(m, "swap"));
+        printf("%-16s %-10s %-4s %-9s %-9s %-10s %-10s %lld%s%s\n",
                json_string_value(json_object_get(m, "name")),
                json_string_value(json_object_get(m, "state")), g,
                size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),
-               size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h),
+               size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw ? sw : "-",
                ago(json_object_get(m, "last_used_ms"), a, sizeof a),
                (long long)json_integer_value(json_object_get(m, "restarts")),
                *json_string_value(json_object_get(m, "error")) ? "   " : "",

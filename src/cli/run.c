@@ -140,10 +140,14 @@ static int wait_child(pid_t pid)
 static int parse(int argc, char **argv, struct run_opts *o, int *first)
 {
     static const struct option opts[] = {
-        {"vram", required_argument, NULL, 'm'}, {"gpu", required_argument, NULL, 'g'},
-        {"wait", no_argument, NULL, 'w'},       {"timeout", required_argument, NULL, 't'},
-        {"reap", no_argument, NULL, 'r'},       {"quiet", no_argument, NULL, 'q'},
-        {"swap", no_argument, NULL, 's'},       {"help", no_argument, NULL, 'h'},
+        {"vram", required_argument, NULL, 'm'},
+        {"gpu", required_argument, NULL, 'g'},
+        {"wait", no_argument, NULL, 'w'},
+        {"timeout", required_argument, NULL, 't'},
+        {"reap", no_argument, NULL, 'r'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"swap", no_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);

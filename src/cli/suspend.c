@@ -179,7 +179,12 @@ static int cmd_suspend(int argc, char **argv)
     uint64_t bytes;
     char err[512], b[32], l[32];
     int rc = 1;
-    if (find_proc(&s, pid, &g, &bytes) < 0) {
+    /* fast swap answers for its process even when NVML cannot see it
+     * (held by the driver's checkpoint, say), and says what it can do */
+    if (find_proc(&s, pid, &g, &bytes) < 0 && fast) {
+        g = 0;
+        bytes = 0;
+    } else if (find_proc(&s, pid, &g, &bytes) < 0) {
         fprintf(stderr,
                 "vram suspend: pid %d holds no GPU memory (not a CUDA process, or "
                 "suspended already: vram resume %d)\n",
@@ -207,8 +212,8 @@ static int cmd_suspend(int argc, char **argv)
     uint64_t left = 0;
     find_proc(&s, pid, &g2, &left);
     printf("suspended pid %d (%s path) in %.2f s: it held %s on GPU %zu, now %s\n", pid,
-           park_path_name(pr.path), (double)(t1 - t0) / 1000, units_fmt_size(bytes, b, sizeof b),
-           g, units_fmt_size(left, l, sizeof l));
+           park_path_name(pr.path), (double)(t1 - t0) / 1000, units_fmt_size(bytes, b, sizeof b), g,
+           units_fmt_size(left, l, sizeof l));
     if (pr.path == PARK_FAST)
         printf("  fast swap: %u allocations, %s copied in %.3f s; waiting for its work %.3f s, "
                "host pool grown %.3f s, VRAM released %.3f s\n",

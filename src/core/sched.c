@@ -203,7 +203,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
     case SCHED_EV_RESUME:
         if (m->state == SCHED_SUSPENDED) {
             m->want = true;
-            m->resume_gpu = e->gpu;
+            m->resume_gpu = m->bound_gpu >= 0 ? m->bound_gpu : e->gpu;
         }
         break;
     case SCHED_EV_READY:
@@ -232,6 +232,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
         if (e->ok) {
             m->state = SCHED_SUSPENDED;
             m->host_bytes = e->bytes ? e->bytes : m->need;
+            m->bound_gpu = e->bound ? m->gpu : -1;
         } else { /* cannot suspend: free the memory anyway */
             snprintf(m->error, sizeof m->error, "suspend failed: %s", e->error ? e->error : "?");
             m->state = SCHED_STOPPING;
@@ -243,6 +244,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
             break;
         m->resume_gpu = -1;
         if (e->ok) {
+            m->bound_gpu = -1;
             m->state = SCHED_READY;
             m->host_bytes = 0;
             m->last_used_ms = now;
@@ -298,9 +300,12 @@ static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t ne
     return n;
 }
 
-/* An explicit resume names its GPU, over the model's configured one. */
+/* A model fast swap suspended comes back where it left; an explicit
+ * resume names its GPU, over the model's configured one. */
 static bool gpu_allowed(const struct sched_model *m, int g)
 {
+    if (m->state == SCHED_SUSPENDED && m->bound_gpu >= 0)
+        return g == m->bound_gpu;
     if (m->resume_gpu >= 0)
         return g == m->resume_gpu;
     return m->only_gpu < 0 || m->only_gpu == g;

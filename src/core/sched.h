@@ -45,6 +45,7 @@ struct sched_model {
     enum sched_state state;
     int gpu;        /* where it is, or is going; -1 */
     int resume_gpu; /* where an explicit resume asked for; -1 */
+    int bound_gpu;  /* suspended by a path that comes back only where it left; -1 */
     unsigned holds; /* acquired, not yet released */
     uint64_t last_used_ms;
     uint64_t host_bytes; /* in host RAM while suspended */
@@ -87,7 +88,7 @@ enum sched_ev {
     SCHED_EV_READY,     /* model, bytes: started and healthy, using bytes */
     SCHED_EV_FAILED,    /* model, error: did not start */
     SCHED_EV_EXITED,    /* model, error: its process is gone */
-    SCHED_EV_SUSPENDED, /* model, ok, bytes (host), error */
+    SCHED_EV_SUSPENDED, /* model, ok, bytes (host), bound, error */
     SCHED_EV_RESUMED,   /* model, ok, error */
     SCHED_EV_TICK,      /* time passed: timeouts, retries */
 };
@@ -101,6 +102,7 @@ struct sched_event {
     int gpu;
     bool ok;
     uint64_t bytes;
+    bool bound; /* SUSPENDED: it can come back only on the GPU it left (fast swap) */
     const char *error;
 };
 

@@ -49,13 +49,25 @@ static void reply_error(struct evhttp_request *req, int code, const char *reason
     reply_json(req, code, reason, json_pack("{s:s}", "error", msg));
 }
 
+/* How the model is (or would be) suspended: what the last suspend did,
+ * else what its configuration asks for. */
+static const char *swap_path(const struct dmodel *dm)
+{
+    if (dm->cfg.evict != SCHED_EVICT_SUSPEND)
+        return "stop";
+    if (dm->how[0])
+        return dm->how;
+    return dm->cfg.fast ? "fast" : "checkpoint";
+}
+
 json_t *api_model_json(const struct daemon *d, unsigned i)
 {
     const struct sched_model *m = &d->smodels[i];
     const struct dmodel *dm = &d->dm[i];
     bool on = m->state != SCHED_STOPPED && m->state != SCHED_FAILED && m->state != SCHED_SUSPENDED;
     return json_pack(
-        "{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:o, s:i, s:o, s:s, s:i, s:i, s:i, s:f, s:f, s:f}",
+        "{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:o, s:i, s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, "
+        "s:f}",
         "name", m->name, "state", sched_state_name(m->state), "gpu",
         on && m->gpu >= 0 ? json_integer(m->gpu) : json_null(), "pid",
         dm->pid > 0 ? json_integer(dm->pid) : json_null(), "port",
@@ -63,10 +75,10 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
         (json_int_t)(on ? m->need : 0), "host_bytes",
         (json_int_t)(m->state == SCHED_SUSPENDED ? m->host_bytes : 0), "last_used_ms",
         m->last_used_ms ? json_integer((json_int_t)m->last_used_ms) : json_null(), "restarts",
-        (int)dm->restarts, "suspended_by", dm->how[0] ? json_string(dm->how) : json_null(), "error",
-        m->error, "holds", (int)m->holds, "suspends", (int)dm->suspends, "resumes",
-        (int)dm->resumes, "last_start_s", dm->last_start_s, "last_suspend_s", dm->last_suspend_s,
-        "last_resume_s", dm->last_resume_s);
+        (int)dm->restarts, "suspended_by", dm->how[0] ? json_string(dm->how) : json_null(), "swap",
+        swap_path(dm), "error", m->error, "holds", (int)m->holds, "suspends", (int)dm->suspends,
+        "resumes", (int)dm->resumes, "last_start_s", dm->last_start_s, "last_suspend_s",
+        dm->last_suspend_s, "last_resume_s", dm->last_resume_s);
 }
 
 static json_t *models_json(const struct daemon *d)

@@ -180,6 +180,16 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
     } else if (!strcmp(name, "cap")) {
         if (!parse_bool(v, &m->cap))
             FAIL("cap '%s': yes or no", v);
+    } else if (!strcmp(name, "swap")) {
+        if (strcmp(v, "fast") && strcmp(v, "driver"))
+            FAIL("swap '%s': fast (libvramcap's pinned copies) or driver (the driver's "
+                 "checkpoint)",
+                 v);
+        m->fast = !strcmp(v, "fast");
+    } else if (!strcmp(name, "swap_pool")) {
+        if (strcmp(v, "keep") && strcmp(v, "none") && strcmp(v, "eager"))
+            FAIL("swap_pool '%s': keep, none or eager", v);
+        snprintf(m->swap_pool, sizeof m->swap_pool, "%s", v);
     } else if (!strcmp(name, "health")) {
         if (v[0] != '/')
             FAIL("health '%s': a path on the model's server, like /health", v);
@@ -194,7 +204,7 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
             FAIL("start_timeout '%s': a duration, like 2m", v);
     } else
         FAIL("unknown setting '%s' (command, file, vram, gpus, idle, evict, priority, pinned, "
-             "cap, health, start_timeout, concurrency)",
+             "cap, swap, swap_pool, health, start_timeout, concurrency)",
              name);
     return 1;
 }
@@ -214,6 +224,7 @@ static struct config_model *model_named(struct parse *ps, const char *name)
     m->idle_s = 300;
     m->priority = 5;
     m->start_timeout_s = 120;
+    m->fast = true;
     snprintf(m->health, sizeof m->health, "/health");
     return m;
 }

@@ -24,7 +24,9 @@ struct config_model {
     enum sched_evict evict;
     int priority;
     bool pinned;
-    bool cap; /* run it under libvramcap with vram as its slice */
+    bool cap;          /* run it under libvramcap with vram as its slice */
+    bool fast;         /* fast swap: run it under libvramcap with VRAM_SWAP=1 */
+    char swap_pool[8]; /* libvramcap's host pool policy: keep, none, eager */
     char health[128];
     double start_timeout_s;
     unsigned concurrency; /* proxied requests at once, 0: no limit */

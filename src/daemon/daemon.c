@@ -118,13 +118,17 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
             d->dm[k].pid > 0)
             taken[d->dm[k].port - d->cfg.port_base] = true;
     unsigned port = super_free_port(d->cfg.port_base, taken, sizeof taken);
+    bool fast = dm->cfg.fast && dm->cfg.evict == SCHED_EVICT_SUSPEND;
     struct super_spawn sp = {dm->cfg.name,
                              dm->cfg.command,
                              d->cfg.logs,
                              d->gpu_uuid[gpu],
                              port,
-                             dm->cfg.cap && d->shim[0] ? d->shim : NULL,
-                             d->smodels[i].need};
+                             (dm->cfg.cap || fast) && d->shim[0] ? d->shim : NULL,
+                             dm->cfg.cap ? d->smodels[i].need : 0,
+                             fast,
+                             dm->cfg.swap_pool,
+                             d->sched.host_budget};
     char err[256];
     dm->began_ms = daemon_now_ms();
     if (!port || super_start(&sp, &dm->pid, &dm->start, err, sizeof err) < 0) {
@@ -218,8 +222,8 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
         if (was == SCHED_SUSPENDING) {
             dm->last_suspend_s = took;
             dm->suspends++;
-            snprintf(dm->how, sizeof dm->how, "checkpoint");
-            daemon_emit(d, i, "suspended", took, "driver checkpoint");
+            daemon_emit(d, i, "suspended", took,
+                        strcmp(dm->how, "fast") ? "driver checkpoint" : "fast swap");
         } else {
             daemon_emit(d, i, "resume failed", took, m->error);
         }

@@ -65,7 +65,7 @@ static void add_model(struct daemon *d, const struct config_model *c)
     unsigned i = (unsigned)d->sched.nmodels++;
     memset(&d->smodels[i], 0, sizeof d->smodels[i]);
     memset(&d->dm[i], 0, sizeof d->dm[i]);
-    d->smodels[i].gpu = d->smodels[i].resume_gpu = -1;
+    d->smodels[i].gpu = d->smodels[i].resume_gpu = d->smodels[i].bound_gpu = -1;
     d->dm[i].left_gpu = -1;
     set_model(d, i, c);
     daemon_init_model_timer(d, i);

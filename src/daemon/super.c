@@ -45,7 +45,7 @@ static int expand(const char *cmd, unsigned port, char *out, size_t len)
 int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
                 size_t len)
 {
-    char cmd[2048], log[1024], port[16], cap[32];
+    char cmd[2048], log[1024], port[16], cap[32], hmax[32];
     if (expand(s->command, s->port, cmd, sizeof cmd) < 0) {
         snprintf(err, len, "command too long");
         return -1;
@@ -59,6 +59,7 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
     }
     snprintf(port, sizeof port, "%u", s->port);
     snprintf(cap, sizeof cap, "%llu", (unsigned long long)s->cap);
+    snprintf(hmax, sizeof hmax, "%llu", (unsigned long long)s->swap_host_max);
     pid_t p = fork();
     if (p < 0) {
         snprintf(err, len, "fork: %s", strerror(errno));
@@ -76,9 +77,16 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
         setenv("VRAM_MODEL", s->name, 1);
         if (s->gpu_uuid)
             setenv("CUDA_VISIBLE_DEVICES", s->gpu_uuid, 1);
-        if (s->shim && s->cap) {
+        if (s->shim)
             setenv("LD_PRELOAD", s->shim, 1);
+        if (s->shim && s->cap)
             setenv("VRAM_CAP", cap, 1);
+        if (s->shim && s->fast) {
+            setenv("VRAM_SWAP", "1", 1);
+            if (s->swap_pool && *s->swap_pool)
+                setenv("VRAM_SWAP_POOL", s->swap_pool, 1);
+            if (s->swap_host_max)
+                setenv("VRAM_SWAP_HOST_MAX", hmax, 1);
         }
         sigset_t none;
         sigemptyset(&none);

@@ -15,8 +15,11 @@ struct super_spawn {
     const char *logdir;
     const char *gpu_uuid; /* CUDA_VISIBLE_DEVICES */
     unsigned port;
-    const char *shim; /* libvramcap.so to preload with cap, or NULL */
-    uint64_t cap;
+    const char *shim; /* libvramcap.so to preload, or NULL */
+    uint64_t cap;     /* its slice; 0: no cap */
+    bool fast;        /* fast swap on */
+    const char *swap_pool;
+    uint64_t swap_host_max; /* the most pinned host memory it may take */
 };
 
 /* Forks and execs /bin/sh -c "exec COMMAND" in its own process group,

@@ -1,5 +1,6 @@
-/* worker: the driver's checkpoint calls take seconds (8.6 s to move 16 GiB
- * out on an H200), so each suspend or resume runs on a thread of its own
+/* worker: a suspend or resume takes from a tenth of a second (fast swap)
+ * to seconds (the driver's checkpoint moved 16 GiB out in 8.6 s on an
+ * H200), so each runs on a thread of its own, by the path park.c picks,
  * and reports through a pipe; the loop turns the report into a scheduler
  * event. Threads share nothing with the loop but their job and the pipe. */
 #include <errno.h>
@@ -11,9 +12,12 @@
 
 #include "daemon.h"
 #include "gpu/ckpt.h"
+#include "gpu/park.h"
 
 struct job {
     struct ckpt *ckpt;
+    const char *ckpt_why;
+    bool driver_only;
     int fd;
     unsigned model;
     bool resume;
@@ -24,17 +28,21 @@ struct job {
 struct report {
     unsigned model;
     bool resume, ok;
+    bool fast; /* by fast swap: it comes back only on the GPU it left */
     char error[232];
 };
 
 static void *run(void *arg)
 {
     struct job *j = arg;
-    struct report r = {j->model, j->resume, false, ""};
-    int rc = j->resume ? ckpt_resume(j->ckpt, j->pid, j->from[0] ? j->from : NULL,
-                                     j->to[0] ? j->to : NULL, r.error, sizeof r.error)
-                       : ckpt_suspend(j->ckpt, j->pid, 30000, r.error, sizeof r.error);
+    struct report r = {j->model, j->resume, false, false, ""};
+    struct park_result pr;
+    int rc = j->resume ? park_resume(j->ckpt, j->ckpt_why, j->pid, j->from[0] ? j->from : NULL,
+                                     j->to[0] ? j->to : NULL, &pr, r.error, sizeof r.error)
+                       : park_suspend(j->ckpt, j->ckpt_why, j->pid, 30000, j->driver_only, &pr,
+                                      r.error, sizeof r.error);
     r.ok = rc == 0;
+    r.fast = pr.path == PARK_FAST;
     /* one write of less than PIPE_BUF: atomic, never interleaved */
     while (write(j->fd, &r, sizeof r) < 0 && errno == EINTR)
         ;
@@ -51,7 +59,11 @@ static void on_report(evutil_socket_t fd, short what, void *arg)
         struct sched_event e = {.kind = r.resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED,
                                 .model = r.model,
                                 .ok = r.ok,
+                                .bound = !r.resume && r.fast,
                                 .error = r.error};
+        if (!r.resume && r.ok)
+            snprintf(d->dm[r.model].how, sizeof d->dm[r.model].how, "%s",
+                     r.fast ? "fast" : "checkpoint");
         if (!r.resume && r.ok)
             e.bytes = d->dm[r.model].host_bytes;
         daemon_step(d, &e);
@@ -91,6 +103,8 @@ static struct job *job(struct daemon *d, unsigned model, bool resume)
     if (!j)
         return NULL;
     j->ckpt = d->ckpt;
+    j->ckpt_why = d->ckpt_why;
+    j->driver_only = !d->dm[model].cfg.fast;
     j->fd = d->worker_fd[1];
     j->model = model;
     j->resume = resume;
@@ -100,7 +114,8 @@ static struct job *job(struct daemon *d, unsigned model, bool resume)
 
 void worker_suspend(struct daemon *d, unsigned model)
 {
-    struct job *j = d->ckpt ? job(d, model, false) : NULL;
+    /* without the driver's checkpoints, fast swap may still serve */
+    struct job *j = d->ckpt || d->dm[model].cfg.fast ? job(d, model, false) : NULL;
     if (!j) {
         struct sched_event e = {.kind = SCHED_EV_SUSPENDED,
                                 .model = model,
@@ -113,7 +128,7 @@ void worker_suspend(struct daemon *d, unsigned model)
 
 void worker_resume(struct daemon *d, unsigned model, int gpu)
 {
-    struct job *j = d->ckpt ? job(d, model, true) : NULL;
+    struct job *j = d->ckpt || d->dm[model].cfg.fast ? job(d, model, true) : NULL;
     if (!j) {
         struct sched_event e = {.kind = SCHED_EV_RESUMED, .model = model, .error = d->ckpt_why};
         daemon_step(d, &e);

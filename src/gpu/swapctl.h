@@ -10,10 +10,10 @@
 #include <sys/un.h>
 
 struct swapctl_info {
-    char state[16];  /* running, suspended */
-    char policy[8];  /* keep, none, eager */
-    uint64_t bytes;  /* swappable GPU memory */
-    uint64_t pool;   /* pinned host memory held */
+    char state[16]; /* running, suspended */
+    char policy[8]; /* keep, none, eager */
+    uint64_t bytes; /* swappable GPU memory */
+    uint64_t pool;  /* pinned host memory held */
     unsigned allocations;
     uint64_t gate_ms, sync_ms, pool_ms, copy_ms, map_ms;
     char why[200]; /* why it cannot be swapped fast; empty when it can */

@@ -112,15 +112,19 @@ void *shim_wrapper_for(const void *real)
     return NULL;
 }
 
-/* Whether fn lies in libcuda (or is one of our wrappers): only the
- * driver's entry points are gated, not cudart's or cuBLAS's "cu" names. */
+/* Whether fn lies in libcuda or in libvramcap (a driver whose own table
+ * points at the exported names may hand back our wrappers): only those are
+ * gated, not cudart's or cuBLAS's "cu" names. */
 static bool in_driver(void *fn)
 {
-    static void *cuda_base;
+    static void *cuda_base, *own_base;
     Dl_info in;
     if (!cuda_base && real_cuMemAlloc_v2 && dladdr((void *)real_cuMemAlloc_v2, &in))
         cuda_base = in.dli_fbase;
-    return cuda_base && dladdr(fn, &in) && in.dli_fbase == cuda_base;
+    if (!own_base && dladdr((void *)in_driver, &in))
+        own_base = in.dli_fbase;
+    return dladdr(fn, &in) && in.dli_fbase &&
+           (in.dli_fbase == cuda_base || in.dli_fbase == own_base);
 }
 
 /* What a program gets for a driver entry point: our wrapper if we have

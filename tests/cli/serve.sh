@@ -18,9 +18,12 @@ export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
 PORTS=$((20000 + $$ % 20000))
 
-# model NAME ARGS VRAM [LINE]: a test model on GPU 0, evictable at once
+# model NAME ARGS VRAM [LINE]: a test model on GPU 0, evictable at once.
+# Simulated GPU memory is sparse host memory, so a 5 GiB model costs this
+# machine little until fast swap copies every byte of it: these models use
+# the driver's checkpoint (tests/cli/swap.sh covers fast swap in the daemon)
 model() {
-    printf '\n[model %s]\ncommand = %s %s\nvram = %s\ngpus = 0\nidle = 0\n' "$1" "$TESTMODEL" "$2" "$3"
+    printf '\n[model %s]\ncommand = %s %s\nvram = %s\ngpus = 0\nidle = 0\nswap = driver\n' "$1" "$TESTMODEL" "$2" "$3"
     [ -z "${4:-}" ] || printf '%s\n' "$4"
 }
 conf() {

@@ -1,2 +1,190 @@
 #!/bin/sh
-exit 0
+# Fast swap (libvramcap with VRAM_SWAP=1) against the simulated driver:
+# suspend and resume move a working process's memory out and back intact
+# while its threads are held at the driver's door; what cannot be moved
+# falls back to the driver's checkpoint and says why; a resume without room
+# leaves the process suspended; a host-RAM limit refuses before anything
+# moves; a process killed while suspended goes away; driver calls that do
+# not return make a suspend give up; the daemon uses the fast path and says
+# so in vram ps.
+. "$(dirname "$0")/lib.sh"
+: "${SWAPMODEL:?}" "${TESTMODEL:?}"
+export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
+export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
+
+run() { OUT=$("$@" 2>&1); RC=$?; return $RC; }
+state() { "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }
+ops() { sed -n 's/^ops //p' "$T/$1.st"; }
+pid_used() { "$VRAM" status --json | jq "[.gpus[].processes[] | select(.pid == $1) | .used] | add // 0"; }
+# model NAME [VRAM_RUN_ARGS...] -- SWAPMODEL_ARGS: started in the background
+model() {
+    name=$1
+    shift
+    "$VRAM" run --quiet "$@" --status "$T/$name.st" >"$T/$name.out" 2>"$T/$name.err" </dev/null &
+    JOBS="$JOBS $!"
+    for _ in $(seq 1 100); do
+        grep -q '^ready' "$T/$name.out" 2>/dev/null && break
+        sleep 0.05
+    done
+    MPID=$(sed -n 's/^ready //p' "$T/$name.out")
+    JOBS="$JOBS $MPID"
+}
+# weights NAME: asks the model to check every weight byte; its answer
+weights() {
+    n=$(grep -c 'weights ok' "$T/$1.out")
+    kill -USR1 "$2"
+    for _ in $(seq 1 100); do
+        [ "$(grep -c 'weights ok' "$T/$1.out")" -gt "$n" ] && { echo ok; return; }
+        grep -q CORRUPT "$T/$1.out" && break
+        sleep 0.05
+    done
+    cat "$T/$1.out"
+}
+
+# 1. a working process: out and back, intact, its threads held meanwhile
+model w --swap --gpu 0 -- "$SWAPMODEL" --linear 96M --vmm 64M --workers 3 --churn
+W=$MPID
+sleep 0.3
+BEFORE=$(pid_used "$W")
+run "$VRAM" suspend "$W"
+expect_eq "fast: vram suspend succeeds" "$RC" 0
+expect_match "fast: it says it took the fast path" "$OUT" "suspended pid $W \(fast path\)"
+expect_match "fast: every allocation moved (cuMemAlloc and VMM)" "$OUT" "fast swap: [0-9]+ allocations, 1[67][0-9]\.[0-9] MiB copied"
+AFTER=$(pid_used "$W")
+expect_eq "fast: NVML shows only the context left on the GPU" "$AFTER" $((300 * MiB))
+sleep 0.3 # the status file may lag the threads by 0.1 s
+O1=$(ops w)
+sleep 0.5
+expect_eq "fast: its threads make no driver call while suspended" "$(ops w)" "$O1"
+kill -USR1 "$W"
+sleep 0.3
+expect_eq "fast: even a check it asks for waits" "$(grep -c 'weights ok' "$T/w.out")" 0
+run "$VRAM" resume "$W"
+expect_eq "fast: vram resume succeeds" "$RC" 0
+expect_match "fast: back by the fast path" "$OUT" "resumed pid $W on GPU 0 \(fast path\)"
+# give or take the allocate-and-free thread's 4 MiB
+D=$(($(pid_used "$W") - BEFORE))
+[ "${D#-}" -le $((4 * MiB)) ] && ok "fast: the GPU memory is back" || not_ok "fast: the GPU memory is back" "off by $D"
+for _ in $(seq 1 40); do grep -q 'weights ok' "$T/w.out" && break; sleep 0.05; done
+expect_match "fast: every weight byte intact at the same addresses" "$(cat "$T/w.out")" 'weights ok'
+sleep 0.3
+[ "$(ops w)" -gt "$O1" ] && ok "fast: its threads go on" || not_ok "fast: its threads go on" "$(ops w) <= $O1"
+
+# 2. five more round trips while three threads write and read and one
+#    allocates and frees: no byte wrong, no call failed
+FAILS=""
+for i in 1 2 3 4 5; do
+    run "$VRAM" suspend "$W" && run "$VRAM" resume "$W" || FAILS="$FAILS $OUT"
+done
+expect_eq "cycles: five suspend/resume round trips under load" "$FAILS" ""
+expect_eq "cycles: weights intact" "$(weights w "$W")" ok
+expect_eq "cycles: no thread saw a wrong byte or a failed call" "$(grep -c CORRUPT "$T/w.out")" 0
+
+# 3. a resume with no room on the GPU leaves it suspended, and says why
+"$VRAM" suspend "$W" >/dev/null
+FREE=$("$VRAM" status --json | jq '.gpus[0].memory.free')
+start_job fill --gpu 0 --bytes $(((FREE - 300 * MiB - 64 * MiB) / MiB))M # its context, and 64 MiB left
+run "$VRAM" resume "$W"
+expect_eq "no room: vram resume fails" "$RC" 1
+expect_match "no room: it says why and that the process stays suspended" "$OUT" 'resuming needs .* on GPU 0 .*out of memory; still suspended'
+O2=$(ops w)
+sleep 0.3
+expect_eq "no room: still held" "$(ops w)" "$O2"
+kill "$JOB_PID"
+wait "$JOB_PID" 2>/dev/null
+run "$VRAM" resume "$W"
+expect_eq "no room: resumes once there is room" "$RC" 0
+expect_eq "no room: weights intact" "$(weights w "$W")" ok
+
+# 4. a resume elsewhere is the driver's alone
+"$VRAM" suspend "$W" >/dev/null
+run "$VRAM" resume "$W" --gpu 1
+expect_eq "--gpu: refused for a fast-swapped process" "$RC" 1
+expect_match "--gpu: and told to resume it in place" "$OUT" 'resumes on the GPU it left'
+"$VRAM" resume "$W" >/dev/null
+
+# 5. driver calls that do not return: the suspend gives up, nothing moved.
+#    The driver's own checkpoint lock holds the threads inside driver calls
+run "$VRAM" suspend --driver "$W"
+expect_match "stuck calls: the driver's checkpoint, when asked for" "$OUT" '\(driver path\)'
+run "$VRAM" suspend --timeout 0.5 "$W"
+expect_eq "stuck calls: fast suspend gives up" "$RC" 1
+expect_match "stuck calls: it says how many calls are running" "$OUT" 'driver calls? (was|were) still running after 500 ms; not suspended'
+run "$VRAM" resume "$W"
+expect_match "stuck calls: vram resume finds the driver's path" "$OUT" '\(driver path\)'
+expect_eq "stuck calls: weights intact" "$(weights w "$W")" ok
+
+# 6. killed while suspended: it goes, and its memory with it
+"$VRAM" suspend "$W" >/dev/null
+kill -9 "$W"
+for _ in $(seq 1 40); do kill -0 "$W" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$W" 2>/dev/null && not_ok "killed while suspended: it dies" || ok "killed while suspended: it dies"
+expect_eq "killed while suspended: nothing of it left on the GPU" "$(pid_used "$W")" 0
+
+# 7. memory fast swap cannot move: the driver's checkpoint, and why
+model m --swap -- "$SWAPMODEL" --linear 32M --managed 4M
+run "$VRAM" suspend "$MPID"
+expect_match "managed memory: the driver's path" "$OUT" '\(driver path\)'
+expect_match "managed memory: and why not the fast one" "$OUT" 'fast swap cannot move it: it holds 4.00 MiB of managed memory'
+"$VRAM" resume "$MPID" >/dev/null
+expect_eq "managed memory: weights intact" "$(weights m "$MPID")" ok
+kill -9 "$MPID"
+
+# 8. not under libvramcap: the driver's path, and why
+model p -- "$SWAPMODEL" --linear 32M
+run "$VRAM" suspend "$MPID"
+expect_match "no libvramcap: the driver's path, and why" "$OUT" 'not running under libvramcap with VRAM_SWAP=1'
+"$VRAM" resume "$MPID" >/dev/null
+kill -9 "$MPID"
+
+# 9. host RAM is checked before anything moves
+VRAM_SWAP_HOST_MAX=16M model h --swap -- "$SWAPMODEL" --linear 64M --workers 1
+run "$VRAM" suspend "$MPID"
+expect_eq "host limit: suspend refused" "$RC" 1
+expect_match "host limit: it names the limit" "$OUT" 'needs [0-9.]+ MiB more of pinned host RAM; VRAM_SWAP_HOST_MAX allows 16.0 MiB'
+O3=$(ops h)
+sleep 0.3
+[ "$(ops h)" -gt "$O3" ] && ok "host limit: the process runs on" || not_ok "host limit: the process runs on"
+kill -9 "$MPID"
+
+# 10. the daemon: evict = suspend takes the fast path, vram ps says so
+export VRAM_SOCKET="$T/vram.sock"
+PORTS=$((20000 + ($$ * 11) % 20000))
+cat >"$T/vram.conf" <<CONF
+[serve]
+socket = $T/vram.sock
+state = $T/vram.db
+logs = $T/logs
+port_base = $PORTS
+
+[model f]
+command = $TESTMODEL --bytes 64M
+vram = 1G
+gpus = 1
+
+[model k]
+command = $TESTMODEL --bytes 64M
+vram = 1G
+gpus = 1
+swap = driver
+CONF
+"$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
+D=$!
+JOBS="$JOBS $D"
+for _ in $(seq 1 100); do "$VRAM" ps >/dev/null 2>&1 && break; sleep 0.05; done
+"$VRAM" load f >/dev/null 2>&1
+"$VRAM" load k >/dev/null 2>&1
+"$VRAM" suspend f >/dev/null 2>&1
+"$VRAM" suspend k >/dev/null 2>&1
+run "$VRAM" ps
+expect_match "daemon: vram ps shows f suspended by fast swap" "$OUT" '^f +suspended +- +- +[0-9.]+ MiB +fast '
+expect_match "daemon: and k by the driver's checkpoint" "$OUT" '^k +suspended +- +- +[0-9.]+ MiB +checkpoint '
+expect_eq "daemon: its API names the path" "$(state f suspended_by) $(state k suspended_by)" "fast checkpoint"
+"$VRAM" resume f >/dev/null 2>&1
+PORT=$("$VRAM" ps --json | jq -r '.models[] | select(.name == "f") | .port')
+expect_eq "daemon: f's memory intact after the fast resume" \
+    "$(curl -s -m 10 "http://127.0.0.1:$PORT/checksum" | jq -r .intact)" true
+kill -TERM "$D"
+wait "$D" 2>/dev/null
+
+finish

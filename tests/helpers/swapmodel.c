@@ -23,7 +23,7 @@
 #include "core/units.h"
 #include "gpu/cuda_api.h"
 
-#define CHUNK (32ull << 20)
+#define CHUNK   (32ull << 20)
 #define SCRATCH (2u << 20)
 
 static CUresult (*gpa)(const char *, void **, int, cuuint64_t, int *);
@@ -129,7 +129,8 @@ static void *churn(void *arg)
         if (rc)
             corrupt("churn-alloc", rc);
         memset(buf, (int)(v & 0xff), sizeof buf);
-        if ((rc = htod(p + (1u << 20), buf, sizeof buf)) || (rc = dtoh(buf, p + (1u << 20), sizeof buf)))
+        if ((rc = htod(p + (1u << 20), buf, sizeof buf)) ||
+            (rc = dtoh(buf, p + (1u << 20), sizeof buf)))
             corrupt("churn-call", rc);
         if (buf[100] != (unsigned char)v)
             corrupt("churn-bytes", (long)v);

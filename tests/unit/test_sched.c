@@ -29,6 +29,7 @@ static void setup_models(size_t n, const uint64_t *need, const int *prio)
         models[i].only_gpu = -1;
         models[i].gpu = -1;
         models[i].resume_gpu = -1;
+        models[i].bound_gpu = -1;
     }
     S.models = models;
     S.nmodels = n;
