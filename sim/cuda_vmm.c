@@ -157,27 +157,40 @@ EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     return rc;
 }
 
+/* The range may cover several mappings, each whole (PyTorch unmaps a run
+ * of its segment's pages at once); a range that cuts one is refused. */
 EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
     pthread_mutex_lock(&mu);
-    CUresult rc = CUDA_ERROR_INVALID_VALUE;
+    size_t covered = 0;
+    CUresult rc = CUDA_SUCCESS;
     for (size_t i = 0; i < nmaps; i++) {
-        if (maps[i].ptr != ptr || maps[i].size != size)
+        CUdeviceptr a = maps[i].ptr, b = a + maps[i].size;
+        if (b <= ptr || a >= ptr + size)
             continue;
+        if (a < ptr || b > ptr + size)
+            rc = CUDA_ERROR_INVALID_VALUE;
+        covered += maps[i].size;
+    }
+    if (covered != size)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; rc == CUDA_SUCCESS && i < nmaps;) {
+        if (maps[i].ptr < ptr || maps[i].ptr >= ptr + size) {
+            i++;
+            continue;
+        }
         struct phys *p = maps[i].phys;
         size_t sz, ch;
         CUdevice dev;
-        simcu_untrack(ptr, SIMCU_MAPPED, &sz, &ch, &dev);
+        simcu_untrack(maps[i].ptr, SIMCU_MAPPED, &sz, &ch, &dev);
         /* back to a reservation: the address range stays ours */
-        mmap((void *)(uintptr_t)ptr, size, PROT_NONE,
+        mmap((void *)(uintptr_t)maps[i].ptr, maps[i].size, PROT_NONE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
         maps[i] = maps[--nmaps];
         p->maps--;
         phys_maybe_free(p);
-        rc = CUDA_SUCCESS;
-        break;
     }
     pthread_mutex_unlock(&mu);
     return rc;

@@ -45,6 +45,9 @@ typedef void *CUexecAffinityParamPtr;
     X(cuMemMap, (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h,      \
                  unsigned long long flags))                                                        \
     X(cuMemUnmap, (CUdeviceptr ptr, size_t size))                                                  \
+    X(cuMemAddressReserve,                                                                         \
+      (CUdeviceptr * ptr, size_t size, size_t align, CUdeviceptr addr, unsigned long long flags))  \
+    X(cuMemAddressFree, (CUdeviceptr ptr, size_t size))                                            \
     X(cuMemSetAccess, (CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count))   \
     X(cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle * h, void *addr))                 \
     X(cuMemGetAllocationPropertiesFromHandle,                                                      \
@@ -76,9 +79,6 @@ typedef void *CUexecAffinityParamPtr;
     X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev))                                                \
     X(cuCtxSetCurrent, (CUcontext ctx))                                                            \
     X(cuCtxSynchronize, (void))                                                                    \
-    X(cuMemAddressReserve,                                                                         \
-      (CUdeviceptr * ptr, size_t size, size_t align, CUdeviceptr addr, unsigned long long flags))  \
-    X(cuMemAddressFree, (CUdeviceptr ptr, size_t size))                                            \
     X(cuMemGetAllocationGranularity, (size_t * gran, const CUmemAllocationProp *prop, int option)) \
     X(cuStreamCreate, (CUstream * s, unsigned flags))                                              \
     X(cuStreamSynchronize, (CUstream s))                                                           \

@@ -275,24 +275,66 @@ static int place_all(uint64_t *grow_ms, char *err, size_t len)
     return 0;
 }
 
+/* The end of the run of entries from i whose mappings follow one another
+ * inside one of the application's reservations, all resident or all not:
+ * PyTorch maps a segment's pages one after the other, and one driver call
+ * unmaps or grants a whole run (16 GiB in 20 MiB pages is 820 calls
+ * otherwise). libvramcap's own allocations each have a reservation of
+ * their own. */
+static unsigned run_end(unsigned i)
+{
+    const struct vphys *v = shim.vtab.v;
+    long res = v[i].own ? -1 : vtab_res_of(&shim.vtab, v[i].va);
+    unsigned j = i + 1;
+    while (res >= 0 && j < shim.vtab.n && !v[j].own && v[j].va &&
+           v[j].va == v[j - 1].va + v[j - 1].size && !v[j].real == !v[i].real &&
+           v[j].prop.location.id == v[i].prop.location.id &&
+           vtab_res_of(&shim.vtab, v[j].va) == res)
+        j++;
+    return j;
+}
+
+static uint64_t run_bytes(unsigned i, unsigned j)
+{
+    return shim.vtab.v[j - 1].va + shim.vtab.v[j - 1].size - shim.vtab.v[i].va;
+}
+
 /* Unmaps and releases everything mapped: the VRAM goes back to the driver,
  * the address ranges stay reserved. */
 static CUresult drop_all(void)
 {
     CUresult rc = CUDA_SUCCESS;
-    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
-        if (!p->va || !p->real)
+    for (unsigned i = 0, j; rc == CUDA_SUCCESS && i < shim.vtab.n; i = j) {
+        j = i + 1;
+        if (!shim.vtab.v[i].va || !shim.vtab.v[i].real)
             continue;
-        rc = real_cuMemUnmap(p->va, p->size);
-        /* the application's references and ours: the mapping held one */
-        int refs = p->own ? 1 : p->refs;
-        for (int r = 0; rc == CUDA_SUCCESS && r < refs; r++)
-            rc = real_cuMemRelease(p->real);
-        if (rc == CUDA_SUCCESS)
-            p->real = 0;
+        j = run_end(i);
+        rc = real_cuMemUnmap(shim.vtab.v[i].va, run_bytes(i, j));
+        for (unsigned k = i; rc == CUDA_SUCCESS && k < j; k++) {
+            struct vphys *p = &shim.vtab.v[k];
+            /* the application's references and ours: the mapping held one */
+            int refs = p->own ? 1 : p->refs;
+            for (int r = 0; rc == CUDA_SUCCESS && r < refs; r++)
+                rc = real_cuMemRelease(p->real);
+            if (rc == CUDA_SUCCESS)
+                p->real = 0;
+        }
     }
     return rc;
+}
+
+/* Gives back what make_all made before it failed. */
+static void unmake(void)
+{
+    for (unsigned i = 0; i < shim.vtab.n; i++) {
+        struct vphys *p = &shim.vtab.v[i];
+        if (p->made) {
+            real_cuMemUnmap(p->va, p->size);
+            real_cuMemRelease(p->real);
+            p->real = 0;
+            p->made = false;
+        }
+    }
 }
 
 /* Makes, maps and grants again everything dropped. On failure, what this
@@ -300,38 +342,40 @@ static CUresult drop_all(void)
 static int make_all(char *err, size_t len)
 {
     CUresult rc = CUDA_SUCCESS;
-    unsigned i;
-    for (i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++) {
+    uint64_t need = 0;
+    int dev = 0;
+    for (unsigned i = 0; i < shim.vtab.n; i++) {
         struct vphys *p = &shim.vtab.v[i];
         if (!p->va || p->real)
             continue;
-        CUmemGenericAllocationHandle h = 0;
-        rc = real_cuMemCreate(&h, p->size, &p->prop, 0);
+        need += p->size;
         if (rc != CUDA_SUCCESS)
-            break;
-        if ((rc = real_cuMemMap(p->va, p->size, 0, h, 0)) != CUDA_SUCCESS ||
-            (rc = grant(p->va, p->size, p->prop.location.id)) != CUDA_SUCCESS) {
-            real_cuMemUnmap(p->va, p->size);
+            continue;
+        CUmemGenericAllocationHandle h = 0;
+        dev = p->prop.location.id;
+        if ((rc = real_cuMemCreate(&h, p->size, &p->prop, 0)) != CUDA_SUCCESS)
+            continue;
+        if ((rc = real_cuMemMap(p->va, p->size, 0, h, 0)) != CUDA_SUCCESS) {
             real_cuMemRelease(h);
-            break;
+            continue;
         }
         p->real = h;
+        p->made = true;
     }
-    if (rc == CUDA_SUCCESS)
-        return 0;
-    uint64_t need = 0;
-    int dev = i < shim.vtab.n ? shim.vtab.v[i].prop.location.id : 0;
-    for (unsigned j = 0; j < shim.vtab.n; j++) {
-        struct vphys *p = &shim.vtab.v[j];
-        if (!p->va)
+    for (unsigned i = 0, j; rc == CUDA_SUCCESS && i < shim.vtab.n; i = j) {
+        j = i + 1;
+        if (!shim.vtab.v[i].made)
             continue;
-        need += p->size;
-        if (p->real && j < i) { /* made by this call: give it back */
-            real_cuMemUnmap(p->va, p->size);
-            real_cuMemRelease(p->real);
-            p->real = 0;
-        }
+        j = run_end(i);
+        dev = shim.vtab.v[i].prop.location.id;
+        rc = grant(shim.vtab.v[i].va, run_bytes(i, j), dev);
     }
+    if (rc == CUDA_SUCCESS) {
+        for (unsigned i = 0; i < shim.vtab.n; i++)
+            shim.vtab.v[i].made = false;
+        return 0;
+    }
+    unmake();
     char a[32];
     snprintf(err, len, "resuming needs %s on GPU %d and the driver said %s; still suspended",
              units_fmt_size(need, a, sizeof a), dev,

@@ -143,6 +143,36 @@ SHIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
     return rc;
 }
 
+/* Reservations are remembered so that a swap never unmaps or grants across
+ * two of them in one call. */
+SHIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align,
+                                         CUdeviceptr addr, unsigned long long flags)
+{
+    if (!REAL(cuMemAddressReserve))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemAddressReserve(ptr, size, align, addr, flags);
+    if (rc == CUDA_SUCCESS && shim.swap && ptr) {
+        pthread_mutex_lock(&shim.vtab.mu);
+        if (vtab_res_add(&shim.vtab, *ptr, size) < 0)
+            shim.vtab.block[VB_PIECES]++; /* unknown bounds: never swap this process */
+        pthread_mutex_unlock(&shim.vtab.mu);
+    }
+    return rc;
+}
+
+SHIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+    if (!REAL(cuMemAddressFree))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = real_cuMemAddressFree(ptr, size);
+    if (rc == CUDA_SUCCESS && shim.swap) {
+        pthread_mutex_lock(&shim.vtab.mu);
+        vtab_res_del(&shim.vtab, ptr);
+        pthread_mutex_unlock(&shim.vtab.mu);
+    }
+    return rc;
+}
+
 /* Access beyond the allocation's own GPU (peer access) would have to be
  * granted again on resume, to GPUs that may have changed: such memory
  * stops fast swap. */

@@ -16,8 +16,10 @@ void vtab_init(struct vtab *t)
 void vtab_clear(struct vtab *t)
 {
     free(t->v);
+    free(t->res);
     t->v = NULL;
-    t->n = t->cap = 0;
+    t->res = NULL;
+    t->n = t->cap = t->nres = t->capres = 0;
     memset(t->block, 0, sizeof t->block);
 }
 
@@ -73,4 +75,35 @@ uint64_t vtab_real_of(struct vtab *t, uint64_t id)
 uint64_t vtab_new_id(struct vtab *t)
 {
     return 0x7672616d00000000ULL | (++t->next_id & 0xffffffffULL);
+}
+
+int vtab_res_add(struct vtab *t, uint64_t start, uint64_t size)
+{
+    if (t->nres == t->capres) {
+        unsigned nc = t->capres ? t->capres * 2 : 16;
+        struct vres *nr = realloc(t->res, nc * sizeof *nr);
+        if (!nr)
+            return -1;
+        t->res = nr;
+        t->capres = nc;
+    }
+    t->res[t->nres++] = (struct vres){start, size};
+    return 0;
+}
+
+void vtab_res_del(struct vtab *t, uint64_t start)
+{
+    for (unsigned i = 0; i < t->nres; i++)
+        if (t->res[i].start == start) {
+            t->res[i] = t->res[--t->nres];
+            return;
+        }
+}
+
+long vtab_res_of(const struct vtab *t, uint64_t va)
+{
+    for (unsigned i = 0; i < t->nres; i++)
+        if (va >= t->res[i].start && va - t->res[i].start < t->res[i].size)
+            return (long)i;
+    return -1;
 }

@@ -24,6 +24,7 @@ struct vphys {
     int maps;  /* mappings of it */
     bool own;  /* made by libvramcap for a cuMemAlloc: it owns the range */
     bool peer; /* access granted beyond its own GPU */
+    bool made; /* re-created by the resume under way */
 };
 
 /* Why a process cannot be swapped fast; counted while the cause lives, or
@@ -35,10 +36,17 @@ enum vtab_block {
     VB_KINDS
 };
 
+/* An address range the application reserved (cuMemAddressReserve). */
+struct vres {
+    uint64_t start, size;
+};
+
 struct vtab {
     pthread_mutex_t mu;
     struct vphys *v;
     unsigned n, cap;
+    struct vres *res;
+    unsigned nres, capres;
     unsigned block[VB_KINDS];
     uint64_t next_id;
 };
@@ -53,6 +61,13 @@ struct vphys *vtab_by_id(struct vtab *t, uint64_t id);
 struct vphys *vtab_by_real(struct vtab *t, uint64_t real);
 struct vphys *vtab_by_va(struct vtab *t, uint64_t va);
 void vtab_remove(struct vtab *t, struct vphys *p);
+
+/* The application's reservations: one driver call may unmap or grant
+ * several mappings, but only inside one reservation. */
+int vtab_res_add(struct vtab *t, uint64_t start, uint64_t size);
+void vtab_res_del(struct vtab *t, uint64_t start);
+/* The reservation holding va, or -1. */
+long vtab_res_of(const struct vtab *t, uint64_t va);
 
 /* A handle for the application that no driver handle can equal: ours are
  * tagged "vram" in the high half, the driver's are addresses. */
