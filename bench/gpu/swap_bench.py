@@ -40,6 +40,11 @@ def copy_s(text):
     return float(m.group(1)) if m else None
 
 
+def field(text, label):
+    m = re.search(label + r" ([0-9.]+) s", text)
+    return float(m.group(1)) if m else None
+
+
 def pool_s(text):
     m = re.search(r"host pool grown ([0-9.]+) s", text)
     return float(m.group(1)) if m else None
@@ -65,7 +70,8 @@ for size in sizes:
 
     first = ask("check")
     res = {"size": size, "alloc": alloc, "busy": busy, "fast_out": [], "fast_in": [],
-           "fast_copy_out": [], "fast_copy_in": [], "pool": [], "fast_left": [], "drv_out": [],
+           "fast_copy_out": [], "fast_copy_in": [], "pool": [], "wait": [], "release": [],
+           "remap": [], "fast_left": [], "drv_out": [],
            "drv_in": [], "drv_left": [], "reload": [], "checks": 0, "bad": 0, "errors": []}
 
     def check():
@@ -87,6 +93,8 @@ for size in sizes:
             if path == "fast":
                 res["fast_copy_out"].append(copy_s(txt))
                 res["pool"].append(pool_s(txt))
+                res["wait"].append(field(txt, "waiting for its work"))
+                res["release"].append(field(txt, "VRAM released"))
             t, rc, txt = run("resume", str(pid))
             if rc != 0:
                 res["errors"].append("resume: " + txt.strip())
@@ -94,6 +102,7 @@ for size in sizes:
             res[path + "_in"].append(t)
             if path == "fast":
                 res["fast_copy_in"].append(copy_s(txt))
+                res["remap"].append(field(txt, "VRAM mapped again"))
             check()
     if nrel:
         f = "/dev/shm/swap_bench_%d.safetensors" % pid
@@ -132,5 +141,7 @@ for r in rows:
         "%.2f" % r["pool"][0] if r["pool"] and r["pool"][0] is not None else "-",
         med(r["fast_left"]), med(r["drv_out"]), med(r["drv_in"]), med(r["drv_left"]),
         med(r["reload"]), r["checks"], r["bad"]))
+    print("      fast path parts (medians): wait for work %s, VRAM released %s, VRAM mapped "
+          "again %s" % (med(r["wait"]), med(r["release"]), med(r["remap"])))
     for e in r["errors"][:3]:
         print("   error:", e[:300])
