@@ -451,6 +451,10 @@ CUresult cuArrayDestroy(CUarray);
 CUresult cuStreamCreate(CUstream *, unsigned);
 CUresult cuStreamDestroy_v2(CUstream);
 CUresult cuStreamSynchronize(CUstream);
+CUresult cuEventCreate(CUevent *, unsigned);
+CUresult cuEventRecord(CUevent, CUstream);
+CUresult cuEventSynchronize(CUevent);
+CUresult cuEventDestroy_v2(CUevent);
 CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
 CUresult cuMemHostRegister_v2(void *, size_t, unsigned);
@@ -520,6 +524,10 @@ static const struct {
     P("cuStreamCreate", cuStreamCreate, 2000),
     P("cuStreamDestroy", cuStreamDestroy_v2, 4000),
     P("cuStreamSynchronize", cuStreamSynchronize, 2000),
+    P("cuEventCreate", cuEventCreate, 2000),
+    P("cuEventRecord", cuEventRecord, 2000),
+    P("cuEventSynchronize", cuEventSynchronize, 2000),
+    P("cuEventDestroy", cuEventDestroy_v2, 4000),
     P("cuMemcpyDtoHAsync", cuMemcpyDtoHAsync_v2, 3020),
     P("cuMemcpyHtoDAsync", cuMemcpyHtoDAsync_v2, 3020),
     P("cuMemHostRegister", cuMemHostRegister_v2, 6050),

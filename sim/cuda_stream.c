@@ -70,6 +70,57 @@ EXPORT CUresult cuStreamSynchronize(CUstream s)
     return CUDA_SUCCESS;
 }
 
+/* Events: recorded work is done by the time it is recorded here. */
+struct event {
+    int recorded;
+};
+
+EXPORT CUresult cuEventCreate(CUevent *out, unsigned flags)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!out || flags > 0xf)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (simcu_device() < 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    struct event *e = calloc(1, sizeof *e);
+    if (!e)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *out = (CUevent)e;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
+{
+    (void)s;
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ev)
+        return CUDA_ERROR_INVALID_HANDLE;
+    ((struct event *)ev)->recorded = 1;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventSynchronize(CUevent ev)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ev)
+        return CUDA_ERROR_INVALID_HANDLE;
+    simcu_gate();
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventDestroy_v2(CUevent ev)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ev)
+        return CUDA_ERROR_INVALID_HANDLE;
+    free(ev);
+    return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
     (void)s;

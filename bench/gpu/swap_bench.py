@@ -36,8 +36,8 @@ def gib(text, word):
 
 
 def copy_s(text):
-    m = re.search(r"copied in ([0-9.]+) s", text)
-    return float(m.group(1)) if m else None
+    m = re.search(r"(moved out|copied back) in ([0-9.]+) s", text)
+    return float(m.group(2)) if m else None
 
 
 def field(text, label):
@@ -70,8 +70,7 @@ for size in sizes:
 
     first = ask("check")
     res = {"size": size, "alloc": alloc, "busy": busy, "fast_out": [], "fast_in": [],
-           "fast_copy_out": [], "fast_copy_in": [], "pool": [], "wait": [], "release": [],
-           "remap": [], "fast_left": [], "drv_out": [],
+           "fast_copy_out": [], "fast_copy_in": [], "pool": [], "wait": [], "fast_left": [], "drv_out": [],
            "drv_in": [], "drv_left": [], "reload": [], "checks": 0, "bad": 0, "errors": []}
 
     def check():
@@ -94,7 +93,6 @@ for size in sizes:
                 res["fast_copy_out"].append(copy_s(txt))
                 res["pool"].append(pool_s(txt))
                 res["wait"].append(field(txt, "waiting for its work"))
-                res["release"].append(field(txt, "VRAM released"))
             t, rc, txt = run("resume", str(pid))
             if rc != 0:
                 res["errors"].append("resume: " + txt.strip())
@@ -102,7 +100,6 @@ for size in sizes:
             res[path + "_in"].append(t)
             if path == "fast":
                 res["fast_copy_in"].append(copy_s(txt))
-                res["remap"].append(field(txt, "VRAM mapped again"))
             check()
     if nrel:
         f = "/dev/shm/swap_bench_%d.safetensors" % pid
@@ -132,7 +129,7 @@ def rng(v):
     return "%.2f-%.2f" % (min(v), max(v)) if v else "-"
 
 
-print("size alloc      busy | fast out (copy) | fast in (copy) | 1st pool | left | driver out | "
+print("size alloc      busy | fast out (in libvramcap) | fast in (in libvramcap) | 1st pool | left | driver out | "
       "driver in | left | reload | checks bad")
 for r in rows:
     print("%4.0fG %-10s %-4s | %s (%s) | %s (%s) | %s | %s | %s | %s | %s | %s | %d %d" % (
@@ -141,7 +138,6 @@ for r in rows:
         "%.2f" % r["pool"][0] if r["pool"] and r["pool"][0] is not None else "-",
         med(r["fast_left"]), med(r["drv_out"]), med(r["drv_in"]), med(r["drv_left"]),
         med(r["reload"]), r["checks"], r["bad"]))
-    print("      fast path parts (medians): wait for work %s, VRAM released %s, VRAM mapped "
-          "again %s" % (med(r["wait"]), med(r["release"]), med(r["remap"])))
+    print("      fast path: waiting for the process's work (median) %s s" % med(r["wait"]))
     for e in r["errors"][:3]:
         print("   error:", e[:300])

@@ -215,11 +215,11 @@ static int cmd_suspend(int argc, char **argv)
            park_path_name(pr.path), (double)(t1 - t0) / 1000, units_fmt_size(bytes, b, sizeof b), g,
            units_fmt_size(left, l, sizeof l));
     if (pr.path == PARK_FAST)
-        printf("  fast swap: %u allocations, %s copied in %.3f s; waiting for its work %.3f s, "
-               "host pool grown %.3f s, VRAM released %.3f s\n",
+        printf("  fast swap: %u allocations, %s moved out in %.3f s (each released as soon as "
+               "it was copied); waiting for its work %.3f s, host pool grown %.3f s\n",
                pr.fast.allocations, units_fmt_size(pr.fast.bytes, b, sizeof b),
                (double)pr.fast.copy_ms / 1000, (double)(pr.fast.gate_ms + pr.fast.sync_ms) / 1000,
-               (double)pr.fast.pool_ms / 1000, (double)pr.fast.map_ms / 1000);
+               (double)pr.fast.pool_ms / 1000);
     else
         printf("  %s\n", pr.note);
     rc = 0;
@@ -306,9 +306,9 @@ static int cmd_resume(int argc, char **argv)
            park_path_name(pr.path), units_fmt_size(now_bytes, b, sizeof b),
            (double)(t1 - t0) / 1000);
     if (pr.path == PARK_FAST)
-        printf("  fast swap: %u allocations, %s copied in %.3f s; VRAM mapped again %.3f s\n",
+        printf("  fast swap: %u allocations, %s made, mapped and copied back in %.3f s\n",
                pr.fast.allocations, units_fmt_size(pr.fast.bytes, b, sizeof b),
-               (double)pr.fast.copy_ms / 1000, (double)pr.fast.map_ms / 1000);
+               (double)pr.fast.copy_ms / 1000);
     rc = 0;
 out:
     close_all(p, ck, &s);

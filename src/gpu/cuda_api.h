@@ -14,6 +14,7 @@ typedef struct CUctx_st *CUcontext;
 typedef uint64_t cuuint64_t;
 
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef struct CUarray_st *CUarray;
 typedef struct CUmipmappedArray_st *CUmipmappedArray;

@@ -50,8 +50,6 @@ static void parse(char *line, struct swapctl_info *in)
             in->pool_ms = v;
         else if (strcmp(t, "copy_ms") == 0)
             in->copy_ms = v;
-        else if (strcmp(t, "map_ms") == 0)
-            in->map_ms = v;
     }
 }
 

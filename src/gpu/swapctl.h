@@ -15,7 +15,7 @@ struct swapctl_info {
     uint64_t bytes; /* swappable GPU memory */
     uint64_t pool;  /* pinned host memory held */
     unsigned allocations;
-    uint64_t gate_ms, sync_ms, pool_ms, copy_ms, map_ms;
+    uint64_t gate_ms, sync_ms, pool_ms, copy_ms;
     char why[200]; /* why it cannot be swapped fast; empty when it can */
 };
 

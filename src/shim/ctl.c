@@ -65,12 +65,11 @@ static void answer(int fd, const char *req)
         }
         int n = snprintf(out, sizeof out,
                          "ok state=%s bytes=%llu allocations=%u pool=%llu policy=%s gate_ms=%llu "
-                         "sync_ms=%llu pool_ms=%llu copy_ms=%llu map_ms=%llu",
+                         "sync_ms=%llu pool_ms=%llu copy_ms=%llu",
                          swap_suspended() ? "suspended" : "running", (unsigned long long)bytes,
                          allocs, (unsigned long long)pool_bytes(), policy_name(),
                          (unsigned long long)st.gate_ms, (unsigned long long)st.sync_ms,
-                         (unsigned long long)st.pool_ms, (unsigned long long)st.copy_ms,
-                         (unsigned long long)st.map_ms);
+                         (unsigned long long)st.pool_ms, (unsigned long long)st.copy_ms);
         if (n > 0 && (size_t)n < sizeof out)
             snprintf(out + n, sizeof out - n, "%s%s\n", ok < 0 ? " why=" : "", ok < 0 ? why : "");
     }

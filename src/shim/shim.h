@@ -82,6 +82,9 @@ typedef void *CUexecAffinityParamPtr;
     X(cuMemGetAllocationGranularity, (size_t * gran, const CUmemAllocationProp *prop, int option)) \
     X(cuStreamCreate, (CUstream * s, unsigned flags))                                              \
     X(cuStreamSynchronize, (CUstream s))                                                           \
+    X(cuEventCreate, (CUevent * e, unsigned flags))                                                \
+    X(cuEventRecord, (CUevent e, CUstream s))                                                      \
+    X(cuEventSynchronize, (CUevent e))                                                             \
     X(cuMemcpyDtoHAsync_v2, (void *dst, CUdeviceptr src, size_t n, CUstream s))                    \
     X(cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void *src, size_t n, CUstream s))              \
     X(cuMemHostRegister_v2, (void *p, size_t n, unsigned flags))                                   \

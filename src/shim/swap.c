@@ -10,6 +10,7 @@
 #include "swap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,6 +24,9 @@
 
 static bool suspended;
 static CUcontext primary[SHIM_MAX_DEVICES]; /* the context swaps use, per device */
+static CUevent *events;                     /* one per allocation: its copy is done */
+static unsigned nevents;
+static int events_dev = -1; /* the device whose context made them */
 static CUstream streams[SHIM_MAX_DEVICES][STREAMS];
 static size_t gran[SHIM_MAX_DEVICES];
 
@@ -221,26 +225,30 @@ static CUresult finish_work(void)
     return rc;
 }
 
-/* Copies every mapped allocation out (to_host) or in, piece by piece over
- * the streams of its device, and waits for all of it. */
-static CUresult copy_all(bool to_host)
+/* Copies one allocation out (to_host) or in, piece by piece, on one
+ * stream; then records its event, so that it can be released (out) while
+ * the copies of the others still run. Streams take allocations in turn. */
+static CUresult copy_one(unsigned i, bool to_host)
+{
+    struct vphys *p = &shim.vtab.v[i];
+    int dev = p->prop.location.id;
+    CUresult rc = enter_device(dev);
+    CUstream s = streams[dev][i % STREAMS];
+    char *host = (char *)(uintptr_t)p->host_off;
+    for (uint64_t off = 0; rc == CUDA_SUCCESS && off < p->size; off += PIECE) {
+        uint64_t n = p->size - off < PIECE ? p->size - off : PIECE;
+        rc = to_host ? real_cuMemcpyDtoHAsync_v2(host + off, p->va + off, n, s)
+                     : real_cuMemcpyHtoDAsync_v2(p->va + off, host + off, n, s);
+    }
+    if (rc == CUDA_SUCCESS && i < nevents && dev == events_dev)
+        rc = real_cuEventRecord(events[i], s);
+    return rc;
+}
+
+/* Waits for every copy on every stream. */
+static CUresult sync_streams(void)
 {
     CUresult rc = CUDA_SUCCESS;
-    unsigned k = 0;
-    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
-        if (!p->va)
-            continue;
-        int dev = p->prop.location.id;
-        rc = enter_device(dev);
-        char *host = (char *)(uintptr_t)p->host_off;
-        for (uint64_t off = 0; rc == CUDA_SUCCESS && off < p->size; off += PIECE, k++) {
-            uint64_t n = p->size - off < PIECE ? p->size - off : PIECE;
-            CUstream s = streams[dev][k % STREAMS];
-            rc = to_host ? real_cuMemcpyDtoHAsync_v2(host + off, p->va + off, n, s)
-                         : real_cuMemcpyHtoDAsync_v2(p->va + off, host + off, n, s);
-        }
-    }
     for (int dev = 0; dev < SHIM_MAX_DEVICES; dev++)
         for (int i = 0; primary[dev] && i < STREAMS; i++)
             if (streams[dev][i]) {
@@ -250,6 +258,49 @@ static CUresult copy_all(bool to_host)
                 if (rc == CUDA_SUCCESS)
                     rc = r;
             }
+    return rc;
+}
+
+/* One event per allocation, kept between swaps. */
+static CUresult ensure_events(void)
+{
+    if (nevents >= shim.vtab.n)
+        return CUDA_SUCCESS;
+    CUevent *ne = realloc(events, shim.vtab.n * sizeof *ne);
+    if (!ne)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    events = ne;
+    CUresult rc = CUDA_SUCCESS;
+    if (events_dev < 0)
+        events_dev = shim.vtab.v[0].prop.location.id;
+    while (rc == CUDA_SUCCESS && nevents < shim.vtab.n) {
+        if ((rc = enter_device(events_dev)) == CUDA_SUCCESS &&
+            (rc = real_cuEventCreate(&events[nevents], 2 /* no timing */)) == CUDA_SUCCESS)
+            nevents++;
+    }
+    return rc;
+}
+
+/* Starts copying every mapped allocation out; drop_all waits for each. */
+static CUresult copy_out(void)
+{
+    CUresult rc = ensure_events();
+    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++)
+        if (shim.vtab.v[i].va)
+            rc = copy_one(i, true);
+    if (rc != CUDA_SUCCESS)
+        sync_streams();
+    return rc;
+}
+
+/* Waits until the copies of entries i to j are done. */
+static CUresult copied(unsigned i, unsigned j)
+{
+    CUresult rc = CUDA_SUCCESS;
+    for (unsigned k = i; rc == CUDA_SUCCESS && k < j; k++)
+        rc = k < nevents && shim.vtab.v[k].prop.location.id == events_dev
+                 ? real_cuEventSynchronize(events[k])
+                 : sync_streams();
     return rc;
 }
 
@@ -299,9 +350,10 @@ static uint64_t run_bytes(unsigned i, unsigned j)
     return shim.vtab.v[j - 1].va + shim.vtab.v[j - 1].size - shim.vtab.v[i].va;
 }
 
-/* Unmaps and releases everything mapped: the VRAM goes back to the driver,
- * the address ranges stay reserved. */
-static CUresult drop_all(void)
+/* Unmaps and releases everything mapped, each run as soon as its copies
+ * are done (with wait_copies; the others still run meanwhile): the VRAM
+ * goes back to the driver, the address ranges stay reserved. */
+static CUresult drop_all(bool wait_copies)
 {
     CUresult rc = CUDA_SUCCESS;
     for (unsigned i = 0, j; rc == CUDA_SUCCESS && i < shim.vtab.n; i = j) {
@@ -309,6 +361,8 @@ static CUresult drop_all(void)
         if (!shim.vtab.v[i].va || !shim.vtab.v[i].real)
             continue;
         j = run_end(i);
+        if (wait_copies && (rc = copied(i, j)) != CUDA_SUCCESS)
+            break;
         rc = real_cuMemUnmap(shim.vtab.v[i].va, run_bytes(i, j));
         for (unsigned k = i; rc == CUDA_SUCCESS && k < j; k++) {
             struct vphys *p = &shim.vtab.v[k];
@@ -337,8 +391,10 @@ static void unmake(void)
     }
 }
 
-/* Makes, maps and grants again everything dropped. On failure, what this
- * call made is released again and err says what was missing. */
+/* Makes, maps and grants again everything dropped, and starts copying
+ * each back as soon as it is mapped (the next is made while it copies).
+ * On failure, what this call made is released again and err says what
+ * was missing. */
 static int make_all(char *err, size_t len)
 {
     CUresult rc = CUDA_SUCCESS;
@@ -361,15 +417,12 @@ static int make_all(char *err, size_t len)
         }
         p->real = h;
         p->made = true;
+        if ((rc = grant(p->va, p->size, dev)) == CUDA_SUCCESS)
+            rc = copy_one(i, false);
     }
-    for (unsigned i = 0, j; rc == CUDA_SUCCESS && i < shim.vtab.n; i = j) {
-        j = i + 1;
-        if (!shim.vtab.v[i].made)
-            continue;
-        j = run_end(i);
-        dev = shim.vtab.v[i].prop.location.id;
-        rc = grant(shim.vtab.v[i].va, run_bytes(i, j), dev);
-    }
+    CUresult r = sync_streams();
+    if (rc == CUDA_SUCCESS)
+        rc = r;
     if (rc == CUDA_SUCCESS) {
         for (unsigned i = 0; i < shim.vtab.n; i++)
             shim.vtab.v[i].made = false;
@@ -377,9 +430,14 @@ static int make_all(char *err, size_t len)
     }
     unmake();
     char a[32];
-    snprintf(err, len, "resuming needs %s on GPU %d and the driver said %s; still suspended",
-             units_fmt_size(need, a, sizeof a), dev,
-             rc == CUDA_ERROR_OUT_OF_MEMORY ? "out of memory" : "no");
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY)
+        snprintf(err, len,
+                 "resuming needs %s on GPU %d and the driver said out of memory; still "
+                 "suspended",
+                 units_fmt_size(need, a, sizeof a), dev);
+    else
+        snprintf(err, len, "bringing %s back to GPU %d failed (error %d); still suspended",
+                 units_fmt_size(need, a, sizeof a), dev, rc);
     return -1;
 }
 
@@ -432,22 +490,22 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
     if (place_all(&st->pool_ms, err, len) < 0)
         goto refuse;
     t = now_ms();
-    rc = copy_all(true);
-    st->copy_ms = now_ms() - t;
-    if (rc != CUDA_SUCCESS) {
+    if ((rc = copy_out()) != CUDA_SUCCESS) {
         snprintf(err, len, "copying to host memory failed (error %d)", rc);
         goto refuse;
     }
-    t = now_ms();
-    rc = drop_all();
+    /* each allocation is released once its copy is done, while the
+     * others still copy: the time out is the copies' */
+    rc = drop_all(true);
+    sync_streams();
+    st->copy_ms = now_ms() - t;
     if (rc != CUDA_SUCCESS) {
-        snprintf(err, len, "releasing GPU memory failed (error %d)", rc);
+        snprintf(err, len, "moving GPU memory out failed (error %d)", rc);
         char e2[160];
-        if (make_all(e2, sizeof e2) == 0 && copy_all(false) == CUDA_SUCCESS)
+        if (make_all(e2, sizeof e2) == 0)
             restore_refs();
         goto refuse;
     }
-    st->map_ms = now_ms() - t;
     for (unsigned i = 0; i < shim.vtab.n; i++)
         if (shim.vtab.v[i].va) {
             st->bytes += shim.vtab.v[i].size;
@@ -471,21 +529,12 @@ int swap_resume(struct swap_stats *st, char *err, size_t len)
     }
     pthread_mutex_lock(&shim.vtab.mu);
     uint64_t t = now_ms();
+    /* the host copy stays intact whatever fails: the process stays out */
     if (make_all(err, len) < 0) {
         pthread_mutex_unlock(&shim.vtab.mu);
         return -1;
     }
-    st->map_ms = now_ms() - t;
-    t = now_ms();
-    CUresult rc = copy_all(false);
     st->copy_ms = now_ms() - t;
-    if (rc != CUDA_SUCCESS) {
-        /* the host copy is intact: drop what came back and stay out */
-        drop_all();
-        pthread_mutex_unlock(&shim.vtab.mu);
-        snprintf(err, len, "copying back to the GPU failed (error %d); still suspended", rc);
-        return -1;
-    }
     restore_refs();
     for (unsigned i = 0; i < shim.vtab.n; i++)
         if (shim.vtab.v[i].va) {

@@ -10,7 +10,8 @@
 struct swap_stats {
     uint64_t bytes;       /* moved */
     unsigned allocations; /* moved */
-    uint64_t gate_ms, sync_ms, pool_ms, copy_ms, map_ms;
+    uint64_t gate_ms, sync_ms, pool_ms;
+    uint64_t copy_ms; /* copies, with the releases (out) or the re-creation (in) overlapped */
 };
 
 /* What the process holds and whether it can be swapped fast: 0, or -1 with

@@ -49,7 +49,7 @@ BEFORE=$(pid_used "$W")
 run "$VRAM" suspend "$W"
 expect_eq "fast: vram suspend succeeds" "$RC" 0
 expect_match "fast: it says it took the fast path" "$OUT" "suspended pid $W \(fast path\)"
-expect_match "fast: every allocation moved (cuMemAlloc and VMM)" "$OUT" "fast swap: [0-9]+ allocations, 1[67][0-9]\.[0-9] MiB copied"
+expect_match "fast: every allocation moved (cuMemAlloc and VMM)" "$OUT" "fast swap: [0-9]+ allocations, 1[67][0-9]\.[0-9] MiB moved out"
 AFTER=$(pid_used "$W")
 expect_eq "fast: NVML shows only the context left on the GPU" "$AFTER" $((300 * MiB))
 sleep 0.3 # the status file may lag the threads by 0.1 s
