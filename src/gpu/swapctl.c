@@ -18,7 +18,7 @@ socklen_t swapctl_address(int pid, struct sockaddr_un *a)
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
-static void parse(char *line, struct swapctl_info *in)
+void swapctl_parse(char *line, struct swapctl_info *in)
 {
     memset(in, 0, sizeof *in);
     char *why = strstr(line, " why=");
@@ -103,7 +103,7 @@ int swapctl_call(int pid, const char *req, unsigned timeout_ms, struct swapctl_i
     }
     *nl = 0;
     if (strncmp(buf, "ok", 2) == 0) {
-        parse(buf + 2, info);
+        swapctl_parse(buf + 2, info);
         return 1;
     }
     snprintf(err, len, "%s", strncmp(buf, "error ", 6) == 0 ? buf + 6 : buf);

@@ -22,6 +22,10 @@ struct swapctl_info {
 /* The socket address of pid's control thread. */
 socklen_t swapctl_address(int pid, struct sockaddr_un *a);
 
+/* Parses an answer's text after "ok" (key=value words, then " why=..."
+ * to the end) into *info; unknown words are skipped. line is changed. */
+void swapctl_parse(char *line, struct swapctl_info *info);
+
 /* Sends req (info, suspend [MS], resume, prepare) to pid and parses the
  * answer. 1 with *info on "ok"; 0 when pid has no fast swap (nobody
  * listens for it); -1 with err: the process's own message, or why it

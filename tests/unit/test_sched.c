@@ -240,6 +240,40 @@ static void crash_restart_and_resume_elsewhere(void **st)
     assert_non_null(strstr(models[0].error, "resume failed: out of memory"));
 }
 
+/* A model fast swap suspended comes back only on the GPU it left: a
+ * demand waits for room there (evicting there) rather than take the other
+ * GPU's free room, and an explicit resume elsewhere is held to it too. */
+static void fast_swapped_comes_back_where_it_left(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    S.ngpus = 2;
+    S.gpus[1].capacity = 16 * GiB;
+    models[0].only_gpu = 0;
+    bring_up(0, 0);
+    step((struct sched_event){.kind = SCHED_EV_SUSPEND, .model = 0}, 100);
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 0, .ok = true, .bound = true},
+         200);
+    assert_int_equal(models[0].bound_gpu, 0);
+    models[0].only_gpu = -1; /* a reload lifted its pin: the binding still holds */
+    models[1].only_gpu = 0;
+    bring_up(1, 300);
+    assert_int_equal(models[1].gpu, 0);
+    /* GPU 1 is empty, but model 0 must come back to GPU 0: m1 goes */
+    step((struct sched_event){.kind = SCHED_EV_RESUME, .model = 0, .gpu = 1}, 400);
+    if (!find(SCHED_ACT_SUSPEND, 1))
+        demand(0, 7, false, 500);
+    assert_null(find(SCHED_ACT_RESUME, 0));
+    assert_non_null(find(SCHED_ACT_SUSPEND, 1));
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 1, .ok = true}, 600);
+    const struct sched_action *r = find(SCHED_ACT_RESUME, 0);
+    assert_non_null(r);
+    assert_int_equal(r->gpu, 0);
+    step((struct sched_event){.kind = SCHED_EV_RESUMED, .model = 0, .ok = true}, 700);
+    assert_int_equal(models[0].bound_gpu, -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +284,7 @@ int main(void)
         cmocka_unit_test(host_budget_stops_instead),
         cmocka_unit_test(failing_model_is_not_retried_forever),
         cmocka_unit_test(crash_restart_and_resume_elsewhere),
+        cmocka_unit_test(fast_swapped_comes_back_where_it_left),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
