@@ -75,7 +75,9 @@ bool gate_complete(void)
     return !atomic_load(&incomplete);
 }
 
-__attribute__((visibility("hidden"))) void *vram_gate_enter(unsigned long slot, uintptr_t ret)
+/* One more call on this thread's stack; the outermost is counted in
+ * flight, and waits while the gate is closed. */
+static void enter(uintptr_t ret)
 {
     if (frames.depth == DEPTH) {
         fputs("libvramcap: driver calls nested 64 deep; cannot go on\n", stderr);
@@ -94,15 +96,39 @@ __attribute__((visibility("hidden"))) void *vram_gate_enter(unsigned long slot, 
         }
     }
     frames.ret[frames.depth++] = ret;
-    return atomic_load_explicit(&real_of[slot], memory_order_acquire);
 }
 
-__attribute__((visibility("hidden"))) uintptr_t vram_gate_leave(void)
+static uintptr_t leave(void)
 {
     uintptr_t ret = frames.ret[--frames.depth];
     if (frames.depth == 0)
         atomic_fetch_sub(&inflight, 1);
     return ret;
+}
+
+__attribute__((visibility("hidden"))) void *vram_gate_enter(unsigned long slot, uintptr_t ret)
+{
+    enter(ret);
+    return atomic_load_explicit(&real_of[slot], memory_order_acquire);
+}
+
+__attribute__((visibility("hidden"))) uintptr_t vram_gate_leave(void)
+{
+    return leave();
+}
+
+int gate_scope_enter(void)
+{
+    if (!gate_supported())
+        return 0;
+    enter(0);
+    return 1;
+}
+
+void gate_scope_leave(int *token)
+{
+    if (*token)
+        leave();
 }
 
 static uint64_t now_ms(void)

@@ -18,6 +18,15 @@ void *gate_wrap(void *fn);
 /* False once an entry point had to be handed out ungated. */
 bool gate_complete(void);
 
+/* For libvramcap's own wrappers, reached directly by programs linked
+ * against libcuda (not through a trampoline): counts the call in flight,
+ * waiting while the gate is closed; a call already counted (through a
+ * trampoline) passes. Use GATE_SCOPE(): the count ends with the scope. */
+int gate_scope_enter(void);
+void gate_scope_leave(int *token);
+#define GATE_SCOPE()                                                                               \
+    __attribute__((cleanup(gate_scope_leave), unused)) int gate_token_ = gate_scope_enter()
+
 /* Closes the gate and waits up to timeout_ms for the calls in flight to
  * return. 0, or -1 (gate open again) with *busy the calls still in flight. */
 int gate_close(unsigned timeout_ms, unsigned *busy);

@@ -173,6 +173,7 @@ SHIM_EXPORT void *dlsym(void *handle, const char *name)
 SHIM_EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags,
                                          int *status)
 {
+    GATE_SCOPE();
     if (!REAL(cuGetProcAddress_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuGetProcAddress_v2(sym, pfn, ver, flags, status);
@@ -183,6 +184,7 @@ SHIM_EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, c
 
 SHIM_EXPORT CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags)
 {
+    GATE_SCOPE();
     if (!REAL(cuGetProcAddress))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuGetProcAddress(sym, pfn, ver, flags);

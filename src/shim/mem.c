@@ -6,6 +6,7 @@
  * framework turns into its usual out-of-memory error. */
 #include <string.h>
 
+#include "gate.h"
 #include "shim.h"
 
 #define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
@@ -53,6 +54,7 @@ static const enum atab_kind linear_kinds[] = {ATAB_LINEAR, ATAB_ASYNC, ATAB_MANA
 
 SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemAlloc_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     uint64_t charge = pages(size);
@@ -69,6 +71,7 @@ SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
 SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
                                         size_t height, unsigned elem)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemAllocPitch_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     /* the pitch is only known after: reserve for 512-byte rows, the
@@ -94,6 +97,7 @@ SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t
 
 SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned flags)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemAllocManaged))
         return CUDA_ERROR_NOT_INITIALIZED;
     uint64_t charge = pages(size);
@@ -105,6 +109,7 @@ SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned 
 
 SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemFree_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = shim.swap ? swap_free(dptr) : real_cuMemFree_v2(dptr);
@@ -115,6 +120,7 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 
 #define ASYNC_ALLOC(name, call)                                                                    \
     {                                                                                              \
+        GATE_SCOPE();                                                                              \
         if (!REAL(name))                                                                           \
             return CUDA_ERROR_NOT_INITIALIZED;                                                     \
         uint64_t charge = pages(size);                                                             \
@@ -144,6 +150,7 @@ SHIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream st
 
             SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemFreeAsync))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemFreeAsync(dptr, stream);
@@ -154,6 +161,7 @@ SHIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream st
 
 SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemFreeAsync_ptsz))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemFreeAsync_ptsz(dptr, stream);
@@ -192,6 +200,7 @@ static CUresult array_made(CUresult rc, void *handle, uint64_t charge)
 
 SHIM_EXPORT CUresult cuArrayCreate_v2(CUarray *arr, const CUDA_ARRAY_DESCRIPTOR *desc)
 {
+    GATE_SCOPE();
     if (!REAL(cuArrayCreate_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!desc || !arr)
@@ -205,6 +214,7 @@ SHIM_EXPORT CUresult cuArrayCreate_v2(CUarray *arr, const CUDA_ARRAY_DESCRIPTOR 
 
 SHIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *arr, const CUDA_ARRAY3D_DESCRIPTOR *desc)
 {
+    GATE_SCOPE();
     if (!REAL(cuArray3DCreate_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!desc || !arr)
@@ -220,6 +230,7 @@ SHIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *arr, const CUDA_ARRAY3D_DESCRIP
 SHIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *arr,
                                             const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 {
+    GATE_SCOPE();
     if (!REAL(cuMipmappedArrayCreate))
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!desc || !arr)
@@ -237,6 +248,7 @@ SHIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *arr,
 
 SHIM_EXPORT CUresult cuArrayDestroy(CUarray arr)
 {
+    GATE_SCOPE();
     if (!REAL(cuArrayDestroy))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuArrayDestroy(arr);
@@ -248,6 +260,7 @@ SHIM_EXPORT CUresult cuArrayDestroy(CUarray arr)
 
 SHIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray arr)
 {
+    GATE_SCOPE();
     if (!REAL(cuMipmappedArrayDestroy))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMipmappedArrayDestroy(arr);
@@ -261,6 +274,7 @@ SHIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray arr)
  * in its view it is VRAM it holds. */
 SHIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle h, unsigned flags)
 {
+    GATE_SCOPE();
     if (!REAL(cuIpcOpenMemHandle_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuIpcOpenMemHandle_v2(dptr, h, flags);
@@ -280,6 +294,7 @@ SHIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle h, 
 
 SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
+    GATE_SCOPE();
     if (!REAL(cuIpcCloseMemHandle))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuIpcCloseMemHandle(dptr);

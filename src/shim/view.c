@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gpu/nvproc.h"
+#include "gate.h"
 #include "shim.h"
 
 #define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
@@ -24,6 +25,7 @@ static uint64_t used_now(void)
 
 SHIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemGetInfo_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemGetInfo_v2(free_b, total);
@@ -40,6 +42,7 @@ SHIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
 
 SHIM_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
+    GATE_SCOPE();
     if (!REAL(cuDeviceTotalMem_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuDeviceTotalMem_v2(bytes, dev);
@@ -120,6 +123,7 @@ CUresult shim_charge_context(CUdevice dev)
 
 SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
+    GATE_SCOPE();
     if (!REAL(cuDevicePrimaryCtxRetain))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuDevicePrimaryCtxRetain(ctx, dev);
@@ -157,6 +161,7 @@ static CUresult created(CUresult rc, CUcontext *ctx, CUdevice dev)
 
 SHIM_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
+    GATE_SCOPE();
     if (!REAL(cuCtxDestroy_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuCtxDestroy_v2(ctx);
@@ -175,6 +180,7 @@ SHIM_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 
 SHIM_EXPORT CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned flags, CUdevice dev)
 {
+    GATE_SCOPE();
     if (!REAL(cuCtxCreate_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     return created(real_cuCtxCreate_v2(ctx, flags, dev), ctx, dev);
@@ -183,6 +189,7 @@ SHIM_EXPORT CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned flags, CUdevice dev
 SHIM_EXPORT CUresult cuCtxCreate_v3(CUcontext *ctx, CUexecAffinityParamPtr params, int n,
                                     unsigned flags, CUdevice dev)
 {
+    GATE_SCOPE();
     if (!REAL(cuCtxCreate_v3))
         return CUDA_ERROR_NOT_INITIALIZED;
     return created(real_cuCtxCreate_v3(ctx, params, n, flags, dev), ctx, dev);
@@ -190,6 +197,7 @@ SHIM_EXPORT CUresult cuCtxCreate_v3(CUcontext *ctx, CUexecAffinityParamPtr param
 
 SHIM_EXPORT CUresult cuCtxCreate_v4(CUcontext *ctx, void *params, unsigned flags, CUdevice dev)
 {
+    GATE_SCOPE();
     if (!REAL(cuCtxCreate_v4))
         return CUDA_ERROR_NOT_INITIALIZED;
     return created(real_cuCtxCreate_v4(ctx, params, flags, dev), ctx, dev);

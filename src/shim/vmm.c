@@ -5,6 +5,7 @@
  * its mapping, its references and who may access it), and the handle the
  * application holds is translated to the driver's current one: after a
  * swap the driver's handle is a new one, the application's is not. */
+#include "gate.h"
 #include "shim.h"
 
 #define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
@@ -33,6 +34,7 @@ static uint64_t real_handle(uint64_t id)
 SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
                                  const CUmemAllocationProp *prop, unsigned long long flags)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemCreate))
         return CUDA_ERROR_NOT_INITIALIZED;
     uint64_t charge = shim_pages(size);
@@ -63,6 +65,7 @@ SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
 
 SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemRelease))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemRelease(real_handle(h));
@@ -84,6 +87,7 @@ SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 SHIM_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h,
                                                     void *os_handle, int type)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemImportFromShareableHandle))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemImportFromShareableHandle(h, os_handle, type);
@@ -95,6 +99,7 @@ SHIM_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
 SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
                               CUmemGenericAllocationHandle h, unsigned long long flags)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemMap))
         return CUDA_ERROR_NOT_INITIALIZED;
     struct atab_entry e;
@@ -123,6 +128,7 @@ SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 
 SHIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemUnmap))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemUnmap(ptr, size);
@@ -148,6 +154,7 @@ SHIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 SHIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align,
                                          CUdeviceptr addr, unsigned long long flags)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemAddressReserve))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemAddressReserve(ptr, size, align, addr, flags);
@@ -162,6 +169,7 @@ SHIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t a
 
 SHIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemAddressFree))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemAddressFree(ptr, size);
@@ -179,6 +187,7 @@ SHIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 SHIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
                                     size_t count)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemSetAccess))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemSetAccess(ptr, size, desc, count);
@@ -195,6 +204,7 @@ SHIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcc
 
 SHIM_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemRetainAllocationHandle))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemRetainAllocationHandle(h, addr);
@@ -213,6 +223,7 @@ SHIM_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h
 SHIM_EXPORT CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
                                                             CUmemGenericAllocationHandle h)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemGetAllocationPropertiesFromHandle))
         return CUDA_ERROR_NOT_INITIALIZED;
     return real_cuMemGetAllocationPropertiesFromHandle(prop, real_handle(h));
@@ -222,6 +233,7 @@ SHIM_EXPORT CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp 
 SHIM_EXPORT CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h,
                                                   int type, unsigned long long flags)
 {
+    GATE_SCOPE();
     if (!REAL(cuMemExportToShareableHandle))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemExportToShareableHandle(out, real_handle(h), type, flags);

@@ -8,7 +8,7 @@
 # not return make a suspend give up; the daemon uses the fast path and says
 # so in vram ps.
 . "$(dirname "$0")/lib.sh"
-: "${SWAPMODEL:?}" "${TESTMODEL:?}"
+: "${SWAPMODEL:?}" "${TESTMODEL:?}" "${DIRECTMODEL:?}"
 export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 
@@ -147,7 +147,26 @@ sleep 0.3
 [ "$(ops h)" -gt "$O3" ] && ok "host limit: the process runs on" || not_ok "host limit: the process runs on"
 kill -9 "$MPID"
 
-# 10. the daemon: evict = suspend takes the fast path, vram ps says so
+# 10. a program linked against libcuda by name reaches libvramcap's
+#     wrappers without a trampoline: they hold it at the gate all the same
+"$VRAM" run --quiet --swap --gpu 1 -- "$DIRECTMODEL" "$T/d.st" >"$T/d.out" 2>&1 </dev/null &
+JOBS="$JOBS $!"
+for _ in $(seq 1 100); do grep -q '^ready' "$T/d.out" 2>/dev/null && break; sleep 0.05; done
+DPID=$(sed -n 's/^ready //p' "$T/d.out")
+JOBS="$JOBS $DPID"
+run "$VRAM" suspend "$DPID"
+expect_match "linked by name: fast path" "$OUT" '\(fast path\)'
+sleep 0.3
+O4=$(ops d)
+sleep 0.5
+expect_eq "linked by name: its allocations wait while suspended" "$(ops d)" "$O4"
+run "$VRAM" resume "$DPID"
+expect_eq "linked by name: resumes" "$RC" 0
+sleep 0.3
+[ "$(ops d)" -gt "$O4" ] && ok "linked by name: and goes on" || not_ok "linked by name: and goes on"
+kill -9 "$DPID"
+
+# 11. the daemon: evict = suspend takes the fast path, vram ps says so
 export VRAM_SOCKET="$T/vram.sock"
 PORTS=$((20000 + ($$ * 11) % 20000))
 cat >"$T/vram.conf" <<CONF
