@@ -193,10 +193,10 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
 {
     const struct sched_model *m = &d->smodels[i];
     struct dmodel *dm = &d->dm[i];
-    double took = (double)(daemon_now_ms() - dm->began_ms) / 1000;
-    char detail[256] = "";
     if (m->state == was)
         return;
+    double took = (double)(daemon_now_ms() - dm->began_ms) / 1000;
+    char detail[256] = "";
     switch (m->state) {
     case SCHED_READY:
         if (was == SCHED_BUSY && dm->reconfigure) {
@@ -272,12 +272,13 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
         for (size_t i = 0; i < d->sched.nmodels; i++)
             was[i] = d->smodels[i].state;
         static struct sched_action acts[SCHED_MAX_QUEUE + 4 * CONFIG_MAX_MODELS];
-        size_t n = sched_step(&d->sched, &ev, daemon_now_ms(), acts, sizeof acts / sizeof acts[0]);
+        uint64_t now = daemon_now_ms();
+        size_t n = sched_step(&d->sched, &ev, now, acts, sizeof acts / sizeof acts[0]);
         for (size_t i = 0; i < d->sched.nmodels; i++)
             report(d, (unsigned)i, was[i]);
         for (size_t k = 0; k < n; k++)
             act(d, &acts[k]);
-        api_states_changed(d, daemon_now_ms());
+        api_states_changed(d, n ? daemon_now_ms() : now);
     }
     d->stepping = false;
 }

@@ -49,10 +49,17 @@ static const char *const hop[] = {"Connection",          "Keep-Alive", "Proxy-Au
                                   "Transfer-Encoding",   "Upgrade",    "Host",
                                   "Content-Length"};
 
+/* Asked for every header both ways: compare only names of the same
+ * length (most headers then cost one strlen and no strcasecmp). */
 bool relay_hop_by_hop(const char *name)
 {
+    static size_t hop_len[sizeof hop / sizeof hop[0]];
+    if (!hop_len[0])
+        for (size_t i = 0; i < sizeof hop / sizeof hop[0]; i++)
+            hop_len[i] = strlen(hop[i]);
+    size_t n = strlen(name);
     for (size_t i = 0; i < sizeof hop / sizeof hop[0]; i++)
-        if (!strcasecmp(name, hop[i]))
+        if (n == hop_len[i] && !strcasecmp(name, hop[i]))
             return true;
     return false;
 }
