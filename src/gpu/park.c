@@ -80,5 +80,9 @@ int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_
                  ckpt_why ? ckpt_why : "no driver checkpoints");
         return -1;
     }
+    if (ckpt_state(c, pid, e, sizeof e) == CKPT_RUNNING) {
+        snprintf(err, len, "pid %d is not suspended (vram suspend %d first)", pid, pid);
+        return -1;
+    }
     return ckpt_resume(c, pid, from_uuid, to_uuid, err, len);
 }

@@ -96,6 +96,9 @@ run "$VRAM" resume "$W"
 expect_eq "no room: resumes once there is room" "$RC" 0
 expect_eq "no room: weights intact" "$(weights w "$W")" ok
 
+run "$VRAM" resume "$W"
+expect_match "not suspended: vram resume says so" "$OUT" "pid $W is not suspended"
+
 # 4. a resume elsewhere is the driver's alone
 "$VRAM" suspend "$W" >/dev/null
 run "$VRAM" resume "$W" --gpu 1
