@@ -171,7 +171,7 @@ static int cmd_suspend(int argc, char **argv)
     struct ckpt *ck;
     struct snap s;
     char why[512];
-    struct park_result pr;
+    struct park_result pr = {0};
     bool fast = !driver && park_probe(pid, &pr) == PARK_FAST;
     if ((c = open_all(&cmd_suspend_entry, &p, &ck, &s, !fast, why, sizeof why)))
         return c;
@@ -181,10 +181,11 @@ static int cmd_suspend(int argc, char **argv)
     int rc = 1;
     /* fast swap answers for its process even when NVML cannot see it
      * (held by the driver's checkpoint, say), and says what it can do */
-    if (find_proc(&s, pid, &g, &bytes) < 0 && fast) {
+    int found = find_proc(&s, pid, &g, &bytes);
+    if (found < 0 && fast) {
         g = 0;
         bytes = 0;
-    } else if (find_proc(&s, pid, &g, &bytes) < 0) {
+    } else if (found < 0) {
         fprintf(stderr,
                 "vram suspend: pid %d holds no GPU memory (not a CUDA process, or "
                 "suspended already: vram resume %d)\n",
@@ -263,12 +264,13 @@ static int cmd_resume(int argc, char **argv)
     struct ckpt *ck;
     struct snap s;
     char why[512];
-    bool fast = park_fast_suspended(pid);
+    struct park_result pr;
+    park_probe(pid, &pr);
+    bool fast = strcmp(pr.fast.state, "suspended") == 0;
     if ((c = open_all(&cmd_resume_entry, &p, &ck, &s, !fast, why, sizeof why)))
         return c;
     int rc = 1;
     char err[512], path[600], from[96] = "", b[32];
-    struct park_result pr;
     unsigned long long start = 0, bytes = 0;
     record_path(pid, path, sizeof path);
     FILE *f = fopen(path, "r");

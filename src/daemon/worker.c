@@ -36,7 +36,7 @@ static void *run(void *arg)
 {
     struct job *j = arg;
     struct report r = {j->model, j->resume, false, false, ""};
-    struct park_result pr;
+    struct park_result pr = {0}; /* park.c asks the process which path */
     int rc = j->resume ? park_resume(j->ckpt, j->ckpt_why, j->pid, j->from[0] ? j->from : NULL,
                                      j->to[0] ? j->to : NULL, &pr, r.error, sizeof r.error)
                        : park_suspend(j->ckpt, j->ckpt_why, j->pid, 30000, j->driver_only, &pr,

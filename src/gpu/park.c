@@ -28,14 +28,6 @@ enum park_path park_probe(int pid, struct park_result *r)
     return r->path = PARK_DRIVER;
 }
 
-bool park_fast_suspended(int pid)
-{
-    struct swapctl_info in;
-    char err[240];
-    return swapctl_call(pid, "info", 5000, &in, err, sizeof err) == 1 &&
-           strcmp(in.state, "suspended") == 0;
-}
-
 int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
                  bool driver_only, struct park_result *r, char *err, size_t len)
 {
@@ -43,7 +35,7 @@ int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
         memset(r, 0, sizeof *r);
         r->path = PARK_DRIVER;
         snprintf(r->note, sizeof r->note, "the driver's checkpoint was asked for");
-    } else if (park_probe(pid, r) == PARK_FAST) {
+    } else if ((r->path != PARK_NONE ? r->path : park_probe(pid, r)) == PARK_FAST) {
         char req[48];
         snprintf(req, sizeof req, "suspend %u", timeout_ms);
         /* the pool may have to grow first: allow for pinning at ~1 GiB/s */
@@ -61,9 +53,9 @@ int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_
                 const char *to_uuid, struct park_result *r, char *err, size_t len)
 {
     char e[240];
-    memset(r, 0, sizeof *r);
-    int rc = swapctl_call(pid, "info", 5000, &r->fast, e, sizeof e);
-    if (rc == 1 && strcmp(r->fast.state, "suspended") == 0) {
+    if (r->path == PARK_NONE)
+        park_probe(pid, r);
+    if (strcmp(r->fast.state, "suspended") == 0) {
         r->path = PARK_FAST;
         if (to_uuid && from_uuid && strcmp(to_uuid, from_uuid) != 0) {
             snprintf(err, len,

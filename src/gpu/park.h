@@ -25,15 +25,14 @@ const char *park_path_name(enum park_path p);
  * reason in r->note when it is not the fast one. */
 enum park_path park_probe(int pid, struct park_result *r);
 
-/* Whether pid is suspended by fast swap now. */
-bool park_fast_suspended(int pid);
-
-/* ckpt may be NULL (no driver checkpoints): then only the fast path is
- * possible. driver_only skips the fast path. 0, or -1 with err. */
+/* r: what park_probe found, or zeroed (PARK_NONE) to ask here; it comes
+ * back with the path taken. ckpt may be NULL (no driver checkpoints): then
+ * only the fast path is possible. driver_only skips the fast path. 0, or
+ * -1 with err. */
 int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
                  bool driver_only, struct park_result *r, char *err, size_t len);
 
-/* Resumes by the path pid was suspended with. Moving to another GPU
+/* Resumes by the path pid was suspended with (r as for park_suspend). Moving to another GPU
  * (from_uuid, to_uuid) is the driver's alone. 0, or -1 with err and the
  * process still suspended. */
 int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,

@@ -166,10 +166,6 @@ SHIM_EXPORT void *dlsym(void *handle, const char *name)
     return swap(f(handle, name), name);
 }
 
-/* For wrappers called before libcuda was looked up through us (a program
- * linked against libcuda calls our exported names directly). */
-#define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
-
 SHIM_EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags,
                                          int *status)
 {

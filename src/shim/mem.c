@@ -9,43 +9,25 @@
 #include "gate.h"
 #include "shim.h"
 
-#define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
-
-static uint64_t pages(uint64_t n)
-{
-    return shim_pages(n);
-}
-
-static bool reserve(uint64_t bytes)
-{
-    return shim_budget_take(bytes);
-}
-
-static void release(uint64_t bytes)
-{
-    shim_budget_give(bytes);
-}
-
 /* After the driver answered: keep the charge and remember it, or give it
  * back. A table that cannot grow gives the charge back rather than leak it. */
 static CUresult settle(CUresult rc, uint64_t key, enum atab_kind kind, uint64_t bytes)
 {
     if (rc != CUDA_SUCCESS) {
-        release(bytes);
+        shim_budget_give(bytes);
         return rc;
     }
     if (atab_put(&shim.atab, key, kind, bytes, shim_device_now()) < 0)
-        release(bytes);
+        shim_budget_give(bytes);
     return rc;
 }
 
-/* Frees give back what their allocation charged, whatever path made it. */
-static void give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
+void shim_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
 {
     struct atab_entry e;
     for (size_t i = 0; i < nkinds; i++)
         if (atab_take(&shim.atab, key, kinds[i], &e) == 0) {
-            release(e.bytes);
+            shim_budget_give(e.bytes);
             return;
         }
 }
@@ -57,8 +39,8 @@ SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
     GATE_SCOPE();
     if (!REAL(cuMemAlloc_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
-    uint64_t charge = pages(size);
-    if (!reserve(charge))
+    uint64_t charge = shim_pages(size);
+    if (!shim_budget_take(charge))
         return CUDA_ERROR_OUT_OF_MEMORY;
     /* with fast swap on, the memory is the VMM's, so it can leave its
      * addresses and come back to them */
@@ -77,19 +59,19 @@ SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t
     /* the pitch is only known after: reserve for 512-byte rows, the
      * alignment of every current GPU, and settle on the real figure */
     uint64_t row = ((uint64_t)width + 511) & ~511ULL;
-    uint64_t charge = height && row > UINT64_MAX / height ? UINT64_MAX : pages(row * height);
-    if (!reserve(charge))
+    uint64_t charge = height && row > UINT64_MAX / height ? UINT64_MAX : shim_pages(row * height);
+    if (!shim_budget_take(charge))
         return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc = real_cuMemAllocPitch_v2(dptr, pitch, width, height, elem);
     if (rc == CUDA_SUCCESS && pitch) {
-        uint64_t real = pages((uint64_t)*pitch * height);
-        if (real > charge && !reserve(real - charge)) {
+        uint64_t real = shim_pages((uint64_t)*pitch * height);
+        if (real > charge && !shim_budget_take(real - charge)) {
             REAL(cuMemFree_v2)(*dptr);
-            release(charge);
+            shim_budget_give(charge);
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
         if (real < charge)
-            release(charge - real);
+            shim_budget_give(charge - real);
         charge = real;
     }
     return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_FIXED, charge);
@@ -100,8 +82,8 @@ SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned 
     GATE_SCOPE();
     if (!REAL(cuMemAllocManaged))
         return CUDA_ERROR_NOT_INITIALIZED;
-    uint64_t charge = pages(size);
-    if (!reserve(charge))
+    uint64_t charge = shim_pages(size);
+    if (!shim_budget_take(charge))
         return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc = real_cuMemAllocManaged(dptr, size, flags);
     return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_MANAGED, charge);
@@ -114,7 +96,7 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = shim.swap ? swap_free(dptr) : real_cuMemFree_v2(dptr);
     if (rc == CUDA_SUCCESS)
-        give_back(dptr, linear_kinds, 4);
+        shim_give_back(dptr, linear_kinds, 4);
     return rc;
 }
 
@@ -123,8 +105,8 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
         GATE_SCOPE();                                                                              \
         if (!REAL(name))                                                                           \
             return CUDA_ERROR_NOT_INITIALIZED;                                                     \
-        uint64_t charge = pages(size);                                                             \
-        if (!reserve(charge))                                                                      \
+        uint64_t charge = shim_pages(size);                                                        \
+        if (!shim_budget_take(charge))                                                             \
             return CUDA_ERROR_OUT_OF_MEMORY;                                                       \
         CUresult rc = call;                                                                        \
         return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_ASYNC, charge);                     \
@@ -155,7 +137,7 @@ SHIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream st
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemFreeAsync(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        give_back(dptr, linear_kinds, 4);
+        shim_give_back(dptr, linear_kinds, 4);
     return rc;
 }
 
@@ -166,7 +148,7 @@ SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemFreeAsync_ptsz(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        give_back(dptr, linear_kinds, 4);
+        shim_give_back(dptr, linear_kinds, 4);
     return rc;
 }
 
@@ -190,7 +172,7 @@ static uint64_t array_bytes(size_t w, size_t h, size_t d, int format, unsigned c
     }
     unsigned __int128 n =
         (unsigned __int128)(w ? w : 1) * (h ? h : 1) * (d ? d : 1) * el * (channels ? channels : 1);
-    return n > UINT64_MAX / 2 ? UINT64_MAX / 2 : pages((uint64_t)n);
+    return n > UINT64_MAX / 2 ? UINT64_MAX / 2 : shim_pages((uint64_t)n);
 }
 
 static CUresult array_made(CUresult rc, void *handle, uint64_t charge)
@@ -206,7 +188,7 @@ SHIM_EXPORT CUresult cuArrayCreate_v2(CUarray *arr, const CUDA_ARRAY_DESCRIPTOR 
     if (!desc || !arr)
         return real_cuArrayCreate_v2(arr, desc);
     uint64_t charge = array_bytes(desc->Width, desc->Height, 1, desc->Format, desc->NumChannels);
-    if (!reserve(charge))
+    if (!shim_budget_take(charge))
         return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc = real_cuArrayCreate_v2(arr, desc);
     return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, charge);
@@ -221,7 +203,7 @@ SHIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *arr, const CUDA_ARRAY3D_DESCRIP
         return real_cuArray3DCreate_v2(arr, desc);
     uint64_t charge =
         array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels);
-    if (!reserve(charge))
+    if (!shim_budget_take(charge))
         return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc = real_cuArray3DCreate_v2(arr, desc);
     return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, charge);
@@ -239,8 +221,8 @@ SHIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *arr,
      * the base level in 3D, 4/3 in 2D, 2 in 1D; charge the 1D bound */
     uint64_t base =
         array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels);
-    uint64_t charge = levels > 1 ? pages(base < UINT64_MAX / 4 ? base * 2 : base) : base;
-    if (!reserve(charge))
+    uint64_t charge = levels > 1 ? shim_pages(base < UINT64_MAX / 4 ? base * 2 : base) : base;
+    if (!shim_budget_take(charge))
         return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc = real_cuMipmappedArrayCreate(arr, desc, levels);
     return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, charge);
@@ -254,7 +236,7 @@ SHIM_EXPORT CUresult cuArrayDestroy(CUarray arr)
     CUresult rc = real_cuArrayDestroy(arr);
     static const enum atab_kind kinds[] = {ATAB_ARRAY};
     if (rc == CUDA_SUCCESS)
-        give_back((uint64_t)(uintptr_t)arr, kinds, 1);
+        shim_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
     return rc;
 }
 
@@ -266,7 +248,7 @@ SHIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray arr)
     CUresult rc = real_cuMipmappedArrayDestroy(arr);
     static const enum atab_kind kinds[] = {ATAB_ARRAY};
     if (rc == CUDA_SUCCESS)
-        give_back((uint64_t)(uintptr_t)arr, kinds, 1);
+        shim_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
     return rc;
 }
 
@@ -284,8 +266,8 @@ SHIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle h, 
     CUdeviceptr base;
     if (real_cuMemGetAddressRange_v2 && real_cuMemGetAddressRange_v2(&base, &size, *dptr))
         size = 0;
-    uint64_t charge = pages(size);
-    if (!reserve(charge)) {
+    uint64_t charge = shim_pages(size);
+    if (!shim_budget_take(charge)) {
         REAL(cuIpcCloseMemHandle)(*dptr);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -300,6 +282,6 @@ SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
     CUresult rc = real_cuIpcCloseMemHandle(dptr);
     static const enum atab_kind kinds[] = {ATAB_IPC};
     if (rc == CUDA_SUCCESS)
-        give_back(dptr, kinds, 1);
+        shim_give_back(dptr, kinds, 1);
     return rc;
 }

@@ -140,9 +140,17 @@ static inline void shim_budget_give(uint64_t bytes)
 /* The calling thread's device, -1 without a context. */
 int shim_device_now(void);
 
+/* A free gives back what its allocation charged, under whichever of kinds
+ * it was recorded (mem.c). */
+void shim_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds);
+
 /* Resolves the real entry points once libcuda / libnvidia-ml are loaded. */
 void shim_resolve_cuda(void);
 void shim_resolve_nvml(void);
+
+/* The real entry point, for wrappers called before libcuda was looked up
+ * through us (a program linked against libcuda calls our exported names). */
+#define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
 
 /* The real dlsym, looked up past libvramcap. */
 void *shim_real_dlsym(void *handle, const char *name);

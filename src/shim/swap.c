@@ -164,16 +164,27 @@ static const char *blocker(char *buf, size_t len)
     return NULL;
 }
 
-int swap_check(uint64_t *bytes, unsigned *allocations, char *why, size_t len)
+/* What a swap moves: the mapped allocations, their bytes (and count in
+ * *n when asked). Table locked. */
+static uint64_t mapped_bytes(unsigned *n)
 {
-    pthread_mutex_lock(&shim.vtab.mu);
     uint64_t b = 0;
-    unsigned n = 0;
+    unsigned k = 0;
     for (unsigned i = 0; i < shim.vtab.n; i++)
         if (shim.vtab.v[i].va) {
             b += shim.vtab.v[i].size;
-            n++;
+            k++;
         }
+    if (n)
+        *n = k;
+    return b;
+}
+
+int swap_check(uint64_t *bytes, unsigned *allocations, char *why, size_t len)
+{
+    pthread_mutex_lock(&shim.vtab.mu);
+    unsigned n;
+    uint64_t b = mapped_bytes(&n);
     const char *w = blocker(why, len);
     if (w && w != why)
         snprintf(why, len, "%s", w);
@@ -308,10 +319,7 @@ static CUresult copied(unsigned i, unsigned j)
  * address while swapped out). */
 static int place_all(uint64_t *grow_ms, char *err, size_t len)
 {
-    uint64_t left = 0;
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va)
-            left += shim.vtab.v[i].size;
+    uint64_t left = mapped_bytes(NULL);
     pool_begin();
     for (unsigned i = 0; i < shim.vtab.n; i++) {
         struct vphys *p = &shim.vtab.v[i];
@@ -506,11 +514,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
             restore_refs();
         goto refuse;
     }
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va) {
-            st->bytes += shim.vtab.v[i].size;
-            st->allocations++;
-        }
+    st->bytes = mapped_bytes(&st->allocations);
     suspended = true;
     pthread_mutex_unlock(&shim.vtab.mu);
     return 0;
@@ -536,11 +540,7 @@ int swap_resume(struct swap_stats *st, char *err, size_t len)
     }
     st->copy_ms = now_ms() - t;
     restore_refs();
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va) {
-            st->bytes += shim.vtab.v[i].size;
-            st->allocations++;
-        }
+    st->bytes = mapped_bytes(&st->allocations);
     if (pool_policy() == POOL_NONE)
         pool_drop();
     suspended = false;
@@ -555,10 +555,7 @@ int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
     if (suspended)
         return 0;
     pthread_mutex_lock(&shim.vtab.mu);
-    uint64_t need = 0;
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va)
-            need += shim.vtab.v[i].size;
+    uint64_t need = mapped_bytes(NULL);
     int rc = 0;
     uint64_t have = pool_bytes();
     pthread_mutex_unlock(&shim.vtab.mu);

@@ -15,8 +15,6 @@
 #include "gate.h"
 #include "shim.h"
 
-#define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
-
 static uint64_t used_now(void)
 {
     struct group_shared *sh = shim.group.sh;

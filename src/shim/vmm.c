@@ -8,18 +8,6 @@
 #include "gate.h"
 #include "shim.h"
 
-#define REAL(name) (real_##name ? real_##name : (shim_resolve_cuda(), real_##name))
-
-static void give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
-{
-    struct atab_entry e;
-    for (size_t i = 0; i < nkinds; i++)
-        if (atab_take(&shim.atab, key, kinds[i], &e) == 0) {
-            shim_budget_give(e.bytes);
-            return;
-        }
-}
-
 /* The driver's handle for the application's, under the table's lock. */
 static uint64_t real_handle(uint64_t id)
 {
@@ -71,7 +59,7 @@ SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
     CUresult rc = real_cuMemRelease(real_handle(h));
     static const enum atab_kind kinds[] = {ATAB_VMM, ATAB_IMPORTED};
     if (rc == CUDA_SUCCESS)
-        give_back(h, kinds, 2);
+        shim_give_back(h, kinds, 2);
     if (rc == CUDA_SUCCESS && shim.swap) {
         pthread_mutex_lock(&shim.vtab.mu);
         struct vphys *p = vtab_by_id(&shim.vtab, h);

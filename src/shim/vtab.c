@@ -23,16 +23,25 @@ void vtab_clear(struct vtab *t)
     memset(t->block, 0, sizeof t->block);
 }
 
+/* The array v of n elements with room for one more (capacity *cap,
+ * doubling from first), or NULL with v and *cap as they were. */
+static void *grow(void *v, unsigned n, unsigned *cap, size_t size, unsigned first)
+{
+    if (n < *cap)
+        return v;
+    unsigned nc = *cap ? *cap * 2 : first;
+    void *nv = realloc(v, (size_t)nc * size);
+    if (nv)
+        *cap = nc;
+    return nv;
+}
+
 int vtab_add(struct vtab *t, const struct vphys *p)
 {
-    if (t->n == t->cap) {
-        unsigned nc = t->cap ? t->cap * 2 : 64;
-        struct vphys *nv = realloc(t->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        t->v = nv;
-        t->cap = nc;
-    }
+    struct vphys *v = grow(t->v, t->n, &t->cap, sizeof *v, 64);
+    if (!v)
+        return -1;
+    t->v = v;
     t->v[t->n++] = *p;
     return 0;
 }
@@ -79,14 +88,10 @@ uint64_t vtab_new_id(struct vtab *t)
 
 int vtab_res_add(struct vtab *t, uint64_t start, uint64_t size)
 {
-    if (t->nres == t->capres) {
-        unsigned nc = t->capres ? t->capres * 2 : 16;
-        struct vres *nr = realloc(t->res, nc * sizeof *nr);
-        if (!nr)
-            return -1;
-        t->res = nr;
-        t->capres = nc;
-    }
+    struct vres *r = grow(t->res, t->nres, &t->capres, sizeof *r, 16);
+    if (!r)
+        return -1;
+    t->res = r;
     t->res[t->nres++] = (struct vres){start, size};
     return 0;
 }
