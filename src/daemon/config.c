@@ -2,7 +2,10 @@
  *
  * inih (as Debian builds it) hands over section, name and value but not
  * the line; the line of a bad value is found again in the text, so that
- * every message can point at it. */
+ * every message can point at it. It also reads lines of at most
+ * INI_MAX_LINE bytes and takes the rest of a longer one for a line of its
+ * own: such lines are refused before it reads them, and a long command
+ * goes on over indented lines (inih's multi-line values). */
 #include "config.h"
 
 #include <ctype.h>
@@ -144,9 +147,12 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
                      const char *name, const char *v)
 {
     char *end;
-    if (!strcmp(name, "command"))
-        snprintf(m->command, sizeof m->command, "%s", v);
-    else if (!strcmp(name, "file"))
+    if (!strcmp(name, "command")) { /* again: an indented line that continues it */
+        size_t have = strlen(m->command);
+        if (have + (have > 0) + strlen(v) >= sizeof m->command)
+            FAIL("command longer than %d characters", CONFIG_CMD_MAX - 1);
+        snprintf(m->command + have, sizeof m->command - have, "%s%s", have ? " " : "", v);
+    } else if (!strcmp(name, "file"))
         snprintf(m->file, sizeof m->file, "%s", v);
     else if (!strcmp(name, "vram")) {
         if (strcmp(v, "auto") && (units_parse_size(v, &m->vram) < 0 || !m->vram))
@@ -276,6 +282,24 @@ static char *slurp(const char *path, char *err, size_t len)
     return t;
 }
 
+/* The first line inih could not read whole (0: none), and its length. */
+static unsigned long_line(const char *text, size_t *len)
+{
+    unsigned line = 1;
+    for (const char *l = text; *l; line++) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        if (n + 2 > INI_MAX_LINE) { /* with its newline and the terminating NUL */
+            *len = n;
+            return line;
+        }
+        if (!e)
+            break;
+        l = e + 1;
+    }
+    return 0;
+}
+
 int config_load(const char *path, struct config *c, char *err, size_t len)
 {
     memset(c, 0, sizeof *c);
@@ -290,7 +314,16 @@ int config_load(const char *path, struct config *c, char *err, size_t len)
     if (!text)
         return -1;
     struct parse ps = {c, text, ""};
-    int rc = ini_parse_string(text, handler, &ps);
+    size_t long_len;
+    unsigned long_at = long_line(text, &long_len);
+    int rc = 0;
+    if (long_at)
+        snprintf(ps.err, sizeof ps.err,
+                 "%s:%u: a line of %zu characters, more than the %d the INI reader takes: go on "
+                 "on the next line, indented (a command continues over indented lines)",
+                 path, long_at, long_len, INI_MAX_LINE - 2);
+    else
+        rc = ini_parse_string(text, handler, &ps);
     if (!ps.err[0] && rc > 0)
         snprintf(ps.err, sizeof ps.err, "%s:%d: not INI syntax (a [section] or name = value)", path,
                  rc);

@@ -19,6 +19,7 @@
 #include "probe/probe.h"
 #include "store.h"
 #include "super.h"
+#include "wbuf.h"
 
 #define TICK_MS       200
 #define SNAP_MS       1000
@@ -95,7 +96,8 @@ static void post(struct daemon *d, const struct sched_event *e)
     }
     size_t k = (d->evq_head + d->evq_n++) % (sizeof d->evq / sizeof d->evq[0]);
     d->evq[k] = *e;
-    snprintf(d->evq_err[k], sizeof d->evq_err[k], "%s", e->error ? e->error : "");
+    const char *why = e->error ? e->error : ""; /* copied: the caller's text may not outlive it */
+    wbuf_copy(d->evq_err[k], sizeof d->evq_err[k], why, strlen(why));
     d->evq[k].error = d->evq_err[k];
 }
 
@@ -263,8 +265,8 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
     d->stepping = true;
     while (d->evq_n) {
         struct sched_event ev = d->evq[d->evq_head];
-        char err[232];
-        snprintf(err, sizeof err, "%s", d->evq_err[d->evq_head]);
+        char err[sizeof d->evq_err[0]];
+        memcpy(err, d->evq_err[d->evq_head], sizeof err);
         ev.error = err;
         d->evq_head = (d->evq_head + 1) % (sizeof d->evq / sizeof d->evq[0]);
         d->evq_n--;

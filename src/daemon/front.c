@@ -9,6 +9,7 @@
 #include "front.h"
 
 #include "hdrs.h"
+#include "wbuf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -129,15 +130,20 @@ static const char *reason(int status)
     }
 }
 
-static void head_out(struct front_req *r, int status, const char *const *names,
+/* The status line and headers, left in w for the caller's last lines. */
+static void head_out(struct wbuf *w, struct front_req *r, int status, const char *const *names,
                      const char *const *values, size_t n)
 {
-    struct conn *c = r->c;
-    evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n", status, reason(status));
+    wbuf_init(w, r->c->out);
+    wbuf_add(w, "HTTP/1.1 ", 9);
+    wbuf_num(w, (unsigned)status, 10);
+    wbuf_add(w, " ", 1);
+    wbuf_str(w, reason(status));
+    wbuf_add(w, "\r\n", 2);
     for (size_t i = 0; i < n; i++)
-        evbuffer_add_printf(c->out, "%s: %s\r\n", names[i], values[i]);
+        wbuf_header(w, names[i], values[i]);
     if (!r->keep_alive)
-        evbuffer_add_printf(c->out, "Connection: close\r\n");
+        wbuf_str(w, "Connection: close\r\n");
 }
 
 /* The request is answered: the next one on the connection may be read. */
@@ -160,8 +166,12 @@ static void done(struct front_req *r)
 void front_reply(struct front_req *r, int status, const char *const *names,
                  const char *const *values, size_t n, const char *body, size_t len)
 {
-    head_out(r, status, names, values, n);
-    evbuffer_add_printf(r->c->out, "Content-Length: %zu\r\n\r\n", len);
+    struct wbuf w;
+    head_out(&w, r, status, names, values, n);
+    wbuf_str(&w, "Content-Length: ");
+    wbuf_num(&w, len, 10);
+    wbuf_add(&w, "\r\n\r\n", 4);
+    wbuf_flush(&w);
     evbuffer_add(r->c->out, body, len);
     done(r);
 }
@@ -169,13 +179,15 @@ void front_reply(struct front_req *r, int status, const char *const *names,
 void front_reply_start(struct front_req *r, int status, const char *const *names,
                        const char *const *values, size_t n, bool has_length)
 {
-    head_out(r, status, names, values, n);
+    struct wbuf w;
+    head_out(&w, r, status, names, values, n);
     r->chunked = !has_length && r->keep_alive;
     if (r->chunked)
-        evbuffer_add_printf(r->c->out, "Transfer-Encoding: chunked\r\n");
+        wbuf_str(&w, "Transfer-Encoding: chunked\r\n");
     else if (!has_length)
         r->c->closing = true; /* the end of the answer is the end of the connection */
-    evbuffer_add(r->c->out, "\r\n", 2);
+    wbuf_add(&w, "\r\n", 2);
+    wbuf_flush(&w);
     r->replying = true;
     /* not written yet: it goes with the first part, in one packet */
 }
@@ -184,8 +196,13 @@ void front_reply_part(struct front_req *r, const char *data, size_t len)
 {
     if (!len)
         return;
-    if (r->chunked)
-        evbuffer_add_printf(r->c->out, "%zx\r\n", len);
+    if (r->chunked) {
+        struct wbuf w;
+        wbuf_init(&w, r->c->out);
+        wbuf_num(&w, len, 16);
+        wbuf_add(&w, "\r\n", 2);
+        wbuf_flush(&w);
+    }
     evbuffer_add(r->c->out, data, len);
     if (r->chunked)
         evbuffer_add(r->c->out, "\r\n", 2);
@@ -342,10 +359,10 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 {
     (void)what;
     struct conn *c = arg;
-    char buf[65536]; /* read(2) here: evbuffer_read asks FIONREAD first, a call more */
+    char buf[65536]; /* recv(2) here: evbuffer_read asks FIONREAD first, a call more */
     c->guard++;
     for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
         if (n > 0)
             evbuffer_add(c->in, buf, (size_t)n);
         if (n < 0 && errno == EINTR)
@@ -368,7 +385,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
             break;
         }
         if ((size_t)n < sizeof buf)
-            break;
+            break; /* drained; what comes later is a new edge */
     }
     if (!c->dead)
         parse_more(c);
@@ -427,7 +444,9 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
     c->in = evbuffer_new();
     c->out = evbuffer_new();
     c->req.body = evbuffer_new();
-    c->rd = event_new(f->base, fd, EV_READ | EV_PERSIST, on_read, c);
+    /* edge-triggered: the socket is read until drained at every event, and
+     * epoll need not poll it again at the next wait as it does level-triggered */
+    c->rd = event_new(f->base, fd, EV_READ | EV_PERSIST | EV_ET, on_read, c);
     c->wr = event_new(f->base, fd, EV_WRITE, on_write, c);
     c->timer = evtimer_new(f->base, on_timeout, c);
     struct timeval tv = {HEAD_TIMEOUT, 0};

@@ -10,6 +10,7 @@
 #include "relay.h"
 
 #include "hdrs.h"
+#include "wbuf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -137,7 +138,7 @@ static void read_all(struct relay_conn *c)
 {
     char buf[65536];
     for (;;) {
-        ssize_t n = read(c->fd, buf, sizeof buf);
+        ssize_t n = recv(c->fd, buf, sizeof buf, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -157,6 +158,8 @@ static void read_all(struct relay_conn *c)
             return;
         }
         size_t used = http_parser_execute(&c->parser, &settings, buf, (size_t)n);
+        if ((size_t)n == sizeof buf && c->complete)
+            c->broken = true; /* more may wait past the answer, and no edge will say so */
         if (c->closing || deliver(c, used, (size_t)n))
             return;
         if (c->parser.http_errno != HPE_OK || used != (size_t)n) {
@@ -168,7 +171,7 @@ static void read_all(struct relay_conn *c)
             return;
         }
         if ((size_t)n < sizeof buf)
-            return; /* drained: no need to ask again */
+            return; /* drained; what comes later is a new edge (the socket is edge-triggered) */
     }
 }
 
@@ -232,7 +235,7 @@ struct relay_conn *relay_get(struct event_base *base, struct relay_conn **pool, 
     if (c->fd < 0 ||
         (connect(c->fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS) ||
         !(c->out = evbuffer_new()) ||
-        !(c->rd = event_new(base, c->fd, EV_READ | EV_PERSIST, on_read, c)) ||
+        !(c->rd = event_new(base, c->fd, EV_READ | EV_PERSIST | EV_ET, on_read, c)) ||
         !(c->wr = event_new(base, c->fd, EV_WRITE, on_write, c)) || event_add(c->rd, NULL) < 0) {
         relay_close(c);
         return NULL;
@@ -265,11 +268,19 @@ int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *ur
     c->complete = false;
     http_parser_init(&c->parser, HTTP_RESPONSE);
     c->parser.data = c;
-    evbuffer_add_printf(c->out, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n", name, uri);
+    struct wbuf w;
+    wbuf_init(&w, c->out);
+    wbuf_str(&w, name);
+    wbuf_add(&w, " ", 1);
+    wbuf_str(&w, uri);
+    wbuf_str(&w, " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
     for (size_t i = 0; i < nheaders; i++)
         if (!relay_hop_by_hop(names[i]))
-            evbuffer_add_printf(c->out, "%s: %s\r\n", names[i], values[i]);
-    evbuffer_add_printf(c->out, "Content-Length: %zu\r\n\r\n", evbuffer_get_length(body));
+            wbuf_header(&w, names[i], values[i]);
+    wbuf_str(&w, "Content-Length: ");
+    wbuf_num(&w, evbuffer_get_length(body), 10);
+    wbuf_add(&w, "\r\n\r\n", 4);
+    wbuf_flush(&w);
     evbuffer_add_buffer(c->out, body);
     c->guard++;
     flush(c);

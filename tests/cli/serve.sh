@@ -68,7 +68,14 @@ printf '[serve]\nsocket = %s/x.sock\n\n[model m]\ncommand = true\nvram = lots\n'
 run "$VRAM" serve --check --config "$T/bad.conf"
 expect_eq "serve --check: a bad value, exit 2" "$RC" 2
 expect_match "serve --check: names the file, the line and the fix" "$OUT" "bad.conf:6: vram 'lots': a size \(6G\) or auto"
-printf '\n[model capped]\ncommand = %s --bytes 3G\nvram = 2G\ncap = yes\ngpus = 1\n' "$TESTMODEL" >>"$T/vram.conf"
+printf '[serve]\nsocket = %s/x.sock\n\n[model m]\ncommand = echo %0250d\nvram = 1G\n' "$T" 0 >"$T/long.conf"
+run "$VRAM" serve --check --config "$T/long.conf"
+expect_eq "serve --check: a line too long for the INI reader, exit 2" "$RC" 2
+expect_match "serve --check: says which line, and how to split it" "$OUT" \
+    "long.conf:5: a line of 265 characters, more than the 198 .*indented"
+# the capped model's command goes on over an indented line: its --bytes must
+# arrive for it to go over its slice (below)
+printf '\n[model capped]\ncommand = %s\n    --bytes 3G\nvram = 2G\ncap = yes\ngpus = 1\n' "$TESTMODEL" >>"$T/vram.conf"
 start_daemon || { not_ok "the daemon starts"; finish; }
 
 # never over budget: GPU 0's used memory, sampled all along
@@ -132,7 +139,8 @@ expect_eq "7 concurrent loads: all succeeded" "$(grep -vc ' 0$' "$T/loads")" 0
 
 # cap = yes: the model runs under libvramcap with its vram as its slice
 run "$VRAM" load capped --timeout 60s
-expect_match "cap = yes: a model over its slice cannot start" "$OUT" "failed 3 times.*cannot allocate or fill"
+expect_match "cap = yes: a model over its slice cannot start (its command continued on an indented line)" \
+    "$OUT" "failed 3 times.*cannot allocate or fill"
 
 # a command that does not exist: failed with its error, not retried forever
 run "$VRAM" load broken --timeout 60s
