@@ -12,3 +12,18 @@ cp build-rel/vram build-rel/libvramcap.so build-rel/bench/vram-sample-cost \
     build-rel/tests/simalloc \
     .devbuild/
 ls -la .devbuild
+# wrk and nginx for bench/proxy_bench.sh there (the GPU machine has
+# neither): the programs, the libraries they need beyond glibc, and
+# wrappers that find them
+if command -v wrk >/dev/null && command -v nginx >/dev/null; then
+    mkdir -p .devbuild/tools/lib
+    for p in wrk nginx; do
+        cp "$(command -v $p)" .devbuild/tools/$p.bin
+        ldd "$(command -v $p)" | awk '/=> \// { print $3 }' |
+            grep -vE '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
+            xargs -r cp -L -t .devbuild/tools/lib/
+        printf '#!/bin/sh\nd=$(dirname "$(readlink -f "$0")")\nLD_LIBRARY_PATH=$d/lib exec "$d/%s.bin" "$@"\n' $p \
+            >.devbuild/tools/$p
+        chmod +x .devbuild/tools/$p
+    done
+fi
