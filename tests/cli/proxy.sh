@@ -89,6 +89,13 @@ expect_eq "backend crash mid-stream: curl sees a broken transfer" "$([ $RC -ne 0
 expect_eq "backend crash mid-stream: no hang" "$([ $(($(date +%s) - S)) -lt 10 ] && echo quick)" quick
 expect_match "backend crash mid-stream: what came before arrived" "$(cat "$T/crash")" '"chunk":1'
 
+# heads longer than the proxy's 4 KiB write buffer, both ways, arrive whole
+LONG=$(head -c 6000 /dev/zero | tr '\0' 'v')
+H=$(curl -s -m 10 -D - -o "$T/echo" -H "X-Echo: $LONG" "$P/m/p1/echo")
+expect_eq "a 6000-byte header reaches the model whole" "$(cat "$T/echo")" "$LONG"
+expect_eq "a 6000-byte header in the answer reaches the client whole" \
+    "$(printf '%s\n' "$H" | tr -d '\r' | sed -n 's/^X-Echo: //p')" "$LONG"
+
 # waiting has a bound: 503 with Retry-After; a model that cannot start: 502 with its log
 H=$(curl -s -m 30 -D - -o "$T/slow" "$P/m/slow/echo")
 expect_match "a model slower than wait: 503" "$H" "^HTTP/1.1 503"

@@ -9,7 +9,8 @@
  * For the proxy's tests it also answers like a slow model: POST to /v1/...
  * or /api/..., or GET /stream, streams --chunks server-sent events, one every
  * --chunk-ms; GET /crash-stream sends two and dies; GET /cancelled says how
- * many streams a client cut short; GET /echo answers "ok" at once. */
+ * many streams a client cut short; GET /echo answers "ok" at once (or its
+ * X-Echo header, as a header and as the body). */
 #include <dlfcn.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -158,8 +159,11 @@ static void on_request(struct evhttp_request *req, void *arg)
     } else if (!strcmp(uri, "/cancelled")) {
         snprintf(text, sizeof text, "%u", cancelled);
         reply(req, 200, text);
-    } else if (!strcmp(uri, "/echo")) {
-        reply(req, 200, "ok");
+    } else if (!strcmp(uri, "/echo")) { /* X-Echo comes back as a header and as the body */
+        const char *echo = evhttp_find_header(evhttp_request_get_input_headers(req), "X-Echo");
+        if (echo)
+            evhttp_add_header(evhttp_request_get_output_headers(req), "X-Echo", echo);
+        reply(req, 200, echo ? echo : "ok");
     } else if (!strcmp(uri, "/pid")) {
         snprintf(text, sizeof text, "%d", (int)getpid());
         reply(req, 200, text);
