@@ -300,7 +300,7 @@ static unsigned long_line(const char *text, size_t *len)
     return 0;
 }
 
-int config_load(const char *path, struct config *c, char *err, size_t len)
+int config_parse(const char *text, const char *path, struct config *c, char *err, size_t len)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", path);
@@ -310,9 +310,6 @@ int config_load(const char *path, struct config *c, char *err, size_t len)
     c->port_base = 21000;
     c->max_body = 16ULL << 20;
     c->wait_s = 300;
-    char *text = slurp(path, err, len);
-    if (!text)
-        return -1;
     struct parse ps = {c, text, ""};
     size_t long_len;
     unsigned long_at = long_line(text, &long_len);
@@ -351,10 +348,19 @@ int config_load(const char *path, struct config *c, char *err, size_t len)
         else
             snprintf(c->logs, sizeof c->logs, "logs");
     }
-    free(text);
     if (ps.err[0]) {
         snprintf(err, len, "%s", ps.err);
         return -1;
     }
     return 0;
+}
+
+int config_load(const char *path, struct config *c, char *err, size_t len)
+{
+    char *text = slurp(path, err, len);
+    if (!text)
+        return -1;
+    int rc = config_parse(text, path, c, err, len);
+    free(text);
+    return rc;
 }

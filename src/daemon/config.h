@@ -54,5 +54,7 @@ struct config {
 /* Reads and checks path. Returns 0, or -1 with err "FILE:LINE: what, and
  * the fix". */
 int config_load(const char *path, struct config *c, char *err, size_t len);
+/* The same from text already read (path names it in messages). */
+int config_parse(const char *text, const char *path, struct config *c, char *err, size_t len);
 
 #endif
