@@ -11,10 +11,10 @@ void wbuf_init(struct wbuf *w, struct evbuffer *out)
 
 void wbuf_flush(struct wbuf *w)
 {
-    if (w->out && w->len)
-        evbuffer_add(w->out, w->b, w->len);
-    if (w->out)
-        w->len = 0;
+    if (!w->out)
+        return;
+    evbuffer_add(w->out, w->b, w->len);
+    w->len = 0;
 }
 
 void wbuf_add(struct wbuf *w, const char *s, size_t n)
