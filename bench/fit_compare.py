@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """vram fit's estimates against VRAM measured on a real GPU.
 
-Reads the measurements bench/device_issue3.sh took (JSON lines), asks
+Reads the measurements bench/gpu_fit_measure.sh took (JSON lines), asks
 `vram fit --json` for the same config, precision, context and mode, and
 prints a table with the error of vram fit and of a weights-only estimate
 (what accelerate's estimate-memory reports: the weights for inference, 4x

@@ -1,4 +1,4 @@
-"""serve_table: the summary table of bench/device_issue5.sh, from its ROW lines
+"""serve_table: the summary table of bench/gpu_serve.sh, from its ROW lines
 (stdin): per model, cold start, suspend and resume times, the rates they
 imply, and whether generation and weights came back the same."""
 import sys

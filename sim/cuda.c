@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "cuda_internal.h"
+#include "sim/cuda_internal.h"
 #include "gpu/uuid.h"
 
 #define EXPORT SIM_EXPORT

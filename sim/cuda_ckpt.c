@@ -11,9 +11,9 @@
  * memory is host memory already. */
 #include <string.h>
 
-#include "cuda_internal.h"
+#include "sim/cuda_internal.h"
 #include "gpu/uuid.h"
-#include "state.h"
+#include "sim/state.h"
 
 #define EXPORT SIM_EXPORT
 

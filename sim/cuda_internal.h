@@ -5,7 +5,7 @@
 #define VRAM_SIM_CUDA_INTERNAL_H
 
 #include "gpu/cuda_api.h"
-#include "sim.h"
+#include "sim/sim.h"
 
 #define SIM_EXPORT __attribute__((visibility("default")))
 #define SIM_PAGE   (2u << 20) /* the driver's allocation granularity */

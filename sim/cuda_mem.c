@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cuda_internal.h"
+#include "sim/cuda_internal.h"
 
 #define EXPORT SIM_EXPORT
 

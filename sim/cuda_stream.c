@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_internal.h"
+#include "sim/cuda_internal.h"
 
 #define EXPORT SIM_EXPORT
 

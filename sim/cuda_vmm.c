@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cuda_internal.h"
+#include "sim/cuda_internal.h"
 
 #define EXPORT SIM_EXPORT
 

@@ -3,7 +3,7 @@
  * Strict on purpose: an unknown key is an error, so a typo in a test fixture
  * fails loudly instead of silently simulating the default. Sizes are bytes or
  * strings with units ("16G" is GiB). */
-#include "machine.h"
+#include "sim/machine.h"
 
 #include <jansson.h>
 #include <stdarg.h>

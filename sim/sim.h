@@ -3,8 +3,8 @@
 #ifndef VRAM_SIM_SIM_H
 #define VRAM_SIM_SIM_H
 
-#include "machine.h"
-#include "state.h"
+#include "sim/machine.h"
+#include "sim/state.h"
 
 struct sim {
     struct sim_machine machine;

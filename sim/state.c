@@ -4,7 +4,7 @@
  * process has died (or whose pid now belongs to another process, checked by
  * start time) counts for nothing and is recycled: the real driver frees a
  * process's memory when it exits, even after SIGKILL. */
-#include "state.h"
+#include "sim/state.h"
 
 #include <errno.h>
 #include <fcntl.h>

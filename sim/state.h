@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "machine.h"
+#include "sim/machine.h"
 
 #define SIM_SLOTS 1024
 

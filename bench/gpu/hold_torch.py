@@ -1,6 +1,6 @@
 """hold_torch: a PyTorch process holding GIB of GPU memory; with --busy it
 keeps the GPU working (matmuls), without it it only holds the memory.
-Prints "ready PID" once allocated. For the idle checks of bench/device_issue7.sh."""
+Prints "ready PID" once allocated. For the idle checks of bench/gpu_reclaim.sh."""
 import argparse, os, sys, time
 import torch
 

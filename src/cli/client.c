@@ -3,12 +3,14 @@
  * libevent 2.1 (what Debian 12 and Ubuntu 24.04 ship) has an HTTP server
  * that listens on Unix sockets but no client that connects to one (2.2
  * adds it); libcurl does, and parses the replies, so vram parses no HTTP. */
-#include "client.h"
+#include "cli/client.h"
 
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/units.h"
 
 const char *client_socket(const char *explicit_path)
 {
@@ -82,4 +84,29 @@ long client_call(const char *socket, const char *method, const char *path, json_
     free(b.p);
     curl_easy_cleanup(c);
     return status;
+}
+
+int client_report(const char *verb, long st, json_t *r, const char *err)
+{
+    if (st < 0) {
+        fprintf(stderr, "vram %s: %s\n", verb, err);
+        return 1;
+    }
+    json_t *e = json_object_get(r, "error");
+    if (st >= 300) {
+        fprintf(stderr, "vram %s: %s\n", verb, json_is_string(e) ? json_string_value(e) : "?");
+        return st == 404 || st == 400 ? 2 : 1;
+    }
+    char b[32];
+    json_t *g = json_object_get(r, "gpu");
+    printf("%s: %s", json_string_value(json_object_get(r, "name")),
+           json_string_value(json_object_get(r, "state")));
+    if (json_is_integer(g))
+        printf(" on GPU %lld, %s", (long long)json_integer_value(g),
+               units_fmt_size((uint64_t)json_integer_value(json_object_get(r, "vram_bytes")), b,
+                              sizeof b));
+    if (json_is_integer(json_object_get(r, "port")))
+        printf(", port %lld", (long long)json_integer_value(json_object_get(r, "port")));
+    putchar('\n');
+    return 0;
 }

@@ -1,7 +1,7 @@
 /* fitview: `vram fit`'s answers. A row per precision with the parts that
  * add up to the total and the GPUs it fits on; with several models, the
  * plan: who lives with whom, who takes turns. */
-#include "fitview.h"
+#include "cli/fitview.h"
 
 #include <string.h>
 
@@ -14,7 +14,7 @@ static const char *gib(uint64_t b, char *buf, size_t len)
     return buf;
 }
 
-static void fits_text(FILE *out, const struct fit_report *r, const struct est_result *e)
+static void fits_text(FILE *out, const struct fit_report *r, const struct estimate_result *e)
 {
     char b[32];
     if (!r->have_gpus) {
@@ -50,12 +50,12 @@ void fitview_text(FILE *out, const struct fit_report *r)
         fprintf(out, ", stored %s)   %s, %s %llu tokens%s\n", m->stored[0] ? m->stored : "n/a",
                 rt[r->opts.runtime], r->opts.train ? "training, seq" : "context",
                 (unsigned long long)(r->opts.train ? r->opts.seq : r->opts.ctx),
-                r->opts.runtime == EST_TORCH ? "" : " (profile not yet measured)");
+                r->opts.runtime == ESTIMATE_TORCH ? "" : " (profile not yet measured)");
         fprintf(out, "  %-18s %10s %10s %12s %10s %10s   %s\n", "", "weights",
                 r->opts.train ? "grads+opt" : "kv cache", "activations", "runtime", "total",
                 "fits on");
         for (int k = 0; k < fm->nest; k++) {
-            const struct est_result *e = &fm->est[k];
+            const struct estimate_result *e = &fm->est[k];
             fprintf(
                 out, "  %-18s %10s %10s %12s %10s %10s   ", e->prec.name, gib(e->weights, b[0], 32),
                 gib(r->opts.train ? e->gradients + e->optimizer : e->kv_cache, b[1], 32),
@@ -87,7 +87,7 @@ void fitview_text(FILE *out, const struct fit_report *r)
                                           : " (fits alone, not beside the others)");
 }
 
-static json_t *est_json(const struct fit_report *r, const struct est_result *e)
+static json_t *estimate_json(const struct fit_report *r, const struct estimate_result *e)
 {
     json_t *fits = json_array();
     for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
@@ -113,7 +113,7 @@ json_t *fitview_json(const struct fit_report *r)
         const struct model_info *m = &fm->info;
         json_t *ests = json_array();
         for (int k = 0; k < fm->nest; k++)
-            json_array_append_new(ests, est_json(r, &fm->est[k]));
+            json_array_append_new(ests, estimate_json(r, &fm->est[k]));
         json_array_append_new(
             models,
             json_pack("{s:s, s:s, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "

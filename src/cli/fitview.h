@@ -20,13 +20,13 @@ struct fit_gpu {
 
 struct fit_model {
     struct model_info info;
-    struct est_result est[FIT_MAX_PREC];
+    struct estimate_result est[FIT_MAX_PREC];
     int nest;
     int best; /* the highest precision that fits somewhere, -1 if none */
 };
 
 struct fit_report {
-    struct est_opts opts;
+    struct estimate_opts opts;
     struct fit_model *models;
     size_t nmodels;
     struct fit_gpu gpus[FITPLAN_MAX];

@@ -4,13 +4,13 @@
  * so "idle for ten minutes" cannot be read from it after the fact: vram
  * watches for that long, reading the samples every second. The first read
  * takes everything the driver still has, so recent work counts too. */
-#include "idlewatch.h"
+#include "cli/idlewatch.h"
 
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "app/clock.h"
 #include "core/units.h"
 
 int idlewatch_run(struct probe *p, struct snap *s, double seconds, char *err, size_t errlen)

@@ -5,15 +5,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 #include "core/err.h"
-#include "simenv.h"
+#include "cli/simenv.h"
 
 #ifndef VRAM_VERSION
 #define VRAM_VERSION "0.1.0"
 #endif
 
 static const struct cmd_entry *const cmd_table[] = {
+    /* clang-format off */
     &cmd_status_entry,
     &cmd_top_entry,
     &cmd_run_entry,
@@ -27,6 +28,7 @@ static const struct cmd_entry *const cmd_table[] = {
     &cmd_ps_entry,
     &cmd_load_entry,
     &cmd_unload_entry,
+    /* clang-format on */
 };
 
 #define NCMDS (sizeof cmd_table / sizeof cmd_table[0])

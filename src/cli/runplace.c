@@ -6,7 +6,7 @@
  * made one at a time under a lock file, held until the chosen job's group
  * file exists. Group files of jobs whose `vram run` died are removed on the
  * way, so a crash never leaves a promise that blocks the GPU. */
-#include "runplace.h"
+#include "cli/runplace.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -22,12 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "app/clock.h"
 #include "core/err.h"
 #include "core/place.h"
 #include "core/units.h"
 #include "host/proc.h"
-#include "shim/group.h"
+#include "ipc/group.h"
 
 struct promised {
     unsigned gpu;

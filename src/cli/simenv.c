@@ -2,9 +2,12 @@
  *
  * glibc reads LD_LIBRARY_PATH once, at program start, so setting it for our
  * own dlopen means starting again: we exec ourselves once with the variable
- * set, which children then inherit. */
-#include "simenv.h"
+ * set, which children then inherit. The machine file is checked by the
+ * simulated driver itself (vram_sim_check, found by dlsym), so that this
+ * binary never links or includes the simulator. */
+#include "cli/simenv.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <limits.h>
@@ -14,8 +17,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
-#include "machine.h"
-#include "selfpath.h"
+#include "app/selfpath.h"
 
 static int find_libdir(char *out, size_t len)
 {
@@ -35,6 +37,31 @@ static int find_libdir(char *out, size_t len)
     return 0;
 }
 
+static int check_machine(const char *libdir, const char *file, char *err, size_t errlen)
+{
+    char lib[PATH_MAX + 32];
+    snprintf(lib, sizeof lib, "%s/libnvidia-ml.so.1", libdir);
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    int (*check)(const char *, char *, size_t) =
+        h ? (int (*)(const char *, char *, size_t))dlsym(h, "vram_sim_check") : NULL;
+    if (!check) {
+        snprintf(err, errlen, "%s is not vram's simulated driver (%s)", lib,
+                 h ? "no vram_sim_check" : dlerror());
+        if (h)
+            dlclose(h);
+        return VRAM_EFAIL;
+    }
+    int rc = check(file, err, errlen);
+    dlclose(h);
+    if (rc < 0) {
+        if (access(file, R_OK) != 0)
+            snprintf(err, errlen, "%s: %s (the machine file for --sim; examples/ has some)", file,
+                     strerror(errno));
+        return VRAM_EINPUT;
+    }
+    return VRAM_OK;
+}
+
 int simenv_apply(const char *file, char **argv, char *err, size_t errlen)
 {
     const char *env = getenv("VRAM_SIM");
@@ -43,17 +70,6 @@ int simenv_apply(const char *file, char **argv, char *err, size_t errlen)
     if (!file)
         return VRAM_OK;
 
-    struct sim_machine *m = malloc(sizeof *m);
-    if (!m)
-        return VRAM_EFAIL;
-    int rc = sim_machine_load(file, m, err, errlen);
-    free(m);
-    if (rc < 0) {
-        if (access(file, R_OK) != 0)
-            snprintf(err, errlen, "%s: %s (the machine file for --sim; examples/ has some)", file,
-                     strerror(errno));
-        return VRAM_EINPUT;
-    }
     char abs[PATH_MAX], libdir[PATH_MAX];
     if (!realpath(file, abs)) {
         snprintf(err, errlen, "%s: %s", file, strerror(errno));
@@ -69,8 +85,11 @@ int simenv_apply(const char *file, char **argv, char *err, size_t errlen)
     size_t dl = strlen(libdir);
     bool in_place = env && strcmp(env, abs) == 0 && llp && strncmp(llp, libdir, dl) == 0 &&
                     (llp[dl] == '\0' || llp[dl] == ':');
-    if (in_place)
+    if (in_place) /* checked before the restart */
         return VRAM_OK;
+    int rc = check_machine(libdir, file, err, errlen);
+    if (rc < 0)
+        return rc;
 
     char *newpath = malloc(dl + (llp ? strlen(llp) : 0) + 2);
     if (!newpath)

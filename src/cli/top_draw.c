@@ -10,8 +10,8 @@
 #include "core/acct.h"
 #include "core/role.h"
 #include "core/units.h"
-#include "top.h"
-#include "view.h"
+#include "cli/top_draw.h"
+#include "app/render_text.h"
 
 enum { C_RESERVED = 1, C_DISPLAY, C_WORK, C_OTHER, C_UNATTR, C_HEAD, C_SEL };
 
@@ -173,7 +173,7 @@ void top_draw(struct top *t)
         bool sel = t->scroll + (size_t)i == t->sel;
         if (sel)
             attron(t->color ? COLOR_PAIR(C_SEL) : A_REVERSE);
-        view_ptype(p->types, tb, sizeof tb);
+        render_ptype(p->types, tb, sizeof tb);
         if (!strcmp(tb, "compute+graphics"))
             snprintf(tb, sizeof tb, "C+G");
         else if (!strcmp(tb, "device-file"))
@@ -181,7 +181,7 @@ void top_draw(struct top *t)
         mvprintw(y + i, 0, "%7u %-9.9s %3u %-8s %-8s %9s %-8s %-*.*s", p->pid,
                  p->host_known ? p->user : "?", r->gpu, role_name(p->role), tb,
                  p->used_known ? units_fmt_size(p->used, mem, sizeof mem) : "n/a",
-                 view_pstate(p->state), cols > 60 ? cols - 60 : 0, cols > 60 ? cols - 60 : 0,
+                 render_pstate(p->state), cols > 60 ? cols - 60 : 0, cols > 60 ? cols - 60 : 0,
                  p->cmdline[0] ? p->cmdline : p->name);
         if (sel)
             attroff(t->color ? COLOR_PAIR(C_SEL) : A_REVERSE);

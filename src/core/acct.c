@@ -12,7 +12,7 @@
  *      in proportion, so nothing is counted twice and unattributed is 0;
  *   4. otherwise unattributed = used - processes: memory held by processes we
  *      cannot see (other users, other PID namespaces) or by nobody. */
-#include "acct.h"
+#include "core/acct.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #ifndef VRAM_CORE_ACCT_H
 #define VRAM_CORE_ACCT_H
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 struct acct {
     uint64_t total;

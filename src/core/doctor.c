@@ -3,13 +3,13 @@
  * rules never change anything themselves (reclaim and headless do, when
  * asked). Unattributed memory below 256 MiB and idle power below 30% of the
  * limit are normal and not reported. */
-#include "doctor.h"
+#include "core/doctor.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "acct.h"
-#include "units.h"
+#include "core/acct.h"
+#include "core/units.h"
 
 #define UNATTRIBUTED_MIN (256ULL << 20)
 

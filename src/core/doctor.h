@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 enum doc_level { DOC_INFO, DOC_WARN };
 

@@ -23,7 +23,7 @@
  *     gradients, two moments and one temporary the size of the weights.
  * The llama.cpp and vLLM profiles follow those projects' documented
  * allocation schemes and have not been measured yet (their outputs say so). */
-#include "estimate.h"
+#include "core/estimate.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,17 +31,17 @@
 
 #define MiB (1024.0 * 1024.0)
 
-void est_defaults(struct est_opts *o)
+void estimate_defaults(struct estimate_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->runtime = EST_TORCH;
+    o->runtime = ESTIMATE_TORCH;
     o->ctx = 4096;
     o->batch = 1;
-    o->optim = EST_ADAMW;
+    o->optim = ESTIMATE_ADAMW;
     o->seq = 1024;
 }
 
-int est_precision(const char *name, struct est_precision *p)
+int estimate_precision(const char *name, struct estimate_precision *p)
 {
     static const struct {
         const char *name, *label;
@@ -77,7 +77,7 @@ int est_precision(const char *name, struct est_precision *p)
     return -1;
 }
 
-int est_candidates(const struct model_info *m, struct est_precision *out, int max)
+int estimate_candidates(const struct model_info *m, struct estimate_precision *out, int max)
 {
     const char *names[5];
     int n = 0;
@@ -88,7 +88,7 @@ int est_candidates(const struct model_info *m, struct est_precision *out, int ma
     names[n++] = "q4";
     int k = 0;
     for (int i = 0; i < n && k < max; i++)
-        if (est_precision(names[i], &out[k]) == 0)
+        if (estimate_precision(names[i], &out[k]) == 0)
             k++;
     /* a quantized file is shown as stored, first */
     if (m->stored_bits > 0 && m->stored_bits < 16 && k < max) {
@@ -101,7 +101,7 @@ int est_candidates(const struct model_info *m, struct est_precision *out, int ma
     return k;
 }
 
-static uint64_t kv_bytes(const struct model_info *m, const struct est_opts *o, double bits,
+static uint64_t kv_bytes(const struct model_info *m, const struct estimate_opts *o, double bits,
                          uint64_t tokens)
 {
     double per_token_layer = 2.0 * m->kv_heads * m->head_dim * bits / 8;
@@ -112,8 +112,8 @@ static uint64_t kv_bytes(const struct model_info *m, const struct est_opts *o, d
 }
 
 /* One forward pass over ctx tokens in PyTorch: the transient peak. */
-static double torch_activations(const struct model_info *m, const struct est_opts *o, double cb,
-                                uint64_t ctx)
+static double torch_activations(const struct model_info *m, const struct estimate_opts *o,
+                                double cb, uint64_t ctx)
 {
     double b = cb / 8, t = (double)ctx * (double)o->batch;
     unsigned experts_ff = m->experts ? m->experts_used : 1;
@@ -129,20 +129,20 @@ static double torch_activations(const struct model_info *m, const struct est_opt
     return mlp + hidden + attn + logits;
 }
 
-static void inference(const struct model_info *m, const struct est_opts *o,
-                      const struct est_precision *p, struct est_result *r)
+static void inference(const struct model_info *m, const struct estimate_opts *o,
+                      const struct estimate_precision *p, struct estimate_result *r)
 {
     double kvb = o->kv_bits > 0 ? o->kv_bits : p->compute_bits;
     r->kv_cache = kv_bytes(m, o, kvb, o->ctx);
     switch (o->runtime) {
-    case EST_TORCH: {
+    case ESTIMATE_TORCH: {
         double act = torch_activations(m, o, p->compute_bits, o->ctx);
         r->activations = (uint64_t)act;
         /* context + libraries, and the allocator's slack on what moves */
         r->runtime = (uint64_t)(670 * MiB + 0.15 * (act + (double)r->kv_cache));
         break;
     }
-    case EST_LLAMACPP: {
+    case ESTIMATE_LLAMACPP: {
         /* llama.cpp: a compute buffer sized for one micro-batch of 512
          * tokens (logits for the batch, the widest layer's tensors) */
         double ub = 512.0 * (double)o->batch;
@@ -150,10 +150,10 @@ static void inference(const struct model_info *m, const struct est_opts *o,
         r->runtime = (uint64_t)(400 * MiB);
         break;
     }
-    case EST_VLLM: {
+    case ESTIMATE_VLLM: {
         /* vLLM profiles one batch of max_num_batched_tokens (8192 by
          * default) and keeps CUDA graphs */
-        struct est_opts v = *o;
+        struct estimate_opts v = *o;
         v.batch = 1;
         r->activations = (uint64_t)torch_activations(m, &v, p->compute_bits, 8192);
         r->runtime = (uint64_t)(1024 * MiB);
@@ -162,8 +162,8 @@ static void inference(const struct model_info *m, const struct est_opts *o,
     }
 }
 
-static void training(const struct model_info *m, const struct est_opts *o,
-                     const struct est_precision *p, struct est_result *r)
+static void training(const struct model_info *m, const struct estimate_opts *o,
+                     const struct estimate_precision *p, struct estimate_result *r)
 {
     double P = (double)m->params, b = p->bits / 8;
     double trainable = P;
@@ -176,8 +176,10 @@ static void training(const struct model_info *m, const struct est_opts *o,
         trainable = per_layer * m->layers;
     }
     double master = o->mixed ? 4.0 : b; /* fp32 master weights */
-    double state = o->optim == EST_ADAMW ? 2 * master : o->optim == EST_ADAM8BIT ? 2.0 : 0;
-    double temp = o->optim == EST_ADAMW ? master : o->optim == EST_ADAM8BIT ? 0.5 : 0;
+    double state = o->optim == ESTIMATE_ADAMW      ? 2 * master
+                   : o->optim == ESTIMATE_ADAM8BIT ? 2.0
+                                                   : 0;
+    double temp = o->optim == ESTIMATE_ADAMW ? master : o->optim == ESTIMATE_ADAM8BIT ? 0.5 : 0;
     r->weights = (uint64_t)(P * b + (o->mixed && !o->lora_rank ? trainable * 4 : 0) +
                             (o->lora_rank ? trainable * master : 0));
     r->gradients = (uint64_t)(trainable * master);
@@ -201,8 +203,8 @@ static void training(const struct model_info *m, const struct est_opts *o,
     r->total = (uint64_t)peak + r->runtime;
 }
 
-void est_compute(const struct model_info *m, const struct est_opts *o,
-                 const struct est_precision *p, struct est_result *r)
+void estimate_compute(const struct model_info *m, const struct estimate_opts *o,
+                      const struct estimate_precision *p, struct estimate_result *r)
 {
     memset(r, 0, sizeof *r);
     r->prec = *p;

@@ -8,47 +8,47 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "core/model.h"
 
-enum est_runtime { EST_TORCH, EST_LLAMACPP, EST_VLLM };
-enum est_optim { EST_ADAMW, EST_ADAM8BIT, EST_SGD };
+enum estimate_runtime { ESTIMATE_TORCH, ESTIMATE_LLAMACPP, ESTIMATE_VLLM };
+enum estimate_optim { ESTIMATE_ADAMW, ESTIMATE_ADAM8BIT, ESTIMATE_SGD };
 
-struct est_opts {
-    enum est_runtime runtime;
+struct estimate_opts {
+    enum estimate_runtime runtime;
     uint64_t ctx, batch; /* inference: prompt tokens, sequences */
     double kv_bits;      /* 0: the compute precision's */
     bool train;
-    enum est_optim optim;
+    enum estimate_optim optim;
     uint64_t seq; /* training sequence length */
     bool mixed;   /* fp32 master weights, 16-bit compute */
     bool checkpointing;
     unsigned lora_rank; /* 0: full fine-tuning */
 };
 
-struct est_precision {
+struct estimate_precision {
     char name[24];       /* "bf16", "int8", "q4 (4.5 bits/w)" */
     double bits;         /* weight bits per parameter */
     double compute_bits; /* activations and KV cache: 16 or 32 */
 };
 
-struct est_result {
-    struct est_precision prec;
+struct estimate_result {
+    struct estimate_precision prec;
     uint64_t weights, kv_cache, activations, runtime, total;
     /* training only: gradients and optimizer state, inside activations'
      * neighbours in total */
     uint64_t gradients, optimizer;
 };
 
-void est_defaults(struct est_opts *o);
+void estimate_defaults(struct estimate_opts *o);
 
 /* Parses a precision name: fp32, fp16, bf16, fp8, int8, q8_0, q6_k, q5_k,
  * q4 / q4_k / q4_0, q3_k, q2_k. -1 if unknown. */
-int est_precision(const char *name, struct est_precision *p);
+int estimate_precision(const char *name, struct estimate_precision *p);
 
 /* The precisions worth showing for a model stored at stored_bits. */
-int est_candidates(const struct model_info *m, struct est_precision *out, int max);
+int estimate_candidates(const struct model_info *m, struct estimate_precision *out, int max);
 
-void est_compute(const struct model_info *m, const struct est_opts *o,
-                 const struct est_precision *p, struct est_result *r);
+void estimate_compute(const struct model_info *m, const struct estimate_opts *o,
+                      const struct estimate_precision *p, struct estimate_result *r);
 
 #endif

@@ -2,7 +2,7 @@
  * model picks first, each takes the GPU with the most room left. Not
  * optimal bin packing, but predictable, and optimal for the usual one- and
  * two-GPU cases. */
-#include "fitplan.h"
+#include "core/fitplan.h"
 
 #include <string.h>
 

@@ -13,7 +13,7 @@
  *     by-path names contain ':', the lists' separator.
  * An existing xorg.conf that selects the nvidia driver would win over the
  * snippet, so it is set aside (and put back by `off`). */
-#include "headless.h"
+#include "core/headless.h"
 
 #include <ctype.h>
 #include <stdio.h>

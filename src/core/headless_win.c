@@ -4,14 +4,14 @@
  * desktop, but a disabled device has no driver loaded, so CUDA cannot use
  * it either until it is enabled again: that step is opt-in and the plan
  * says so. */
-#include "headless_win.h"
+#include "core/headless_win.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "headless.h"
+#include "core/headless.h"
 
 unsigned headless_win_vendor(const char *id)
 {

@@ -4,12 +4,12 @@
  * between the two reads) or in a PID namespace we cannot see. If the driver
  * still has a name for it we keep it, named by the driver; otherwise it is
  * dropped rather than shown as a row of blanks. */
-#include "join.h"
+#include "core/join.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "role.h"
+#include "core/role.h"
 
 void join_procs(struct snap_gpu *g, const struct join_lookup *l)
 {

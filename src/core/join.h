@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 struct join_lookup {
     /* fills the host fields of p; -1 when the host does not show the pid */

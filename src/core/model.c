@@ -5,7 +5,7 @@
  * qwen2 with q/k/v biases, qwen3 with q/k norms) and a gated MLP (gate, up,
  * down; MoE: one per expert and a router), two norms per layer (gemma2/3:
  * four), a final norm, and an output head unless tied to the embeddings. */
-#include "model.h"
+#include "core/model.h"
 
 #include <string.h>
 

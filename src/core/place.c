@@ -1,6 +1,6 @@
 /* place: which GPU a job goes to. The most room wins, so that jobs spread
  * and the biggest hole stays for the biggest job to come. */
-#include "place.h"
+#include "core/place.h"
 
 int place_best(const uint64_t *room, size_t n, uint64_t size)
 {

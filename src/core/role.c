@@ -6,7 +6,7 @@
  * workloads. A process that only holds the device files open (found by the
  * /proc scan) is "other" unless a rule names it. To teach vram a new
  * compositor, add a line to the table. */
-#include "role.h"
+#include "core/role.h"
 
 #include <string.h>
 #include <strings.h>

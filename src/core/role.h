@@ -3,7 +3,7 @@
 #ifndef VRAM_CORE_ROLE_H
 #define VRAM_CORE_ROLE_H
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 /* name: the executable's base name (comm or argv[0]); types: snap_ptype bits. */
 enum snap_role role_of(const char *name, unsigned types);

@@ -7,12 +7,12 @@
  * move to SUSPENDING or STOPPING, and the memory they are giving back
  * counts as coming, so a waiting model is placed when it arrives and no
  * second round of victims is taken meanwhile. */
-#include "sched.h"
+#include "core/sched.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "units.h"
+#include "core/units.h"
 
 const char *sched_state_name(enum sched_state st)
 {

@@ -1,5 +1,5 @@
 /* snapshot: ownership of the plain data (the one free function). */
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* units: parsing and printing sizes and durations the way users type them. */
-#include "units.h"
+#include "core/units.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -18,9 +18,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "cli/view.h"
+#include "app/render_json.h"
 #include "core/units.h"
-#include "daemon.h"
+#include "daemon/daemon.h"
 
 #define MAX_BODY         (64 * 1024)
 #define DEFAULT_WAIT_MS  (5 * 60 * 1000)
@@ -428,7 +428,7 @@ static void on_request(struct evhttp_request *req, void *arg)
     } else if (!strcmp(path, "/v1/models") && cmd == EVHTTP_REQ_GET) {
         reply_json(req, 200, "OK", models_json(d));
     } else if (!strcmp(path, "/v1/snapshot") && cmd == EVHTTP_REQ_GET) {
-        reply_json(req, 200, "OK", view_json(&d->snap));
+        reply_json(req, 200, "OK", render_json(&d->snap));
     } else if (!strcmp(path, "/metrics") && cmd == EVHTTP_REQ_GET) {
         char *text = metrics_render(d);
         struct evbuffer *b = evbuffer_new();

@@ -6,7 +6,7 @@
  * INI_MAX_LINE bytes and takes the rest of a longer one for a line of its
  * own: such lines are refused before it reads them, and a long command
  * goes on over indented lines (inih's multi-line values). */
-#include "config.h"
+#include "daemon/config.h"
 
 #include <ctype.h>
 #include <ini.h>

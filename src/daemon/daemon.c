@@ -3,7 +3,7 @@
  * GPU snapshot) and the scheduler's actions into the world (processes,
  * signals, checkpoints, replies). Events raised while actions are carried
  * out are queued and applied after them, never re-entrantly. */
-#include "daemon.h"
+#include "daemon/daemon.h"
 
 #include <event2/http.h>
 #include <signal.h>
@@ -14,12 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/clock.h"
-#include "gpu/ckpt.h"
+#include "app/clock.h"
+#include "park/ckpt.h"
 #include "probe/probe.h"
-#include "store.h"
-#include "super.h"
-#include "wbuf.h"
+#include "daemon/store.h"
+#include "daemon/super.h"
+#include "daemon/wbuf.h"
 
 #define TICK_MS       200
 #define SNAP_MS       1000

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "config.h"
+#include "daemon/config.h"
 #include "core/sched.h"
 #include "core/snapshot.h"
 

@@ -6,10 +6,10 @@
  * registered for reading once; answers are written where they are made.
  * The request is parsed by http-parser; vram writes the answers' status
  * lines, headers and chunk framing, which is all the HTTP it writes. */
-#include "front.h"
+#include "daemon/front.h"
 
-#include "hdrs.h"
-#include "wbuf.h"
+#include "daemon/hdrs.h"
+#include "daemon/wbuf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

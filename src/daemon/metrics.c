@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/acct.h"
-#include "daemon.h"
+#include "daemon/daemon.h"
 
 struct text {
     char *p;

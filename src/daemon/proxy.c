@@ -19,11 +19,11 @@
 #include <strings.h>
 #include <time.h>
 
-#include "daemon.h"
-#include "front.h"
-#include "relay.h"
-#include "super.h"
-#include "wbuf.h"
+#include "daemon/daemon.h"
+#include "daemon/front.h"
+#include "daemon/relay.h"
+#include "daemon/super.h"
+#include "daemon/wbuf.h"
 
 struct preq {
     struct daemon *d;

@@ -7,10 +7,10 @@
  * handler that received it; only a write that would block waits for the
  * socket. Answers are parsed by http-parser (Node's, from Debian), so vram
  * parses no HTTP itself. */
-#include "relay.h"
+#include "daemon/relay.h"
 
-#include "hdrs.h"
-#include "wbuf.h"
+#include "daemon/hdrs.h"
+#include "daemon/wbuf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

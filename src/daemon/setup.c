@@ -10,14 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/selfpath.h"
+#include "app/selfpath.h"
 #include "core/estimate.h"
-#include "daemon.h"
-#include "gpu/ckpt.h"
-#include "model/load.h"
+#include "daemon/daemon.h"
+#include "park/ckpt.h"
+#include "model/modelfile.h"
 #include "probe/probe.h"
-#include "store.h"
-#include "super.h"
+#include "daemon/store.h"
+#include "daemon/super.h"
 
 static uint64_t need_of(struct daemon *d, const struct config_model *m)
 {
@@ -28,22 +28,22 @@ static uint64_t need_of(struct daemon *d, const struct config_model *m)
         return b;
     struct model_info info;
     char err[256];
-    if (model_load(m->file, &info, err, sizeof err) < 0) {
+    if (modelfile_load(m->file, &info, err, sizeof err) < 0) {
         fprintf(stderr,
                 "vram serve: %s: cannot estimate from %s (%s): counting 1 GiB until "
                 "it runs\n",
                 m->name, m->file, err);
         return 1ULL << 30;
     }
-    struct est_opts o;
-    est_defaults(&o);
+    struct estimate_opts o;
+    estimate_defaults(&o);
     size_t n = strlen(m->file);
-    o.runtime = n > 5 && !strcmp(m->file + n - 5, ".gguf") ? EST_LLAMACPP : EST_TORCH;
-    struct est_precision p[8];
-    struct est_result r;
-    if (est_candidates(&info, p, 8) < 1)
+    o.runtime = n > 5 && !strcmp(m->file + n - 5, ".gguf") ? ESTIMATE_LLAMACPP : ESTIMATE_TORCH;
+    struct estimate_precision p[8];
+    struct estimate_result r;
+    if (estimate_candidates(&info, p, 8) < 1)
         return 1ULL << 30;
-    est_compute(&info, &o, &p[0], &r);
+    estimate_compute(&info, &o, &p[0], &r);
     return r.total;
 }
 

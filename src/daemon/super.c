@@ -4,7 +4,7 @@
  * whatever its command started (a wrapper script and its server). The
  * daemon never sets a parent-death signal: if it dies, its models live on
  * and the next daemon adopts them. */
-#include "super.h"
+#include "daemon/super.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon.h"
-#include "gpu/ckpt.h"
-#include "gpu/park.h"
+#include "daemon/daemon.h"
+#include "park/ckpt.h"
+#include "park/park.h"
 
 struct job {
     struct ckpt *ckpt;

@@ -3,7 +3,7 @@
  * Every entry point is looked up with dlsym; one that is missing leaves its
  * field "n/a" instead of failing the whole snapshot, so one binary serves
  * drivers from the 450 series to today's. */
-#include "nvml.h"
+#include "gpu/nvml.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "core/err.h"
-#include "nvml_api.h"
-#include "nvproc.h"
+#include "gpu/nvml_api.h"
+#include "gpu/nvproc.h"
 
 struct nvml {
     void *lib;

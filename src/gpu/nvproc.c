@@ -5,7 +5,7 @@
  * and run on the other driver read every record after the first from the
  * wrong offset. We ask with the 24-byte layout into a buffer sized for 32,
  * pre-filled with a sentinel, and look where the driver stopped writing. */
-#include "nvproc.h"
+#include "gpu/nvproc.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* uuid: "GPU-" (or "MIG-") then 32 hex digits, dashes anywhere between. */
-#include "uuid.h"
+#include "gpu/uuid.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * Podman "libpod-<hex>.scope", Kubernetes ".../kubepods-...-pod<uid>.slice/..."
  * or "/kubepods/.../pod<uid>/<hex>", LXC "/lxc/<name>" or "lxc.payload.<name>".
  * The innermost match wins: a container inside a pod is the container. */
-#include "cgroup.h"
+#include "host/cgroup.h"
 
 #include <ctype.h>
 #include <stdbool.h>

@@ -4,7 +4,7 @@
  * status), so that a fixture tree of text files stands in for /sys; the
  * device a server holds comes from its fd links, which may dangle in a
  * fixture just as they point at /dev in a live system. */
-#include "display.h"
+#include "host/display.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -3,7 +3,7 @@
  * Each file is read once with a single read() into a stack buffer: a process
  * can exit between two reads, and then we report it as gone rather than show
  * half of it. */
-#include "proc.h"
+#include "host/proc.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "host/cgroup.h"
 
 static ssize_t slurp(const char *path, char *buf, size_t len)
 {

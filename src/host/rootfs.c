@@ -6,7 +6,7 @@
  * or reverting twice, safe. Replaced files are moved, not copied, into
  * ROOTFS_STATE/backup: their bytes, mode, owner and times come back as they
  * were. */
-#include "rootfs.h"
+#include "host/rootfs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* sysgpu: display hardware and GPU daemons, from /sys and /proc. */
-#include "sysgpu.h"
+#include "host/sysgpu.h"
 
 #include <ctype.h>
 #include <dirent.h>

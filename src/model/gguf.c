@@ -7,7 +7,7 @@
  * the data. Every length is checked against what is left of the file before
  * it is used, so a hostile file gives an error, never a huge allocation or a
  * read past the end. */
-#include "gguf.h"
+#include "model/gguf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -57,7 +57,7 @@ enum { T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_F32, T_BOOL, T_STR, T_ARR, T_U6
 static const unsigned scalar_size[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 
 struct gctx {
-    struct rd *r;
+    struct reader *r;
     const char *name;
     char *err;
     size_t errlen;
@@ -76,7 +76,7 @@ static int fail(struct gctx *g, const char *what)
 static int u32(struct gctx *g, uint32_t *v)
 {
     unsigned char b[4];
-    if (rd_read(g->r, b, 4) < 0)
+    if (reader_read(g->r, b, 4) < 0)
         return fail(g, "truncated");
     *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
     return 0;
@@ -97,12 +97,12 @@ static int str(struct gctx *g, char *buf, size_t len)
     uint64_t n;
     if (u64(g, &n))
         return VRAM_EINPUT;
-    if (n > rd_left(g->r))
+    if (n > reader_left(g->r))
         return fail(g, "a string is longer than the rest of the file");
     if (!buf)
-        return rd_skip(g->r, n) < 0 ? fail(g, "truncated") : 0;
+        return reader_skip(g->r, n) < 0 ? fail(g, "truncated") : 0;
     uint64_t take = n < len - 1 ? n : len - 1;
-    if (rd_read(g->r, buf, take) < 0 || rd_skip(g->r, n - take) < 0)
+    if (reader_read(g->r, buf, take) < 0 || reader_skip(g->r, n - take) < 0)
         return fail(g, "truncated");
     buf[take] = '\0';
     return 0;
@@ -114,7 +114,7 @@ static int scalar(struct gctx *g, uint32_t type, uint64_t *out)
     if (type >= sizeof scalar_size / sizeof scalar_size[0] || scalar_size[type] == 0)
         return fail(g, "unknown metadata value type");
     unsigned char b[8] = {0};
-    if (rd_read(g->r, b, scalar_size[type]) < 0)
+    if (reader_read(g->r, b, scalar_size[type]) < 0)
         return fail(g, "truncated");
     uint64_t v = 0;
     for (int i = (int)scalar_size[type] - 1; i >= 0; i--)
@@ -188,7 +188,7 @@ static int value(struct gctx *g, const char *key)
         if (et == T_ARR)
             return fail(g, "nested arrays are not GGUF");
         if (et == T_STR) {
-            if (n > rd_left(g->r) / 8)
+            if (n > reader_left(g->r) / 8)
                 return fail(g, "an array claims more strings than the file can hold");
             if (!strcmp(key, "tokenizer.ggml.tokens"))
                 g->vocab_from_tokens = n > 100000000 ? 0 : (unsigned)n;
@@ -199,7 +199,7 @@ static int value(struct gctx *g, const char *key)
         }
         if (et >= sizeof scalar_size / sizeof scalar_size[0] || scalar_size[et] == 0)
             return fail(g, "unknown array element type");
-        if (n > rd_left(g->r) / scalar_size[et])
+        if (n > reader_left(g->r) / scalar_size[et])
             return fail(g, "an array is longer than the rest of the file");
         /* per-layer head counts: the largest is what sizes the cache */
         bool heads = ends(key, ".attention.head_count_kv") || ends(key, ".attention.head_count");
@@ -209,7 +209,7 @@ static int value(struct gctx *g, const char *key)
                 if (scalar(g, et, &v))
                     return VRAM_EINPUT;
                 use(g, key, v);
-            } else if (rd_skip(g->r, scalar_size[et]) < 0) {
+            } else if (reader_skip(g->r, scalar_size[et]) < 0) {
                 return fail(g, "truncated");
             }
         }
@@ -222,12 +222,12 @@ static int value(struct gctx *g, const char *key)
     return 0;
 }
 
-int gguf_parse(struct rd *r, const char *name, struct model_info *m, char *err, size_t errlen)
+int gguf_parse(struct reader *r, const char *name, struct model_info *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
     struct gctx g = {r, name, err, errlen, m, 32, 0};
     unsigned char magic[4];
-    if (rd_read(r, magic, 4) < 0 || memcmp(magic, "GGUF", 4) != 0)
+    if (reader_read(r, magic, 4) < 0 || memcmp(magic, "GGUF", 4) != 0)
         return fail(&g, "not a GGUF file (no \"GGUF\" at the start)");
     uint32_t version;
     uint64_t ntensors, nkv;
@@ -240,7 +240,7 @@ int gguf_parse(struct rd *r, const char *name, struct model_info *m, char *err, 
     }
     if (u64(&g, &ntensors) || u64(&g, &nkv))
         return VRAM_EINPUT;
-    if (ntensors > rd_left(r) / 24 || nkv > rd_left(r) / 12)
+    if (ntensors > reader_left(r) / 24 || nkv > reader_left(r) / 12)
         return fail(&g, "the header claims more entries than the file can hold");
     for (uint64_t i = 0; i < nkv; i++) {
         char key[256];
@@ -348,7 +348,7 @@ struct gguf_job {
     size_t errlen;
 };
 
-static int parse_job(struct rd *r, const char *name, void *arg)
+static int parse_job(struct reader *r, const char *name, void *arg)
 {
     struct gguf_job *j = arg;
     return gguf_parse(r, name, j->m, j->err, j->errlen);
@@ -357,5 +357,5 @@ static int parse_job(struct rd *r, const char *name, void *arg)
 int gguf_load(const char *path, struct model_info *m, char *err, size_t errlen)
 {
     struct gguf_job j = {m, err, errlen};
-    return rd_parse_file(path, parse_job, &j, err, errlen);
+    return reader_parse_file(path, parse_job, &j, err, errlen);
 }

@@ -7,14 +7,14 @@
 #include <stdint.h>
 
 #include "core/model.h"
-#include "reader.h"
+#include "model/reader.h"
 
 /* Bytes of n elements of ggml type t, or -1 for an unknown type or an n
  * that is not a whole number of blocks. */
 int64_t gguf_type_bytes(uint32_t t, uint64_t n);
 const char *gguf_type_name(uint32_t t);
 
-int gguf_parse(struct rd *r, const char *name, struct model_info *m, char *err, size_t errlen);
+int gguf_parse(struct reader *r, const char *name, struct model_info *m, char *err, size_t errlen);
 int gguf_load(const char *path, struct model_info *m, char *err, size_t errlen);
 
 #endif

@@ -5,7 +5,7 @@
  * models nest the language model under "text_config". Sliding windows: all
  * layers for Mistral-style configs, every other layer for Gemma 2, five of
  * six for Gemma 3, none when a Qwen config says use_sliding_window=false. */
-#include "hfconfig.h"
+#include "model/hfconfig.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* reader: bounded reads from a model file or a buffer, through a 64 KiB
  * window so that parsing a header of many small fields costs few syscalls
  * and never touches the weights. */
-#include "reader.h"
+#include "model/reader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 
 #include "core/err.h"
 
-int rd_open_file(struct rd *r, const char *path)
+int reader_open_file(struct reader *r, const char *path)
 {
     memset(r, 0, sizeof *r);
     r->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -30,7 +30,7 @@ int rd_open_file(struct rd *r, const char *path)
     return 0;
 }
 
-void rd_open_mem(struct rd *r, const void *mem, size_t size)
+void reader_open_mem(struct reader *r, const void *mem, size_t size)
 {
     r->mem = mem;
     r->fd = -1;
@@ -39,16 +39,16 @@ void rd_open_mem(struct rd *r, const void *mem, size_t size)
     r->buf_off = r->buf_len = 0;
 }
 
-void rd_close(struct rd *r)
+void reader_close(struct reader *r)
 {
     if (!r->mem && r->fd >= 0)
         close(r->fd);
     r->fd = -1;
 }
 
-int rd_read(struct rd *r, void *dst, uint64_t n)
+int reader_read(struct reader *r, void *dst, uint64_t n)
 {
-    if (n > rd_left(r))
+    if (n > reader_left(r))
         return -1;
     if (r->mem) {
         memcpy(dst, r->mem + r->pos, n);
@@ -58,7 +58,7 @@ int rd_read(struct rd *r, void *dst, uint64_t n)
     unsigned char *out = dst;
     while (n) {
         if (r->pos < r->buf_off || r->pos >= r->buf_off + r->buf_len) {
-            uint64_t want = rd_left(r) < sizeof r->buf ? rd_left(r) : sizeof r->buf;
+            uint64_t want = reader_left(r) < sizeof r->buf ? reader_left(r) : sizeof r->buf;
             ssize_t got = pread(r->fd, r->buf, want, (off_t)r->pos);
             if (got <= 0)
                 return -1;
@@ -76,27 +76,27 @@ int rd_read(struct rd *r, void *dst, uint64_t n)
     return 0;
 }
 
-int rd_skip(struct rd *r, uint64_t n)
+int reader_skip(struct reader *r, uint64_t n)
 {
-    if (n > rd_left(r))
+    if (n > reader_left(r))
         return -1;
     r->pos += n;
     return 0;
 }
 
-int rd_parse_file(const char *path, int (*parse)(struct rd *r, const char *name, void *arg),
-                  void *arg, char *err, size_t errlen)
+int reader_parse_file(const char *path, int (*parse)(struct reader *r, const char *name, void *arg),
+                      void *arg, char *err, size_t errlen)
 {
-    struct rd *r = malloc(sizeof *r); /* its window is 64 KiB: not on the stack */
+    struct reader *r = malloc(sizeof *r); /* its window is 64 KiB: not on the stack */
     if (!r)
         return VRAM_EFAIL;
-    if (rd_open_file(r, path) < 0) {
+    if (reader_open_file(r, path) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         free(r);
         return VRAM_EINPUT;
     }
     int rc = parse(r, path, arg);
-    rd_close(r);
+    reader_close(r);
     free(r);
     return rc;
 }

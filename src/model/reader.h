@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rd {
+struct reader {
     const unsigned char *mem; /* a buffer, or NULL for fd */
     int fd;
     uint64_t size, pos;
@@ -15,20 +15,20 @@ struct rd {
     uint64_t buf_off, buf_len;
 };
 
-int rd_open_file(struct rd *r, const char *path); /* -1 with errno */
-void rd_open_mem(struct rd *r, const void *mem, size_t size);
-void rd_close(struct rd *r);
+int reader_open_file(struct reader *r, const char *path); /* -1 with errno */
+void reader_open_mem(struct reader *r, const void *mem, size_t size);
+void reader_close(struct reader *r);
 
 /* 0, or -1 when fewer than n bytes remain. */
-int rd_read(struct rd *r, void *dst, uint64_t n);
-int rd_skip(struct rd *r, uint64_t n);
+int reader_read(struct reader *r, void *dst, uint64_t n);
+int reader_skip(struct reader *r, uint64_t n);
 
 /* Opens path, runs parse on it, closes it. VRAM_EINPUT with "PATH: why"
  * when it cannot be opened. */
-int rd_parse_file(const char *path, int (*parse)(struct rd *r, const char *name, void *arg),
-                  void *arg, char *err, size_t errlen);
+int reader_parse_file(const char *path, int (*parse)(struct reader *r, const char *name, void *arg),
+                      void *arg, char *err, size_t errlen);
 
-static inline uint64_t rd_left(const struct rd *r)
+static inline uint64_t reader_left(const struct reader *r)
 {
     return r->size - r->pos;
 }

@@ -6,7 +6,7 @@
  * more than the file holds (N is checked against the file size first), nor
  * overflow a size (shapes are multiplied with overflow checks), nor point
  * outside the file (every data range is checked). */
-#include "safetensors.h"
+#include "model/safetensors.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +20,7 @@
 
 #include "core/err.h"
 #include "core/units.h"
-#include "hfconfig.h"
+#include "model/hfconfig.h"
 
 #define MAX_HEADER (100ULL << 20) /* the format's own limit */
 
@@ -53,7 +53,7 @@ __attribute__((format(printf, 4, 5))) static int bad(char *err, size_t errlen, c
     return VRAM_EINPUT;
 }
 
-static void note_layer(struct st_summary *s, const char *key)
+static void note_layer(struct safetensors_summary *s, const char *key)
 {
     const char *p = strstr(key, "layers.");
     if (!p)
@@ -66,7 +66,7 @@ static void note_layer(struct st_summary *s, const char *key)
 }
 
 static int tensor(json_t *t, const char *key, uint64_t data_size, const char *name,
-                  struct st_summary *s, char *err, size_t errlen)
+                  struct safetensors_summary *s, char *err, size_t errlen)
 {
     if (!json_is_object(t))
         return bad(err, errlen, name, "tensor '%s' is not an object", key);
@@ -128,10 +128,11 @@ static int tensor(json_t *t, const char *key, uint64_t data_size, const char *na
     return VRAM_OK;
 }
 
-int st_parse(struct rd *r, const char *name, struct st_summary *s, char *err, size_t errlen)
+int safetensors_parse(struct reader *r, const char *name, struct safetensors_summary *s, char *err,
+                      size_t errlen)
 {
     unsigned char lenb[8];
-    if (rd_read(r, lenb, 8) < 0) {
+    if (reader_read(r, lenb, 8) < 0) {
         snprintf(err, errlen, "%s: too short for a safetensors file (%llu bytes)", name,
                  (unsigned long long)r->size);
         return VRAM_EINPUT;
@@ -139,18 +140,19 @@ int st_parse(struct rd *r, const char *name, struct st_summary *s, char *err, si
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--)
         n = n << 8 | lenb[i];
-    if (n == 0 || n > rd_left(r) || n > MAX_HEADER) {
+    if (n == 0 || n > reader_left(r) || n > MAX_HEADER) {
         char b1[32], b2[32];
         snprintf(err, errlen,
                  "%s: header length %s is impossible (the file has %s after it; the format "
                  "allows 100 MiB)",
-                 name, units_fmt_size(n, b1, sizeof b1), units_fmt_size(rd_left(r), b2, sizeof b2));
+                 name, units_fmt_size(n, b1, sizeof b1),
+                 units_fmt_size(reader_left(r), b2, sizeof b2));
         return VRAM_EINPUT;
     }
     char *text = malloc(n);
     if (!text)
         return VRAM_EFAIL;
-    if (rd_read(r, text, n) < 0) {
+    if (reader_read(r, text, n) < 0) {
         free(text);
         snprintf(err, errlen, "%s: cannot read the header", name);
         return VRAM_EINPUT;
@@ -170,7 +172,7 @@ int st_parse(struct rd *r, const char *name, struct st_summary *s, char *err, si
     }
     const char *key;
     json_t *t;
-    uint64_t data_size = rd_left(r);
+    uint64_t data_size = reader_left(r);
     json_object_foreach(root, key, t)
     {
         if (rc != VRAM_OK || !strcmp(key, "__metadata__"))
@@ -181,26 +183,26 @@ int st_parse(struct rd *r, const char *name, struct st_summary *s, char *err, si
     return rc;
 }
 
-struct st_job {
-    struct st_summary *s;
+struct safetensors_job {
+    struct safetensors_summary *s;
     char *err;
     size_t errlen;
 };
 
-static int parse_job(struct rd *r, const char *name, void *arg)
+static int parse_job(struct reader *r, const char *name, void *arg)
 {
-    struct st_job *j = arg;
-    return st_parse(r, name, j->s, j->err, j->errlen);
+    struct safetensors_job *j = arg;
+    return safetensors_parse(r, name, j->s, j->err, j->errlen);
 }
 
-static int parse_file(const char *path, struct st_summary *s, char *err, size_t errlen)
+static int parse_file(const char *path, struct safetensors_summary *s, char *err, size_t errlen)
 {
-    struct st_job j = {s, err, errlen};
-    return rd_parse_file(path, parse_job, &j, err, errlen);
+    struct safetensors_job j = {s, err, errlen};
+    return reader_parse_file(path, parse_job, &j, err, errlen);
 }
 
 /* The shards an index names, each parsed once. */
-static int parse_index(const char *dir, const char *index, struct st_summary *s, char *err,
+static int parse_index(const char *dir, const char *index, struct safetensors_summary *s, char *err,
                        size_t errlen)
 {
     json_error_t je;
@@ -240,7 +242,7 @@ static int parse_index(const char *dir, const char *index, struct st_summary *s,
     return rc;
 }
 
-static int parse_dir(const char *dir, struct st_summary *s, char *err, size_t errlen)
+static int parse_dir(const char *dir, struct safetensors_summary *s, char *err, size_t errlen)
 {
     char index[4096];
     snprintf(index, sizeof index, "%s/model.safetensors.index.json", dir);
@@ -265,14 +267,14 @@ static int parse_dir(const char *dir, struct st_summary *s, char *err, size_t er
     return rc;
 }
 
-int st_load(const char *path, struct model_info *m, char *err, size_t errlen)
+int safetensors_load(const char *path, struct model_info *m, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return VRAM_EINPUT;
     }
-    struct st_summary s;
+    struct safetensors_summary s;
     memset(&s, 0, sizeof s);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);

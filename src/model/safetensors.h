@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "core/model.h"
-#include "reader.h"
+#include "model/reader.h"
 
-struct st_summary {
+struct safetensors_summary {
     uint64_t tensors, params, bytes;
     uint64_t bytes_by_dtype[16];
     unsigned max_layer;              /* highest N in "...layers.N." + 1 */
@@ -18,10 +18,11 @@ struct st_summary {
 
 /* Reads one file's header and adds it to s. VRAM_EINPUT with the file and
  * the problem in err for anything malformed. */
-int st_parse(struct rd *r, const char *name, struct st_summary *s, char *err, size_t errlen);
+int safetensors_parse(struct reader *r, const char *name, struct safetensors_summary *s, char *err,
+                      size_t errlen);
 
 /* A .safetensors file, or a directory (with model.safetensors.index.json,
  * or its *.safetensors files), with its config.json when there is one. */
-int st_load(const char *path, struct model_info *m, char *err, size_t errlen);
+int safetensors_load(const char *path, struct model_info *m, char *err, size_t errlen);
 
 #endif

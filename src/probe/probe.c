@@ -7,7 +7,7 @@
  * Starting NVML costs 15-18 ms on an H200 (init, then attaching the GPU),
  * mostly waiting on the kernel; the first /proc scan runs on a thread in the
  * meantime, so `vram status` pays for it only once. */
-#include "probe.h"
+#include "probe/probe.h"
 
 #include <pthread.h>
 #include <pwd.h>
@@ -20,7 +20,7 @@
 #include "core/role.h"
 #include "gpu/nvml.h"
 #include "host/proc.h"
-#include "shim/group.h"
+#include "ipc/group.h"
 
 struct probe {
     struct nvml *nvml;

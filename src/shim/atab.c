@@ -2,7 +2,7 @@
  * hash table (linear probing, deleted-slot markers, grown at half full), so
  * an allocation or a free costs one hash and a probe or two whatever the
  * number of allocations. */
-#include "atab.h"
+#include "shim/atab.h"
 
 #include <stdlib.h>
 #include <string.h>

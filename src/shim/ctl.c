@@ -20,10 +20,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "gpu/swapctl.h"
-#include "pool.h"
-#include "shim.h"
-#include "swap.h"
+#include "ipc/swapline.h"
+#include "shim/ctl.h"
+#include "shim/pool.h"
+#include "shim/shim.h"
+#include "shim/swap.h"
 
 static atomic_bool started;
 static int listen_fd = -1;
@@ -36,7 +37,7 @@ static const char *policy_name(void)
 
 static void answer(int fd, const char *req)
 {
-    char out[512], err[256] = "", why[200] = "";
+    char out[512], err[256] = "";
     struct swap_stats st;
     memset(&st, 0, sizeof st);
     int rc = 0;
@@ -56,22 +57,21 @@ static void answer(int fd, const char *req)
     if (rc < 0) {
         snprintf(out, sizeof out, "error %s\n", err);
     } else {
-        uint64_t bytes;
-        unsigned allocs;
-        int ok = swap_check(&bytes, &allocs, why, sizeof why);
+        struct swapline_info in = {.pool = pool_bytes(),
+                                   .gate_ms = st.gate_ms,
+                                   .sync_ms = st.sync_ms,
+                                   .pool_ms = st.pool_ms,
+                                   .copy_ms = st.copy_ms};
+        if (swap_check(&in.bytes, &in.allocations, in.why, sizeof in.why) >= 0)
+            in.why[0] = '\0';
         if (st.allocations) { /* what moved, not what is there once the gate opened */
-            bytes = st.bytes;
-            allocs = st.allocations;
+            in.bytes = st.bytes;
+            in.allocations = st.allocations;
         }
-        int n = snprintf(out, sizeof out,
-                         "ok state=%s bytes=%llu allocations=%u pool=%llu policy=%s gate_ms=%llu "
-                         "sync_ms=%llu pool_ms=%llu copy_ms=%llu",
-                         swap_suspended() ? "suspended" : "running", (unsigned long long)bytes,
-                         allocs, (unsigned long long)pool_bytes(), policy_name(),
-                         (unsigned long long)st.gate_ms, (unsigned long long)st.sync_ms,
-                         (unsigned long long)st.pool_ms, (unsigned long long)st.copy_ms);
-        if (n > 0 && (size_t)n < sizeof out)
-            snprintf(out + n, sizeof out - n, "%s%s\n", ok < 0 ? " why=" : "", ok < 0 ? why : "");
+        snprintf(in.state, sizeof in.state, "%s", swap_suspended() ? "suspended" : "running");
+        snprintf(in.policy, sizeof in.policy, "%s", policy_name());
+        if (swapline_format(&in, out, sizeof out) < 0)
+            snprintf(out, sizeof out, "error the answer does not fit its line\n");
     }
     size_t len = strlen(out), off = 0;
     while (off < len) {
@@ -155,7 +155,7 @@ void ctl_start(void)
     if (!shim.swap || atomic_exchange(&started, true))
         return;
     struct sockaddr_un a;
-    socklen_t alen = swapctl_address(getpid(), &a);
+    socklen_t alen = swapline_address(getpid(), &a);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&a, alen) < 0 || listen(fd, 8) < 0) {
         fprintf(stderr, "libvramcap: no fast swap: cannot listen on %s (%s)\n", a.sun_path + 1,

@@ -5,7 +5,7 @@
  * consistent atomics, so a thread either sees the gate closed or is seen in
  * flight. A call made from inside another (a driver callback calling the
  * driver) does not wait: its outer call is already counted. */
-#include "gate.h"
+#include "shim/gate.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

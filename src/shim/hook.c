@@ -19,8 +19,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "gate.h"
-#include "shim.h"
+#include "shim/gate.h"
+#include "shim/hook.h"
+#include "shim/shim.h"
 
 #define SHIM_DEFINE(name, params)      CUresult(*real_##name) params;
 #define SHIM_DEFINE_NVML(name, params) nvmlReturn_t(*real_##name) params;
@@ -63,7 +64,7 @@ static dlsym_fn find_real_dlsym(void)
     return real_dlsym_ptr;
 }
 
-void *shim_real_dlsym(void *handle, const char *name)
+void *hook_real_dlsym(void *handle, const char *name)
 {
     dlsym_fn f = find_real_dlsym();
     return f ? f(handle, name) : NULL;
@@ -79,8 +80,8 @@ static void resolve(const char *lib, const char *prefix, atomic_bool *done)
     if (h) {
         for (size_t i = 0; i < NHOOKS; i++)
             if (strncmp(hooks[i].name, prefix, strlen(prefix)) == 0)
-                *hooks[i].real = shim_real_dlsym(h, hooks[i].name);
-#define SHIM_HELPER(name, params) real_##name = (CUresult(*) params)shim_real_dlsym(h, #name);
+                *hooks[i].real = hook_real_dlsym(h, hooks[i].name);
+#define SHIM_HELPER(name, params) real_##name = (CUresult(*) params)hook_real_dlsym(h, #name);
         if (prefix[0] == 'c') {
             SHIM_CUDA_HELPERS(SHIM_HELPER)
         }
@@ -92,17 +93,17 @@ static void resolve(const char *lib, const char *prefix, atomic_bool *done)
     pthread_mutex_unlock(&resolve_mu);
 }
 
-void shim_resolve_cuda(void)
+void hook_resolve_cuda(void)
 {
     resolve("libcuda.so.1", "cu", &cuda_resolved);
 }
 
-void shim_resolve_nvml(void)
+void hook_resolve_nvml(void)
 {
     resolve("libnvidia-ml.so.1", "nvml", &nvml_resolved);
 }
 
-void *shim_wrapper_for(const void *real)
+void *hook_wrapper_for(const void *real)
 {
     if (!real)
         return NULL;
@@ -131,7 +132,7 @@ static bool in_driver(void *fn)
  * one, gated when fast swap is on. */
 static void *hand_out(void *real)
 {
-    void *w = shim_wrapper_for(real);
+    void *w = hook_wrapper_for(real);
     if (!shim.swap)
         return w ? w : real;
     if (w)
@@ -144,12 +145,12 @@ static void *swap(void *answer, const char *name)
     if (!answer || !name)
         return answer;
     if (name[0] == 'c' && name[1] == 'u') {
-        shim_resolve_cuda();
+        hook_resolve_cuda();
         return hand_out(answer);
     }
     if (strncmp(name, "nvml", 4) == 0) {
-        shim_resolve_nvml();
-        void *w = shim_wrapper_for(answer);
+        hook_resolve_nvml();
+        void *w = hook_wrapper_for(answer);
         return w ? w : answer;
     }
     return answer;

@@ -6,8 +6,11 @@
  * framework turns into its usual out-of-memory error. */
 #include <string.h>
 
-#include "gate.h"
-#include "shim.h"
+#include "shim/gate.h"
+#include "shim/hook.h"
+#include "shim/mem.h"
+#include "shim/shim.h"
+#include "shim/swap.h"
 
 /* After the driver answered: keep the charge and remember it, or give it
  * back. A table that cannot grow gives the charge back rather than leak it. */
@@ -22,7 +25,7 @@ static CUresult settle(CUresult rc, uint64_t key, enum atab_kind kind, uint64_t 
     return rc;
 }
 
-void shim_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
+void mem_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
 {
     struct atab_entry e;
     for (size_t i = 0; i < nkinds; i++)
@@ -96,7 +99,7 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = shim.swap ? swap_free(dptr) : real_cuMemFree_v2(dptr);
     if (rc == CUDA_SUCCESS)
-        shim_give_back(dptr, linear_kinds, 4);
+        mem_give_back(dptr, linear_kinds, 4);
     return rc;
 }
 
@@ -137,7 +140,7 @@ SHIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream st
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemFreeAsync(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        shim_give_back(dptr, linear_kinds, 4);
+        mem_give_back(dptr, linear_kinds, 4);
     return rc;
 }
 
@@ -148,7 +151,7 @@ SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemFreeAsync_ptsz(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        shim_give_back(dptr, linear_kinds, 4);
+        mem_give_back(dptr, linear_kinds, 4);
     return rc;
 }
 
@@ -236,7 +239,7 @@ SHIM_EXPORT CUresult cuArrayDestroy(CUarray arr)
     CUresult rc = real_cuArrayDestroy(arr);
     static const enum atab_kind kinds[] = {ATAB_ARRAY};
     if (rc == CUDA_SUCCESS)
-        shim_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
+        mem_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
     return rc;
 }
 
@@ -248,7 +251,7 @@ SHIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray arr)
     CUresult rc = real_cuMipmappedArrayDestroy(arr);
     static const enum atab_kind kinds[] = {ATAB_ARRAY};
     if (rc == CUDA_SUCCESS)
-        shim_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
+        mem_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
     return rc;
 }
 
@@ -282,6 +285,6 @@ SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
     CUresult rc = real_cuIpcCloseMemHandle(dptr);
     static const enum atab_kind kinds[] = {ATAB_IPC};
     if (rc == CUDA_SUCCESS)
-        shim_give_back(dptr, kinds, 1);
+        mem_give_back(dptr, kinds, 1);
     return rc;
 }

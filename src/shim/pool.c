@@ -2,7 +2,7 @@
  * faults are what makes fresh memory slow: 4.5 s of the 5.6-7.8 s measured
  * for 16 GiB of cudaHostAlloc on an H200), then pinned with
  * cuMemHostRegister. A placement pass hands out space front to back. */
-#include "pool.h"
+#include "shim/pool.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "core/units.h"
-#include "shim.h"
+#include "shim/hook.h"
+#include "shim/shim.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23

@@ -14,12 +14,12 @@
 #include <string.h>
 
 #include "core/units.h"
-#include "pool.h"
-#include "shim.h"
+#include "shim/ctl.h"
+#include "shim/hook.h"
+#include "shim/pool.h"
+#include "shim/shim.h"
 
 struct shim shim;
-
-void ctl_after_fork(void);
 
 int shim_device_now(void)
 {

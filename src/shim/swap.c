@@ -7,7 +7,7 @@
  * Any memory the table cannot move (managed, pool, arrays, IPC, pieces)
  * makes suspend refuse with the reason, so that the caller can use the
  * driver's checkpoint instead. */
-#include "swap.h"
+#include "shim/swap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +15,10 @@
 #include <time.h>
 
 #include "core/units.h"
-#include "gate.h"
-#include "pool.h"
-#include "shim.h"
+#include "shim/gate.h"
+#include "shim/hook.h"
+#include "shim/pool.h"
+#include "shim/shim.h"
 
 #define STREAMS 4
 #define PIECE   (64ULL << 20)

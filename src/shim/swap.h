@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu/cuda_api.h"
+
 struct swap_stats {
     uint64_t bytes;       /* moved */
     unsigned allocations; /* moved */
@@ -28,6 +30,12 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
 /* Gets VRAM again, maps it at the same addresses, copies back, releases
  * the threads. 0, or -1 with err and the process still suspended. */
 int swap_resume(struct swap_stats *st, char *err, size_t len);
+
+/* A cuMemAlloc / cuMemFree made of VMM calls, so that the memory can be
+ * moved. Where the driver has no VMM, a plain allocation, and *plain says
+ * so. */
+CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain);
+CUresult swap_free(CUdeviceptr dptr);
 
 /* Grows the host pool to what a suspend would need now ("eager"). */
 int swap_prepare(uint64_t *pool_ms, char *err, size_t len);

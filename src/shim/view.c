@@ -12,8 +12,11 @@
 #include <unistd.h>
 
 #include "gpu/nvproc.h"
-#include "gate.h"
-#include "shim.h"
+#include "shim/ctl.h"
+#include "shim/gate.h"
+#include "shim/hook.h"
+#include "shim/shim.h"
+#include "shim/view.h"
 
 static uint64_t used_now(void)
 {
@@ -69,13 +72,13 @@ static uint64_t measure_context(CUdevice dev)
     void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return 0;
-    nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))shim_real_dlsym(h, "nvmlInit_v2");
-    nvmlReturn_t (*fini)(void) = (nvmlReturn_t(*)(void))shim_real_dlsym(h, "nvmlShutdown");
+    nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))hook_real_dlsym(h, "nvmlInit_v2");
+    nvmlReturn_t (*fini)(void) = (nvmlReturn_t(*)(void))hook_real_dlsym(h, "nvmlShutdown");
     nvmlReturn_t (*by_uuid)(const char *, nvmlDevice_t *) =
-        (nvmlReturn_t(*)(const char *, nvmlDevice_t *))shim_real_dlsym(h,
+        (nvmlReturn_t(*)(const char *, nvmlDevice_t *))hook_real_dlsym(h,
                                                                        "nvmlDeviceGetHandleByUUID");
     nvml_proclist_fn procs =
-        (nvml_proclist_fn)shim_real_dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
+        (nvml_proclist_fn)hook_real_dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
     uint64_t bytes = 0;
     nvmlDevice_t d;
     if (init && fini && by_uuid && procs && init() == NVML_SUCCESS) {
@@ -96,7 +99,7 @@ static uint64_t measure_context(CUdevice dev)
     return bytes;
 }
 
-CUresult shim_charge_context(CUdevice dev)
+CUresult view_charge_context(CUdevice dev)
 {
     if (!shim.capped || dev < 0 || dev >= SHIM_MAX_DEVICES)
         return CUDA_SUCCESS;
@@ -125,7 +128,7 @@ SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
     if (!REAL(cuDevicePrimaryCtxRetain))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuDevicePrimaryCtxRetain(ctx, dev);
-    if (rc == CUDA_SUCCESS && shim_charge_context(dev) != CUDA_SUCCESS) {
+    if (rc == CUDA_SUCCESS && view_charge_context(dev) != CUDA_SUCCESS) {
         if (real_cuDevicePrimaryCtxRelease_v2)
             real_cuDevicePrimaryCtxRelease_v2(dev);
         rc = CUDA_ERROR_OUT_OF_MEMORY;
@@ -140,7 +143,7 @@ SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 /* Contexts the application makes are remembered: a swap waits for them. */
 static CUresult created(CUresult rc, CUcontext *ctx, CUdevice dev)
 {
-    if (rc == CUDA_SUCCESS && shim_charge_context(dev) != CUDA_SUCCESS) {
+    if (rc == CUDA_SUCCESS && view_charge_context(dev) != CUDA_SUCCESS) {
         if (real_cuCtxDestroy_v2)
             real_cuCtxDestroy_v2(*ctx);
         rc = CUDA_ERROR_OUT_OF_MEMORY;
@@ -212,7 +215,7 @@ static bool is_capped_gpu(nvmlDevice_t d)
         void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD);
         if (!h)
             return false;
-        get_uuid = (nvmlReturn_t(*)(nvmlDevice_t, char *, unsigned))shim_real_dlsym(
+        get_uuid = (nvmlReturn_t(*)(nvmlDevice_t, char *, unsigned))hook_real_dlsym(
             h, "nvmlDeviceGetUUID");
         dlclose(h);
         if (!get_uuid)
@@ -226,7 +229,7 @@ static bool is_capped_gpu(nvmlDevice_t d)
 SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_v1_t *m)
 {
     if (!real_nvmlDeviceGetMemoryInfo)
-        shim_resolve_nvml();
+        hook_resolve_nvml();
     if (!real_nvmlDeviceGetMemoryInfo)
         return NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t rc = real_nvmlDeviceGetMemoryInfo(d, m);
@@ -244,7 +247,7 @@ SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_v1_t
 SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
 {
     if (!real_nvmlDeviceGetMemoryInfo_v2)
-        shim_resolve_nvml();
+        hook_resolve_nvml();
     if (!real_nvmlDeviceGetMemoryInfo_v2)
         return NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t rc = real_nvmlDeviceGetMemoryInfo_v2(d, m);

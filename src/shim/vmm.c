@@ -5,8 +5,11 @@
  * its mapping, its references and who may access it), and the handle the
  * application holds is translated to the driver's current one: after a
  * swap the driver's handle is a new one, the application's is not. */
-#include "gate.h"
-#include "shim.h"
+#include "shim/gate.h"
+#include "shim/hook.h"
+#include "shim/mem.h"
+#include "shim/shim.h"
+#include "shim/vmm.h"
 
 /* The driver's handle for the application's, under the table's lock. */
 static uint64_t real_handle(uint64_t id)
@@ -59,7 +62,7 @@ SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
     CUresult rc = real_cuMemRelease(real_handle(h));
     static const enum atab_kind kinds[] = {ATAB_VMM, ATAB_IMPORTED};
     if (rc == CUDA_SUCCESS)
-        shim_give_back(h, kinds, 2);
+        mem_give_back(h, kinds, 2);
     if (rc == CUDA_SUCCESS && shim.swap) {
         pthread_mutex_lock(&shim.vtab.mu);
         struct vphys *p = vtab_by_id(&shim.vtab, h);

@@ -2,7 +2,7 @@
  * (PyTorch, JAX and CuPy call the driver a few hundred times for a whole
  * model), so a scan of a few hundred entries per call costs less than the
  * driver call it accompanies, and the table stays easy to walk for a swap. */
-#include "vtab.h"
+#include "shim/vtab.h"
 
 #include <stdlib.h>
 #include <string.h>

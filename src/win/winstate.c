@@ -3,7 +3,7 @@
  * The record is written before the change it describes, so an interrupted
  * `on` leaves something `off` can act on; restoring a value that was never
  * changed writes back what is already there. */
-#include "winstate.h"
+#include "win/winstate.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,10 +6,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static struct rd r;
+    static struct reader r;
     struct model_info m;
     char err[512];
-    rd_open_mem(&r, data, size);
+    reader_open_mem(&r, data, size);
     if (gguf_parse(&r, "fuzz.gguf", &m, err, sizeof err) == 0 && m.weight_bytes > size)
         abort(); /* every tensor was checked to lie inside the file */
     return 0;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "machine.h"
+#include "sim/machine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,11 +7,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static struct rd r;
-    struct st_summary s = {0};
+    static struct reader r;
+    struct safetensors_summary s = {0};
     char err[512];
-    rd_open_mem(&r, data, size);
-    if (st_parse(&r, "fuzz.safetensors", &s, err, sizeof err) == 0 && s.bytes > size)
+    reader_open_mem(&r, data, size);
+    if (safetensors_parse(&r, "fuzz.safetensors", &s, err, sizeof err) == 0 && s.bytes > size)
         abort(); /* data ranges were checked against the file */
     return 0;
 }

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../unit/modelfile.h"
+#include "../unit/fixture_model.h"
 
 static struct mf f;
 

@@ -58,25 +58,25 @@ static void kv_cache_formula(void **st)
 {
     (void)st;
     struct model_info m = load("llama3.1-8b");
-    struct est_opts o;
-    est_defaults(&o);
+    struct estimate_opts o;
+    estimate_defaults(&o);
     o.ctx = 8192;
-    struct est_precision p;
-    est_precision("bf16", &p);
-    struct est_result r;
-    est_compute(&m, &o, &p, &r);
+    struct estimate_precision p;
+    estimate_precision("bf16", &p);
+    struct estimate_result r;
+    estimate_compute(&m, &o, &p, &r);
     /* 2 (k, v) x 32 layers x 8 kv heads x 128 x 8192 tokens x 2 bytes = 1 GiB */
     assert_true(r.kv_cache == GiB);
     assert_true(r.weights == 8030261248ULL * 2);
     assert_true(r.total == r.weights + r.kv_cache + r.activations + r.runtime);
     o.kv_bits = 8;
-    est_compute(&m, &o, &p, &r);
+    estimate_compute(&m, &o, &p, &r);
     assert_true(r.kv_cache == GiB / 2);
     /* the window caps the cache of sliding layers */
     struct model_info g = load("gemma2-2b");
     o.kv_bits = 0;
     o.ctx = 16384;
-    est_compute(&g, &o, &p, &r);
+    estimate_compute(&g, &o, &p, &r);
     uint64_t per = 2ULL * 4 * 256 * 2; /* bytes per token and layer */
     assert_true(r.kv_cache == per * (13 * 16384 + 13 * 4096));
 }
@@ -85,24 +85,24 @@ static void training_adds_up(void **st)
 {
     (void)st;
     struct model_info m = load("mistral-7b");
-    struct est_opts o;
-    est_defaults(&o);
+    struct estimate_opts o;
+    estimate_defaults(&o);
     o.train = true;
-    struct est_precision p;
-    est_precision("bf16", &p);
-    struct est_result r;
-    est_compute(&m, &o, &p, &r);
+    struct estimate_precision p;
+    estimate_precision("bf16", &p);
+    struct estimate_result r;
+    estimate_compute(&m, &o, &p, &r);
     /* AdamW: gradients P, moments 2P, a temporary P, all in bf16 */
     assert_true(r.gradients == m.params * 2);
     assert_true(r.optimizer == m.params * 2 * 3);
     uint64_t sgd_total, lora_total;
-    o.optim = EST_SGD;
-    est_compute(&m, &o, &p, &r);
+    o.optim = ESTIMATE_SGD;
+    estimate_compute(&m, &o, &p, &r);
     sgd_total = r.total;
     assert_true(r.optimizer == 0);
-    o.optim = EST_ADAMW;
+    o.optim = ESTIMATE_ADAMW;
     o.lora_rank = 16;
-    est_compute(&m, &o, &p, &r);
+    estimate_compute(&m, &o, &p, &r);
     lora_total = r.total;
     assert_true(r.gradients < m.params / 50); /* adapters only */
     assert_true(lora_total < sgd_total);
@@ -111,14 +111,14 @@ static void training_adds_up(void **st)
 static void precisions(void **st)
 {
     (void)st;
-    struct est_precision p;
-    assert_int_equal(est_precision("q4", &p), 0);
+    struct estimate_precision p;
+    assert_int_equal(estimate_precision("q4", &p), 0);
     assert_true(p.bits == 4.5);
-    assert_int_equal(est_precision("Q8_0", &p), 0);
-    assert_int_equal(est_precision("q11", &p), -1);
+    assert_int_equal(estimate_precision("Q8_0", &p), 0);
+    assert_int_equal(estimate_precision("q11", &p), -1);
     struct model_info m = load("llama3.1-8b");
-    struct est_precision c[8];
-    int n = est_candidates(&m, c, 8);
+    struct estimate_precision c[8];
+    int n = estimate_candidates(&m, c, 8);
     assert_int_equal(n, 3); /* bf16, int8, q4 for a bf16 model */
     assert_string_equal(c[0].name, "bf16");
 }

@@ -9,7 +9,7 @@
 
 #include "core/err.h"
 #include "model/gguf.h"
-#include "modelfile.h"
+#include "fixture_model.h"
 
 static struct mf f;
 static char err[512];
@@ -17,8 +17,8 @@ static struct model_info m;
 
 static int parse(void)
 {
-    struct rd *r = malloc(sizeof *r);
-    rd_open_mem(r, f.buf, f.n);
+    struct reader *r = malloc(sizeof *r);
+    reader_open_mem(r, f.buf, f.n);
     memset(&m, 0, sizeof m);
     int rc = gguf_parse(r, "t.gguf", &m, err, sizeof err);
     free(r);
@@ -174,8 +174,8 @@ static void expert_count_without_shape(void **st)
     f.n = fread(f.buf, 1, sizeof f.buf, in);
     fclose(in);
     memset(&m, 0xa5, sizeof m); /* garbage, as on a fresh stack */
-    struct rd *r = malloc(sizeof *r);
-    rd_open_mem(r, f.buf, f.n);
+    struct reader *r = malloc(sizeof *r);
+    reader_open_mem(r, f.buf, f.n);
     assert_int_equal(gguf_parse(r, "t.gguf", &m, err, sizeof err), VRAM_OK);
     free(r);
     assert_int_equal(m.experts, 8);

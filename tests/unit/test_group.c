@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shim/group.h"
+#include "ipc/group.h"
 
 #define MiB (1ULL << 20)
 

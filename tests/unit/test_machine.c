@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "machine.h"
+#include "sim/machine.h"
 
 static struct sim_machine m;
 static char err[512];

@@ -10,19 +10,19 @@
 #include <unistd.h>
 
 #include "core/err.h"
-#include "model/load.h"
+#include "model/modelfile.h"
 #include "model/safetensors.h"
-#include "modelfile.h"
+#include "fixture_model.h"
 
 static struct mf f;
 static char err[512];
 
-static int parse(const struct mf *file, struct st_summary *s)
+static int parse(const struct mf *file, struct safetensors_summary *s)
 {
-    struct rd *r = malloc(sizeof *r);
-    rd_open_mem(r, file->buf, file->n);
+    struct reader *r = malloc(sizeof *r);
+    reader_open_mem(r, file->buf, file->n);
     memset(s, 0, sizeof *s);
-    int rc = st_parse(r, "t.safetensors", s, err, sizeof err);
+    int rc = safetensors_parse(r, "t.safetensors", s, err, sizeof err);
     free(r);
     return rc;
 }
@@ -40,7 +40,7 @@ static void reads_every_field(void **st)
                    "\"model.layers.3.q\":{\"dtype\":\"F8_E4M3\",\"shape\":[16],"
                    "\"data_offsets\":[1728,1744]}}",
                    1744);
-    struct st_summary s;
+    struct safetensors_summary s;
     assert_int_equal(parse(&f, &s), VRAM_OK);
     assert_int_equal(s.tensors, 3);
     assert_int_equal(s.params, 800 + 32 + 16);
@@ -54,7 +54,7 @@ static void refuse(const char *header, size_t data, const char *want)
 {
     f.n = 0;
     mf_safetensors(&f, header, data);
-    struct st_summary s;
+    struct safetensors_summary s;
     assert_int_equal(parse(&f, &s), VRAM_EINPUT);
     if (!strstr(err, want))
         fail_msg("'%s' not in '%s'", want, err);
@@ -88,7 +88,7 @@ static void hostile_headers(void **st)
 static void impossible_lengths(void **st)
 {
     (void)st;
-    struct st_summary s;
+    struct safetensors_summary s;
     /* a header length far past the file: refused before any allocation */
     f.n = 0;
     mf_u64(&f, 0x7fffffffffffffffULL);
@@ -133,7 +133,7 @@ static void sharded_folder(void **st)
                "\"vocab_size\":100,\"torch_dtype\":\"bfloat16\"}");
     fclose(o);
     struct model_info m;
-    assert_int_equal(model_load(dir, &m, err, sizeof err), VRAM_OK);
+    assert_int_equal(modelfile_load(dir, &m, err, sizeof err), VRAM_OK);
     assert_int_equal(m.params, 2 * 2048); /* from the weights, not the config */
     assert_int_equal(m.weight_bytes, 2 * 4096);
     assert_string_equal(m.stored, "bf16");
@@ -146,7 +146,7 @@ static void sharded_folder(void **st)
     o = fopen(path, "w");
     fprintf(o, "{\"weight_map\":{\"w\":\"../../etc/passwd\"}}");
     fclose(o);
-    assert_int_equal(model_load(dir, &m, err, sizeof err), VRAM_EINPUT);
+    assert_int_equal(modelfile_load(dir, &m, err, sizeof err), VRAM_EINPUT);
     assert_non_null(strstr(err, "outside the folder"));
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

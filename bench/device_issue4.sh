@@ -1,8 +1,0 @@
-#!/bin/bash
-# device_issue4.sh: the real-GPU checks and overhead benchmarks of
-# libvramcap and `vram run`, in one call on the GPU machine. Expects
-# .devbuild/ from bench/build_for_device.sh. Logs to $OUT, a table last.
-set -u
-OUT=${OUT:-/tmp/vram-out}
-mkdir -p "$OUT"
-PYTHONUNBUFFERED=1 python3 bench/device_issue4.py .devbuild 2>&1 | tee "$OUT/table4.txt"

@@ -1,0 +1,446 @@
+/* sim_nvml: the simulated libnvidia-ml.so.1.
+ *
+ * Same entry points, struct versions and error codes as NVIDIA's library,
+ * answering from the machine file and the shared ledger. A function the
+ * machine file lists under "absent" answers NVML_ERROR_FUNCTION_NOT_FOUND,
+ * which is how the product sees a driver too old to have it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/cuda_api.h"
+#include "gpu/nvml_api.h"
+#include "sim/sim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct nvmlDevice_st {
+    unsigned index;
+};
+
+static struct nvmlDevice_st devices[SIM_MAX_GPUS];
+static int initialized;
+
+#define ENTER(fn)                                                                                  \
+    struct sim *s = sim_get();                                                                     \
+    if (!s)                                                                                        \
+        return NVML_ERROR_DRIVER_NOT_LOADED;                                                       \
+    if (sim_machine_absent(&s->machine, fn))                                                       \
+        return NVML_ERROR_FUNCTION_NOT_FOUND;                                                      \
+    if (!initialized)                                                                              \
+        return NVML_ERROR_UNINITIALIZED;
+
+#define DEVICE(d)                                                                                  \
+    if (!(d) || (d) < devices || (d) >= devices + s->machine.ngpus)                                \
+        return NVML_ERROR_INVALID_ARGUMENT;                                                        \
+    const struct sim_gpu_def *g = &s->machine.gpus[(d)->index];                                    \
+    (void)g;
+
+EXPORT nvmlReturn_t nvmlInit_v2(void)
+{
+    struct sim *s = sim_get();
+    if (!s)
+        return NVML_ERROR_DRIVER_NOT_LOADED;
+    for (unsigned i = 0; i < SIM_MAX_GPUS; i++)
+        devices[i].index = i;
+    initialized++;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlInit(void)
+{
+    return nvmlInit_v2();
+}
+
+EXPORT nvmlReturn_t nvmlShutdown(void)
+{
+    if (!initialized)
+        return NVML_ERROR_UNINITIALIZED;
+    initialized--;
+    return NVML_SUCCESS;
+}
+
+EXPORT const char *nvmlErrorString(nvmlReturn_t r)
+{
+    switch (r) {
+    case NVML_SUCCESS:
+        return "Success";
+    case NVML_ERROR_UNINITIALIZED:
+        return "Uninitialized";
+    case NVML_ERROR_INVALID_ARGUMENT:
+        return "Invalid Argument";
+    case NVML_ERROR_NOT_SUPPORTED:
+        return "Not Supported";
+    case NVML_ERROR_INSUFFICIENT_SIZE:
+        return "Insufficient Size";
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+        return "Driver Not Loaded";
+    case NVML_ERROR_FUNCTION_NOT_FOUND:
+        return "Function Not Found";
+    case NVML_ERROR_ARGUMENT_VERSION_MISMATCH:
+        return "Argument version mismatch";
+    default:
+        return "Unknown Error";
+    }
+}
+
+static nvmlReturn_t copy_str(const char *src, char *dst, unsigned len)
+{
+    if (!dst)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (strlen(src) + 1 > len)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(dst, src, strlen(src) + 1);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned len)
+{
+    ENTER("nvmlSystemGetDriverVersion");
+    return copy_str(s->machine.driver_version, v, len);
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *v, unsigned len)
+{
+    ENTER("nvmlSystemGetNVMLVersion");
+    return copy_str(s->machine.nvml_version, v, len);
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v)
+{
+    ENTER("nvmlSystemGetCudaDriverVersion_v2");
+    if (!v)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *v = s->machine.cuda_version;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned pid, char *name, unsigned len)
+{
+    ENTER("nvmlSystemGetProcessName");
+    for (unsigned i = 0; i < s->machine.ngpus; i++)
+        for (unsigned j = 0; j < s->machine.gpus[i].nprocs; j++)
+            if (s->machine.gpus[i].procs[j].pid == pid)
+                return copy_str(s->machine.gpus[i].procs[j].name, name, len);
+    /* like the real library: the name of a live process, from /proc */
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%u/comm", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NVML_ERROR_NOT_FOUND;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return copy_str(buf, name, len);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *count)
+{
+    ENTER("nvmlDeviceGetCount_v2");
+    if (!count)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *count = s->machine.ngpus;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
+{
+    ENTER("nvmlDeviceGetHandleByIndex_v2");
+    if (!d || i >= s->machine.ngpus)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *d = &devices[i];
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *d)
+{
+    ENTER("nvmlDeviceGetHandleByUUID");
+    if (!uuid || !d)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    for (unsigned i = 0; i < s->machine.ngpus; i++)
+        if (strcmp(s->machine.gpus[i].uuid, uuid) == 0) {
+            *d = &devices[i];
+            return NVML_SUCCESS;
+        }
+    return NVML_ERROR_NOT_FOUND;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned len)
+{
+    ENTER("nvmlDeviceGetName");
+    DEVICE(d);
+    return copy_str(g->name, name, len);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *uuid, unsigned len)
+{
+    ENTER("nvmlDeviceGetUUID");
+    DEVICE(d);
+    return copy_str(g->uuid, uuid, len);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *pci)
+{
+    ENTER("nvmlDeviceGetPciInfo_v3");
+    DEVICE(d);
+    if (!pci)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    memset(pci, 0, sizeof *pci);
+    snprintf(pci->busId, sizeof pci->busId, "%s", g->pci_bus_id);
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%s", g->pci_bus_id + 4);
+    sscanf(g->pci_bus_id, "%x:%x:%x", &pci->domain, &pci->bus, &pci->device);
+    pci->pciDeviceId = 0x233510de;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned *minor)
+{
+    ENTER("nvmlDeviceGetMinorNumber");
+    DEVICE(d);
+    if (!minor)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *minor = g->minor;
+    return NVML_SUCCESS;
+}
+
+static void memory_of(struct sim *s, unsigned i, uint64_t *reserved, uint64_t *used, uint64_t *free)
+{
+    const struct sim_gpu_def *g = &s->machine.gpus[i];
+    sim_state_lock(&s->state);
+    uint64_t u = sim_used_locked(s, i);
+    sim_state_unlock(&s->state);
+    *reserved = g->reserved;
+    *used = u;
+    *free = g->memory > g->reserved + u ? g->memory - g->reserved - u : 0;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_v1_t *m)
+{
+    ENTER("nvmlDeviceGetMemoryInfo");
+    DEVICE(d);
+    if (!m)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    uint64_t reserved, used, free;
+    memory_of(s, d->index, &reserved, &used, &free);
+    m->total = g->memory;
+    m->used = used + reserved; /* the old call folds the reserve into used */
+    m->free = free;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
+{
+    ENTER("nvmlDeviceGetMemoryInfo_v2");
+    DEVICE(d);
+    if (!m)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (m->version != NVML_MEMORY_V2_VERSION)
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    uint64_t reserved, used, free;
+    memory_of(s, d->index, &reserved, &used, &free);
+    m->total = g->memory;
+    m->reserved = reserved;
+    m->used = used;
+    m->free = free;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
+{
+    ENTER("nvmlDeviceGetUtilizationRates");
+    DEVICE(d);
+    if (!u)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    u->gpu = g->util_gpu;
+    u->memory = g->util_mem;
+    return NVML_SUCCESS;
+}
+
+/* One plain getter: a number from the machine file, into an out pointer. */
+#define GETTER(fn, type, expr)                                                                     \
+    EXPORT nvmlReturn_t fn(nvmlDevice_t d, type *out)                                              \
+    {                                                                                              \
+        ENTER(#fn);                                                                                \
+        DEVICE(d);                                                                                 \
+        if (!out)                                                                                  \
+            return NVML_ERROR_INVALID_ARGUMENT;                                                    \
+        *out = (expr);                                                                             \
+        return NVML_SUCCESS;                                                                       \
+    }
+#define UINT_GETTER(fn, expr) GETTER(fn, unsigned, expr)
+#define INT_GETTER(fn, expr)  GETTER(fn, int, expr)
+
+UINT_GETTER(nvmlDeviceGetPowerUsage, g->power_mw)
+UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, g->power_limit_mw)
+UINT_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, g->pcie_gen)
+UINT_GETTER(nvmlDeviceGetCurrPcieLinkWidth, g->pcie_width)
+INT_GETTER(nvmlDeviceGetPerformanceState, (int)g->pstate)
+INT_GETTER(nvmlDeviceGetPersistenceMode, g->persistence ? 1 : 0)
+INT_GETTER(nvmlDeviceGetComputeMode, g->compute_mode)
+INT_GETTER(nvmlDeviceGetDisplayMode, g->display_attached ? 1 : 0)
+INT_GETTER(nvmlDeviceGetDisplayActive, g->display_active ? 1 : 0)
+
+EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t d, unsigned *speed)
+{
+    ENTER("nvmlDeviceGetFanSpeed");
+    DEVICE(d);
+    if (!speed)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (!g->has_fan)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *speed = g->fan;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
+{
+    ENTER("nvmlDeviceGetTotalEnergyConsumption");
+    DEVICE(d);
+    if (!mj)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    /* as if the board had drawn its power since the ledger was made */
+    *mj = (unsigned long long)g->power_mw * (sim_now_ms() - s->state.ledger->created_ms) / 1000;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned *t)
+{
+    ENTER("nvmlDeviceGetTemperature");
+    DEVICE(d);
+    if (!t || sensor != 0)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *t = g->temp_c;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *cur, unsigned *pending)
+{
+    ENTER("nvmlDeviceGetMigMode");
+    DEVICE(d);
+    if (!cur || !pending)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *cur = *pending = g->mig ? 1 : 0;
+    return NVML_SUCCESS;
+}
+
+/* The processes of one kind on a GPU: static ones from the file, then every
+ * live process of the ledger. */
+struct rec {
+    uint32_t pid;
+    uint64_t used;
+};
+
+static unsigned gather(struct sim *s, unsigned gpu, unsigned type, struct rec *out, unsigned max)
+{
+    const struct sim_gpu_def *g = &s->machine.gpus[gpu];
+    unsigned n = 0;
+    for (unsigned i = 0; i < g->nprocs && n < max; i++)
+        if (g->procs[i].type & type)
+            out[n++] = (struct rec){g->procs[i].pid, g->procs[i].used};
+    sim_state_lock(&s->state);
+    sim_state_used(&s->state, gpu); /* drops the dead */
+    for (unsigned i = 0; i < SIM_SLOTS && n < max; i++) {
+        const struct sim_slot *sl = &s->state.ledger->slots[i];
+        /* a checkpointed process holds nothing on the GPU: the driver does not list it */
+        if (sl->pid > 0 && sl->gpu == gpu && (sl->type & type) &&
+            sl->ckpt != CU_PROCESS_STATE_CHECKPOINTED)
+            out[n++] = (struct rec){(uint32_t)sl->pid, sl->used};
+    }
+    sim_state_unlock(&s->state);
+    return n;
+}
+
+/* NVML's array convention: *count is the capacity in; the number of
+ * processes out; INSUFFICIENT_SIZE (with the count needed) when too small. */
+static nvmlReturn_t write_records(struct sim *s, nvmlDevice_t d, unsigned type, size_t stride,
+                                  unsigned *count, void *buf)
+{
+    struct rec recs[SIM_MAX_PROCS + SIM_SLOTS];
+    unsigned n = gather(s, d->index, type, recs, SIM_MAX_PROCS + SIM_SLOTS);
+    if (!count)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (*count < n || (n && !buf)) {
+        *count = n;
+        return n ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        unsigned char *r = (unsigned char *)buf + (size_t)i * stride;
+        memset(r, 0, stride);
+        memcpy(r, &recs[i].pid, 4);
+        memcpy(r + 8, &recs[i].used, 8);
+        if (stride >= 24)
+            memset(r + 16, 0xff, 8); /* gpuInstanceId, computeInstanceId: no MIG */
+    }
+    *count = n;
+    return NVML_SUCCESS;
+}
+
+#define PROC_LIST(fn, type, stride_expr)                                                           \
+    EXPORT nvmlReturn_t fn(nvmlDevice_t d, unsigned *count, void *buf)                             \
+    {                                                                                              \
+        ENTER(#fn);                                                                                \
+        DEVICE(d);                                                                                 \
+        return write_records(s, d, type, (stride_expr), count, buf);                               \
+    }
+
+PROC_LIST(nvmlDeviceGetComputeRunningProcesses_v3, SIM_PT_COMPUTE, s->machine.proc_record_size)
+PROC_LIST(nvmlDeviceGetComputeRunningProcesses_v2, SIM_PT_COMPUTE, 24)
+PROC_LIST(nvmlDeviceGetComputeRunningProcesses, SIM_PT_COMPUTE, 16)
+PROC_LIST(nvmlDeviceGetGraphicsRunningProcesses_v3, SIM_PT_GRAPHICS, s->machine.proc_record_size)
+PROC_LIST(nvmlDeviceGetGraphicsRunningProcesses_v2, SIM_PT_GRAPHICS, 24)
+PROC_LIST(nvmlDeviceGetGraphicsRunningProcesses, SIM_PT_GRAPHICS, 16)
+PROC_LIST(nvmlDeviceGetMPSComputeRunningProcesses_v3, SIM_PT_MPS, s->machine.proc_record_size)
+PROC_LIST(nvmlDeviceGetMPSComputeRunningProcesses_v2, SIM_PT_MPS, 24)
+PROC_LIST(nvmlDeviceGetMPSComputeRunningProcesses, SIM_PT_MPS, 16)
+
+EXPORT nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t d,
+                                                          nvmlProcessDetailList_v1_t *l)
+{
+    ENTER("nvmlDeviceGetRunningProcessDetailList");
+    DEVICE(d);
+    if (!l)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (l->version != NVML_PROCESS_DETAIL_LIST_V1_VERSION)
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    static const unsigned types[] = {SIM_PT_COMPUTE, SIM_PT_GRAPHICS, SIM_PT_MPS};
+    if (l->mode > 2)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    return write_records(s, d, types[l->mode], sizeof(nvmlProcessDetail_v1_t),
+                         &l->numProcArrayEntries, l->procArray);
+}
+
+/* Like the driver: one sample per process that did work since lastSeen (in
+ * microseconds), NOT_FOUND when none did; a NULL buffer asks for the size. */
+EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d,
+                                                    nvmlProcessUtilizationSample_t *out,
+                                                    unsigned *count, unsigned long long lastSeen)
+{
+    ENTER("nvmlDeviceGetProcessUtilization");
+    DEVICE(d);
+    if (!count)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    nvmlProcessUtilizationSample_t got[SIM_SLOTS];
+    unsigned n = 0;
+    sim_state_lock(&s->state);
+    sim_state_used(&s->state, d->index); /* drops the dead */
+    for (unsigned i = 0; i < SIM_SLOTS; i++) {
+        const struct sim_slot *sl = &s->state.ledger->slots[i];
+        if (sl->pid > 0 && sl->gpu == d->index && sl->busy_ms && sl->busy_ms * 1000 > lastSeen)
+            got[n++] = (nvmlProcessUtilizationSample_t){
+                (unsigned)sl->pid, sl->busy_ms * 1000, 60, 20, 0, 0};
+    }
+    sim_state_unlock(&s->state);
+    if (!out) {
+        *count = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    if (n == 0)
+        return NVML_ERROR_NOT_FOUND;
+    if (*count < n) {
+        *count = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    memcpy(out, got, n * sizeof *got);
+    *count = n;
+    return NVML_SUCCESS;
+}

@@ -1,0 +1,22 @@
+/* clock: the wall and monotonic clocks, read at the edges and passed inward. */
+#ifndef VRAM_APP_CLOCK_H
+#define VRAM_APP_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t clock_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static inline uint64_t clock_mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+#endif

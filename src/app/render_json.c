@@ -1,0 +1,116 @@
+/* render_json: a snapshot as JSON, for scripts. Sizes are integer bytes; a
+ * field the driver did not give is null, never a made-up 0. */
+#include <string.h>
+
+#include "core/acct.h"
+#include "core/role.h"
+#include "app/render_json.h"
+#include "app/render_text.h"
+
+static json_t *opt_uint(bool have, uint64_t v)
+{
+    return have ? json_integer((json_int_t)v) : json_null();
+}
+
+static json_t *proc_json(const struct snap_proc *p)
+{
+    char tb[32];
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "pid", json_integer(p->pid));
+    json_object_set_new(o, "name", json_string(p->name[0] ? p->name : "?"));
+    json_object_set_new(o, "user", p->host_known ? json_string(p->user) : json_null());
+    json_object_set_new(o, "uid", p->host_known ? json_integer(p->uid) : json_null());
+    json_object_set_new(o, "type", json_string(render_ptype(p->types, tb, sizeof tb)));
+    json_object_set_new(o, "role", json_string(role_name(p->role)));
+    json_object_set_new(o, "used", opt_uint(p->used_known, p->used));
+    json_object_set_new(o, "state", json_string(render_pstate(p->state)));
+    json_object_set_new(o, "ppid", p->host_known ? json_integer(p->ppid) : json_null());
+    json_object_set_new(o, "start_time",
+                        p->host_known ? json_integer((json_int_t)p->start_time) : json_null());
+    json_object_set_new(o, "container", p->container[0] ? json_string(p->container) : json_null());
+    json_object_set_new(o, "cmdline", p->cmdline[0] ? json_string(p->cmdline) : json_null());
+    json_object_set_new(o, "cap", p->cap ? json_integer((json_int_t)p->cap) : json_null());
+    json_object_set_new(o, "counted", p->cap ? json_integer((json_int_t)p->counted) : json_null());
+    return o;
+}
+
+static json_t *gpu_json(const struct snap_gpu *g)
+{
+    struct acct a;
+    acct_gpu(g, &a);
+    unsigned h = g->have;
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "index", json_integer(g->index));
+    json_object_set_new(o, "name", json_string(g->name));
+    json_object_set_new(o, "uuid", json_string(g->uuid));
+    json_object_set_new(o, "pci_bus_id", json_string(g->pci_bus_id));
+    json_object_set_new(o, "minor", json_integer(g->minor));
+
+    bool m = h & SNAP_HAVE_MEMORY;
+    json_object_set_new(o, "memory",
+                        json_pack("{s:o, s:o, s:o, s:o, s:s}", "total", opt_uint(m, g->mem.total),
+                                  "reserved", opt_uint(m && g->mem.version >= 2, g->mem.reserved),
+                                  "used", opt_uint(m, g->mem.used), "free",
+                                  opt_uint(m, g->mem.free), "api",
+                                  !m                    ? "none"
+                                  : g->mem.version >= 2 ? "v2"
+                                                        : "v1"));
+    json_object_set_new(
+        o, "breakdown",
+        m ? json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:b}", "reserved",
+                      (json_int_t)a.reserved, "display", (json_int_t)a.display, "workloads",
+                      (json_int_t)a.workloads, "other", (json_int_t)a.other, "unattributed",
+                      (json_int_t)a.unattributed, "free", (json_int_t)a.free, "consistent",
+                      !a.inconsistent, "reserved_in_unattributed", a.reserved_unknown)
+          : json_null());
+    json_object_set_new(o, "utilization",
+                        h & SNAP_HAVE_UTIL
+                            ? json_pack("{s:i, s:i}", "gpu", g->util_gpu, "memory", g->util_mem)
+                            : json_null());
+    json_object_set_new(o, "power_mw", opt_uint(h & SNAP_HAVE_POWER, g->power_mw));
+    json_object_set_new(o, "power_limit_mw",
+                        opt_uint(h & SNAP_HAVE_POWER_LIMIT, g->power_limit_mw));
+    json_object_set_new(o, "energy_mj", opt_uint(h & SNAP_HAVE_ENERGY, g->energy_mj));
+    json_object_set_new(o, "temperature_c", opt_uint(h & SNAP_HAVE_TEMP, g->temp_c));
+    json_object_set_new(o, "pstate", opt_uint(h & SNAP_HAVE_PSTATE, (uint64_t)g->pstate));
+    json_object_set_new(o, "persistence",
+                        h & SNAP_HAVE_PERSISTENCE ? json_boolean(g->persistence) : json_null());
+    static const char *const modes[] = {"default", "exclusive_thread", "prohibited",
+                                        "exclusive_process"};
+    json_object_set_new(o, "compute_mode",
+                        h & SNAP_HAVE_COMPUTE_MODE && g->compute_mode >= 0 && g->compute_mode < 4
+                            ? json_string(modes[g->compute_mode])
+                            : json_null());
+    json_object_set_new(
+        o, "display",
+        h & SNAP_HAVE_DISPLAY
+            ? json_pack("{s:b, s:b}", "attached", g->display_attached, "active", g->display_active)
+            : json_null());
+    json_object_set_new(o, "mig", h & SNAP_HAVE_MIG ? json_boolean(g->mig) : json_null());
+    json_object_set_new(o, "pcie",
+                        h & SNAP_HAVE_PCIE
+                            ? json_pack("{s:i, s:i}", "gen", g->pcie_gen, "width", g->pcie_width)
+                            : json_null());
+    json_object_set_new(o, "fan_pct", opt_uint(h & SNAP_HAVE_FAN, g->fan_pct));
+
+    json_t *procs = h & SNAP_HAVE_PROCS ? json_array() : json_null();
+    for (size_t i = 0; procs && json_is_array(procs) && i < g->nprocs; i++)
+        json_array_append_new(procs, proc_json(&g->procs[i]));
+    json_object_set_new(o, "processes", procs);
+    return o;
+}
+
+json_t *render_json(const struct snap *s)
+{
+    json_t *gpus = json_array();
+    for (size_t i = 0; gpus && i < s->ngpus; i++)
+        json_array_append_new(gpus, gpu_json(&s->gpus[i]));
+    return json_pack("{s:i, s:I, s:{s:s, s:s, s:o}, s:o}", "schema", 1, "taken_ms",
+                     (json_int_t)s->taken_ms, "driver", "version", s->driver_version,
+                     "nvml_version", s->nvml_version, "cuda_version",
+                     s->cuda_version ? json_integer(s->cuda_version) : json_null(), "gpus", gpus);
+}

@@ -1,0 +1,138 @@
+/* cmd_doctor: `vram doctor`, one report of what wastes this machine's VRAM,
+ * each finding with its cost and its fix. Changes nothing. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/clock.h"
+#include "cli/cmd.h"
+#include "core/doctor.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "host/sysgpu.h"
+#include "cli/idlewatch.h"
+#include "probe/probe.h"
+
+static int cmd_doctor(int argc, char **argv);
+
+const struct cmd_entry cmd_doctor_entry = {
+    .name = "doctor",
+    .args = "[--json] [--idle DURATION] [--proc-root DIR] [--sys-root DIR]",
+    .summary = "what wastes this machine's VRAM, and how to get it back",
+    .help = "  -j, --json            the findings as JSON\n"
+            "  -i, --idle DURATION   also watch the GPUs this long (30s, 10m) and report\n"
+            "                        processes that hold memory but did no GPU work\n"
+            "      --proc-root DIR   read processes from DIR instead of /proc\n"
+            "      --sys-root DIR    read devices from DIR instead of /sys\n"
+            "\n"
+            "Looks for: VRAM held by the desktop (and whether another GPU could drive\n"
+            "it), the driver's reserve, memory no visible process holds, defunct and\n"
+            "stopped processes holding memory, high power at idle, persistence mode,\n"
+            "compute mode, MIG, an MPS daemon. Changes nothing: vram reclaim and\n"
+            "vram headless act on what it finds.\n"
+            "\n"
+            "Exit status: 0 when nothing needs doing, 1 when something does (a warning),\n"
+            "2 for bad usage, 3 without a GPU driver.\n",
+    .exec = cmd_doctor,
+};
+
+static int cmd_doctor(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"idle", required_argument, NULL, 'i'},
+        {"proc-root", required_argument, NULL, 'R'},
+        {"sys-root", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool json = false;
+    double idle = 0;
+    const char *procroot = "/proc", *sysroot = "/sys";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ji:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = true;
+            break;
+        case 'i':
+            if (units_parse_seconds(optarg, &idle) < 0 || idle <= 0 || idle > 86400)
+                return cmd_bad_usage(&cmd_doctor_entry,
+                                     "--idle '%s': a duration from 1s to 24h, like 30s or 10m",
+                                     optarg);
+            break;
+        case 'R':
+            procroot = optarg;
+            break;
+        case 'S':
+            sysroot = optarg;
+            break;
+        case 'h':
+            cmd_usage(&cmd_doctor_entry, 0);
+            return 0;
+        default:
+            return cmd_bad_usage(&cmd_doctor_entry, NULL);
+        }
+    }
+    if (optind < argc)
+        return cmd_bad_usage(&cmd_doctor_entry, "unexpected argument '%s'", argv[optind]);
+    char err[512];
+    struct probe *p;
+    int rc = probe_open(&p, procroot, err, sizeof err);
+    if (rc < 0)
+        return cmd_no_driver(&cmd_doctor_entry, err, rc);
+    struct snap s;
+    memset(&s, 0, sizeof s);
+    if (idle > 0) {
+        if (idlewatch_run(p, &s, idle, err, sizeof err) < 0) {
+            fprintf(stderr, "vram doctor: --idle: %s\n", err);
+            snap_free(&s);
+            probe_close(p);
+            return 1;
+        }
+    } else {
+        probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
+    }
+    struct doc_host host;
+    memset(&host, 0, sizeof host);
+    host.igpu = sysgpu_other_gpu(sysroot, host.igpu_name, sizeof host.igpu_name);
+    host.mps_pid = sysgpu_find_process(procroot, "nvidia-cuda-mps-control");
+    host.idle_s = idle;
+    host.now_ms = clock_wall_ms();
+    struct doc_finding f[128];
+    size_t n = doctor_examine(&s, &host, f, 128);
+    int warnings = 0;
+    for (size_t i = 0; i < n; i++)
+        warnings += f[i].level == DOC_WARN;
+    if (json) {
+        json_t *arr = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(
+                arr, json_pack("{s:s, s:s, s:o, s:o, s:I, s:s, s:s}", "kind",
+                               doctor_kind_name(f[i].kind), "level",
+                               f[i].level == DOC_WARN ? "warning" : "info", "gpu",
+                               f[i].gpu >= 0 ? json_integer(f[i].gpu) : json_null(), "pid",
+                               f[i].pid ? json_integer(f[i].pid) : json_null(), "bytes",
+                               (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
+        json_t *doc = json_pack("{s:o, s:i}", "findings", arr, "warnings", warnings);
+        json_dumpf(doc, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            if (f[i].gpu >= 0)
+                printf("%s GPU %d: %s\n", f[i].level == DOC_WARN ? "!" : "-", f[i].gpu, f[i].what);
+            else
+                printf("%s %s\n", f[i].level == DOC_WARN ? "!" : "-", f[i].what);
+            printf("      fix: %s\n", f[i].fix);
+        }
+        printf(warnings ? "%d thing%s to do\n" : "nothing to do\n", warnings,
+               warnings == 1 ? "" : "s");
+    }
+    snap_free(&s);
+    probe_exiting(p);
+    probe_close(p);
+    return warnings ? 1 : 0;
+}

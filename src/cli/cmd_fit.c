@@ -1,0 +1,344 @@
+/* cmd_fit: `vram fit`, will this model fit, at what precision, next to what
+ * else. Reads the models' own files (never their weights), estimates each
+ * precision, checks it against each GPU's free memory now (or --vram), and
+ * with several models makes a plan. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "app/clock.h"
+#include "cli/cmd.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "cli/fitview.h"
+#include "model/modelfile.h"
+#include "probe/probe.h"
+
+static int cmd_fit(int argc, char **argv);
+
+const struct cmd_entry cmd_fit_entry = {
+    .name = "fit",
+    .args = "[options] MODEL... | --params SIZE --layers N --hidden N --heads N [...]",
+    .summary = "will a model fit, at what precision, next to what else",
+    .help = "MODEL is a .gguf file, a .safetensors file, a folder of shards (with\n"
+            "model.safetensors.index.json), or a config.json: only headers are read.\n"
+            "\n"
+            "  -c, --ctx N            prompt/context tokens (default 4096)\n"
+            "  -b, --batch N          sequences at once (default 1)\n"
+            "      --dtype D          only this precision: fp32, fp16, bf16\n"
+            "      --quant Q          only this quantization: int8, fp8, q8_0, q6_k, q5_k, q4,\n"
+            "                         q4_k_m, q3_k, q2_k\n"
+            "      --kv-dtype D       KV cache precision (default: the compute precision)\n"
+            "  -r, --runtime R        torch (default; measured), llamacpp, vllm (estimates)\n"
+            "      --train            one training step instead of inference\n"
+            "      --optim O          adamw (default), adam8bit, sgd\n"
+            "      --seq N            training sequence length (default 1024)\n"
+            "      --mixed            fp32 master weights, 16-bit compute\n"
+            "      --ckpt             gradient checkpointing\n"
+            "      --lora-rank R      LoRA adapters of rank R, base frozen\n"
+            "  -m, --vram SIZE        check against SIZE instead of the GPUs' free memory\n"
+            "  -j, --json             JSON (sizes in bytes)\n"
+            "\n"
+            "A model by its shape, for what-ifs: --params 13B --layers 40 --hidden 5120\n"
+            "--heads 40 [--kv-heads 8] [--ff 13824] [--vocab 32000] [--head-dim 128]\n"
+            "[--experts 8 --experts-used 2]\n",
+    .exec = cmd_fit,
+};
+
+enum {
+    O_DTYPE = 256,
+    O_QUANT,
+    O_KV,
+    O_TRAIN,
+    O_OPTIM,
+    O_SEQ,
+    O_MIXED,
+    O_CKPT,
+    O_LORA,
+    O_PARAMS,
+    O_LAYERS,
+    O_HIDDEN,
+    O_HEADS,
+    O_KVH,
+    O_FF,
+    O_VOCAB,
+    O_HD,
+    O_EXPERTS,
+    O_EUSED,
+};
+
+static int number(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*s == '-' || end == s || *end || v < lo || v > hi)
+        return cmd_bad_usage(&cmd_fit_entry, "%s '%s': give a whole number from %llu to %llu", opt,
+                             s, (unsigned long long)lo, (unsigned long long)hi);
+    *out = v;
+    return 0;
+}
+
+/* "13B", "7.6b", "500M" parameters. */
+static int count(const char *s, uint64_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    double mult = !strcasecmp(end, "b") ? 1e9 : !strcasecmp(end, "m") ? 1e6 : *end ? 0 : 1;
+    if (end == s || v <= 0 || mult == 0 || v * mult > 1e14)
+        return cmd_bad_usage(&cmd_fit_entry, "--params '%s': give a count such as 13B or 500M", s);
+    *out = (uint64_t)(v * mult);
+    return 0;
+}
+
+static void gpus_now(struct fit_report *r)
+{
+    char err[512];
+    struct probe *p;
+    if (probe_open(&p, "/proc", err, sizeof err) < 0)
+        return; /* no driver: the estimates stand alone */
+    struct snap s;
+    memset(&s, 0, sizeof s);
+    if (probe_sample(p, &s, PROBE_MEMORY, clock_wall_ms()) == VRAM_OK) {
+        for (size_t i = 0; i < s.ngpus && i < FITPLAN_MAX; i++) {
+            r->gpus[i].index = s.gpus[i].index;
+            snprintf(r->gpus[i].name, sizeof r->gpus[i].name, "%s", s.gpus[i].name);
+            r->gpus[i].free = s.gpus[i].mem.free;
+        }
+        r->ngpus = s.ngpus < FITPLAN_MAX ? s.ngpus : FITPLAN_MAX;
+        r->have_gpus = r->ngpus > 0;
+    }
+    snap_free(&s);
+    probe_exiting(p);
+    probe_close(p);
+}
+
+static void estimate(struct fit_report *r, struct fit_model *fm, const char *only)
+{
+    struct estimate_precision precs[FIT_MAX_PREC];
+    int n;
+    if (only) {
+        estimate_precision(only, &precs[0]);
+        n = 1;
+    } else {
+        n = estimate_candidates(&fm->info, precs, FIT_MAX_PREC);
+    }
+    fm->nest = n;
+    fm->best = -1;
+    /* the best that fits: the most bits per weight on some GPU */
+    for (int k = 0; k < n; k++) {
+        estimate_compute(&fm->info, &r->opts, &precs[k], &fm->est[k]);
+        for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
+            if (fm->est[k].total <= r->gpus[g].free &&
+                (fm->best < 0 || precs[k].bits > precs[fm->best].bits))
+                fm->best = k;
+    }
+}
+
+static int cmd_fit(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"ctx", required_argument, NULL, 'c'},
+        {"batch", required_argument, NULL, 'b'},
+        {"dtype", required_argument, NULL, O_DTYPE},
+        {"quant", required_argument, NULL, O_QUANT},
+        {"kv-dtype", required_argument, NULL, O_KV},
+        {"runtime", required_argument, NULL, 'r'},
+        {"train", no_argument, NULL, O_TRAIN},
+        {"optim", required_argument, NULL, O_OPTIM},
+        {"seq", required_argument, NULL, O_SEQ},
+        {"mixed", no_argument, NULL, O_MIXED},
+        {"ckpt", no_argument, NULL, O_CKPT},
+        {"lora-rank", required_argument, NULL, O_LORA},
+        {"vram", required_argument, NULL, 'm'},
+        {"json", no_argument, NULL, 'j'},
+        {"params", required_argument, NULL, O_PARAMS},
+        {"layers", required_argument, NULL, O_LAYERS},
+        {"hidden", required_argument, NULL, O_HIDDEN},
+        {"heads", required_argument, NULL, O_HEADS},
+        {"kv-heads", required_argument, NULL, O_KVH},
+        {"ff", required_argument, NULL, O_FF},
+        {"vocab", required_argument, NULL, O_VOCAB},
+        {"head-dim", required_argument, NULL, O_HD},
+        {"experts", required_argument, NULL, O_EXPERTS},
+        {"experts-used", required_argument, NULL, O_EUSED},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct fit_report r;
+    memset(&r, 0, sizeof r);
+    estimate_defaults(&r.opts);
+    struct model_info shape;
+    memset(&shape, 0, sizeof shape);
+    const char *only = NULL;
+    uint64_t vram = 0, v;
+    bool json = false, by_shape = false;
+    struct estimate_precision tmp;
+    int c, rc = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:b:r:m:jh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            rc = number("--ctx", optarg, 1, 10000000, &r.opts.ctx);
+            break;
+        case 'b':
+            rc = number("--batch", optarg, 1, 100000, &r.opts.batch);
+            break;
+        case O_DTYPE:
+        case O_QUANT:
+            if (estimate_precision(optarg, &tmp) < 0 || (c == O_DTYPE && tmp.bits < 16) ||
+                (c == O_QUANT && tmp.bits >= 16))
+                return cmd_bad_usage(&cmd_fit_entry, "%s '%s': not one vram knows (see --help)",
+                                     c == O_DTYPE ? "--dtype" : "--quant", optarg);
+            only = optarg;
+            break;
+        case O_KV:
+            if (estimate_precision(optarg, &tmp) < 0)
+                return cmd_bad_usage(&cmd_fit_entry, "--kv-dtype '%s': try bf16, fp8 or fp32",
+                                     optarg);
+            r.opts.kv_bits = tmp.bits;
+            break;
+        case 'r':
+            if (!strcmp(optarg, "torch"))
+                r.opts.runtime = ESTIMATE_TORCH;
+            else if (!strcmp(optarg, "llamacpp") || !strcmp(optarg, "llama.cpp"))
+                r.opts.runtime = ESTIMATE_LLAMACPP;
+            else if (!strcmp(optarg, "vllm"))
+                r.opts.runtime = ESTIMATE_VLLM;
+            else
+                return cmd_bad_usage(&cmd_fit_entry, "--runtime '%s': torch, llamacpp or vllm",
+                                     optarg);
+            break;
+        case O_TRAIN:
+            r.opts.train = true;
+            break;
+        case O_OPTIM:
+            if (!strcmp(optarg, "adamw") || !strcmp(optarg, "adam"))
+                r.opts.optim = ESTIMATE_ADAMW;
+            else if (!strcmp(optarg, "adam8bit"))
+                r.opts.optim = ESTIMATE_ADAM8BIT;
+            else if (!strcmp(optarg, "sgd"))
+                r.opts.optim = ESTIMATE_SGD;
+            else
+                return cmd_bad_usage(&cmd_fit_entry, "--optim '%s': adamw, adam8bit or sgd",
+                                     optarg);
+            break;
+        case O_SEQ:
+            rc = number("--seq", optarg, 1, 10000000, &r.opts.seq);
+            break;
+        case O_MIXED:
+            r.opts.mixed = true;
+            break;
+        case O_CKPT:
+            r.opts.checkpointing = true;
+            break;
+        case O_LORA:
+            rc = number("--lora-rank", optarg, 1, 65536, &v);
+            r.opts.lora_rank = (unsigned)v;
+            break;
+        case 'm':
+            if (units_parse_size(optarg, &vram) < 0 || vram == 0)
+                return cmd_bad_usage(&cmd_fit_entry, "--vram '%s': give a size such as 16G",
+                                     optarg);
+            break;
+        case 'j':
+            json = true;
+            break;
+        case O_PARAMS:
+            rc = count(optarg, &shape.params), by_shape = true;
+            break;
+        case O_LAYERS:
+        case O_HIDDEN:
+        case O_HEADS:
+        case O_KVH:
+        case O_FF:
+        case O_VOCAB:
+        case O_HD:
+        case O_EXPERTS:
+        case O_EUSED: {
+            static const char *const names[] = {"--layers",   "--hidden",  "--heads",
+                                                "--kv-heads", "--ff",      "--vocab",
+                                                "--head-dim", "--experts", "--experts-used"};
+            unsigned *fields[] = {&shape.layers,   &shape.hidden,  &shape.heads,
+                                  &shape.kv_heads, &shape.ff,      &shape.vocab,
+                                  &shape.head_dim, &shape.experts, &shape.experts_used};
+            rc = number(names[c - O_LAYERS], optarg, 1, 10000000, &v);
+            *fields[c - O_LAYERS] = (unsigned)v;
+            by_shape = true;
+            break;
+        }
+        case 'h':
+            cmd_usage(&cmd_fit_entry, 0);
+            return 0;
+        default:
+            return cmd_bad_usage(&cmd_fit_entry, NULL);
+        }
+        if (rc)
+            return rc;
+    }
+    size_t nfiles = (size_t)(argc - optind);
+    if (nfiles == 0 && !by_shape)
+        return cmd_bad_usage(&cmd_fit_entry, "give a model file or folder, or --params ...");
+    if (nfiles + by_shape > FITPLAN_MAX)
+        return cmd_bad_usage(&cmd_fit_entry, "at most %d models at once", FITPLAN_MAX);
+    if (by_shape && (!shape.layers || !shape.hidden || !shape.heads))
+        return cmd_bad_usage(&cmd_fit_entry,
+                             "a model by its shape needs --layers, --hidden and --heads "
+                             "(and --params, or --ff and --vocab to count them)");
+
+    r.models = calloc(nfiles + by_shape, sizeof *r.models);
+    if (!r.models)
+        return 1;
+    char err[1024];
+    for (size_t i = 0; i < nfiles; i++) {
+        rc = modelfile_load(argv[optind + (int)i], &r.models[r.nmodels].info, err, sizeof err);
+        if (rc < 0) {
+            fprintf(stderr, "vram fit: %s\n", err);
+            free(r.models);
+            return err_exit_code(rc);
+        }
+        r.nmodels++;
+    }
+    if (by_shape) {
+        struct model_info *m = &r.models[r.nmodels++].info;
+        *m = shape;
+        snprintf(m->name, sizeof m->name, "custom");
+        snprintf(m->arch, sizeof m->arch, "llama");
+        snprintf(m->stored, sizeof m->stored, "bf16");
+        m->stored_bits = 16;
+        model_complete(m);
+        if (!m->params)
+            m->params = model_count_params(m, &m->params_active);
+        if (!m->params_active)
+            m->params_active = m->params;
+    }
+    if (vram) {
+        r.ngpus = 1;
+        r.gpus[0].index = 0;
+        snprintf(r.gpus[0].name, sizeof r.gpus[0].name, "--vram");
+        r.gpus[0].free = vram;
+        r.have_gpus = true;
+    } else {
+        gpus_now(&r);
+    }
+    uint64_t need[FITPLAN_MAX], room[FITPLAN_MAX];
+    for (size_t i = 0; i < r.nmodels; i++) {
+        estimate(&r, &r.models[i], only);
+        struct fit_model *fm = &r.models[i];
+        need[i] = fm->best >= 0 ? fm->est[fm->best].total : UINT64_MAX;
+    }
+    for (size_t g = 0; g < r.ngpus; g++)
+        room[g] = r.gpus[g].free;
+    fitplan_make(need, r.nmodels, room, r.ngpus, &r.plan);
+    if (json) {
+        json_t *doc = fitview_json(&r);
+        json_dumpf(doc, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else {
+        fitview_text(stdout, &r);
+    }
+    free(r.models);
+    return 0;
+}

@@ -1,0 +1,106 @@
+/* cmd_ps: `vram ps`, the models `vram serve` runs and where each one is. */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/client.h"
+#include "app/clock.h"
+#include "cli/cmd.h"
+#include "core/units.h"
+
+static int cmd_ps(int argc, char **argv);
+
+const struct cmd_entry cmd_ps_entry = {
+    .name = "ps",
+    .args = "[--json] [--socket PATH]",
+    .summary = "the models vram serve runs: state, GPU, VRAM, host RAM, last use",
+    .help = "  -j, --json          the daemon's model list as is\n"
+            "  -s, --socket PATH   the daemon's socket (default $VRAM_SOCKET, or\n"
+            "                      /run/vram/vram.sock)\n",
+    .exec = cmd_ps,
+};
+
+static const char *ago(json_t *ms, char *buf, size_t len)
+{
+    if (!json_is_integer(ms))
+        return "-";
+    uint64_t then = (uint64_t)json_integer_value(ms), now = clock_wall_ms();
+    double s = now > then ? (double)(now - then) / 1000 : 0;
+    if (s < 60)
+        snprintf(buf, len, "%.0f s ago", s);
+    else if (s < 3600)
+        snprintf(buf, len, "%.0f min", s / 60);
+    else
+        snprintf(buf, len, "%.1f h", s / 3600);
+    return buf;
+}
+
+static const char *size_or_dash(json_t *v, char *buf, size_t len)
+{
+    json_int_t b = json_integer_value(v);
+    return b > 0 ? units_fmt_size((uint64_t)b, buf, len) : "-";
+}
+
+static int cmd_ps(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"socket", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool json = false;
+    const char *sock = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "js:h", opts, NULL)) != -1) {
+        if (c == 'j')
+            json = true;
+        else if (c == 's')
+            sock = optarg;
+        else if (c == 'h') {
+            cmd_usage(&cmd_ps_entry, 0);
+            return 0;
+        } else
+            return cmd_bad_usage(&cmd_ps_entry, NULL);
+    }
+    if (optind < argc)
+        return cmd_bad_usage(&cmd_ps_entry, "unexpected argument '%s'", argv[optind]);
+    char err[512];
+    json_t *r;
+    long st = client_call(client_socket(sock), "GET", "/v1/models", NULL, &r, err, sizeof err);
+    if (st != 200) {
+        fprintf(stderr, "vram ps: %s\n", st < 0 ? err : "the daemon refused the request");
+        json_decref(r);
+        return 1;
+    }
+    if (json) {
+        json_dumpf(r, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(r);
+        return 0;
+    }
+    printf("%-16s %-10s %-4s %-9s %-9s %-10s %-10s %s\n", "MODEL", "STATE", "GPU", "VRAM",
+           "HOST RAM", "SWAP", "LAST USED", "RESTARTS");
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(r, "models"), i, m)
+    {
+        char g[8] = "-", v[32], h[32], a[32];
+        if (json_is_integer(json_object_get(m, "gpu")))
+            snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
+        const char *sw = json_string_value(json_object_get(m, "swap"));
+        printf("%-16s %-10s %-4s %-9s %-9s %-10s %-10s %lld%s%s\n",
+               json_string_value(json_object_get(m, "name")),
+               json_string_value(json_object_get(m, "state")), g,
+               size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),
+               size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw ? sw : "-",
+               ago(json_object_get(m, "last_used_ms"), a, sizeof a),
+               (long long)json_integer_value(json_object_get(m, "restarts")),
+               *json_string_value(json_object_get(m, "error")) ? "   " : "",
+               json_string_value(json_object_get(m, "error")));
+    }
+    json_decref(r);
+    return 0;
+}

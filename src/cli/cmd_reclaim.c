@@ -1,0 +1,266 @@
+/* cmd_reclaim: `vram reclaim`, gets back VRAM held by processes that will not
+ * use it: defunct ones (a main thread gone, others stuck holding memory),
+ * stopped ones, and with --idle those that did no GPU work for that long. Dry run unless --yes;
+ * then TERM, a grace period, KILL, and a measurement of what really came back. Never the desktop,
+ * never PID 1 or vram's own line, never another user's process unless root asks with --all-users.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/clock.h"
+#include "cli/cmd.h"
+#include "core/acct.h"
+#include "core/doctor.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "host/proc.h"
+#include "cli/idlewatch.h"
+#include "probe/probe.h"
+
+static int cmd_reclaim(int argc, char **argv);
+
+const struct cmd_entry cmd_reclaim_entry = {
+    .name = "reclaim",
+    .args = "[--yes] [--idle DURATION] [--user NAME] [--match PATTERN] [--all-users] "
+            "[--grace SECONDS]",
+    .summary = "get back VRAM held by defunct, stopped or idle processes",
+    .help = "  -y, --yes            act (without it: show what would be done, change nothing)\n"
+            "  -i, --idle DURATION  also processes that did no GPU work for this long\n"
+            "                       (30s, 10m): vram watches the GPUs that long first\n"
+            "  -u, --user NAME      only this user's processes\n"
+            "  -m, --match PATTERN  only processes whose name or command matches (a glob,\n"
+            "                       or a plain substring)\n"
+            "  -a, --all-users      as root: other users' processes too\n"
+            "  -g, --grace SECONDS  between TERM and KILL (default 5)\n"
+            "\n"
+            "Targets processes holding GPU memory that are defunct (their main thread has\n"
+            "exited while others hold the memory) or stopped (SIGSTOP, Ctrl-Z). Never\n"
+            "touches display processes, PID 1, vram itself or its parent.\n",
+    .exec = cmd_reclaim,
+};
+
+struct target {
+    uint32_t pid, ppid, uid;
+    enum snap_pstate state;
+    bool idle;
+    uint64_t bytes, start;
+    char name[SNAP_NAME_MAX], user[SNAP_USER_MAX];
+};
+
+static bool matches(const char *pat, const struct snap_proc *p)
+{
+    if (strpbrk(pat, "*?["))
+        return !fnmatch(pat, p->name, 0) || !fnmatch(pat, p->cmdline, 0);
+    return strstr(p->name, pat) || strstr(p->cmdline, pat);
+}
+
+struct policy {
+    const char *user, *pat;
+    bool all;
+    double idle_s; /* 0: not asked */
+    uint64_t now_ms;
+};
+
+static size_t collect(const struct snap *s, const struct policy *pol, struct target *t, size_t max,
+                      size_t *others)
+{
+    size_t n = 0;
+    uid_t me = getuid();
+    for (size_t g = 0; g < s->ngpus; g++)
+        for (size_t i = 0; i < s->gpus[g].nprocs; i++) {
+            const struct snap_proc *p = &s->gpus[g].procs[i];
+            bool idle = pol->idle_s > 0 && p->role != SNAP_ROLE_DISPLAY &&
+                        doctor_idle(&s->gpus[g], p, pol->now_ms, pol->idle_s);
+            if (p->state != SNAP_PS_ZOMBIE && p->state != SNAP_PS_STOPPED && !idle)
+                continue;
+            if (!p->host_known || p->role == SNAP_ROLE_DISPLAY || p->pid <= 1 ||
+                p->pid == (uint32_t)getpid() || p->pid == (uint32_t)getppid())
+                continue;
+            if ((pol->user && strcmp(p->user, pol->user)) || (pol->pat && !matches(pol->pat, p)))
+                continue;
+            if (p->uid != me && !(me == 0 && pol->all)) {
+                (*others)++;
+                continue;
+            }
+            size_t k = 0;
+            while (k < n && t[k].pid != p->pid)
+                k++;
+            if (k == n) {
+                if (n == max)
+                    continue;
+                t[n] = (struct target){p->pid, p->ppid,       p->uid, p->state, idle,
+                                       0,      p->start_time, "",     ""};
+                snprintf(t[n].name, sizeof t[n].name, "%s", p->name);
+                snprintf(t[n].user, sizeof t[n].user, "%s", p->user);
+                n++;
+            }
+            t[k].bytes += p->used_known ? p->used : 0;
+        }
+    return n;
+}
+
+static uint64_t used_total(const struct snap *s)
+{
+    uint64_t u = 0;
+    for (size_t g = 0; g < s->ngpus; g++) {
+        struct acct a;
+        acct_gpu(&s->gpus[g], &a);
+        u += acct_used(&a);
+    }
+    return u;
+}
+
+/* Gone, or down to a defunct shell whose memory the driver took back. */
+static bool released(const struct target *t)
+{
+    return hostproc_start_ticks(t->pid) == 0;
+}
+
+static void stop_one(const struct target *t, double grace)
+{
+    kill((pid_t)t->pid, SIGTERM);
+    if (t->state == SNAP_PS_STOPPED)
+        kill((pid_t)t->pid, SIGCONT); /* a stopped process only sees TERM once it runs */
+    for (double w = 0; w < grace && !released(t); w += 0.1) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (!released(t))
+        kill((pid_t)t->pid, SIGKILL);
+    if (t->state == SNAP_PS_ZOMBIE && t->ppid > 1)
+        kill((pid_t)t->ppid, SIGCHLD); /* its parent may now reap it */
+}
+
+static const char *why(const struct target *t)
+{
+    return t->state == SNAP_PS_ZOMBIE    ? "defunct"
+           : t->state == SNAP_PS_STOPPED ? "stopped"
+                                         : "idle";
+}
+
+static void report(const struct target *t, size_t n, const struct policy *pol, size_t others,
+                   bool yes)
+{
+    char b[32];
+    if (n == 0) {
+        const char *kinds = pol->idle_s > 0 ? "defunct, stopped or idle" : "defunct or stopped";
+        if (pol->pat || pol->user)
+            printf("nothing to reclaim: no %s process%s%s%s%s%s\n", kinds,
+                   pol->pat ? " matches '" : "", pol->pat ? pol->pat : "", pol->pat ? "'" : "",
+                   pol->user ? " of user " : "", pol->user ? pol->user : "");
+        else
+            printf("nothing to reclaim: no %s process holds GPU memory\n", kinds);
+    }
+    for (size_t i = 0; i < n; i++)
+        printf("%s %u (%s, %s, %s): %s   %s\n", yes ? "stopping" : "would stop", t[i].pid,
+               t[i].name, t[i].user, why(&t[i]), units_fmt_size(t[i].bytes, b, sizeof b),
+               t[i].state == SNAP_PS_STOPPED  ? "kill -TERM, kill -CONT, then -KILL"
+               : t[i].state == SNAP_PS_ZOMBIE ? "kill -TERM, then -KILL; parent told"
+                                              : "kill -TERM, then -KILL");
+    if (others)
+        printf("(%zu process%s of other users left alone: as root, --all-users)\n", others,
+               others == 1 ? "" : "es");
+    if (n && !yes)
+        printf("dry run: nothing changed; add --yes to do it\n");
+}
+
+static int cmd_reclaim(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"yes", no_argument, NULL, 'y'},        {"idle", required_argument, NULL, 'i'},
+        {"user", required_argument, NULL, 'u'}, {"match", required_argument, NULL, 'm'},
+        {"all-users", no_argument, NULL, 'a'},  {"grace", required_argument, NULL, 'g'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+    };
+    bool yes = false;
+    struct policy pol = {0};
+    double grace = 5;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "yi:u:m:ag:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'y':
+            yes = true;
+            break;
+        case 'i':
+            if (units_parse_seconds(optarg, &pol.idle_s) < 0 || pol.idle_s <= 0 ||
+                pol.idle_s > 86400)
+                return cmd_bad_usage(&cmd_reclaim_entry,
+                                     "--idle '%s': a duration from 1s to 24h, like 30s or 10m",
+                                     optarg);
+            break;
+        case 'u':
+            if (!getpwnam(optarg))
+                return cmd_bad_usage(&cmd_reclaim_entry, "--user '%s': no such user", optarg);
+            pol.user = optarg;
+            break;
+        case 'm':
+            if (!*optarg)
+                return cmd_bad_usage(&cmd_reclaim_entry, "--match: an empty pattern");
+            pol.pat = optarg;
+            break;
+        case 'a':
+            pol.all = true;
+            break;
+        case 'g':
+            if (units_parse_seconds(optarg, &grace) < 0 || grace > 600)
+                return cmd_bad_usage(&cmd_reclaim_entry, "--grace '%s': seconds from 0 to 600",
+                                     optarg);
+            break;
+        case 'h':
+            cmd_usage(&cmd_reclaim_entry, 0);
+            return 0;
+        default:
+            return cmd_bad_usage(&cmd_reclaim_entry, NULL);
+        }
+    }
+    if (optind < argc)
+        return cmd_bad_usage(&cmd_reclaim_entry, "unexpected argument '%s'", argv[optind]);
+    if (pol.all && getuid() != 0)
+        return cmd_bad_usage(&cmd_reclaim_entry, "--all-users needs root");
+    char err[512];
+    struct probe *p;
+    int rc = probe_open(&p, "/proc", err, sizeof err);
+    if (rc < 0)
+        return cmd_no_driver(&cmd_reclaim_entry, err, rc);
+    struct snap s;
+    memset(&s, 0, sizeof s);
+    if (pol.idle_s > 0) {
+        if (idlewatch_run(p, &s, pol.idle_s, err, sizeof err) < 0) {
+            fprintf(stderr, "vram reclaim: --idle: %s\n", err);
+            snap_free(&s);
+            probe_close(p);
+            return 1;
+        }
+    } else {
+        probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
+    }
+    pol.now_ms = clock_wall_ms();
+    struct target t[256];
+    size_t others = 0;
+    size_t n = collect(&s, &pol, t, 256, &others);
+    report(t, n, &pol, others, yes);
+    if (n && yes) {
+        char b[32], b1[32], b2[32];
+        uint64_t before = used_total(&s);
+        for (size_t i = 0; i < n; i++)
+            stop_one(&t[i], grace);
+        probe_sample(p, &s, PROBE_PROCS, clock_wall_ms());
+        uint64_t after = used_total(&s);
+        printf("freed %s (VRAM in use: %s before, %s now)\n",
+               units_fmt_size(before > after ? before - after : 0, b, sizeof b),
+               units_fmt_size(before, b1, sizeof b1), units_fmt_size(after, b2, sizeof b2));
+    }
+    snap_free(&s);
+    probe_exiting(p);
+    probe_close(p);
+    return 0;
+}

@@ -1,0 +1,297 @@
+/* cmd_top: `vram top`, the live view. The loop samples the cheap figures every
+ * interval and the costly ones (process lists, /proc scan, fan) less often,
+ * keeps a history of used memory per GPU, and lets the user signal one of
+ * their own processes after confirming. */
+#include "cli/top_draw.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/clock.h"
+#include "cli/cmd.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "host/proc.h"
+#include "probe/probe.h"
+
+static int cmd_top(int argc, char **argv);
+
+const struct cmd_entry cmd_top_entry = {
+    .name = "top",
+    .args = "[--interval SECONDS] [--proc-root DIR]",
+    .summary = "live view of VRAM per GPU and per process",
+    .help = "  -d, --interval SECONDS  refresh every SECONDS (0.1 to 3600; default 1)\n"
+            "      --proc-root DIR     read processes from DIR instead of /proc\n"
+            "\n"
+            "Each GPU's bar splits its memory: r driver reserved, d desktop/display,\n"
+            "w workloads, o other, u unattributed, . free. Memory is read every interval;\n"
+            "process lists every 3 intervals; /proc/*/fd, modes and links every 10 s, to\n"
+            "leave the driver alone.\n"
+            "\n"
+            "keys: up/down (j/k) select   s sort (memory, pid, name, gpu)   t send TERM\n"
+            "      K send KILL (asks y/n; your own processes only unless root)\n"
+            "      + / - interval   q quit\n",
+    .exec = cmd_top,
+};
+
+const char *top_sort_name(enum top_sort s)
+{
+    static const char *const names[] = {"memory", "pid", "name", "gpu"};
+    return s < TOP_SORT_COUNT ? names[s] : "?";
+}
+
+static enum top_sort sort_key;
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct top_row *x = a, *y = b;
+    int c = 0;
+    switch (sort_key) {
+    case TOP_SORT_MEMORY:
+        c = x->proc.used == y->proc.used ? 0 : x->proc.used < y->proc.used ? 1 : -1;
+        break;
+    case TOP_SORT_NAME:
+        c = strcmp(x->proc.name, y->proc.name);
+        break;
+    case TOP_SORT_GPU:
+        c = x->gpu == y->gpu ? 0 : x->gpu < y->gpu ? -1 : 1;
+        break;
+    default:
+        break;
+    }
+    if (c == 0)
+        c = x->proc.pid == y->proc.pid ? 0 : x->proc.pid < y->proc.pid ? -1 : 1;
+    return c;
+}
+
+static int rebuild_rows(struct top *t)
+{
+    uint32_t selected = t->nrows ? t->rows[t->sel].proc.pid : 0;
+    size_t n = 0;
+    for (size_t i = 0; i < t->snap.ngpus; i++)
+        n += t->snap.gpus[i].nprocs;
+    struct top_row *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows)
+        return -1;
+    n = 0;
+    for (size_t i = 0; i < t->snap.ngpus; i++)
+        for (size_t j = 0; j < t->snap.gpus[i].nprocs; j++)
+            rows[n++] = (struct top_row){(unsigned)i, t->snap.gpus[i].procs[j]};
+    sort_key = t->sort;
+    qsort(rows, n, sizeof *rows, row_cmp);
+    free(t->rows);
+    t->rows = rows;
+    t->nrows = n;
+    t->sel = 0;
+    for (size_t i = 0; i < n; i++) /* keep the selection on the same process */
+        if (rows[i].proc.pid == selected)
+            t->sel = i;
+    return 0;
+}
+
+static void record_history(struct top *t)
+{
+    if (!t->hist) {
+        t->hist_n = t->snap.ngpus;
+        t->hist = calloc(t->hist_n ? t->hist_n * TOP_HISTORY : 1, sizeof *t->hist);
+        if (!t->hist)
+            return;
+    }
+    for (size_t i = 0; i < t->hist_n && i < t->snap.ngpus; i++) {
+        const struct snap_mem *m = &t->snap.gpus[i].mem;
+        uint64_t used = m->total > m->free ? m->total - m->free : 0;
+        t->hist[i * TOP_HISTORY + t->hist_pos] = m->total ? (uint16_t)(used * 1000 / m->total) : 0;
+    }
+    t->hist_pos = (t->hist_pos + 1) % TOP_HISTORY;
+}
+
+/* Signals only what the user may: their own processes (any when root), still
+ * the same process (pid reuse: the start time must match) and never pid 1. */
+static void send_signal(struct top *t)
+{
+    const struct snap_proc *p = &t->confirm_row.proc;
+    struct hostproc_ctx ctx;
+    hostproc_init(&ctx, "/proc");
+    struct snap_proc now = *p;
+    if (p->pid <= 1 || !p->host_known) {
+        snprintf(t->msg, sizeof t->msg, "pid %u: not a process vram may signal", p->pid);
+    } else if (t->uid != 0 && p->uid != t->uid) {
+        snprintf(t->msg, sizeof t->msg,
+                 "pid %u belongs to %s: only root signals other users' "
+                 "processes",
+                 p->pid, p->user);
+    } else if (hostproc_fill(&ctx, &now) < 0 || now.start_time != p->start_time) {
+        snprintf(t->msg, sizeof t->msg, "pid %u has exited; nothing sent", p->pid);
+    } else if (kill((pid_t)p->pid, t->confirm_sig) < 0) {
+        snprintf(t->msg, sizeof t->msg, "pid %u: %s", p->pid, strerror(errno));
+    } else {
+        snprintf(t->msg, sizeof t->msg, "sent %s to %u (%s)",
+                 t->confirm_sig == SIGKILL ? "KILL" : "TERM", p->pid, p->name);
+    }
+    t->confirm_sig = 0;
+}
+
+static bool handle_key(struct top *t, int ch)
+{
+    if (t->confirm_sig) {
+        if (ch == 'y' || ch == 'Y')
+            send_signal(t);
+        else
+            snprintf(t->msg, sizeof t->msg, "nothing sent"), t->confirm_sig = 0;
+        return true;
+    }
+    switch (ch) {
+    case 'q':
+    case 'Q':
+        return false;
+    case KEY_UP:
+    case 'k':
+        if (t->sel > 0)
+            t->sel--;
+        break;
+    case KEY_DOWN:
+    case 'j':
+        if (t->sel + 1 < t->nrows)
+            t->sel++;
+        break;
+    case KEY_PPAGE:
+        t->sel = t->sel > 10 ? t->sel - 10 : 0;
+        break;
+    case KEY_NPAGE:
+        t->sel = t->sel + 10 < t->nrows ? t->sel + 10 : (t->nrows ? t->nrows - 1 : 0);
+        break;
+    case 's':
+        t->sort = (enum top_sort)((t->sort + 1) % TOP_SORT_COUNT);
+        rebuild_rows(t);
+        snprintf(t->msg, sizeof t->msg, "sorted by %s", top_sort_name(t->sort));
+        break;
+    case 't':
+    case 'K':
+        if (!t->nrows) {
+            snprintf(t->msg, sizeof t->msg, "no process selected");
+            break;
+        }
+        t->confirm_row = t->rows[t->sel];
+        t->confirm_sig = ch == 'K' ? SIGKILL : SIGTERM;
+        snprintf(t->msg, sizeof t->msg, "send %s to %u (%s)? y/n", ch == 'K' ? "KILL" : "TERM",
+                 t->confirm_row.proc.pid, t->confirm_row.proc.name);
+        break;
+    case '+':
+        t->interval = t->interval * 2 > 3600 ? 3600 : t->interval * 2;
+        snprintf(t->msg, sizeof t->msg, "interval %.1f s", t->interval);
+        break;
+    case '-':
+        t->interval = t->interval / 2 < 0.1 ? 0.1 : t->interval / 2;
+        snprintf(t->msg, sizeof t->msg, "interval %.1f s", t->interval);
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+static int cmd_top(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"interval", required_argument, NULL, 'd'},
+        {"proc-root", required_argument, NULL, 'R'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct top t;
+    memset(&t, 0, sizeof t);
+    t.interval = 1.0;
+    const char *procroot = "/proc";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            if (units_parse_seconds(optarg, &t.interval) < 0 || t.interval < 0.1 ||
+                t.interval > 3600)
+                return cmd_bad_usage(&cmd_top_entry,
+                                     "--interval '%s': give seconds from 0.1 to 3600", optarg);
+            break;
+        case 'R':
+            procroot = optarg;
+            break;
+        case 'h':
+            cmd_usage(&cmd_top_entry, 0);
+            return 0;
+        default:
+            return cmd_bad_usage(&cmd_top_entry, NULL);
+        }
+    }
+    if (optind < argc)
+        return cmd_bad_usage(&cmd_top_entry, "unexpected argument '%s'", argv[optind]);
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "vram top: needs a terminal; for scripts use vram status --watch\n");
+        return 2;
+    }
+    char err[512];
+    struct probe *p;
+    int rc = probe_open(&p, procroot, err, sizeof err);
+    if (rc < 0)
+        return cmd_no_driver(&cmd_top_entry, err, rc);
+    t.uid = getuid();
+    t.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+
+    initscr();
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    t.color = has_colors();
+    if (t.color) {
+        start_color();
+        use_default_colors();
+    }
+
+    uint64_t next = 0, last_procs = 0, last_holders = 0, last_slow = 0;
+    for (;;) {
+        uint64_t now = clock_mono_ms();
+        if (now >= next) {
+            uint64_t step = (uint64_t)(t.interval * 1000);
+            unsigned what = PROBE_MEMORY;
+            if (!last_procs || now - last_procs >= 3 * step || now - last_procs >= 5000)
+                what |= PROBE_PROCS, last_procs = now;
+            /* the two costly refreshes are 5 s apart, so that no one sample
+             * pays for both (bench/RESULTS.md: under 1 ms of CPU each) */
+            if (!last_slow || now - last_slow >= 10000)
+                what |= PROBE_SLOW, last_slow = now;
+            if (!last_holders)
+                what |= PROBE_HOLDERS, last_holders = now - 5000;
+            else if (now - last_holders >= 10000)
+                what |= PROBE_HOLDERS, last_holders = now;
+            if (probe_sample(p, &t.snap, what, clock_wall_ms()) == VRAM_OK) {
+                record_history(&t);
+                if (what & PROBE_PROCS)
+                    rebuild_rows(&t);
+            }
+            next = now + step;
+            top_draw(&t);
+        }
+        int wait = (int)(next > now ? next - now : 0);
+        timeout(wait > 1000 ? 1000 : wait);
+        int ch = getch();
+        if (ch == ERR)
+            continue;
+        if (!handle_key(&t, ch))
+            break;
+        top_draw(&t);
+    }
+    endwin();
+    probe_exiting(p);
+    free(t.rows);
+    free(t.hist);
+    snap_free(&t.snap);
+    probe_close(p);
+    return 0;
+}

@@ -1,0 +1,36 @@
+/* swapline: the one-line protocol between `vram` (suspend, resume, the
+ * daemon) and the fast swap inside a process running under libvramcap
+ * with VRAM_SWAP=1, on the abstract Unix socket "vram-swap-PID". Both ends
+ * build and read it here, so the two cannot drift apart.
+ *   request:  info | suspend [TIMEOUT_MS] | resume | prepare
+ *   answer:   ok KEY=VALUE ... [why=TEXT TO THE END]  |  error MESSAGE */
+#ifndef VRAM_IPC_SWAPLINE_H
+#define VRAM_IPC_SWAPLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+struct swapline_info {
+    char state[16]; /* running, suspended */
+    char policy[8]; /* keep, none, eager */
+    uint64_t bytes; /* swappable GPU memory */
+    uint64_t pool;  /* pinned host memory held */
+    unsigned allocations;
+    uint64_t gate_ms, sync_ms, pool_ms, copy_ms;
+    char why[200]; /* why it cannot be swapped fast; empty when it can */
+};
+
+/* The socket address of pid's control thread. */
+socklen_t swapline_address(int pid, struct sockaddr_un *a);
+
+/* The "ok ..." answer for info, newline included; its length, or -1 when
+ * out is too small. */
+int swapline_format(const struct swapline_info *info, char *out, size_t len);
+
+/* Parses an answer's text after "ok" (key=value words, then " why=..."
+ * to the end) into *info; unknown words are skipped. line is changed. */
+void swapline_parse(char *line, struct swapline_info *info);
+
+#endif

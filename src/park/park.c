@@ -1,0 +1,80 @@
+/* park: the choice between the two paths. The fast one is asked first
+ * ("info"): it answers only inside a process under libvramcap with fast
+ * swap on, and says why when it cannot move everything (managed memory,
+ * memory pools, IPC...); then the driver's checkpoint does the work. */
+#include "park/park.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *park_path_name(enum park_path p)
+{
+    return p == PARK_FAST ? "fast" : p == PARK_DRIVER ? "driver" : "-";
+}
+
+enum park_path park_probe(int pid, struct park_result *r)
+{
+    char err[240];
+    memset(r, 0, sizeof *r);
+    int rc = swapctl_call(pid, "info", 5000, &r->fast, err, sizeof err);
+    if (rc == 1 && !r->fast.why[0])
+        return r->path = PARK_FAST;
+    if (rc == 1)
+        snprintf(r->note, sizeof r->note, "fast swap cannot move it: %s", r->fast.why);
+    else if (rc < 0)
+        snprintf(r->note, sizeof r->note, "fast swap did not answer: %s", err);
+    else
+        snprintf(r->note, sizeof r->note, "not running under libvramcap with VRAM_SWAP=1");
+    return r->path = PARK_DRIVER;
+}
+
+int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
+                 bool driver_only, struct park_result *r, char *err, size_t len)
+{
+    if (driver_only) {
+        memset(r, 0, sizeof *r);
+        r->path = PARK_DRIVER;
+        snprintf(r->note, sizeof r->note, "the driver's checkpoint was asked for");
+    } else if ((r->path != PARK_NONE ? r->path : park_probe(pid, r)) == PARK_FAST) {
+        char req[48];
+        snprintf(req, sizeof req, "suspend %u", timeout_ms);
+        /* the pool may have to grow first: allow for pinning at ~1 GiB/s */
+        unsigned wait = timeout_ms + 60000 + (unsigned)(r->fast.bytes >> 20);
+        return swapctl_call(pid, req, wait, &r->fast, err, len) == 1 ? 0 : -1;
+    }
+    if (!c) {
+        snprintf(err, len, "%s; and %s", r->note, ckpt_why ? ckpt_why : "no driver checkpoints");
+        return -1;
+    }
+    return ckpt_suspend(c, pid, timeout_ms, err, len);
+}
+
+int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,
+                const char *to_uuid, struct park_result *r, char *err, size_t len)
+{
+    char e[240];
+    if (r->path == PARK_NONE)
+        park_probe(pid, r);
+    if (strcmp(r->fast.state, "suspended") == 0) {
+        r->path = PARK_FAST;
+        if (to_uuid && from_uuid && strcmp(to_uuid, from_uuid) != 0) {
+            snprintf(err, len,
+                     "pid %d was suspended by fast swap, which resumes on the GPU it left; "
+                     "resume it there (without --gpu)",
+                     pid);
+            return -1;
+        }
+        return swapctl_call(pid, "resume", 120000, &r->fast, err, len) == 1 ? 0 : -1;
+    }
+    r->path = PARK_DRIVER;
+    if (!c) {
+        snprintf(err, len, "pid %d is not suspended by fast swap, and %s", pid,
+                 ckpt_why ? ckpt_why : "no driver checkpoints");
+        return -1;
+    }
+    if (ckpt_state(c, pid, e, sizeof e) == CKPT_RUNNING) {
+        snprintf(err, len, "pid %d is not suspended (vram suspend %d first)", pid, pid);
+        return -1;
+    }
+    return ckpt_resume(c, pid, from_uuid, to_uuid, err, len);
+}

@@ -1,0 +1,41 @@
+/* park: suspending a process's GPU memory to host RAM and back by the best
+ * path it has: libvramcap's fast swap when the process runs under it with
+ * VRAM_SWAP=1 and holds only memory the swap can move, else the driver's
+ * process checkpoint. `vram suspend`/`resume` and the daemon both go
+ * through here, so they choose the same way. */
+#ifndef VRAM_PARK_PARK_H
+#define VRAM_PARK_PARK_H
+
+#include <stdbool.h>
+
+#include "park/ckpt.h"
+#include "park/swapctl.h"
+
+enum park_path { PARK_NONE, PARK_FAST, PARK_DRIVER };
+
+struct park_result {
+    enum park_path path;
+    struct swapline_info fast; /* the fast path's figures */
+    char note[240];            /* why the fast path was not taken, if it was not */
+};
+
+const char *park_path_name(enum park_path p);
+
+/* Which path pid would take now (PARK_FAST or PARK_DRIVER), with the
+ * reason in r->note when it is not the fast one. */
+enum park_path park_probe(int pid, struct park_result *r);
+
+/* r: what park_probe found, or zeroed (PARK_NONE) to ask here; it comes
+ * back with the path taken. ckpt may be NULL (no driver checkpoints): then
+ * only the fast path is possible. driver_only skips the fast path. 0, or
+ * -1 with err. */
+int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
+                 bool driver_only, struct park_result *r, char *err, size_t len);
+
+/* Resumes by the path pid was suspended with (r as for park_suspend). Moving to another GPU
+ * (from_uuid, to_uuid) is the driver's alone. 0, or -1 with err and the
+ * process still suspended. */
+int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,
+                const char *to_uuid, struct park_result *r, char *err, size_t len);
+
+#endif
