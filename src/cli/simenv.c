@@ -85,10 +85,10 @@ int simenv_apply(const char *file, char **argv, char *err, size_t errlen)
     size_t dl = strlen(libdir);
     bool in_place = env && strcmp(env, abs) == 0 && llp && strncmp(llp, libdir, dl) == 0 &&
                     (llp[dl] == '\0' || llp[dl] == ':');
-    if (in_place) /* checked before the restart */
-        return VRAM_OK;
+    /* checked again after the restart: VRAM_SIM may have come with a
+     * library path that already names the simulator */
     int rc = check_machine(libdir, file, err, errlen);
-    if (rc < 0)
+    if (rc < 0 || in_place)
         return rc;
 
     char *newpath = malloc(dl + (llp ? strlen(llp) : 0) + 2);
