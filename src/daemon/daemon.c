@@ -17,7 +17,7 @@
 #include "app/clock.h"
 #include "park/ckpt.h"
 #include "probe/probe.h"
-#include "daemon/store.h"
+#include "app/store.h"
 #include "daemon/super.h"
 #include "daemon/wbuf.h"
 

@@ -16,7 +16,7 @@
 #include "park/ckpt.h"
 #include "model/modelfile.h"
 #include "probe/probe.h"
-#include "daemon/store.h"
+#include "app/store.h"
 #include "daemon/super.h"
 
 static uint64_t need_of(struct daemon *d, const struct config_model *m)

@@ -1,8 +1,8 @@
 /* store: what `vram serve` keeps across restarts, in SQLite: every event
  * with its timing, each model's measured footprint per GPU kind (for
  * vram = auto), and the model processes it runs (for re-adoption). */
-#ifndef VRAM_DAEMON_STORE_H
-#define VRAM_DAEMON_STORE_H
+#ifndef VRAM_APP_STORE_H
+#define VRAM_APP_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* store: SQLite, one connection, WAL, statements prepared per call (the
  * rates here are a few per second at most). A store that cannot be written
  * (disk full) makes the daemon forget history, never stop serving. */
-#include "daemon/store.h"
+#include "app/store.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
