@@ -7,7 +7,7 @@
 
 #include "cli/cmd.h"
 #include "daemon/config.h"
-#include "daemon/daemon.h"
+#include "daemon/serve.h"
 
 static int cmd_serve(int argc, char **argv);
 
@@ -72,7 +72,7 @@ static int cmd_serve(int argc, char **argv)
         free(cfg);
         return rc == 0 ? 0 : 2;
     }
-    if (daemon_run(path, err, sizeof err) < 0) {
+    if (serve_run(path, err, sizeof err) < 0) {
         fprintf(stderr, "vram serve: %s\n", err);
         return 1;
     }

@@ -111,7 +111,8 @@ static void dequeue(struct sched *s, size_t i)
 }
 
 /* Refuses every queued demand for model with why. */
-static void refuse_all(struct sched *s, unsigned model, const char *why, struct out *o)
+static void refuse_all(struct sched *s, unsigned model, enum sched_refusal r, const char *why,
+                       struct out *o)
 {
     for (size_t i = 0; i < s->nqueue;) {
         if (s->queue[i].model != model) {
@@ -119,8 +120,10 @@ static void refuse_all(struct sched *s, unsigned model, const char *why, struct 
             continue;
         }
         struct sched_action *a = act(o, SCHED_ACT_REFUSE, model, -1, s->queue[i].id);
-        if (a)
+        if (a) {
+            a->refusal = r;
             snprintf(a->why, sizeof a->why, "%s: %s", s->models[model].name, why);
+        }
         dequeue(s, i);
     }
 }
@@ -140,7 +143,7 @@ static void failure(struct sched *s, unsigned i, const char *error, uint64_t now
         m->want = false;
         char why[200];
         snprintf(why, sizeof why, "failed %u times, last: %s", m->failures, m->error);
-        refuse_all(s, i, why, o);
+        refuse_all(s, i, SCHED_REFUSED_FAILED, why, o);
         return;
     }
     m->state = SCHED_STOPPED;
@@ -164,12 +167,16 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
     case SCHED_EV_DEMAND:
         if (m->state == SCHED_FAILED) {
             struct sched_action *a = act(o, SCHED_ACT_REFUSE, e->model, -1, e->id);
-            if (a)
+            if (a) {
+                a->refusal = SCHED_REFUSED_FAILED;
                 snprintf(a->why, sizeof a->why, "%s: failed: %s", m->name, m->error);
+            }
         } else if (s->nqueue == SCHED_MAX_QUEUE) {
             struct sched_action *a = act(o, SCHED_ACT_REFUSE, e->model, -1, e->id);
-            if (a)
+            if (a) {
+                a->refusal = SCHED_REFUSED_QUEUE_FULL;
                 snprintf(a->why, sizeof a->why, "too many waiting requests (%d)", SCHED_MAX_QUEUE);
+            }
         } else {
             s->queue[s->nqueue++] = (struct sched_demand){e->id, e->model, e->deadline_ms, e->hold};
         }
@@ -183,7 +190,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
         break;
     case SCHED_EV_UNLOAD:
         m->want = false;
-        refuse_all(s, e->model, "unloaded", o);
+        refuse_all(s, e->model, SCHED_REFUSED_UNLOADED, "unloaded", o);
         if (m->state == SCHED_FAILED) {
             m->state = SCHED_STOPPED; /* unload clears a failure: the next load tries again */
             m->failures = 0;
@@ -253,7 +260,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
             m->state = SCHED_SUSPENDED;
             m->gpu = -1;
             m->want = false;
-            refuse_all(s, e->model, m->error, o);
+            refuse_all(s, e->model, SCHED_REFUSED_RESUME, m->error, o);
         }
         break;
     case SCHED_EV_TICK:
@@ -384,6 +391,8 @@ static void settle(struct sched *s, uint64_t now, struct out *o)
         if (d->deadline_ms && now >= d->deadline_ms) {
             struct sched_action *a = act(o, SCHED_ACT_REFUSE, d->model, -1, d->id);
             char b[32];
+            if (a)
+                a->refusal = SCHED_REFUSED_TIMEOUT;
             if (a)
                 snprintf(a->why, sizeof a->why,
                          "%s: timed out waiting for %s of GPU memory (%s now: %s)", m->name,

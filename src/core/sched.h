@@ -115,12 +115,23 @@ enum sched_act {
     SCHED_ACT_REFUSE,  /* demand id, why */
 };
 
+/* Why a demand was refused: what the asker tells its client (a model that
+ * failed is the backend's fault, 502; the rest are 503, try again). */
+enum sched_refusal {
+    SCHED_REFUSED_FAILED,    /* the model failed to start, too many times */
+    SCHED_REFUSED_RESUME,    /* its resume failed */
+    SCHED_REFUSED_TIMEOUT,   /* no room came before the deadline */
+    SCHED_REFUSED_UNLOADED,  /* unloaded while the demand waited */
+    SCHED_REFUSED_QUEUE_FULL /* too many demands waiting */
+};
+
 struct sched_action {
     enum sched_act kind;
     unsigned model;
     int gpu;
     uint64_t id;
-    char why[200];
+    enum sched_refusal refusal; /* REFUSE: why, in a word */
+    char why[200];              /* REFUSE: why, for people */
 };
 
 /* Applies e at now_ms; writes up to max actions and returns how many. The

@@ -1,14 +1,17 @@
 /* api: the control API of `vram serve`, HTTP/JSON on a Unix socket (mode
  * 0660): the models and their states, load, unload, suspend, resume,
- * acquire and release, the GPU snapshot, a live event stream (server-sent
- * events) and /metrics. Requests that wait on the scheduler (load, acquire,
- * resume) are parked until it grants or refuses them. */
+ * acquire and release, the GPU snapshot, the live event stream and
+ * /metrics. It owns the requests it keeps waiting: those for the scheduler
+ * (load, acquire: demands, answered through demand.h) and those for a
+ * model to reach a state (suspend, resume), answered as states change. */
+#include "daemon/api.h"
+
 #include <errno.h>
-#include <grp.h>
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
+#include <grp.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +23,32 @@
 
 #include "app/render_json.h"
 #include "core/units.h"
-#include "daemon/daemon.h"
+#include "daemon/events.h"
+#include "daemon/metrics.h"
 
 #define MAX_BODY         (64 * 1024)
 #define DEFAULT_WAIT_MS  (5 * 60 * 1000)
 #define DEFAULT_LEASE_MS (10 * 60 * 1000)
+#define MAX_WAITS        512
+
+/* A request kept waiting: for a demand's answer, or for a state. */
+struct wait {
+    bool used;
+    struct api *api;
+    struct evhttp_request *req; /* NULL: the client left */
+    struct evhttp_connection *conn;
+    bool for_state;
+    unsigned model;
+    enum sched_state want; /* for_state: answer when the model gets here */
+    uint64_t deadline_ms;  /* for_state: when to give up */
+    uint64_t lease_ms;     /* a demand: an acquire, held this long */
+};
+
+struct api {
+    struct daemon *d;
+    struct evhttp *http, *metrics;
+    struct wait waits[MAX_WAITS];
+};
 
 static void reply_json(struct evhttp_request *req, int code, const char *reason, json_t *body)
 {
@@ -90,44 +114,35 @@ static json_t *models_json(const struct daemon *d)
     return json_pack("{s:o}", "models", a);
 }
 
-/* ---- parked requests ---- */
+/* ---- waiting requests ---- */
 
-static void forget(struct daemon *d, size_t k)
-{
-    d->pending[k] = d->pending[--d->npending];
-}
-
-/* A client that leaves while parked: its reply has nowhere to go, and a
+/* A client that leaves while waiting: its answer has nowhere to go, and a
  * hold granted to it later is given back at once. */
-static void parked_closed(struct evhttp_connection *c, void *arg)
+static void client_left(struct evhttp_connection *c, void *arg)
 {
-    struct daemon *d = arg;
-    for (size_t k = 0; k < d->npending; k++)
-        if (d->pending[k].conn == c)
-            d->pending[k].req = NULL;
+    struct api *api = arg;
+    for (size_t k = 0; k < MAX_WAITS; k++)
+        if (api->waits[k].used && api->waits[k].conn == c)
+            api->waits[k].req = NULL;
 }
 
-struct pending *api_park(struct daemon *d, struct evhttp_request *req, enum pending_kind kind,
-                         unsigned model);
-
-static struct pending *park(struct daemon *d, struct evhttp_request *req, enum pending_kind kind,
-                            unsigned model)
+static struct wait *wait_new(struct api *api, struct evhttp_request *req, unsigned model)
 {
-    if (d->npending == DAEMON_MAX_PENDING) {
-        if (req)
-            reply_error(req, 503, "Busy", "too many waiting requests; try again");
-        return NULL;
+    for (size_t k = 0; k < MAX_WAITS; k++) {
+        struct wait *w = &api->waits[k];
+        if (w->used)
+            continue;
+        memset(w, 0, sizeof *w);
+        w->used = true;
+        w->api = api;
+        w->req = req;
+        w->conn = evhttp_request_get_connection(req);
+        w->model = model;
+        evhttp_connection_set_closecb(w->conn, client_left, api);
+        return w;
     }
-    struct pending *p = &d->pending[d->npending++];
-    memset(p, 0, sizeof *p);
-    p->id = ++d->next_id;
-    p->req = req;
-    p->conn = req ? evhttp_request_get_connection(req) : NULL;
-    if (p->conn) /* the proxy, which passes no request, watches its own clients */
-        evhttp_connection_set_closecb(p->conn, parked_closed, d);
-    p->kind = kind;
-    p->model = model;
-    return p;
+    reply_error(req, 503, "Busy", "too many waiting requests; try again");
+    return NULL;
 }
 
 struct lease {
@@ -141,136 +156,77 @@ static void lease_over(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     struct lease *l = arg;
-    struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = l->model};
     struct daemon *d = l->d;
+    unsigned model = l->model;
     event_free(l->ev);
     free(l);
-    daemon_step(d, &e);
+    daemon_release(d, model);
 }
 
-void api_grant(struct daemon *d, uint64_t id, unsigned model)
+static void granted(void *arg, unsigned model)
 {
-    for (size_t k = 0; k < d->npending; k++) {
-        struct pending *p = &d->pending[k];
-        if (p->id != id || p->kind == PENDING_STATE)
-            continue;
-        if (p->kind == PENDING_PROXY) {
-            struct preq *pr = p->proxy;
-            forget(d, k);
-            proxy_granted(d, pr, model);
-            return;
-        }
-        if (!p->req) {
-            struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = model};
-            bool held = p->lease_ms != 0;
-            forget(d, k);
-            if (held)
-                daemon_step(d, &e);
-            return;
-        }
-        if (p->lease_ms) { /* an acquire: released by the client or when the lease ends */
-            struct lease *l = calloc(1, sizeof *l);
-            if (l) {
-                l->d = d;
-                l->model = model;
-                l->ev = evtimer_new(d->base, lease_over, l);
-                struct timeval tv = {(time_t)(p->lease_ms / 1000),
-                                     (suseconds_t)(p->lease_ms % 1000) * 1000};
-                evtimer_add(l->ev, &tv);
-            }
-        }
-        reply_json(p->req, 200, "OK", api_model_json(d, model));
-        forget(d, k);
+    struct wait *w = arg;
+    struct daemon *d = w->api->d;
+    w->used = false;
+    if (!w->req) {
+        if (w->lease_ms)
+            daemon_release(d, model);
         return;
     }
-}
-
-void api_refuse(struct daemon *d, uint64_t id, const char *why)
-{
-    for (size_t k = 0; k < d->npending; k++) {
-        struct pending *p = &d->pending[k];
-        if (p->id != id)
-            continue;
-        if (p->kind == PENDING_PROXY) {
-            struct preq *pr = p->proxy;
-            bool failed = d->smodels[p->model].state == SCHED_FAILED;
-            forget(d, k);
-            proxy_refused(d, pr, why, failed);
-            return;
+    if (w->lease_ms) { /* an acquire: released by the client or when the lease ends */
+        struct lease *l = calloc(1, sizeof *l);
+        if (l) {
+            l->d = d;
+            l->model = model;
+            l->ev = evtimer_new(d->base, lease_over, l);
+            struct timeval tv = {(time_t)(w->lease_ms / 1000),
+                                 (suseconds_t)(w->lease_ms % 1000) * 1000};
+            evtimer_add(l->ev, &tv);
         }
-        if (!p->req) {
-            forget(d, k);
-            return;
-        }
-        bool failed = d->smodels[p->model].state == SCHED_FAILED || strstr(why, "failed");
-        reply_error(p->req, failed ? 502 : 503, failed ? "Bad Gateway" : "Service Unavailable",
-                    why);
-        forget(d, k);
-        return;
     }
+    reply_json(w->req, 200, "OK", api_model_json(d, model));
 }
 
-void api_states_changed(struct daemon *d, uint64_t now)
+static void refused(void *arg, unsigned model, enum sched_refusal why, const char *text)
 {
-    for (size_t k = 0; k < d->npending;) {
-        struct pending *p = &d->pending[k];
-        const struct sched_model *m = &d->smodels[p->model];
-        if (p->kind != PENDING_STATE) {
-            k++;
+    (void)model;
+    struct wait *w = arg;
+    w->used = false;
+    if (!w->req)
+        return;
+    bool failed = why == SCHED_REFUSED_FAILED || why == SCHED_REFUSED_RESUME;
+    reply_error(w->req, failed ? 502 : 503, failed ? "Bad Gateway" : "Service Unavailable",
+                text);
+}
+
+static const struct demand_ops demand_ops = {granted, refused};
+
+void api_states_changed(struct api *api, uint64_t now)
+{
+    const struct daemon *d = api->d;
+    for (size_t k = 0; k < MAX_WAITS; k++) {
+        struct wait *w = &api->waits[k];
+        if (!w->used || !w->for_state)
             continue;
-        }
-        if (!p->req) {
-            forget(d, k);
-        } else if (now >= p->deadline_ms) {
+        const struct sched_model *m = &d->smodels[w->model];
+        if (!w->req) {
+            w->used = false;
+        } else if (now >= w->deadline_ms) {
             char msg[200];
             snprintf(msg, sizeof msg, "%s is still %s: gave up waiting", m->name,
                      sched_state_name(m->state));
-            reply_error(p->req, 504, "Gateway Timeout", msg);
-            forget(d, k);
-        } else if (m->state == p->want) {
-            reply_json(p->req, 200, "OK", api_model_json(d, p->model));
-            forget(d, k);
-        } else if ((p->want == SCHED_READY && m->state == SCHED_SUSPENDED && m->error[0]) ||
-                   (p->want == SCHED_SUSPENDED &&
+            reply_error(w->req, 504, "Gateway Timeout", msg);
+            w->used = false;
+        } else if (m->state == w->want) {
+            reply_json(w->req, 200, "OK", api_model_json(d, w->model));
+            w->used = false;
+        } else if ((w->want == SCHED_READY && m->state == SCHED_SUSPENDED && m->error[0]) ||
+                   (w->want == SCHED_SUSPENDED &&
                     (m->state == SCHED_STOPPING || m->state == SCHED_STOPPED))) {
-            reply_error(p->req, 500, "Failed", m->error[0] ? m->error : "it stopped instead");
-            forget(d, k);
-        } else {
-            k++;
+            reply_error(w->req, 500, "Failed", m->error[0] ? m->error : "it stopped instead");
+            w->used = false;
         }
     }
-}
-
-/* ---- events ---- */
-
-static void sse_closed(struct evhttp_connection *c, void *arg)
-{
-    struct daemon *d = arg;
-    for (size_t k = 0; k < d->nsse; k++)
-        if (d->sse_conn[k] == c) {
-            d->sse[k] = d->sse[--d->nsse];
-            d->sse_conn[k] = d->sse_conn[d->nsse];
-            return;
-        }
-}
-
-void api_event(struct daemon *d, unsigned model, const char *kind, double seconds,
-               const char *detail)
-{
-    if (!d->nsse)
-        return;
-    json_t *j = json_pack("{s:I, s:s, s:s, s:f, s:s}", "t_ms", (json_int_t)daemon_now_ms(), "model",
-                          model < d->sched.nmodels ? d->smodels[model].name : "", "event", kind,
-                          "seconds", seconds, "detail", detail ? detail : "");
-    char *text = json_dumps(j, JSON_COMPACT);
-    json_decref(j);
-    for (size_t k = 0; text && k < d->nsse; k++) {
-        struct evbuffer *b = evbuffer_new();
-        evbuffer_add_printf(b, "data: %s\n\n", text);
-        evhttp_send_reply_chunk(d->sse[k], b);
-        evbuffer_free(b);
-    }
-    free(text);
 }
 
 /* ---- requests ---- */
@@ -324,8 +280,9 @@ static int duration_ms(json_t *body, const char *key, uint64_t def, uint64_t *ou
     return 0;
 }
 
-static void model_verb(struct daemon *d, struct evhttp_request *req, unsigned i, const char *verb)
+static void model_verb(struct api *api, struct evhttp_request *req, unsigned i, const char *verb)
 {
+    struct daemon *d = api->d;
     bool bad;
     json_t *body = body_of(req, &bad);
     if (bad)
@@ -352,23 +309,20 @@ static void model_verb(struct daemon *d, struct evhttp_request *req, unsigned i,
     uint64_t now = daemon_now_ms();
     if (!strcmp(verb, "load") || !strcmp(verb, "acquire")) {
         bool hold = !strcmp(verb, "acquire");
-        struct pending *p = park(d, req, PENDING_DEMAND, i);
-        if (!p)
+        struct wait *w = wait_new(api, req, i);
+        if (!w)
             return;
-        p->lease_ms = hold ? lease : 0;
-        struct sched_event e = {.kind = SCHED_EV_DEMAND,
-                                .model = i,
-                                .id = p->id,
-                                .deadline_ms = now + wait,
-                                .hold = hold};
-        daemon_step(d, &e);
+        w->lease_ms = hold ? lease : 0;
+        if (!daemon_demand(d, i, hold, wait, &demand_ops, w)) {
+            w->used = false;
+            reply_error(req, 503, "Busy", "too many waiting requests; try again");
+        }
     } else if (!strcmp(verb, "release")) {
         if (!m->holds) {
             reply_error(req, 409, "Conflict", "not acquired: nothing to release");
             return;
         }
-        struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = i};
-        daemon_step(d, &e);
+        daemon_release(d, i);
         reply_json(req, 200, "OK", api_model_json(d, i));
     } else if (!strcmp(verb, "unload")) {
         struct sched_event e = {.kind = SCHED_EV_UNLOAD, .model = i};
@@ -386,11 +340,12 @@ static void model_verb(struct daemon *d, struct evhttp_request *req, unsigned i,
             reply_error(req, 409, "Conflict", msg);
             return;
         }
-        struct pending *p = park(d, req, PENDING_STATE, i);
-        if (!p)
+        struct wait *w = wait_new(api, req, i);
+        if (!w)
             return;
-        p->want = SCHED_SUSPENDED;
-        p->deadline_ms = now + wait;
+        w->for_state = true;
+        w->want = SCHED_SUSPENDED;
+        w->deadline_ms = now + wait;
         struct sched_event e = {.kind = SCHED_EV_SUSPEND, .model = i};
         daemon_step(d, &e);
     } else if (!strcmp(verb, "resume")) {
@@ -402,11 +357,12 @@ static void model_verb(struct daemon *d, struct evhttp_request *req, unsigned i,
             return;
         }
         m->error[0] = '\0';
-        struct pending *p = park(d, req, PENDING_STATE, i);
-        if (!p)
+        struct wait *w = wait_new(api, req, i);
+        if (!w)
             return;
-        p->want = SCHED_READY;
-        p->deadline_ms = now + wait;
+        w->for_state = true;
+        w->want = SCHED_READY;
+        w->deadline_ms = now + wait;
         struct sched_event e = {.kind = SCHED_EV_RESUME, .model = i, .gpu = g};
         daemon_step(d, &e);
     } else {
@@ -415,9 +371,27 @@ static void model_verb(struct daemon *d, struct evhttp_request *req, unsigned i,
     }
 }
 
+static void send_metrics(const struct daemon *d, struct evhttp_request *req)
+{
+    char *text = metrics_render(d);
+    struct evbuffer *b = evbuffer_new();
+    if (!text || !b) {
+        evhttp_send_error(req, 500, "out of memory");
+    } else {
+        evbuffer_add(b, text, strlen(text));
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                          "text/plain; version=0.0.4");
+        evhttp_send_reply(req, 200, "OK", b);
+    }
+    if (b)
+        evbuffer_free(b);
+    free(text);
+}
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
-    struct daemon *d = arg;
+    struct api *api = arg;
+    struct daemon *d = api->d;
     const char *uri = evhttp_request_get_uri(req);
     struct evhttp_uri *u = evhttp_uri_parse(uri);
     const char *path = u ? evhttp_uri_get_path(u) : NULL;
@@ -430,25 +404,10 @@ static void on_request(struct evhttp_request *req, void *arg)
     } else if (!strcmp(path, "/v1/snapshot") && cmd == EVHTTP_REQ_GET) {
         reply_json(req, 200, "OK", render_json(&d->snap));
     } else if (!strcmp(path, "/metrics") && cmd == EVHTTP_REQ_GET) {
-        char *text = metrics_render(d);
-        struct evbuffer *b = evbuffer_new();
-        evbuffer_add(b, text, strlen(text));
-        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                          "text/plain; version=0.0.4");
-        evhttp_send_reply(req, 200, "OK", b);
-        evbuffer_free(b);
-        free(text);
+        send_metrics(d, req);
     } else if (!strcmp(path, "/v1/events") && cmd == EVHTTP_REQ_GET) {
-        if (d->nsse == DAEMON_MAX_SSE) {
+        if (!events_listen(d->events, req))
             reply_error(req, 503, "Busy", "too many event listeners");
-        } else {
-            evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                              "text/event-stream");
-            evhttp_send_reply_start(req, 200, "OK");
-            d->sse_conn[d->nsse] = evhttp_request_get_connection(req);
-            d->sse[d->nsse++] = req;
-            evhttp_connection_set_closecb(d->sse_conn[d->nsse - 1], sse_closed, d);
-        }
     } else if (sscanf(path, "/v1/models/%127[^/]/%31s", name, verb) == 2 &&
                cmd == EVHTTP_REQ_POST) {
         int i = daemon_model_index(d, name);
@@ -458,7 +417,7 @@ static void on_request(struct evhttp_request *req, void *arg)
                      name);
             reply_error(req, 404, "Not Found", msg);
         } else {
-            model_verb(d, req, (unsigned)i, verb);
+            model_verb(api, req, (unsigned)i, verb);
         }
     } else if (sscanf(path, "/v1/models/%127[^/]", name) == 1 && cmd == EVHTTP_REQ_GET) {
         int i = daemon_model_index(d, name);
@@ -475,9 +434,22 @@ static void on_request(struct evhttp_request *req, void *arg)
         evhttp_uri_free(u);
 }
 
-static struct evhttp *server(struct daemon *d)
+/* The metrics = HOST:PORT listener: /metrics and nothing else, since it
+ * asks nobody for a token. */
+static void on_metrics_request(struct evhttp_request *req, void *arg)
 {
-    struct evhttp *h = evhttp_new(d->base);
+    struct api *api = arg;
+    const char *uri = evhttp_request_get_uri(req);
+    size_t n = strcspn(uri, "?");
+    if (evhttp_request_get_command(req) == EVHTTP_REQ_GET && n == 8 && !strncmp(uri, "/metrics", 8))
+        send_metrics(api->d, req);
+    else
+        reply_error(req, 404, "Not Found", "this address serves GET /metrics only");
+}
+
+static struct evhttp *server(struct api *api, void (*cb)(struct evhttp_request *, void *))
+{
+    struct evhttp *h = evhttp_new(api->d->base);
     if (!h)
         return NULL;
     /* read what is left of a refused body before closing, so that the client
@@ -487,16 +459,23 @@ static struct evhttp *server(struct daemon *d)
     evhttp_set_max_headers_size(h, 16 * 1024);
     evhttp_set_timeout(h, 60);
     evhttp_set_allowed_methods(h, EVHTTP_REQ_GET | EVHTTP_REQ_POST);
-    evhttp_set_gencb(h, on_request, d);
+    evhttp_set_gencb(h, cb, api);
     return h;
 }
 
-int api_listen(struct daemon *d, char *err, size_t len)
+int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
 {
-    d->http = server(d);
+    struct api *api = calloc(1, sizeof *api);
+    if (!api) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    api->d = d;
+    *out = api;
+    api->http = server(api, on_request);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (!d->http || fd < 0 || strlen(d->cfg.socket) >= sizeof a.sun_path) {
+    if (!api->http || fd < 0 || strlen(d->cfg.socket) >= sizeof a.sun_path) {
         snprintf(err, len, "socket %s: %s", d->cfg.socket,
                  fd < 0 ? strerror(errno) : "path too long");
         if (fd >= 0)
@@ -530,26 +509,20 @@ int api_listen(struct daemon *d, char *err, size_t len)
     }
     struct evconnlistener *l = evconnlistener_new(
         d->base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
-    if (!l || !evhttp_bind_listener(d->http, l)) {
+    if (!l || !evhttp_bind_listener(api->http, l)) {
         snprintf(err, len, "cannot serve on %s", d->cfg.socket);
         return -1;
     }
     if (d->cfg.metrics[0]) {
         char host[96];
         unsigned port;
-        d->metrics = server(d);
-        if (sscanf(d->cfg.metrics, "%95[^:]:%u", host, &port) != 2 || port > 65535 || !d->metrics ||
-            evhttp_bind_socket(d->metrics, host, (uint16_t)port) < 0) {
+        api->metrics = server(api, on_metrics_request);
+        if (sscanf(d->cfg.metrics, "%95[^:]:%u", host, &port) != 2 || port > 65535 ||
+            !api->metrics || evhttp_bind_socket(api->metrics, host, (uint16_t)port) < 0) {
             snprintf(err, len, "metrics = %s: cannot listen there (HOST:PORT, free)",
                      d->cfg.metrics);
             return -1;
         }
     }
     return 0;
-}
-
-struct pending *api_park(struct daemon *d, struct evhttp_request *req, enum pending_kind kind,
-                         unsigned model)
-{
-    return park(d, req, kind, model);
 }

@@ -15,11 +15,16 @@
 #include <unistd.h>
 
 #include "app/clock.h"
-#include "park/ckpt.h"
-#include "probe/probe.h"
 #include "app/store.h"
+#include "daemon/api.h"
+#include "daemon/events.h"
+#include "daemon/proxy.h"
+#include "daemon/reload.h"
 #include "daemon/super.h"
 #include "daemon/wbuf.h"
+#include "daemon/worker.h"
+#include "park/park.h"
+#include "probe/probe.h"
 
 #define TICK_MS       200
 #define SNAP_MS       1000
@@ -48,7 +53,7 @@ void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seco
     if (seconds > 0)
         fprintf(stderr, " (%.2f s)", seconds);
     fputc('\n', stderr);
-    api_event(d, model, kind, seconds, detail);
+    events_send(d->events, daemon_now_ms(), name, kind, seconds, detail);
 }
 
 /* ---- the record of running processes, for re-adoption ---- */
@@ -161,9 +166,77 @@ static void stop_model(struct daemon *d, unsigned i)
     arm(dm, STOP_GRACE_MS);
 }
 
+static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu)
+{
+    struct dmodel *dm = &d->dm[i];
+    struct worker_job j = {.model = i, .resume = resume, .pid = dm->pid,
+                           .driver_only = !dm->cfg.fast};
+    char err[232];
+    dm->began_ms = daemon_now_ms();
+    if (!resume) {
+        dm->left_gpu = d->smodels[i].gpu;
+        dm->host_bytes = measure(d, dm->pid);
+    } else if (dm->left_gpu >= 0 && gpu >= 0 && dm->left_gpu != gpu) {
+        /* the driver remaps by UUID */
+        snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
+        snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
+    }
+    /* without the driver's checkpoints, fast swap may still serve */
+    int rc = -1;
+    if (!d->ckpt && !dm->cfg.fast)
+        snprintf(err, sizeof err, "%s", d->ckpt_why);
+    else
+        rc = worker_start(d->worker, &j, err, sizeof err);
+    if (rc < 0) {
+        struct sched_event e = {.kind = resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED,
+                                .model = i,
+                                .error = err};
+        post(d, &e);
+    }
+}
+
+/* On a worker's thread: the move itself, by the path park.c picks. */
+static void park_job(void *arg, const struct worker_job *j, struct worker_report *r)
+{
+    const struct daemon *d = arg;
+    struct park_result pr = {0}; /* park.c asks the process which path */
+    int rc = j->resume ? park_resume(d->ckpt, d->ckpt_why, j->pid, j->from[0] ? j->from : NULL,
+                                     j->to[0] ? j->to : NULL, &pr, r->error, sizeof r->error)
+                       : park_suspend(d->ckpt, d->ckpt_why, j->pid, 30000, j->driver_only, &pr,
+                                      r->error, sizeof r->error);
+    r->ok = rc == 0;
+    r->fast = pr.path == PARK_FAST;
+}
+
+static void on_parked(void *arg, const struct worker_report *r)
+{
+    struct daemon *d = arg;
+    struct dmodel *dm = &d->dm[r->model];
+    struct sched_event e = {.kind = r->resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED,
+                            .model = r->model,
+                            .ok = r->ok,
+                            .bound = !r->resume && r->fast,
+                            .error = r->error};
+    if (!r->resume && r->ok) {
+        snprintf(dm->how, sizeof dm->how, "%s", r->fast ? "fast" : "checkpoint");
+        e.bytes = dm->host_bytes;
+    }
+    daemon_step(d, &e);
+}
+
+static void answer(struct daemon *d, const struct sched_action *a)
+{
+    struct demand dem;
+    if (!demand_take(&d->demands, a->id, &dem))
+        return;
+    if (a->kind == SCHED_ACT_GRANT)
+        dem.ops->granted(dem.arg, a->model);
+    else
+        dem.ops->refused(dem.arg, a->model, a->refusal, a->why);
+}
+
 static void act(struct daemon *d, const struct sched_action *a)
 {
-    struct dmodel *dm = &d->dm[a->model];
     switch (a->kind) {
     case SCHED_ACT_START:
         start_model(d, a->model, a->gpu);
@@ -172,22 +245,37 @@ static void act(struct daemon *d, const struct sched_action *a)
         stop_model(d, a->model);
         break;
     case SCHED_ACT_SUSPEND:
-        dm->began_ms = daemon_now_ms();
-        dm->left_gpu = d->smodels[a->model].gpu;
-        dm->host_bytes = measure(d, dm->pid);
-        worker_suspend(d, a->model);
+        suspend_model(d, a->model, false, -1);
         break;
     case SCHED_ACT_RESUME:
-        dm->began_ms = daemon_now_ms();
-        worker_resume(d, a->model, a->gpu);
+        suspend_model(d, a->model, true, a->gpu);
         break;
     case SCHED_ACT_GRANT:
-        api_grant(d, a->id, a->model);
-        break;
     case SCHED_ACT_REFUSE:
-        api_refuse(d, a->id, a->why);
+        answer(d, a);
         break;
     }
+}
+
+uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wait_ms,
+                       const struct demand_ops *ops, void *arg)
+{
+    uint64_t id = demand_add(&d->demands, ops, arg);
+    if (!id)
+        return 0;
+    struct sched_event e = {.kind = SCHED_EV_DEMAND,
+                            .model = model,
+                            .id = id,
+                            .deadline_ms = daemon_now_ms() + wait_ms,
+                            .hold = hold};
+    daemon_step(d, &e);
+    return id;
+}
+
+void daemon_release(struct daemon *d, unsigned model)
+{
+    struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = model};
+    daemon_step(d, &e);
 }
 
 /* What changed, said once: to the log, the store, the event stream. */
@@ -280,7 +368,8 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
             report(d, (unsigned)i, was[i]);
         for (size_t k = 0; k < n; k++)
             act(d, &acts[k]);
-        api_states_changed(d, n ? daemon_now_ms() : now);
+        if (d->api) /* none yet while adopting */
+            api_states_changed(d->api, n ? daemon_now_ms() : now);
     }
     d->stepping = false;
 }
@@ -359,7 +448,8 @@ static void exited(struct daemon *d, unsigned i, const char *how)
     super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
     snprintf(why, sizeof why, "%s%s%s", how, last[0] ? "; log: " : "", last);
     dm->pid = 0;
-    proxy_forget_model(d, i);
+    if (d->proxy)
+        proxy_forget_model(d->proxy, i);
     evtimer_del(dm->timer);
     struct sched_event e = {.kind = d->smodels[i].state == SCHED_STARTING ? SCHED_EV_FAILED
                                                                           : SCHED_EV_EXITED,
@@ -440,7 +530,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
         return;
     }
     if (sig == SIGHUP) {
-        daemon_reload(d);
+        reload_config(d);
         return;
     }
     if (d->quitting) { /* a second ^C: now */
@@ -468,16 +558,17 @@ int daemon_loop(struct daemon *d)
     struct timeval tv = {0, TICK_MS * 1000};
     if (!d->tick || event_add(d->tick, &tv) < 0)
         return -1;
-    for (size_t i = 0; i < d->sched.nmodels; i++) {
-        d->dm[i].d = d;
-        d->dm[i].index = (unsigned)i;
-        if (!d->dm[i].timer)
-            d->dm[i].timer = evtimer_new(d->base, on_timer, &d->dm[i]);
-    }
     return event_base_dispatch(d->base);
 }
 
-void daemon_init_model_timer(struct daemon *d, unsigned i)
+int daemon_init(struct daemon *d)
+{
+    d->events = events_new();
+    d->worker = worker_new(d->base, park_job, d, on_parked, d);
+    return d->events && d->worker ? 0 : -1;
+}
+
+void daemon_init_model(struct daemon *d, unsigned i)
 {
     d->dm[i].d = d;
     d->dm[i].index = i;

@@ -1,26 +1,37 @@
-/* daemon: `vram serve`'s shared state, for the files of src/daemon/: the
- * configuration, the scheduler's table, each model's process, the
- * listeners, the requests waiting on the scheduler. One thread runs it
- * all (libevent); checkpoint calls, which block for seconds, run on worker
- * threads that report back through a pipe (worker.c). */
+/* daemon: `vram serve`'s loop and model table. One thread runs it all on
+ * libevent: it turns the world into scheduler events (requests, health
+ * answers, exits, suspend reports, the clock, the GPU snapshot) and the
+ * scheduler's actions into the world (processes, signals, suspends,
+ * answers to whoever asked). The parts around it own their own state:
+ *   api.h      the control API and the requests it keeps waiting
+ *   events.h   the live event stream (/v1/events)
+ *   proxy.h    the proxy: its requests, per-model queues, backend pool
+ *   worker.h   suspends and resumes, on threads of their own
+ *   demand.h   who asked the scheduler for what
+ * and reach the scheduler only through daemon_step, daemon_demand and
+ * daemon_release. */
 #ifndef VRAM_DAEMON_DAEMON_H
 #define VRAM_DAEMON_DAEMON_H
 
 #include <event2/event.h>
-#include <event2/http.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "daemon/config.h"
 #include "core/sched.h"
 #include "core/snapshot.h"
+#include "daemon/config.h"
+#include "daemon/demand.h"
 
-#define DAEMON_MAX_PENDING 512
-#define DAEMON_MAX_SSE     32
+struct api;
+struct events;
+struct proxy;
+struct worker;
+struct store;
+struct probe;
+struct ckpt;
 
-struct daemon;
-
+/* A model's process, as the supervisor sees it. */
 struct dmodel {
     struct daemon *d; /* for callbacks: the daemon and this model's index */
     unsigned index;
@@ -38,30 +49,7 @@ struct dmodel {
     int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
     uint64_t host_bytes;
     unsigned restarts, starts, suspends, resumes;
-    /* the proxy's: requests in flight, those over the concurrency limit,
-     * idle keep-alive connections to the model */
-    unsigned inflight;
-    struct preq *waiting, *waiting_tail;
-    struct relay_conn *idle[64];
-    unsigned nidle;
     double last_start_s, last_suspend_s, last_resume_s;
-};
-
-enum pending_kind { PENDING_DEMAND, PENDING_STATE, PENDING_PROXY };
-
-struct preq;
-struct relay_conn;
-
-struct pending {
-    uint64_t id;
-    struct evhttp_request *req; /* NULL: the client left */
-    struct evhttp_connection *conn;
-    enum pending_kind kind;
-    unsigned model;
-    enum sched_state want; /* for PENDING_STATE: reply when the model gets here */
-    uint64_t lease_ms;     /* for an acquire: how long the hold lasts */
-    uint64_t deadline_ms;  /* for PENDING_STATE: when to give up */
-    struct preq *proxy;    /* for PENDING_PROXY: the proxied request */
 };
 
 struct daemon {
@@ -70,77 +58,62 @@ struct daemon {
     struct sched sched;
     struct sched_model smodels[CONFIG_MAX_MODELS];
     struct dmodel dm[CONFIG_MAX_MODELS];
+    struct demands demands;
     struct store *store;
     struct probe *probe;
-    struct ckpt *ckpt; /* NULL: suspend falls back to stop */
+    struct ckpt *ckpt; /* NULL: suspend falls back to stop, unless fast swap serves */
     char ckpt_why[256];
     struct snap snap;
     char gpu_uuid[SCHED_MAX_GPUS][96];
     char gpu_name[SCHED_MAX_GPUS][96];
-    struct evhttp *http, *metrics;
-    struct pending pending[DAEMON_MAX_PENDING];
-    size_t npending;
-    uint64_t next_id;
-    struct evhttp_request *sse[DAEMON_MAX_SSE];
-    struct evhttp_connection *sse_conn[DAEMON_MAX_SSE];
-    size_t nsse;
-    int worker_fd[2];
-    struct event *worker_ev, *tick, *sig[4];
+    struct api *api;
+    struct events *events;
+    struct proxy *proxy; /* NULL without listen = */
+    struct worker *worker;
+    struct event *tick, *sig[4];
     /* events raised while actions run, applied after them in order */
     struct sched_event evq[64];
     char evq_err[64][232];
     size_t evq_head, evq_n;
     bool stepping;
-    char shim[1024];
+    char shim[1024]; /* libvramcap.so, "" when not found */
     uint64_t last_snap_ms;
     bool quitting;
 };
 
-/* setup.c: building the daemon from its configuration, adopting what a
- * previous one left running, reloading on SIGHUP */
-int daemon_run(const char *config_path, char *err, size_t len);
-void daemon_reload(struct daemon *d);
-
-/* daemon.c */
 uint64_t daemon_now_ms(void);
+
+/* The parts the loop needs before anything listens: 0, or -1. */
+int daemon_init(struct daemon *d);
+
+/* Runs the loop until SIGTERM/SIGINT has stopped every model. */
 int daemon_loop(struct daemon *d);
+
 /* A new snapshot: memory used by others per GPU; adopted models that died. */
 void daemon_refresh(struct daemon *d);
-void daemon_init_model_timer(struct daemon *d, unsigned i);
-/* Feeds one event to the scheduler and carries out what it decides. */
+
+/* The model's timer, once its slot is filled. */
+void daemon_init_model(struct daemon *d, unsigned i);
+
+/* Feeds one event to the scheduler and carries out what it decides; events
+ * raised meanwhile are applied after, never re-entrantly. */
 void daemon_step(struct daemon *d, const struct sched_event *e);
+
+/* Asks the scheduler for model, held busy until daemon_release when hold;
+ * the answer comes to ops within wait_ms. 0 when too many demands wait
+ * (nothing will be called). */
+uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wait_ms,
+                       const struct demand_ops *ops, void *arg);
+
+/* One hold on model less. */
+void daemon_release(struct daemon *d, unsigned model);
+
+/* The model named name (not removed by a reload), or -1. */
 int daemon_model_index(const struct daemon *d, const char *name);
+
+/* What happened to a model, said once: to the log, the store and the
+ * event stream. */
 void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seconds,
                  const char *detail);
-
-/* api.c */
-int api_listen(struct daemon *d, char *err, size_t len);
-void api_grant(struct daemon *d, uint64_t id, unsigned model);
-/* Parks req until the scheduler decides (503 and NULL when too many wait). */
-struct pending *api_park(struct daemon *d, struct evhttp_request *req, enum pending_kind kind,
-                         unsigned model);
-void api_refuse(struct daemon *d, uint64_t id, const char *why);
-/* Replies to requests waiting for a model to reach a state. */
-void api_states_changed(struct daemon *d, uint64_t now_ms);
-/* An event to every client of /v1/events. */
-void api_event(struct daemon *d, unsigned model, const char *kind, double seconds,
-               const char *detail);
-struct json_t;
-struct json_t *api_model_json(const struct daemon *d, unsigned i);
-
-/* proxy.c: one address for every model */
-int proxy_listen(struct daemon *d, char *err, size_t len);
-void proxy_granted(struct daemon *d, struct preq *p, unsigned model);
-void proxy_refused(struct daemon *d, struct preq *p, const char *why, bool failed);
-/* The model's process is gone: its pooled connections go too. */
-void proxy_forget_model(struct daemon *d, unsigned model);
-
-/* worker.c: suspend and resume off the loop */
-int worker_init(struct daemon *d);
-void worker_suspend(struct daemon *d, unsigned model);
-void worker_resume(struct daemon *d, unsigned model, int gpu);
-
-/* metrics.c */
-char *metrics_render(const struct daemon *d);
 
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/acct.h"
-#include "daemon/daemon.h"
+#include "daemon/metrics.h"
 
 struct text {
     char *p;

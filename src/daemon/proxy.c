@@ -19,13 +19,28 @@
 #include <strings.h>
 #include <time.h>
 
-#include "daemon/daemon.h"
 #include "daemon/front.h"
+#include "daemon/proxy.h"
 #include "daemon/relay.h"
 #include "daemon/super.h"
 #include "daemon/wbuf.h"
 
+/* Per model: requests in flight, those over the concurrency limit, idle
+ * keep-alive connections to its process. */
+struct proxy_model {
+    unsigned inflight;
+    struct preq *waiting, *waiting_tail;
+    struct relay_conn *idle[64];
+    unsigned nidle;
+};
+
+struct proxy {
+    struct daemon *d;
+    struct proxy_model pm[CONFIG_MAX_MODELS];
+};
+
 struct preq {
+    struct proxy *px;
     struct daemon *d;
     struct front_req *client; /* NULL once answered, or once the client is gone */
     unsigned model;
@@ -96,14 +111,14 @@ static void log_line(const struct preq *p)
     fwrite(w.b, 1, w.len, stderr);
 }
 
-static void dispatch(struct daemon *d, unsigned model);
+static void dispatch(struct proxy *px, unsigned model);
 
 /* The end of a request, whichever way: the hold is given back, the next
  * waiting request may go, the connection is kept for another. */
 static void finish(struct preq *p, bool keep_conn)
 {
-    struct daemon *d = p->d;
-    struct dmodel *dm = &d->dm[p->model];
+    struct proxy *px = p->px;
+    struct proxy_model *pm = &px->pm[p->model];
     if (p->finished)
         return;
     p->finished = true;
@@ -112,19 +127,18 @@ static void finish(struct preq *p, bool keep_conn)
         front_set_arg(p->client, NULL);
     if (p->up) {
         if (keep_conn)
-            relay_put(p->up, dm->idle, &dm->nidle, sizeof dm->idle / sizeof dm->idle[0]);
+            relay_put(p->up, pm->idle, &pm->nidle, sizeof pm->idle / sizeof pm->idle[0]);
         else
             relay_close(p->up);
     }
     if (p->granted) {
-        dm->inflight--;
-        struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = p->model};
-        daemon_step(d, &e);
+        pm->inflight--;
+        daemon_release(px->d, p->model);
     }
     evbuffer_free(p->body);
     unsigned model = p->model;
     free(p);
-    dispatch(d, model);
+    dispatch(px, model);
 }
 
 /* ---- the backend's answer, streamed ---- */
@@ -198,10 +212,10 @@ static const struct relay_ops up_ops = {up_headers, up_body, up_done, up_error};
 static void forward(struct preq *p)
 {
     struct daemon *d = p->d;
-    struct dmodel *dm = &d->dm[p->model];
+    struct proxy_model *pm = &p->px->pm[p->model];
     const char *const *names, *const *values;
     size_t n = front_headers(p->client, &names, &values);
-    p->up = relay_get(d->base, dm->idle, &dm->nidle, dm->port);
+    p->up = relay_get(d->base, pm->idle, &pm->nidle, d->dm[p->model].port);
     if (p->up && relay_send(p->up, p->cmd, p->uri, names, values, n, p->body, &up_ops, p) == 0)
         return;
     relay_close(p->up);
@@ -226,12 +240,13 @@ static void client_closed(void *arg, struct front_req *r, void *req_arg)
     }
 }
 
-void proxy_granted(struct daemon *d, struct preq *p, unsigned model)
+/* The scheduler's answer to a request's demand (demand.h). */
+static void granted(void *arg, unsigned model)
 {
-    (void)d;
+    struct preq *p = arg;
     p->granted = true;
     p->t_granted = now_us();
-    d->dm[model].inflight++;
+    p->px->pm[model].inflight++;
     if (!p->client) {
         finish(p, false);
         return;
@@ -239,14 +254,16 @@ void proxy_granted(struct daemon *d, struct preq *p, unsigned model)
     forward(p);
 }
 
-void proxy_refused(struct daemon *d, struct preq *p, const char *why, bool failed)
+static void refused(void *arg, unsigned model, enum sched_refusal why, const char *text)
 {
-    (void)d;
+    struct preq *p = arg;
+    struct daemon *d = p->d;
+    bool failed = why == SCHED_REFUSED_FAILED || why == SCHED_REFUSED_RESUME;
     if (p->client) {
         char msg[600], last[160] = "";
         if (failed)
-            super_last_log(d->cfg.logs, d->smodels[p->model].name, last, sizeof last);
-        snprintf(msg, sizeof msg, "%s%s%s", why, last[0] ? "; its log: " : "", last);
+            super_last_log(d->cfg.logs, d->smodels[model].name, last, sizeof last);
+        snprintf(msg, sizeof msg, "%s%s%s", text, last[0] ? "; its log: " : "", last);
         p->status = failed ? 502 : 503;
         send_json_error(p->client, p->status, failed ? "Bad Gateway" : "Service Unavailable", msg,
                         failed ? 0 : 5);
@@ -255,47 +272,41 @@ void proxy_refused(struct daemon *d, struct preq *p, const char *why, bool faile
     finish(p, false);
 }
 
+static const struct demand_ops demand_ops = {granted, refused};
+
 /* Asks the scheduler for the model, held; or queues over its limit. */
 static void admit(struct preq *p)
 {
     struct daemon *d = p->d;
-    struct dmodel *dm = &d->dm[p->model];
-    unsigned limit = dm->cfg.concurrency;
-    if (limit && dm->inflight >= limit) {
+    struct proxy_model *pm = &p->px->pm[p->model];
+    unsigned limit = d->dm[p->model].cfg.concurrency;
+    if (limit && pm->inflight >= limit) {
         p->next = NULL;
-        if (dm->waiting_tail)
-            dm->waiting_tail->next = p;
+        if (pm->waiting_tail)
+            pm->waiting_tail->next = p;
         else
-            dm->waiting = p;
-        dm->waiting_tail = p;
+            pm->waiting = p;
+        pm->waiting_tail = p;
         return;
     }
-    struct pending *pe = api_park(d, NULL, PENDING_PROXY, p->model);
-    if (!pe) {
+    if (!daemon_demand(d, p->model, true, (uint64_t)(d->cfg.wait_s * 1000), &demand_ops, p)) {
         struct front_req *r = p->client;
         front_set_arg(r, NULL);
         p->client = NULL;
         send_json_error(r, 503, "Service Unavailable", "too many waiting requests; try again", 1);
         finish(p, false);
-        return;
     }
-    pe->proxy = p;
-    struct sched_event e = {.kind = SCHED_EV_DEMAND,
-                            .model = p->model,
-                            .id = pe->id,
-                            .hold = true,
-                            .deadline_ms = daemon_now_ms() + (uint64_t)(d->cfg.wait_s * 1000)};
-    daemon_step(d, &e);
 }
 
-static void dispatch(struct daemon *d, unsigned model)
+static void dispatch(struct proxy *px, unsigned model)
 {
-    struct dmodel *dm = &d->dm[model];
-    while (dm->waiting && (!dm->cfg.concurrency || dm->inflight < dm->cfg.concurrency)) {
-        struct preq *p = dm->waiting;
-        dm->waiting = p->next;
-        if (!dm->waiting)
-            dm->waiting_tail = NULL;
+    struct proxy_model *pm = &px->pm[model];
+    unsigned limit = px->d->dm[model].cfg.concurrency;
+    while (pm->waiting && (!limit || pm->inflight < limit)) {
+        struct preq *p = pm->waiting;
+        pm->waiting = p->next;
+        if (!pm->waiting)
+            pm->waiting_tail = NULL;
         if (!p->client) {
             p->finished = true; /* never granted: nothing to give back */
             log_line(p);
@@ -307,11 +318,16 @@ static void dispatch(struct daemon *d, unsigned model)
     }
 }
 
-void proxy_forget_model(struct daemon *d, unsigned model)
+void proxy_forget_model(struct proxy *px, unsigned model)
 {
-    struct dmodel *dm = &d->dm[model];
-    while (dm->nidle)
-        relay_close(dm->idle[--dm->nidle]);
+    struct proxy_model *pm = &px->pm[model];
+    while (pm->nidle)
+        relay_close(pm->idle[--pm->nidle]);
+}
+
+unsigned proxy_inflight(const struct proxy *px, unsigned model)
+{
+    return px ? px->pm[model].inflight : 0;
 }
 
 /* ---- routing ---- */
@@ -367,7 +383,8 @@ static bool authorized(const struct daemon *d, const struct front_req *r)
 
 static void on_request(void *arg, struct front_req *r)
 {
-    struct daemon *d = arg;
+    struct proxy *px = arg;
+    struct daemon *d = px->d;
     const char *uri = front_uri(r);
     char path[2048], name[128] = "";
     const char *q = strchr(uri, '?');
@@ -388,6 +405,7 @@ static void on_request(void *arg, struct front_req *r)
         send_json_error(r, 500, "Internal", "out of memory", 0);
         return;
     }
+    p->px = px;
     p->d = d;
     p->client = r;
     p->cmd = cmd;
@@ -430,8 +448,9 @@ static void on_request(void *arg, struct front_req *r)
 
 static const struct front_ops front_ops = {on_request, client_closed};
 
-int proxy_listen(struct daemon *d, char *err, size_t len)
+int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
 {
+    *out = NULL;
     if (!d->cfg.listen[0])
         return 0;
     char host[96];
@@ -447,7 +466,14 @@ int proxy_listen(struct daemon *d, char *err, size_t len)
                 "reach it can use the models (token = ... in [serve])\n",
                 d->cfg.listen);
     char why[256];
-    if (front_listen(d->base, host, port, d->cfg.max_body, &front_ops, d, why, sizeof why) < 0) {
+    struct proxy *px = calloc(1, sizeof *px);
+    if (!px) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    px->d = d;
+    *out = px;
+    if (front_listen(d->base, host, port, d->cfg.max_body, &front_ops, px, why, sizeof why) < 0) {
         snprintf(err, len, "listen = %s: %s", d->cfg.listen, why);
         return -1;
     }

@@ -1,0 +1,25 @@
+/* api: the control API of `vram serve` on its Unix socket (and /metrics on
+ * `metrics = HOST:PORT`): what `vram ps`, `load`, `unload`, `suspend` and
+ * `resume` talk to. Documented in docs/serve.md. */
+#ifndef VRAM_DAEMON_API_H
+#define VRAM_DAEMON_API_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/daemon.h"
+
+struct api;
+
+/* Listens on d->cfg.socket (and d->cfg.metrics): 0, or -1 with err. */
+int api_listen(struct daemon *d, struct api **out, char *err, size_t len);
+
+/* Answers the requests waiting for a model to reach a state, or out of
+ * time at now_ms. Called after every scheduler step. */
+void api_states_changed(struct api *api, uint64_t now_ms);
+
+/* A model as the API shows it (caller decrefs). */
+json_t *api_model_json(const struct daemon *d, unsigned i);
+
+#endif

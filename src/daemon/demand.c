@@ -1,0 +1,26 @@
+/* demand: the table of waiting demands. Small and unordered: an answer
+ * swaps the last entry into the hole. */
+#include "daemon/demand.h"
+
+uint64_t demand_add(struct demands *t, const struct demand_ops *ops, void *arg)
+{
+    if (t->n == DEMAND_MAX)
+        return 0;
+    struct demand *d = &t->v[t->n++];
+    d->id = ++t->last_id;
+    d->ops = ops;
+    d->arg = arg;
+    return d->id;
+}
+
+bool demand_take(struct demands *t, uint64_t id, struct demand *out)
+{
+    for (size_t k = 0; k < t->n; k++) {
+        if (t->v[k].id != id)
+            continue;
+        *out = t->v[k];
+        t->v[k] = t->v[--t->n];
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,24 @@
+/* proxy: one address for every model (`listen = HOST:PORT`). It owns its
+ * requests, each model's queue over its concurrency limit and the pool of
+ * idle connections to each model, and asks the scheduler for a model like
+ * any client (daemon_demand, held while the answer streams). */
+#ifndef VRAM_DAEMON_PROXY_H
+#define VRAM_DAEMON_PROXY_H
+
+#include <stddef.h>
+
+#include "daemon/daemon.h"
+
+struct proxy;
+
+/* Listens on d->cfg.listen; *out stays NULL when it is empty. 0, or -1
+ * with err. */
+int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len);
+
+/* The model's process is gone: its pooled connections go too. */
+void proxy_forget_model(struct proxy *p, unsigned model);
+
+/* Proxied requests being answered by model now. */
+unsigned proxy_inflight(const struct proxy *p, unsigned model);
+
+#endif

@@ -1,0 +1,65 @@
+/* table: the model table's rows, from the configuration: a model's
+ * scheduler entry and its supervisor's, and its size. The size comes from
+ * its vram setting, else what it used last time on this kind of GPU (the
+ * store), else `vram fit`'s estimate from its file. */
+#include "daemon/table.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app/store.h"
+#include "core/estimate.h"
+#include "model/modelfile.h"
+
+static uint64_t need_of(struct daemon *d, const struct config_model *m)
+{
+    if (m->vram)
+        return m->vram;
+    uint64_t b = store_footprint(d->store, m->name, d->gpu_name[m->gpu >= 0 ? m->gpu : 0]);
+    if (b)
+        return b;
+    struct model_info info;
+    char err[256];
+    if (modelfile_load(m->file, &info, err, sizeof err) < 0) {
+        fprintf(stderr,
+                "vram serve: %s: cannot estimate from %s (%s): counting 1 GiB until "
+                "it runs\n",
+                m->name, m->file, err);
+        return 1ULL << 30;
+    }
+    struct estimate_opts o;
+    estimate_defaults(&o);
+    size_t n = strlen(m->file);
+    o.runtime = n > 5 && !strcmp(m->file + n - 5, ".gguf") ? ESTIMATE_LLAMACPP : ESTIMATE_TORCH;
+    struct estimate_precision p[8];
+    struct estimate_result r;
+    if (estimate_candidates(&info, p, 8) < 1)
+        return 1ULL << 30;
+    estimate_compute(&info, &o, &p[0], &r);
+    return r.total;
+}
+
+void table_set(struct daemon *d, unsigned i, const struct config_model *c)
+{
+    struct sched_model *m = &d->smodels[i];
+    d->dm[i].cfg = *c;
+    snprintf(m->name, sizeof m->name, "%s", c->name);
+    m->need = need_of(d, c);
+    m->priority = c->priority;
+    m->idle_ms = (uint64_t)(c->idle_s * 1000);
+    m->evict = c->evict;
+    m->only_gpu = c->gpu;
+    m->pinned = c->pinned;
+}
+
+void table_add(struct daemon *d, const struct config_model *c)
+{
+    unsigned i = (unsigned)d->sched.nmodels++;
+    memset(&d->smodels[i], 0, sizeof d->smodels[i]);
+    memset(&d->dm[i], 0, sizeof d->dm[i]);
+    d->smodels[i].gpu = d->smodels[i].resume_gpu = d->smodels[i].bound_gpu = -1;
+    d->dm[i].left_gpu = -1;
+    table_set(d, i, c);
+    daemon_init_model(d, i);
+}
+

@@ -1,0 +1,15 @@
+/* table: the rows of the daemon's model table (daemon.h), made and
+ * changed from the configuration. */
+#ifndef VRAM_DAEMON_TABLE_H
+#define VRAM_DAEMON_TABLE_H
+
+#include "daemon/config.h"
+#include "daemon/daemon.h"
+
+/* A new row at the end for c, stopped. */
+void table_add(struct daemon *d, const struct config_model *c);
+
+/* Row i takes c's settings (its state stays). */
+void table_set(struct daemon *d, unsigned i, const struct config_model *c);
+
+#endif

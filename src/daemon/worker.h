@@ -1,0 +1,43 @@
+/* worker: suspends and resumes off the loop. One takes from a tenth of a
+ * second (fast swap) to seconds (the driver's checkpoint moved 16 GiB out
+ * in 8.6 s on an H200), so each runs on a thread of its own, by the path
+ * park.c picks, and its report comes back to the loop through a pipe. */
+#ifndef VRAM_DAEMON_WORKER_H
+#define VRAM_DAEMON_WORKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct event_base;
+struct ckpt;
+
+struct worker_job {
+    unsigned model;
+    bool resume;
+    pid_t pid;
+    bool driver_only;    /* skip fast swap */
+    char from[96], to[96]; /* resume onto another GPU: the UUIDs (driver path only) */
+};
+
+struct worker_report {
+    unsigned model;
+    bool resume, ok;
+    bool fast; /* moved by fast swap: it comes back only on the GPU it left */
+    char error[232];
+};
+
+/* How a job moves a process: park_suspend/park_resume in the daemon; tests
+ * put their own. Runs on the job's thread; fills r->ok, r->fast, r->error. */
+typedef void (*worker_run_fn)(void *arg, const struct worker_job *j, struct worker_report *r);
+
+struct worker;
+
+/* Reports go to done, on the loop's thread. */
+struct worker *worker_new(struct event_base *base, worker_run_fn run, void *run_arg,
+                          void (*done)(void *arg, const struct worker_report *r), void *arg);
+
+/* Runs j on a thread of its own: 0, or -1 with err (no thread). */
+int worker_start(struct worker *w, const struct worker_job *j, char *err, size_t len);
+
+#endif
