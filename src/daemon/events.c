@@ -43,6 +43,14 @@ bool events_listen(struct events *ev, struct evhttp_request *req)
     evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
                       "text/event-stream");
     evhttp_send_reply_start(req, 200, "OK");
+    /* a comment line, which clients skip: the head goes out now, and a
+     * client knows it is listening before the first event */
+    struct evbuffer *b = evbuffer_new();
+    if (b) {
+        evbuffer_add_printf(b, ": vram serve events\n\n");
+        evhttp_send_reply_chunk(req, b);
+        evbuffer_free(b);
+    }
     ev->req[ev->n] = req;
     ev->conn[ev->n] = evhttp_request_get_connection(req);
     evhttp_connection_set_closecb(ev->conn[ev->n], closed, ev);

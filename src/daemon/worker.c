@@ -79,6 +79,16 @@ struct worker *worker_new(struct event_base *base, worker_run_fn run, void *run_
     return w;
 }
 
+void worker_free(struct worker *w)
+{
+    if (!w)
+        return;
+    event_free(w->ev);
+    close(w->fd[0]);
+    close(w->fd[1]);
+    free(w);
+}
+
 int worker_start(struct worker *w, const struct worker_job *j, char *err, size_t len)
 {
     struct thread_job *t = malloc(sizeof *t);

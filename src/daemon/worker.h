@@ -37,6 +37,9 @@ struct worker;
 struct worker *worker_new(struct event_base *base, worker_run_fn run, void *run_arg,
                           void (*done)(void *arg, const struct worker_report *r), void *arg);
 
+/* Only once no job runs (their reports would have nowhere to go). */
+void worker_free(struct worker *w);
+
 /* Runs j on a thread of its own: 0, or -1 with err (no thread). */
 int worker_start(struct worker *w, const struct worker_job *j, char *err, size_t len);
 

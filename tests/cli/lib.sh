@@ -66,6 +66,20 @@ wait_ready() {
     done
 }
 
+# wait_for SECONDS CMD...: until CMD succeeds, polling every 50 ms; false
+# when SECONDS pass first. Tests wait on conditions, never on a fixed sleep.
+wait_for() {
+    _limit=$(($1 * 20))
+    shift
+    _i=0
+    while [ $_i -lt $_limit ]; do
+        "$@" && return 0
+        sleep 0.05
+        _i=$((_i + 1))
+    done
+    return 1
+}
+
 finish() {
     echo "$PASS passed, $FAIL failed"
     [ "$FAIL" -eq 0 ]

@@ -110,7 +110,7 @@ expect_eq "d's host RAM is reported" "$([ "$(state d host_bytes)" -gt 0 ] && ech
 # the event stream and the metrics
 curl -s -N -m 3 --unix-socket "$T/vram.sock" http://x/v1/events >"$T/events" 2>/dev/null &
 EV=$!
-sleep 0.3
+wait_for 3 grep -q '^: vram serve events' "$T/events"
 "$VRAM" unload c >/dev/null
 wait $EV
 expect_match "/v1/events streams the changes as they happen" "$(cat "$T/events")" \
@@ -124,7 +124,8 @@ expect_match "/metrics: suspend counts" "$M" 'vram_model_transitions_total\{mode
 "$VRAM" load e >/dev/null
 EPID=$(state e pid)
 kill -9 "$EPID"
-for _ in $(seq 1 100); do [ "$(state e state)" = ready ] && [ "$(state e pid)" != "$EPID" ] && break; sleep 0.1; done
+restarted() { [ "$(state e state)" = ready ] && [ "$(state e pid)" != "$EPID" ]; }
+wait_for 10 restarted
 expect_eq "e killed: restarted and ready" "$(state e state)" ready
 expect_eq "e's restarts count it" "$(state e restarts)" 1
 
@@ -164,7 +165,7 @@ expect_eq "vram load nope: exit 2" "$RC" 2
 PIDS_BEFORE=$("$VRAM" ps --json | jq -c '[.models[].pid]')
 printf '[serve]\nsocket = %s\n[model x\n' "$T/vram.sock" >"$T/vram.conf"
 kill -HUP "$DAEMON"
-sleep 0.5
+wait_for 5 grep -q "reload refused" "$T/serve.log"
 expect_match "broken reload: refused with the line" "$(cat "$T/serve.log")" "reload refused, the running configuration stays: .*vram.conf:3"
 expect_eq "broken reload: the models run on" "$("$VRAM" ps --json | jq -c '[.models[].pid]')" "$PIDS_BEFORE"
 # a good reload: a new model appears, a changed one is stopped (to start anew)
@@ -172,7 +173,7 @@ conf >"$T/vram.conf"
 printf '\n[model f]\ncommand = %s --bytes 1G\nvram = 1.5G\n' "$TESTMODEL" >>"$T/vram.conf"
 sed -i 's/^command = \(.*\) --bytes 9G$/command = \1 --bytes 8G/' "$T/vram.conf"
 kill -HUP "$DAEMON"
-sleep 0.5
+wait_for 5 grep -q "configuration reloaded" "$T/serve.log"
 expect_eq "reload: the new model is there" "$(state f state)" stopped
 expect_eq "reload: the changed model was stopped" "$(state e state)" stopped
 run "$VRAM" load f
@@ -182,7 +183,7 @@ expect_match "reload: the new model loads" "$OUT" "^f: ready"
 BEFORE=$("$VRAM" ps --json | jq -c '[.models[] | select(.pid) | [.name, .state, .pid]] | sort')
 NPROC=$(pgrep -fc "$TESTMODEL")
 kill -9 "$DAEMON"
-sleep 0.3
+wait_for 5 sh -c "! kill -0 $DAEMON 2>/dev/null"
 start_daemon
 AFTER=$("$VRAM" ps --json | jq -c '[.models[] | select(.pid) | [.name, .state, .pid]] | sort')
 expect_eq "after a SIGKILL, the new daemon adopts every model as it was" "$AFTER" "$BEFORE"
@@ -201,9 +202,9 @@ expect_eq "no out-of-memory anywhere (but the capped model's)" \
 
 # SIGTERM: the models are stopped, the daemon exits
 kill -TERM "$DAEMON"
-for _ in $(seq 1 100); do kill -0 "$DAEMON" 2>/dev/null || break; sleep 0.1; done
+wait_for 10 sh -c "! kill -0 $DAEMON 2>/dev/null"
 expect_eq "SIGTERM: the daemon exits" "$(kill -0 "$DAEMON" 2>/dev/null || echo gone)" gone
-sleep 0.2
+wait_for 5 sh -c "! pgrep -f '$TESTMODEL' >/dev/null"
 expect_eq "SIGTERM: no model process left" "$(pgrep -fc "$TESTMODEL")" 0
 pgrep -fa "$TESTMODEL" | sed 's/^/#   left: /'
 

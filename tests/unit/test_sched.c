@@ -160,6 +160,7 @@ static void foreign_memory_and_timeouts(void **st)
     const struct sched_action *r = find(SCHED_ACT_REFUSE, 1);
     assert_non_null(r);
     assert_non_null(strstr(r->why, "timed out waiting for 8.00 GiB"));
+    assert_int_equal(r->refusal, SCHED_REFUSED_TIMEOUT); /* 503: try again */
     assert_int_equal(S.nqueue, 0);
 }
 
@@ -201,6 +202,7 @@ static void failing_model_is_not_retried_forever(void **st)
     const struct sched_action *r = find(SCHED_ACT_REFUSE, 0);
     assert_non_null(r);
     assert_non_null(strstr(r->why, "failed 3 times, last: no such file"));
+    assert_int_equal(r->refusal, SCHED_REFUSED_FAILED); /* 502: the backend's fault */
     assert_int_equal(models[0].state, SCHED_FAILED);
     step((struct sched_event){.kind = SCHED_EV_TICK}, 100000);
     assert_int_equal(NA, 0);
