@@ -64,6 +64,8 @@ static int cmd_serve(int argc, char **argv)
         if (!cfg)
             return 1;
         int rc = config_load(path, cfg, err, sizeof err);
+        if (rc == 0 && cfg->notes[0])
+            fprintf(stderr, "vram serve: %s\n", cfg->notes);
         if (rc == 0)
             printf("%s: %zu model%s, socket %s\n", path, cfg->nmodels, cfg->nmodels == 1 ? "" : "s",
                    cfg->socket);

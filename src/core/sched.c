@@ -3,10 +3,11 @@
  * sched_step applies one event to the model table (apply), then settles:
  * demands whose model is ready are granted, models that must be resident
  * are placed (start or resume) where they fit, and when they fit nowhere,
- * idle models are evicted to make room. Eviction is decided once: victims
- * move to SUSPENDING or STOPPING, and the memory they are giving back
- * counts as coming, so a waiting model is placed when it arrives and no
- * second round of victims is taken meanwhile. */
+ * models holding no request are evicted to make room; last, models whose
+ * keep-alive ran out are evicted with no one waiting. Eviction is decided
+ * once: victims move to SUSPENDING or STOPPING, and the memory they are
+ * giving back counts as coming, so a waiting model is placed when it
+ * arrives and no second round of victims is taken meanwhile. */
 #include "core/sched.h"
 
 #include <stdio.h>
@@ -65,10 +66,18 @@ uint64_t sched_committed(const struct sched *s, int gpu)
     return sum;
 }
 
+/* What a model may still take on g: what the GPU has free after everyone,
+ * and what the models' budget has left after the models. */
 static uint64_t room(const struct sched *s, int g)
 {
-    uint64_t used = s->gpus[g].foreign + sched_committed(s, g);
-    return s->gpus[g].capacity > used ? s->gpus[g].capacity - used : 0;
+    const struct sched_gpu *G = &s->gpus[g];
+    uint64_t committed = sched_committed(s, g), used = G->foreign + committed;
+    uint64_t r = G->capacity > used ? G->capacity - used : 0;
+    if (G->budget) {
+        uint64_t b = G->budget > committed ? G->budget - committed : 0;
+        r = b < r ? b : r;
+    }
+    return r;
 }
 
 /* Memory on g that models on their way out will give back. */
@@ -185,6 +194,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
         if (m->holds)
             m->holds--;
         m->last_used_ms = now;
+        m->keep_ms = e->keep_set ? e->keep_ms : m->keep_alive_ms;
         if (!m->holds && m->state == SCHED_BUSY)
             m->state = SCHED_READY;
         break;
@@ -220,7 +230,8 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
                 m->need = e->bytes;
             m->failures = 0;
             m->error[0] = '\0';
-            m->last_used_ms = now;
+            m->last_used_ms = m->resident_ms = now;
+            m->keep_ms = m->keep_alive_ms;
         }
         break;
     case SCHED_EV_FAILED:
@@ -254,7 +265,8 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
             m->bound_gpu = -1;
             m->state = SCHED_READY;
             m->host_bytes = 0;
-            m->last_used_ms = now;
+            m->last_used_ms = m->resident_ms = now;
+            m->keep_ms = m->keep_alive_ms;
         } else {
             snprintf(m->error, sizeof m->error, "resume failed: %s", e->error ? e->error : "?");
             m->state = SCHED_SUSPENDED;
@@ -270,12 +282,33 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
 
 /* ---- settling ---- */
 
-/* Idle, unpinned, resident and nobody waiting for it. */
+/* Holding no request, unpinned, nobody waiting for it, and resident long
+ * enough not to thrash: it may go the moment another needs the room. */
 static bool evictable(const struct sched *s, unsigned i, uint64_t now)
 {
     const struct sched_model *m = &s->models[i];
     return m->state == SCHED_READY && !m->holds && !m->pinned && !queued(s, i) &&
-           now >= m->last_used_ms + m->idle_ms;
+           now - m->resident_ms >= s->min_resident_ms;
+}
+
+uint64_t sched_expires(const struct sched *s, unsigned i)
+{
+    const struct sched_model *m = &s->models[i];
+    if (m->state != SCHED_READY || m->holds)
+        return 0;
+    if (m->pinned || m->keep_ms == SCHED_FOREVER || m->last_used_ms > UINT64_MAX - m->keep_ms)
+        return SCHED_FOREVER;
+    return m->last_used_ms + m->keep_ms;
+}
+
+/* Suspended if its path allows and the host budget has room, else stopped. */
+static void evict(struct sched *s, unsigned i, struct out *o)
+{
+    struct sched_model *v = &s->models[i];
+    bool suspend = v->evict == SCHED_EVICT_SUSPEND && host_used(s) + v->need <= s->host_budget;
+    v->state = suspend ? SCHED_SUSPENDING : SCHED_STOPPING;
+    v->want = false;
+    act(o, suspend ? SCHED_ACT_SUSPEND : SCHED_ACT_STOP, i, v->gpu, 0);
 }
 
 /* Victims on g to free need bytes for model self, lowest priority first,
@@ -345,25 +378,18 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
         return true;
     }
     unsigned victims[SCHED_MAX_QUEUE], fewest[SCHED_MAX_QUEUE];
-    int nf = -1, gf = -1;
+    int nf = -1;
     for (int g = 0; g < (int)s->ngpus && s->nmodels <= SCHED_MAX_QUEUE; g++) {
         if (!gpu_allowed(m, g) || (m->resume_gpu >= 0 && g != m->resume_gpu))
             continue;
         int n = pick_victims(s, g, i, m->need, now, victims);
         if (n >= 0 && (nf < 0 || n < nf)) {
             nf = n;
-            gf = g;
             memcpy(fewest, victims, (size_t)n * sizeof victims[0]);
         }
     }
-    for (int k = 0; k < nf; k++) {
-        struct sched_model *v = &s->models[fewest[k]];
-        bool suspend = v->evict == SCHED_EVICT_SUSPEND && host_used(s) + v->need <= s->host_budget;
-        v->state = suspend ? SCHED_SUSPENDING : SCHED_STOPPING;
-        v->want = false;
-        act(o, suspend ? SCHED_ACT_SUSPEND : SCHED_ACT_STOP, fewest[k], gf, 0);
-    }
-    (void)gf;
+    for (int k = 0; k < nf; k++)
+        evict(s, fewest[k], o);
     return false;
 }
 
@@ -416,6 +442,12 @@ static void settle(struct sched *s, uint64_t now, struct out *o)
     for (size_t k = 0; k < s->nmodels; k++)
         if (!tried[k] && s->models[k].want && needs_place(&s->models[k], now))
             place(s, (unsigned)k, now, o);
+    /* keep-alive: unused that long, the memory goes back to the machine */
+    for (size_t k = 0; k < s->nmodels; k++) {
+        uint64_t until = sched_expires(s, (unsigned)k);
+        if (until && until != SCHED_FOREVER && now >= until && !queued(s, (unsigned)k))
+            evict(s, (unsigned)k, o);
+    }
 }
 
 size_t sched_step(struct sched *s, const struct sched_event *e, uint64_t now_ms,

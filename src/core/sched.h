@@ -6,8 +6,13 @@
  *
  * It never overcommits a GPU: a model is started or resumed only where its
  * need fits next to what others use (including processes vram does not
- * manage) and what is already committed; when nothing fits it evicts idle,
- * unpinned models, lowest priority first, then least recently used. */
+ * manage) and what is already committed. Eviction is about pressure: when
+ * nothing fits, any model holding no request may go at once (once it has
+ * been resident min_resident_ms, against thrash), unpinned ones only,
+ * lowest priority first, then least recently used. Keep-alive is about
+ * time: a model nobody used for its keep-alive gives its memory back to the
+ * machine even with no pressure. Time is a parameter: the daemon passes a
+ * monotonic clock. */
 #ifndef VRAM_CORE_SCHED_H
 #define VRAM_CORE_SCHED_H
 
@@ -17,6 +22,7 @@
 
 #define SCHED_MAX_GPUS  16
 #define SCHED_MAX_QUEUE 256
+#define SCHED_FOREVER   UINT64_MAX /* a keep-alive that never ends */
 
 enum sched_state {
     SCHED_STOPPED,
@@ -36,8 +42,8 @@ struct sched_model {
     /* from the configuration */
     char name[64];
     uint64_t need; /* bytes on a GPU: the estimate, then what it really used */
-    int priority;  /* higher stays resident longer */
-    uint64_t idle_ms;
+    int priority;          /* higher stays resident longer */
+    uint64_t keep_alive_ms; /* unused this long, it is evicted anyway; SCHED_FOREVER */
     enum sched_evict evict;
     int only_gpu; /* -1: any */
     bool pinned;  /* never evicted */
@@ -48,6 +54,8 @@ struct sched_model {
     int bound_gpu;  /* suspended by a path that comes back only where it left; -1 */
     unsigned holds; /* acquired, not yet released */
     uint64_t last_used_ms;
+    uint64_t resident_ms; /* when it last became ready (started or resumed) */
+    uint64_t keep_ms;     /* the keep-alive in force: the last request's, or keep_alive_ms */
     uint64_t host_bytes; /* in host RAM while suspended */
     unsigned failures;   /* in a row */
     uint64_t retry_at_ms;
@@ -56,8 +64,9 @@ struct sched_model {
 };
 
 struct sched_gpu {
-    uint64_t capacity; /* what models may use at most: the budget, or all but a margin */
+    uint64_t capacity; /* what the GPU can hold: all but the driver's reserve and a margin */
     uint64_t foreign;  /* used by processes vram does not manage */
+    uint64_t budget;   /* the most models may hold together, foreign aside; 0: capacity */
 };
 
 struct sched_demand {
@@ -72,7 +81,8 @@ struct sched {
     size_t nmodels;
     struct sched_gpu gpus[SCHED_MAX_GPUS];
     size_t ngpus;
-    uint64_t host_budget; /* host RAM for suspended models */
+    uint64_t host_budget;     /* host RAM for suspended models */
+    uint64_t min_resident_ms; /* a model is not evicted sooner after it became ready */
     unsigned max_failures;
     uint64_t backoff_ms; /* doubled after each failure */
     struct sched_demand queue[SCHED_MAX_QUEUE];
@@ -81,7 +91,7 @@ struct sched {
 
 enum sched_ev {
     SCHED_EV_DEMAND,    /* model, id, deadline_ms, hold: make it ready (and hold it) */
-    SCHED_EV_RELEASE,   /* model: one hold less */
+    SCHED_EV_RELEASE,   /* model, keep_set, keep_ms: one hold less; the request's keep-alive */
     SCHED_EV_UNLOAD,    /* model: stop it */
     SCHED_EV_SUSPEND,   /* model: suspend it now (it must be idle) */
     SCHED_EV_RESUME,    /* model, gpu (-1: any): bring it back */
@@ -103,6 +113,8 @@ struct sched_event {
     bool ok;
     uint64_t bytes;
     bool bound; /* SUSPENDED: it can come back only on the GPU it left (fast swap) */
+    bool keep_set;    /* RELEASE: the request asked for its own keep-alive */
+    uint64_t keep_ms; /* RELEASE with keep_set: 0 = evict once idle, SCHED_FOREVER */
     const char *error;
 };
 
@@ -138,6 +150,10 @@ struct sched_action {
  * daemon must size out for the worst case (SCHED_MAX_QUEUE + 4 * nmodels). */
 size_t sched_step(struct sched *s, const struct sched_event *e, uint64_t now_ms,
                   struct sched_action *out, size_t max);
+
+/* When model i's keep-alive runs out (SCHED_FOREVER: never; 0: it is not
+ * resident and idle). */
+uint64_t sched_expires(const struct sched *s, unsigned i);
 
 /* What models on gpu hold or are about to: the sum of their needs. */
 uint64_t sched_committed(const struct sched *s, int gpu);

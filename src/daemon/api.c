@@ -25,6 +25,7 @@
 #include "core/units.h"
 #include "daemon/events.h"
 #include "daemon/metrics.h"
+#include "daemon/proxy.h"
 
 #define MAX_BODY         (64 * 1024)
 #define DEFAULT_WAIT_MS  (5 * 60 * 1000)
@@ -89,7 +90,7 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
     const struct sched_model *m = &d->smodels[i];
     const struct dmodel *dm = &d->dm[i];
     bool on = m->state != SCHED_STOPPED && m->state != SCHED_FAILED && m->state != SCHED_SUSPENDED;
-    return json_pack(
+    json_t *j = json_pack(
         "{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:o, s:i, s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, "
         "s:f}",
         "name", m->name, "state", sched_state_name(m->state), "gpu",
@@ -98,11 +99,25 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
         dm->pid > 0 ? json_integer(dm->port) : json_null(), "vram_bytes",
         (json_int_t)(on ? m->need : 0), "host_bytes",
         (json_int_t)(m->state == SCHED_SUSPENDED ? m->host_bytes : 0), "last_used_ms",
-        m->last_used_ms ? json_integer((json_int_t)m->last_used_ms) : json_null(), "restarts",
+        m->last_used_ms ? json_integer((json_int_t)daemon_wall_ms(m->last_used_ms)) : json_null(),
+        "restarts",
         (int)dm->restarts, "suspended_by", dm->how[0] ? json_string(dm->how) : json_null(), "swap",
         swap_path(dm), "error", m->error, "holds", (int)m->holds, "suspends", (int)dm->suspends,
         "resumes", (int)dm->resumes, "last_start_s", dm->last_start_s, "last_suspend_s",
         dm->last_suspend_s, "last_resume_s", dm->last_resume_s);
+    if (!j)
+        return NULL;
+    uint64_t until = sched_expires(&d->sched, i);
+    json_object_set_new(j, "keep_alive_ms",
+                        m->keep_alive_ms == SCHED_FOREVER
+                            ? json_null()
+                            : json_integer((json_int_t)m->keep_alive_ms));
+    json_object_set_new(j, "expires_ms",
+                        until && until != SCHED_FOREVER
+                            ? json_integer((json_int_t)daemon_wall_ms(until))
+                            : json_null());
+    json_object_set_new(j, "inflight", json_integer(proxy_inflight(d->proxy, i)));
+    return j;
 }
 
 static json_t *models_json(const struct daemon *d)

@@ -132,13 +132,16 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     } else if (!strcmp(name, "host_budget")) {
         if (units_parse_size(v, &c->host_budget) < 0)
             FAIL("host_budget '%s': a size, like 64G", v);
+    } else if (!strcmp(name, "min_resident")) {
+        if (units_parse_seconds(v, &c->min_resident_s) < 0 || c->min_resident_s > 3600)
+            FAIL("min_resident '%s': a duration up to 1h, like 1s", v);
     } else if (!strcmp(name, "port_base")) {
         if (units_parse_seconds(v, &d) < 0 || d < 1024 || d > 65000 || d != (unsigned)d)
             FAIL("port_base '%s': a port from 1024 to 65000", v);
         c->port_base = (unsigned)d;
     } else
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
-             "max_body, wait, budget, margin, host_budget, port_base)",
+             "max_body, wait, budget, margin, host_budget, min_resident, port_base)",
              name);
     return 1;
 }
@@ -165,9 +168,16 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
             FAIL("gpus '%s': any, or a GPU index", v);
         else
             m->gpu = (int)g;
-    } else if (!strcmp(name, "idle")) {
-        if (units_parse_seconds(v, &m->idle_s) < 0)
-            FAIL("idle '%s': a duration, like 10m", v);
+    } else if (!strcmp(name, "keep_alive") || !strcmp(name, "idle")) {
+        if (!strcmp(v, "forever") || !strcmp(v, "-1"))
+            m->keep_alive_s = -1;
+        else if (units_parse_seconds(v, &m->keep_alive_s) < 0 || m->keep_alive_s > 365 * 86400.0)
+            FAIL("%s '%s': a duration, like 5m, or forever", name, v);
+        if (!strcmp(name, "idle") && !ps->c->notes[0])
+            snprintf(ps->c->notes, sizeof ps->c->notes,
+                     "%s:%u: idle is now keep_alive (a model unused that long gives its memory "
+                     "back; under pressure one is evicted at once): rename it",
+                     ps->c->path, line_of(ps->text, section, name));
     } else if (!strcmp(name, "evict")) {
         if (!strcmp(v, "suspend"))
             m->evict = SCHED_EVICT_SUSPEND;
@@ -209,8 +219,8 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1)
             FAIL("start_timeout '%s': a duration, like 2m", v);
     } else
-        FAIL("unknown setting '%s' (command, file, vram, gpus, idle, evict, priority, pinned, "
-             "cap, swap, swap_pool, health, start_timeout, concurrency)",
+        FAIL("unknown setting '%s' (command, file, vram, gpus, keep_alive, evict, priority, "
+             "pinned, cap, swap, swap_pool, health, start_timeout, concurrency)",
              name);
     return 1;
 }
@@ -227,7 +237,7 @@ static struct config_model *model_named(struct parse *ps, const char *name)
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
     m->gpu = -1;
-    m->idle_s = 300;
+    m->keep_alive_s = 300;
     m->priority = 5;
     m->start_timeout_s = 120;
     m->fast = true;
@@ -310,6 +320,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     c->port_base = 21000;
     c->max_body = 16ULL << 20;
     c->wait_s = 300;
+    c->min_resident_s = 1;
     struct parse ps = {c, text, ""};
     size_t long_len;
     unsigned long_at = long_line(text, &long_len);

@@ -20,7 +20,7 @@ struct config_model {
     char file[CONFIG_PATH_MAX];   /* the model file, for vram = auto */
     uint64_t vram;                /* 0: auto */
     int gpu;                      /* -1: any */
-    double idle_s;
+    double keep_alive_s; /* unused this long: evicted; < 0: forever */
     enum sched_evict evict;
     int priority;
     bool pinned;
@@ -42,11 +42,13 @@ struct config {
     char token[128];                 /* bearer token the proxy asks for, "" for none */
     uint64_t max_body;               /* largest proxied request body */
     double wait_s;                   /* how long a proxied request waits for its model */
-    uint64_t budget[SCHED_MAX_GPUS]; /* 0: all but margin */
+    uint64_t budget[SCHED_MAX_GPUS]; /* the most models may hold on each GPU */
     bool budget_set[SCHED_MAX_GPUS];
     uint64_t margin;
     uint64_t host_budget; /* 0: half of the host's RAM */
     unsigned port_base;   /* model ports are taken from here up */
+    double min_resident_s; /* a model is not evicted sooner after it became ready */
+    char notes[512];       /* what the file says that still works but should change */
     struct config_model models[CONFIG_MAX_MODELS];
     size_t nmodels;
 };

@@ -23,6 +23,7 @@
 #include "daemon/super.h"
 #include "daemon/wbuf.h"
 #include "daemon/worker.h"
+#include "host/family.h"
 #include "park/park.h"
 #include "probe/probe.h"
 
@@ -32,7 +33,13 @@
 
 uint64_t daemon_now_ms(void)
 {
-    return clock_wall_ms();
+    return clock_mono_ms();
+}
+
+uint64_t daemon_wall_ms(uint64_t mono_ms)
+{
+    uint64_t wall = clock_wall_ms(), mono = clock_mono_ms();
+    return mono >= mono_ms ? wall - (mono - mono_ms) : wall + (mono_ms - mono);
 }
 
 int daemon_model_index(const struct daemon *d, const char *name)
@@ -47,13 +54,13 @@ void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seco
                  const char *detail)
 {
     const char *name = model < d->sched.nmodels ? d->smodels[model].name : "";
-    store_event(d->store, daemon_now_ms(), name, kind, seconds, detail);
+    store_event(d->store, clock_wall_ms(), name, kind, seconds, detail);
     fprintf(stderr, "vram serve: %s: %s%s%s", name, kind, detail && *detail ? ": " : "",
             detail ? detail : "");
     if (seconds > 0)
         fprintf(stderr, " (%.2f s)", seconds);
     fputc('\n', stderr);
-    events_send(d->events, daemon_now_ms(), name, kind, seconds, detail);
+    events_send(d->events, clock_wall_ms(), name, kind, seconds, detail);
 }
 
 /* ---- the record of running processes, for re-adoption ---- */
@@ -82,7 +89,7 @@ static void remember(struct daemon *d, unsigned i)
 /* What pid holds on the GPUs now, from a fresh process list. */
 static uint64_t measure(struct daemon *d, pid_t pid)
 {
-    probe_sample(d->probe, &d->snap, PROBE_PROCS, daemon_now_ms());
+    probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
     uint64_t sum = 0;
     for (size_t g = 0; g < d->snap.ngpus; g++)
         for (size_t k = 0; k < d->snap.gpus[g].nprocs; k++)
@@ -135,7 +142,9 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                              dm->cfg.cap ? d->smodels[i].need : 0,
                              fast,
                              dm->cfg.swap_pool,
-                             d->sched.host_budget};
+                             d->sched.host_budget,
+                             -1,
+                             0};
     char err[256];
     dm->began_ms = daemon_now_ms();
     if (!port || super_start(&sp, &dm->pid, &dm->start, err, sizeof err) < 0) {
@@ -147,6 +156,7 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
     dm->child = true;
     dm->port = port;
     dm->starts++;
+    remember(d, i); /* now, not once ready: a daemon killed meanwhile must find it */
     dm->deadline_ms = dm->began_ms + (uint64_t)(dm->cfg.start_timeout_s * 1000);
     arm(dm, 100);
 }
@@ -160,8 +170,8 @@ static void stop_model(struct daemon *d, unsigned i)
         post(d, &e);
         return;
     }
-    super_signal(dm->pid, SIGTERM);
-    super_signal(dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
+    super_signal(dm->cfg.name, dm->pid, SIGTERM);
+    super_signal(dm->cfg.name, dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
     dm->deadline_ms = daemon_now_ms() + STOP_GRACE_MS;
     arm(dm, STOP_GRACE_MS);
 }
@@ -287,13 +297,19 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
         return;
     double took = (double)(daemon_now_ms() - dm->began_ms) / 1000;
     char detail[256] = "";
-    switch (m->state) {
+    /* ready and busy are one state here: a model started or resumed for a
+     * proxied request is busy (held) by the time this runs */
+    bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
+    bool was_up = was == SCHED_READY || was == SCHED_BUSY;
+    switch (up ? SCHED_READY : m->state) {
     case SCHED_READY:
-        if (was == SCHED_BUSY && dm->reconfigure) {
+        if (m->state == SCHED_READY && was == SCHED_BUSY && dm->reconfigure) {
             struct sched_event e = {.kind = SCHED_EV_UNLOAD, .model = i};
             dm->reconfigure = false;
             post(d, &e);
         }
+        if (was_up)
+            break;
         if (was == SCHED_STARTING) {
             dm->last_start_s = took;
             snprintf(detail, sizeof detail, "GPU %d, port %u, %.2f GiB", m->gpu, dm->port,
@@ -340,8 +356,7 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
         break;
     }
     /* ready and busy are one state for the record: no write per request */
-    if (!((m->state == SCHED_BUSY && was == SCHED_READY) ||
-          (m->state == SCHED_READY && was == SCHED_BUSY)))
+    if (!(up && was_up))
         remember(d, i);
 }
 
@@ -403,7 +418,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     uint64_t now = daemon_now_ms();
     if (st == SCHED_STOPPING || d->quitting) {
         if (dm->pid > 0 && super_alive(dm->pid, dm->start))
-            super_signal(dm->pid, SIGKILL);
+            super_signal(dm->cfg.name, dm->pid, SIGKILL);
         return;
     }
     if (st != SCHED_STARTING)
@@ -413,7 +428,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
         super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
         snprintf(why, sizeof why, "no answer on http://127.0.0.1:%u%s within %.0f s%s%s", dm->port,
                  dm->cfg.health, dm->cfg.start_timeout_s, last[0] ? "; log: " : "", last);
-        super_signal(dm->pid, SIGKILL);
+        super_signal(dm->cfg.name, dm->pid, SIGKILL);
         struct sched_event e = {.kind = SCHED_EV_FAILED, .model = dm->index, .error = why};
         daemon_step(d, &e);
         return;
@@ -447,6 +462,9 @@ static void exited(struct daemon *d, unsigned i, const char *how)
     char last[160], why[320];
     super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
     snprintf(why, sizeof why, "%s%s%s", how, last[0] ? "; log: " : "", last);
+    /* its main process is gone: so is whatever it left running */
+    super_signal(dm->cfg.name, dm->pid, SIGKILL);
+    family_forget(dm->cfg.name);
     dm->pid = 0;
     if (d->proxy)
         proxy_forget_model(d->proxy, i);
@@ -481,7 +499,7 @@ static void reap(struct daemon *d)
 
 void daemon_refresh(struct daemon *d)
 {
-    probe_sample(d->probe, &d->snap, PROBE_PROCS, daemon_now_ms());
+    probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
     for (size_t g = 0; g < d->snap.ngpus && g < d->sched.ngpus; g++) {
         const struct snap_gpu *sg = &d->snap.gpus[g];
         uint64_t ours = 0;

@@ -81,7 +81,12 @@ struct daemon {
     bool quitting;
 };
 
+/* The daemon's time: a monotonic clock, which a change of the wall clock
+ * cannot turn into a keep-alive ended early or a start timed out. */
 uint64_t daemon_now_ms(void);
+
+/* A time of daemon_now_ms's, on the wall clock, for people and scripts. */
+uint64_t daemon_wall_ms(uint64_t mono_ms);
 
 /* The parts the loop needs before anything listens: 0, or -1. */
 int daemon_init(struct daemon *d);

@@ -51,6 +51,8 @@ void reload_config(struct daemon *d)
      * listens on stay until a restart */
     memcpy(d->cfg.token, c->token, sizeof c->token);
     d->cfg.wait_s = c->wait_s;
+    if (c->notes[0])
+        fprintf(stderr, "vram serve: %s\n", c->notes);
     fprintf(stderr, "vram serve: configuration reloaded (%zu models)\n", c->nmodels);
     free(c);
 }

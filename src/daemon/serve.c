@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/clock.h"
 #include "app/selfpath.h"
 #include "app/store.h"
 #include "daemon/api.h"
@@ -31,8 +32,8 @@ static void set_gpus(struct daemon *d)
         uint64_t all = sg->mem.total > sg->mem.reserved + d->cfg.margin
                            ? sg->mem.total - sg->mem.reserved - d->cfg.margin
                            : 0;
-        d->sched.gpus[g].capacity =
-            d->cfg.budget_set[g] && d->cfg.budget[g] < all ? d->cfg.budget[g] : all;
+        d->sched.gpus[g].capacity = all;
+        d->sched.gpus[g].budget = d->cfg.budget_set[g] ? d->cfg.budget[g] : 0;
     }
 }
 
@@ -46,7 +47,7 @@ static void adopt(struct daemon *d)
         if (i < 0 || !alive || !strcmp(v[k].state, "starting") || v[k].gpu < 0 ||
             (size_t)v[k].gpu >= d->sched.ngpus) {
             if (alive)
-                super_signal(v[k].pid, SIGKILL); /* half started, or no longer configured */
+                super_signal(v[k].model, v[k].pid, SIGKILL); /* half started, or gone */
             store_del_proc(d->store, v[k].model);
             continue;
         }
@@ -67,7 +68,7 @@ static void adopt(struct daemon *d)
             if (v[k].bytes > m->need)
                 m->need = v[k].bytes;
         }
-        m->last_used_ms = daemon_now_ms();
+        m->last_used_ms = m->resident_ms = daemon_now_ms();
         daemon_emit(d, (unsigned)i, "adopted", 0, v[k].state);
     }
 }
@@ -109,7 +110,7 @@ int serve_run(const char *config_path, char *err, size_t len)
     static const char *const shim[] = {"libvramcap.so", "../lib/vram/libvramcap.so"};
     if (selfpath_find(shim, 2, d->shim, sizeof d->shim) < 0)
         d->shim[0] = '\0';
-    probe_sample(d->probe, &d->snap, PROBE_PROCS, daemon_now_ms());
+    probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
     set_gpus(d);
     if (!d->sched.ngpus) {
         snprintf(err, len, "no GPU to serve on");
@@ -118,6 +119,7 @@ int serve_run(const char *config_path, char *err, size_t len)
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     d->sched.host_budget =
         d->cfg.host_budget ? d->cfg.host_budget : (uint64_t)pages * (uint64_t)page / 2;
+    d->sched.min_resident_ms = (uint64_t)(d->cfg.min_resident_s * 1000);
     d->sched.max_failures = 3;
     d->sched.backoff_ms = 1000;
     d->sched.models = d->smodels;
@@ -127,6 +129,8 @@ int serve_run(const char *config_path, char *err, size_t len)
     daemon_refresh(d); /* what others use, before the first decision */
     if (api_listen(d, &d->api, err, len) < 0 || proxy_listen(d, &d->proxy, err, len) < 0)
         goto out;
+    if (d->cfg.notes[0])
+        fprintf(stderr, "vram serve: %s\n", d->cfg.notes);
     fprintf(stderr, "vram serve: %zu models, %zu GPUs, listening on %s\n", d->sched.nmodels,
             d->sched.ngpus, d->cfg.socket);
     rc = daemon_loop(d) < 0 ? -1 : 0;

@@ -1,9 +1,11 @@
 /* super: starting, signalling and watching model processes.
  *
- * Each model runs in its own session (setsid), so that a stop reaches
- * whatever its command started (a wrapper script and its server). The
- * daemon never sets a parent-death signal: if it dies, its models live on
- * and the next daemon adopts them. */
+ * Each model runs in its own session (setsid) and, where it can, its own
+ * cgroup, and carries a tag in its environment (host/family.h), so that a
+ * stop reaches whatever its command started (a wrapper script and its
+ * server, workers that left the group). The daemon never sets a
+ * parent-death signal: if it dies, its models live on and the next daemon
+ * adopts them. */
 #include "daemon/super.h"
 
 #include <errno.h>
@@ -15,8 +17,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "host/family.h"
 #include "host/proc.h"
 
 /* command with every ${PORT} replaced by port, behind "exec ". */
@@ -42,71 +46,175 @@ static int expand(const char *cmd, unsigned port, char *out, size_t len)
     return 0;
 }
 
+/* The child's environment, built before the fork: between fork and exec a
+ * multithreaded process (the daemon has worker threads) may call only
+ * async-signal-safe functions, which setenv and malloc are not. */
+struct env {
+    char **v;
+    size_t n, cap;
+};
+
+static int env_put(struct env *e, const char *name, const char *value)
+{
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < e->n; i++)
+        if (!strncmp(e->v[i], name, nl) && e->v[i][nl] == '=') {
+            e->v[i] = e->v[--e->n]; /* ours replaces it */
+            break;
+        }
+    if (e->n + 2 > e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 64;
+        char **v = realloc(e->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        e->v = v;
+        e->cap = cap;
+    }
+    size_t len = nl + strlen(value) + 2;
+    char *kv = malloc(len);
+    if (!kv)
+        return -1;
+    snprintf(kv, len, "%s=%s", name, value);
+    e->v[e->n++] = kv;
+    e->v[e->n] = NULL;
+    return 0;
+}
+
+extern char **environ;
+
+static int env_build(struct env *e, const struct super_spawn *s, const char *port)
+{
+    char num[32];
+    memset(e, 0, sizeof *e);
+    for (char **v = environ; *v; v++) { /* a copy, so that ours can be freed alike */
+        const char *eq = strchr(*v, '=');
+        char name[256];
+        if (!eq || (size_t)(eq - *v) >= sizeof name)
+            continue;
+        memcpy(name, *v, (size_t)(eq - *v));
+        name[eq - *v] = '\0';
+        if (env_put(e, name, eq + 1) < 0)
+            return -1;
+    }
+    int rc = env_put(e, "PORT", port) | env_put(e, "VRAM_MODEL", s->name) |
+             /* the child writes its pid here (family_join) */
+             env_put(e, FAMILY_ENV, "0000000000");
+    if (s->gpu_uuid)
+        rc |= env_put(e, "CUDA_VISIBLE_DEVICES", s->gpu_uuid);
+    if (s->shim)
+        rc |= env_put(e, "LD_PRELOAD", s->shim);
+    if (s->shim && s->cap) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)s->cap);
+        rc |= env_put(e, "VRAM_CAP", num);
+    }
+    if (s->shim && s->fast) {
+        rc |= env_put(e, "VRAM_SWAP", "1");
+        if (s->swap_pool && *s->swap_pool)
+            rc |= env_put(e, "VRAM_SWAP_POOL", s->swap_pool);
+        if (s->swap_host_max) {
+            snprintf(num, sizeof num, "%llu", (unsigned long long)s->swap_host_max);
+            rc |= env_put(e, "VRAM_SWAP_HOST_MAX", num);
+        }
+        if (s->pool_fd >= 0) {
+            snprintf(num, sizeof num, "%d", SUPER_POOL_FD);
+            rc |= env_put(e, "VRAM_SWAP_POOL_FD", num);
+            snprintf(num, sizeof num, "%llu", (unsigned long long)s->pool_size);
+            rc |= env_put(e, "VRAM_SWAP_POOL_SIZE", num);
+        }
+    }
+    return rc ? -1 : 0;
+}
+
+static void env_free(struct env *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        free(e->v[i]);
+    free(e->v);
+}
+
+/* Everything but stdin, stdout, stderr (and the host pool) closed in the
+ * child: a model inherits no socket, pipe or file of the daemon's, whatever
+ * a library opened without close-on-exec. */
+static void close_from(int first)
+{
+    if (syscall(SYS_close_range, (unsigned)first, ~0U, 0) == 0)
+        return;
+    long max = sysconf(_SC_OPEN_MAX);
+    for (int fd = first; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+        close(fd);
+}
+
 int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
                 size_t len)
 {
-    char cmd[2048], log[1024], port[16], cap[32], hmax[32];
+    char cmd[2048], log[1024], port[16], procs[1100];
     if (expand(s->command, s->port, cmd, sizeof cmd) < 0) {
         snprintf(err, len, "command too long");
         return -1;
     }
+    if (family_prepare(s->name, procs, sizeof procs, err, len) < 0)
+        return -1;
     mkdir(s->logdir, 0755);
     snprintf(log, sizeof log, "%s/%s.log", s->logdir, s->name);
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
+    int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || nul < 0) {
         snprintf(err, len, "cannot open its log %s: %s", log, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        if (nul >= 0)
+            close(nul);
         return -1;
     }
     snprintf(port, sizeof port, "%u", s->port);
-    snprintf(cap, sizeof cap, "%llu", (unsigned long long)s->cap);
-    snprintf(hmax, sizeof hmax, "%llu", (unsigned long long)s->swap_host_max);
+    struct env env;
+    if (env_build(&env, s, port) < 0) {
+        env_free(&env);
+        close(fd);
+        close(nul);
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    char *tag = NULL;
+    for (size_t i = 0; i < env.n; i++)
+        if (!strncmp(env.v[i], FAMILY_ENV "=", sizeof FAMILY_ENV))
+            tag = env.v[i];
+    char *argv[] = {"sh", "-c", cmd, NULL};
     pid_t p = fork();
     if (p < 0) {
         snprintf(err, len, "fork: %s", strerror(errno));
+        env_free(&env);
         close(fd);
+        close(nul);
         return -1;
     }
     if (p == 0) {
         setsid();
+        family_join(procs, tag);
+        dup2(nul, STDIN_FILENO);
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
-        int nul = open("/dev/null", O_RDONLY);
-        if (nul >= 0)
-            dup2(nul, STDIN_FILENO);
-        setenv("PORT", port, 1);
-        setenv("VRAM_MODEL", s->name, 1);
-        if (s->gpu_uuid)
-            setenv("CUDA_VISIBLE_DEVICES", s->gpu_uuid, 1);
-        if (s->shim)
-            setenv("LD_PRELOAD", s->shim, 1);
-        if (s->shim && s->cap)
-            setenv("VRAM_CAP", cap, 1);
-        if (s->shim && s->fast) {
-            setenv("VRAM_SWAP", "1", 1);
-            if (s->swap_pool && *s->swap_pool)
-                setenv("VRAM_SWAP_POOL", s->swap_pool, 1);
-            if (s->swap_host_max)
-                setenv("VRAM_SWAP_HOST_MAX", hmax, 1);
-        }
+        if (s->pool_fd >= 0)
+            dup2(s->pool_fd, SUPER_POOL_FD); /* dup2 clears close-on-exec */
+        close_from(s->pool_fd >= 0 ? SUPER_POOL_FD + 1 : 3);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        execve("/bin/sh", argv, env.v);
         _exit(127);
     }
+    env_free(&env);
     close(fd);
+    close(nul);
     *pid = p;
     /* the child's start time: it exists from fork on */
     *start_ticks = hostproc_start_ticks((uint32_t)p);
     return 0;
 }
 
-void super_signal(pid_t pid, int sig)
+void super_signal(const char *name, pid_t pid, int sig)
 {
-    if (pid <= 1)
-        return;
-    if (kill(-pid, sig) < 0)
-        kill(pid, sig); /* not a group leader (an adopted process): the process itself */
+    family_signal(name, pid, getuid(), sig);
 }
 
 bool super_alive(pid_t pid, uint64_t start_ticks)

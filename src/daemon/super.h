@@ -20,15 +20,21 @@ struct super_spawn {
     bool fast;        /* fast swap on */
     const char *swap_pool;
     uint64_t swap_host_max; /* the most pinned host memory it may take */
+    int pool_fd;            /* the daemon's host pool (a memfd) to share, or -1 */
+    uint64_t pool_size;
 };
 
-/* Forks and execs /bin/sh -c "exec COMMAND" in its own process group,
- * stdout and stderr appended to LOGDIR/NAME.log. */
+/* Where a model finds the daemon's host pool (VRAM_SWAP_POOL_FD). */
+#define SUPER_POOL_FD 3
+
+/* Forks and execs /bin/sh -c "exec COMMAND" in its own session and
+ * family (host/family.h), stdout and stderr appended to LOGDIR/NAME.log,
+ * no other descriptor inherited but the host pool's. */
 int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
                 size_t len);
 
-/* sig to the model's whole process group. */
-void super_signal(pid_t pid, int sig);
+/* sig to every process of the model name whose main process is pid. */
+void super_signal(const char *name, pid_t pid, int sig);
 
 /* The process still runs, and is the one started at start_ticks. */
 bool super_alive(pid_t pid, uint64_t start_ticks);

@@ -46,7 +46,8 @@ void table_set(struct daemon *d, unsigned i, const struct config_model *c)
     snprintf(m->name, sizeof m->name, "%s", c->name);
     m->need = need_of(d, c);
     m->priority = c->priority;
-    m->idle_ms = (uint64_t)(c->idle_s * 1000);
+    m->keep_alive_ms = c->keep_alive_s < 0 ? SCHED_FOREVER : (uint64_t)(c->keep_alive_s * 1000);
+    m->keep_ms = m->keep_alive_ms; /* a reload ends what requests asked for */
     m->evict = c->evict;
     m->only_gpu = c->gpu;
     m->pinned = c->pinned;

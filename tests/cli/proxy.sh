@@ -31,7 +31,7 @@ wait = 10s
 CONF
 # sparse simulated memory: fast swap would copy 9 GiB each time (see serve.sh)
 for m in p1 p2 p3; do
-    printf '\n[model %s]\ncommand = %s --bytes 9G --chunks 8 --chunk-ms 100\nvram = 10G\ngpus = 0\nidle = 0\nswap = driver\n' \
+    printf '\n[model %s]\ncommand = %s --bytes 9G --chunks 8 --chunk-ms 100\nvram = 10G\ngpus = 0\nswap = driver\n' \
         "$m" "$TESTMODEL" >>"$T/vram.conf"
 done
 printf '\n[model slow]\ncommand = %s --bytes 1G --startup 30\nvram = 2G\ngpus = 1\n' "$TESTMODEL" >>"$T/vram.conf"

@@ -23,7 +23,7 @@ PORTS=$((20000 + $$ % 20000))
 # machine little until fast swap copies every byte of it: these models use
 # the driver's checkpoint (tests/cli/swap.sh covers fast swap in the daemon)
 model() {
-    printf '\n[model %s]\ncommand = %s %s\nvram = %s\ngpus = 0\nidle = 0\nswap = driver\n' "$1" "$TESTMODEL" "$2" "$3"
+    printf '\n[model %s]\ncommand = %s %s\nvram = %s\ngpus = 0\nswap = driver\n' "$1" "$TESTMODEL" "$2" "$3"
     [ -z "${4:-}" ] || printf '%s\n' "$4"
 }
 conf() {
@@ -35,6 +35,7 @@ logs = $T/logs
 budget = 15G
 host_budget = 64G
 port_base = $PORTS
+min_resident = 0
 CONF
     model a "--bytes 5G" 5.5G
     model b "--bytes 5G" 5.5G "priority = 1"

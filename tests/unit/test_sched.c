@@ -36,6 +36,9 @@ static void setup_models(size_t n, const uint64_t *need, const int *prio)
     S.ngpus = 1;
     S.gpus[0].capacity = 16 * GiB;
     S.host_budget = 64 * GiB;
+    S.min_resident_ms = 0; /* the tests below that are about it set it */
+    for (size_t i = 0; i < n; i++)
+        models[i].keep_alive_ms = SCHED_FOREVER;
     S.max_failures = 3;
     S.backoff_ms = 1000;
 }
@@ -151,11 +154,11 @@ static void foreign_memory_and_timeouts(void **st)
     const uint64_t need[] = {8 * GiB, 8 * GiB};
     setup_models(2, need, NULL);
     S.gpus[0].foreign = 6 * GiB; /* a desktop and someone's notebook */
-    models[0].idle_ms = 600000;
+    models[0].pinned = true;
     bring_up(0, 0);
     demand(1, 5, false, 1000);
     assert_null(find(SCHED_ACT_START, 1));
-    assert_null(find(SCHED_ACT_SUSPEND, 0)); /* used 1 s ago, idle is 10 min */
+    assert_null(find(SCHED_ACT_SUSPEND, 0)); /* pinned: never evicted */
     step((struct sched_event){.kind = SCHED_EV_TICK}, 61001);
     const struct sched_action *r = find(SCHED_ACT_REFUSE, 1);
     assert_non_null(r);
@@ -276,6 +279,116 @@ static void fast_swapped_comes_back_where_it_left(void **st)
     assert_int_equal(models[0].bound_gpu, -1);
 }
 
+
+/* Pressure evicts at once: a model nobody is using goes the moment
+ * another needs its room, however long its keep-alive. */
+static void pressure_evicts_at_once(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    S.min_resident_ms = 1000;
+    models[0].keep_alive_ms = 5 * 60 * 1000;
+    bring_up(0, 0);
+    demand(1, 7, false, 2000);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 0, .ok = true}, 2100);
+    assert_non_null(find(SCHED_ACT_START, 1));
+}
+
+/* ... but not a model that has just arrived: two hot models would
+ * otherwise take turns forever. After min_resident it may go. */
+static void min_residency_against_thrash(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    S.min_resident_ms = 1000;
+    bring_up(0, 0); /* ready at 10 */
+    demand(1, 7, false, 500);
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 900);
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 1010);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+}
+
+/* Keep-alive gives memory back with no one asking: suspended (or
+ * stopped, per evict) once unused that long; pinned and forever stay. */
+static void keep_alive_without_pressure(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {2 * GiB, 2 * GiB, 2 * GiB, 2 * GiB};
+    setup_models(4, need, NULL);
+    models[0].keep_alive_ms = 5000;
+    models[1].keep_alive_ms = 5000;
+    models[1].evict = SCHED_EVICT_STOP;
+    models[2].keep_alive_ms = 5000;
+    models[2].pinned = true;
+    for (unsigned m = 0; m < 4; m++)
+        bring_up(m, 0); /* released at 20 */
+    assert_int_equal(sched_expires(&S, 0), 5020);
+    assert_true(sched_expires(&S, 3) == SCHED_FOREVER);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 5000);
+    assert_int_equal(NA, 0);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 5020);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    assert_non_null(find(SCHED_ACT_STOP, 1));
+    assert_int_equal(NA, 2);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 10 * 3600 * 1000ULL);
+    assert_int_equal(NA, 0); /* the pinned one and the forever one stay */
+}
+
+/* A request's own keep-alive (Ollama's "keep_alive"): 0 evicts the model
+ * as soon as that answer is done, forever keeps it past its default. */
+static void request_keep_alive(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {2 * GiB, 2 * GiB};
+    setup_models(2, need, NULL);
+    models[0].keep_alive_ms = models[1].keep_alive_ms = 5000;
+    demand(0, 1, true, 0);
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = 0}, 10);
+    demand(0, 2, true, 20); /* two requests at once */
+    step((struct sched_event){.kind = SCHED_EV_RELEASE, .model = 0, .keep_set = true}, 30);
+    assert_null(find(SCHED_ACT_SUSPEND, 0)); /* the other is still being answered */
+    step((struct sched_event){.kind = SCHED_EV_RELEASE, .model = 0, .keep_set = true}, 40);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    bring_up(1, 100);
+    step((struct sched_event){.kind = SCHED_EV_DEMAND, .model = 1, .id = 9, .hold = true,
+                              .deadline_ms = 60000},
+         200);
+    step((struct sched_event){.kind = SCHED_EV_RELEASE, .model = 1, .keep_set = true,
+                              .keep_ms = SCHED_FOREVER},
+         210);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 3600 * 1000);
+    assert_null(find(SCHED_ACT_SUSPEND, 1));
+    /* the next request without one brings the default back */
+    demand(1, 10, true, 3600 * 1000);
+    step((struct sched_event){.kind = SCHED_EV_RELEASE, .model = 1}, 3600 * 1000 + 10);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 3600 * 1000 + 5010);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 1));
+}
+
+/* budget is what models may hold together; memory of processes vram does
+ * not manage counts only against what the GPU itself can hold. */
+static void budget_is_for_models(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {8 * GiB, 3 * GiB, 2 * GiB};
+    setup_models(3, need, NULL);
+    S.gpus[0].budget = 10 * GiB;
+    S.gpus[0].foreign = 5 * GiB; /* 11 GiB of the 16 left */
+    models[0].pinned = models[1].pinned = models[2].pinned = true;
+    demand(0, 1, false, 0);
+    assert_non_null(find(SCHED_ACT_START, 0)); /* 8 <= min(11, 10) */
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = 0}, 10);
+    demand(1, 2, false, 20);
+    assert_null(find(SCHED_ACT_START, 1)); /* 3 > the 2 left of the budget */
+    demand(2, 3, false, 30);
+    assert_non_null(find(SCHED_ACT_START, 2)); /* 2 fits both */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +400,11 @@ int main(void)
         cmocka_unit_test(failing_model_is_not_retried_forever),
         cmocka_unit_test(crash_restart_and_resume_elsewhere),
         cmocka_unit_test(fast_swapped_comes_back_where_it_left),
+        cmocka_unit_test(pressure_evicts_at_once),
+        cmocka_unit_test(min_residency_against_thrash),
+        cmocka_unit_test(keep_alive_without_pressure),
+        cmocka_unit_test(request_keep_alive),
+        cmocka_unit_test(budget_is_for_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

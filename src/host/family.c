@@ -1,0 +1,214 @@
+/* family: a model's processes, found by cgroup and by environment tag.
+ *
+ * The tag is what finds a child that left the process group and outlived
+ * its parent, where no cgroup could be made (a container, cgroup v1). It
+ * is not a security boundary: anyone may put the tag in their own
+ * processes, and the daemon signals only processes of the model's user,
+ * so a process that claims to be a model's child can only get itself
+ * stopped. */
+#include "host/family.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Where cgroup v2 is mounted and the daemon's own cgroup in it. */
+static int cgroup_self(char *out, size_t len)
+{
+    char line[1024], mnt[512] = "", self[512] = "";
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    while (f && fgets(line, sizeof line, f)) {
+        /* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE SUPER */
+        char *dash = strstr(line, " - cgroup2 ");
+        char root[512], point[512];
+        if (dash && sscanf(line, "%*s %*s %*s %511s %511s", root, point) == 2 &&
+            !strcmp(root, "/")) {
+            snprintf(mnt, sizeof mnt, "%s", point);
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    f = fopen("/proc/self/cgroup", "re");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "0::", 3)) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(self, sizeof self, "%s", line + 3);
+            break;
+        }
+    if (f)
+        fclose(f);
+    if (!mnt[0] || !self[0])
+        return -1;
+    int n = snprintf(out, len, "%s%s", mnt, strcmp(self, "/") ? self : "");
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+static int cgroup_of(const char *name, char *out, size_t len)
+{
+    char self[1024];
+    if (cgroup_self(self, sizeof self) < 0 || access(self, W_OK) != 0)
+        return -1;
+    int n = snprintf(out, len, "%s/vram-%s", self, name);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int family_prepare(const char *name, char *out, size_t len, char *err, size_t errlen)
+{
+    char dir[1024];
+    out[0] = '\0';
+    if (cgroup_of(name, dir, sizeof dir) < 0)
+        return 0;
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        if (errno == EACCES || errno == EPERM || errno == EROFS)
+            return 0; /* not ours to make: the environment tag will do */
+        snprintf(err, errlen, "cannot make the cgroup %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(out, len, "%s/cgroup.procs", dir);
+    return 0;
+}
+
+void family_join(const char *procs, char *tag)
+{
+    pid_t self = getpid();
+    char digits[12];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + self % 10);
+        self /= 10;
+    } while (self && n < 11);
+    char *d = strchr(tag, '=');
+    if (d) {
+        d++;
+        while (n)
+            *d++ = digits[--n];
+        *d = '\0';
+    }
+    if (procs && procs[0]) {
+        int fd = open(procs, O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            /* "0" moves the writer itself */
+            if (write(fd, "0", 1) < 0) {
+                /* stays where the daemon is: the tag still finds it */
+            }
+            close(fd);
+        }
+    }
+}
+
+/* Whether pid's environment holds the entry want ("VRAM_MODEL_PID=123"). */
+static bool tagged(const char *pid, const char *want, size_t wn)
+{
+    char path[64], buf[16384];
+    snprintf(path, sizeof path, "/proc/%s/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool hit = false;
+    size_t have = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + have, sizeof buf - have);
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+        /* entries are NUL-terminated; look at whole ones only */
+        size_t start = 0;
+        for (size_t i = 0; i < have; i++) {
+            if (buf[i] != '\0')
+                continue;
+            if (i - start == wn && !memcmp(buf + start, want, wn))
+                hit = true;
+            start = i + 1;
+        }
+        if (hit)
+            break;
+        if (start == 0 && have == sizeof buf)
+            have = 0; /* one entry longer than the buffer: not ours */
+        else {
+            memmove(buf, buf + start, have - start);
+            have -= start;
+        }
+    }
+    close(fd);
+    return hit;
+}
+
+static unsigned by_tag(pid_t main, uid_t uid, int sig)
+{
+    char want[64];
+    size_t wn = (size_t)snprintf(want, sizeof want, FAMILY_ENV "=%d", (int)main);
+    DIR *dir = opendir("/proc");
+    if (!dir)
+        return 0;
+    unsigned n = 0;
+    pid_t self = getpid();
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        char *end;
+        long p = strtol(e->d_name, &end, 10);
+        if (*end || p <= 1 || p == self)
+            continue;
+        struct stat st;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld", p);
+        if (stat(path, &st) < 0 || st.st_uid != uid)
+            continue;
+        if (tagged(e->d_name, want, wn) && kill((pid_t)p, sig) == 0)
+            n++;
+    }
+    closedir(dir);
+    return n;
+}
+
+static unsigned by_cgroup(const char *name, int sig)
+{
+    char dir[1024], path[1100];
+    if (cgroup_of(name, dir, sizeof dir) < 0)
+        return 0;
+    unsigned n = 0;
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    FILE *f = fopen(path, "re");
+    long p;
+    while (f && fscanf(f, "%ld", &p) == 1)
+        if (p > 1 && kill((pid_t)p, sig) == 0)
+            n++;
+    if (f)
+        fclose(f);
+    if (sig == SIGKILL) { /* also whatever forks meanwhile (Linux 5.14) */
+        snprintf(path, sizeof path, "%s/cgroup.kill", dir);
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            if (write(fd, "1", 1) < 0) {
+                /* an older kernel: the list above did it */
+            }
+            close(fd);
+        }
+    }
+    return n;
+}
+
+unsigned family_signal(const char *name, pid_t pid, uid_t uid, int sig)
+{
+    if (pid <= 1)
+        return 0;
+    unsigned n = by_cgroup(name, sig) + by_tag(pid, uid, sig);
+    if (kill(-pid, sig) == 0)
+        n++;
+    else if (kill(pid, sig) == 0) /* not a group leader (an adopted process) */
+        n++;
+    return n;
+}
+
+void family_forget(const char *name)
+{
+    char dir[1024];
+    if (cgroup_of(name, dir, sizeof dir) == 0)
+        rmdir(dir);
+}
