@@ -195,7 +195,8 @@ static int cmd_suspend(int argc, char **argv)
     char uuid[96];
     snprintf(uuid, sizeof uuid, "%s", s.gpus[g].uuid);
     uint64_t t0 = clock_mono_ms();
-    if (park_suspend(ck, why, pid, (unsigned)(timeout * 1000), driver, &pr, err, sizeof err) < 0) {
+    if (park_suspend(ck, why, pid, (unsigned)(timeout * 1000), driver, NULL, &pr, err,
+                     sizeof err) < 0) {
         fprintf(stderr, "vram suspend: %s\n", err);
         goto out;
     }
@@ -294,7 +295,7 @@ static int cmd_resume(int argc, char **argv)
     }
     const char *to = gpu >= 0 ? s.gpus[gpu].uuid : NULL;
     uint64_t t0 = clock_mono_ms();
-    if (park_resume(ck, why, pid, to ? from : NULL, to, &pr, err, sizeof err) < 0) {
+    if (park_resume(ck, why, pid, to ? from : NULL, to, NULL, &pr, err, sizeof err) < 0) {
         fprintf(stderr, "vram resume: %s; it stays suspended\n", err);
         goto out;
     }

@@ -92,13 +92,28 @@ static uint64_t coming(const struct sched *s, int g)
     return sum;
 }
 
+/* What g will have for one more model once what is leaving has left,
+ * after everything committed (overlapped resumes included): negative when
+ * promised already. */
+static int64_t avail(const struct sched *s, int g)
+{
+    const struct sched_gpu *G = &s->gpus[g];
+    int64_t committed = (int64_t)sched_committed(s, g), leaving = (int64_t)coming(s, g);
+    int64_t a = (int64_t)G->capacity - (int64_t)G->foreign - committed + leaving;
+    if (G->budget) {
+        int64_t b = (int64_t)G->budget - committed + leaving;
+        a = b < a ? b : a;
+    }
+    return a;
+}
+
 static uint64_t host_used(const struct sched *s)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < s->nmodels; i++) {
         const struct sched_model *m = &s->models[i];
-        if (m->state == SCHED_SUSPENDED)
-            sum += m->host_bytes;
+        if (m->state == SCHED_SUSPENDED || m->state == SCHED_RESUMING)
+            sum += m->host_bytes; /* a resume holds its host copy until it is done */
         else if (m->state == SCHED_SUSPENDING)
             sum += m->need;
     }
@@ -316,11 +331,11 @@ static void evict(struct sched *s, unsigned i, struct out *o)
 static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t need, uint64_t now,
                         unsigned *v)
 {
-    uint64_t have = room(s, g) + coming(s, g);
+    int64_t have = avail(s, g);
     int n = 0;
     bool taken[s->nmodels > 0 ? s->nmodels : 1];
     memset(taken, 0, sizeof taken);
-    while (have < need) {
+    while (have < (int64_t)need) {
         int best = -1;
         for (size_t i = 0; i < s->nmodels; i++) {
             const struct sched_model *c = &s->models[i];
@@ -335,7 +350,7 @@ static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t ne
             return -1;
         taken[best] = true;
         v[n++] = (unsigned)best;
-        have += s->models[best].need;
+        have += (int64_t)s->models[best].need;
     }
     return n;
 }
@@ -349,6 +364,24 @@ static bool gpu_allowed(const struct sched_model *m, int g)
     if (m->resume_gpu >= 0)
         return g == m->resume_gpu;
     return m->only_gpu < 0 || m->only_gpu == g;
+}
+
+/* A model fast swap moved out comes back now on the GPU it left, while
+ * what is leaving that GPU still leaves, if it will fit once that is out. */
+static bool overlap(struct sched *s, unsigned i, struct out *o)
+{
+    struct sched_model *m = &s->models[i];
+    int g = m->bound_gpu;
+    if (!s->overlap || m->state != SCHED_SUSPENDED || g < 0 || (size_t)g >= s->ngpus ||
+        !coming(s, g) || avail(s, g) < (int64_t)m->need)
+        return false;
+    struct sched_action *a = act(o, SCHED_ACT_RESUME, i, g, 0);
+    if (!a)
+        return false;
+    a->overlap = coming(s, g);
+    m->gpu = g;
+    m->state = SCHED_RESUMING;
+    return true;
 }
 
 /* Starts or resumes model i where it fits; else evicts on the GPU that
@@ -377,6 +410,8 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
         act(o, resume ? SCHED_ACT_RESUME : SCHED_ACT_START, i, best, 0);
         return true;
     }
+    if (overlap(s, i, o))
+        return true;
     unsigned victims[SCHED_MAX_QUEUE], fewest[SCHED_MAX_QUEUE];
     int nf = -1;
     for (int g = 0; g < (int)s->ngpus && s->nmodels <= SCHED_MAX_QUEUE; g++) {
@@ -390,7 +425,7 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
     }
     for (int k = 0; k < nf; k++)
         evict(s, fewest[k], o);
-    return false;
+    return nf > 0 && overlap(s, i, o);
 }
 
 static bool needs_place(const struct sched_model *m, uint64_t now)

@@ -11,8 +11,11 @@
  * been resident min_resident_ms, against thrash), unpinned ones only,
  * lowest priority first, then least recently used. Keep-alive is about
  * time: a model nobody used for its keep-alive gives its memory back to the
- * machine even with no pressure. Time is a parameter: the daemon passes a
- * monotonic clock. */
+ * machine even with no pressure. A model fast swap moved out may come back
+ * while its victims are still moving out (overlap): PCIe carries both
+ * ways at once, and the process waits at each allocation for the memory
+ * the others give back, never taking more than will be free once they are
+ * out. Time is a parameter: the daemon passes a monotonic clock. */
 #ifndef VRAM_CORE_SCHED_H
 #define VRAM_CORE_SCHED_H
 
@@ -83,6 +86,7 @@ struct sched {
     size_t ngpus;
     uint64_t host_budget;     /* host RAM for suspended models */
     uint64_t min_resident_ms; /* a model is not evicted sooner after it became ready */
+    bool overlap; /* a fast-swapped model may come back while its victims still leave */
     unsigned max_failures;
     uint64_t backoff_ms; /* doubled after each failure */
     struct sched_demand queue[SCHED_MAX_QUEUE];
@@ -142,6 +146,7 @@ struct sched_action {
     unsigned model;
     int gpu;
     uint64_t id;
+    uint64_t overlap;           /* RESUME: bytes still leaving its GPU meanwhile; 0: none */
     enum sched_refusal refusal; /* REFUSE: why, in a word */
     char why[200];              /* REFUSE: why, for people */
 };

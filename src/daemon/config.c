@@ -135,13 +135,16 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     } else if (!strcmp(name, "min_resident")) {
         if (units_parse_seconds(v, &c->min_resident_s) < 0 || c->min_resident_s > 3600)
             FAIL("min_resident '%s': a duration up to 1h, like 1s", v);
+    } else if (!strcmp(name, "overlap")) {
+        if (!parse_bool(v, &c->overlap))
+            FAIL("overlap '%s': yes or no", v);
     } else if (!strcmp(name, "port_base")) {
         if (units_parse_seconds(v, &d) < 0 || d < 1024 || d > 65000 || d != (unsigned)d)
             FAIL("port_base '%s': a port from 1024 to 65000", v);
         c->port_base = (unsigned)d;
     } else
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
-             "max_body, wait, budget, margin, host_budget, min_resident, port_base)",
+             "max_body, wait, budget, margin, host_budget, min_resident, overlap, port_base)",
              name);
     return 1;
 }
@@ -321,6 +324,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     c->max_body = 16ULL << 20;
     c->wait_s = 300;
     c->min_resident_s = 1;
+    c->overlap = true;
     struct parse ps = {c, text, ""};
     size_t long_len;
     unsigned long_at = long_line(text, &long_len);

@@ -48,6 +48,7 @@ struct config {
     uint64_t host_budget; /* 0: half of the host's RAM */
     unsigned port_base;   /* model ports are taken from here up */
     double min_resident_s; /* a model is not evicted sooner after it became ready */
+    bool overlap;          /* a switch moves one model out and the other in at once */
     char notes[512];       /* what the file says that still works but should change */
     struct config_model models[CONFIG_MAX_MODELS];
     size_t nmodels;

@@ -16,8 +16,10 @@
 
 #include "app/clock.h"
 #include "app/store.h"
+#include "core/units.h"
 #include "daemon/api.h"
 #include "daemon/events.h"
+#include "daemon/hostpool.h"
 #include "daemon/proxy.h"
 #include "daemon/reload.h"
 #include "daemon/super.h"
@@ -143,8 +145,8 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                              fast,
                              dm->cfg.swap_pool,
                              d->sched.host_budget,
-                             -1,
-                             0};
+                             fast && d->pool ? d->pool->fd : -1,
+                             d->pool ? d->pool->map.size : 0};
     char err[256];
     dm->began_ms = daemon_now_ms();
     if (!port || super_start(&sp, &dm->pid, &dm->start, err, sizeof err) < 0) {
@@ -176,16 +178,31 @@ static void stop_model(struct daemon *d, unsigned i)
     arm(dm, STOP_GRACE_MS);
 }
 
-static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu)
+static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t overlap)
 {
     struct dmodel *dm = &d->dm[i];
-    struct worker_job j = {.model = i, .resume = resume, .pid = dm->pid,
-                           .driver_only = !dm->cfg.fast};
+    struct worker_job j = {.model = i,
+                           .resume = resume,
+                           .pid = dm->pid,
+                           .driver_only = !dm->cfg.fast,
+                           .overlap = overlap};
     char err[232];
     dm->began_ms = daemon_now_ms();
     if (!resume) {
         dm->left_gpu = d->smodels[i].gpu;
         dm->host_bytes = measure(d, dm->pid);
+        /* its window of the shared pool: what it holds on the GPU covers
+         * what fast swap moves */
+        if (d->pool && dm->cfg.fast &&
+            hostpool_take(&d->pool->map, i, dm->host_bytes, &j.pool_off, &j.pool_len) < 0) {
+            char a[32], b[32];
+            fprintf(stderr,
+                    "vram serve: %s: the host pool has no %s left (of %s): the driver's "
+                    "checkpoint instead\n",
+                    dm->cfg.name, units_fmt_size(dm->host_bytes, a, sizeof a),
+                    units_fmt_size(d->pool->map.size, b, sizeof b));
+            j.driver_only = true;
+        }
     } else if (dm->left_gpu >= 0 && gpu >= 0 && dm->left_gpu != gpu) {
         /* the driver remaps by UUID */
         snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
@@ -210,12 +227,14 @@ static void park_job(void *arg, const struct worker_job *j, struct worker_report
 {
     const struct daemon *d = arg;
     struct park_result pr = {0}; /* park.c asks the process which path */
+    struct park_fast f = {j->pool_off, j->pool_len, j->overlap};
     int rc = j->resume ? park_resume(d->ckpt, d->ckpt_why, j->pid, j->from[0] ? j->from : NULL,
-                                     j->to[0] ? j->to : NULL, &pr, r->error, sizeof r->error)
-                       : park_suspend(d->ckpt, d->ckpt_why, j->pid, 30000, j->driver_only, &pr,
-                                      r->error, sizeof r->error);
+                                     j->to[0] ? j->to : NULL, &f, &pr, r->error, sizeof r->error)
+                       : park_suspend(d->ckpt, d->ckpt_why, j->pid, 30000, j->driver_only, &f,
+                                      &pr, r->error, sizeof r->error);
     r->ok = rc == 0;
     r->fast = pr.path == PARK_FAST;
+    r->bytes = pr.fast.bytes;
 }
 
 static void on_parked(void *arg, const struct worker_report *r)
@@ -229,8 +248,13 @@ static void on_parked(void *arg, const struct worker_report *r)
                             .error = r->error};
     if (!r->resume && r->ok) {
         snprintf(dm->how, sizeof dm->how, "%s", r->fast ? "fast" : "checkpoint");
+        if (r->fast && r->bytes)
+            dm->host_bytes = r->bytes; /* what moved, not what NVML counted (the context) */
         e.bytes = dm->host_bytes;
     }
+    /* the window covered what NVML counted: keep what fast swap used */
+    if (d->pool && !r->resume)
+        hostpool_shrink(&d->pool->map, r->model, r->ok && r->fast ? r->bytes : 0);
     daemon_step(d, &e);
 }
 
@@ -255,10 +279,10 @@ static void act(struct daemon *d, const struct sched_action *a)
         stop_model(d, a->model);
         break;
     case SCHED_ACT_SUSPEND:
-        suspend_model(d, a->model, false, -1);
+        suspend_model(d, a->model, false, -1, 0);
         break;
     case SCHED_ACT_RESUME:
-        suspend_model(d, a->model, true, a->gpu);
+        suspend_model(d, a->model, true, a->gpu, a->overlap);
         break;
     case SCHED_ACT_GRANT:
     case SCHED_ACT_REFUSE:
@@ -284,7 +308,13 @@ uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wai
 
 void daemon_release(struct daemon *d, unsigned model)
 {
-    struct sched_event e = {.kind = SCHED_EV_RELEASE, .model = model};
+    daemon_release_keep(d, model, false, 0);
+}
+
+void daemon_release_keep(struct daemon *d, unsigned model, bool keep_set, uint64_t keep_ms)
+{
+    struct sched_event e = {
+        .kind = SCHED_EV_RELEASE, .model = model, .keep_set = keep_set, .keep_ms = keep_ms};
     daemon_step(d, &e);
 }
 
@@ -355,6 +385,10 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
     case SCHED_BUSY:
         break;
     }
+    /* its window of the host pool, once its bytes are back or gone */
+    if (d->pool && m->state != SCHED_SUSPENDING && m->state != SCHED_SUSPENDED &&
+        m->state != SCHED_RESUMING)
+        hostpool_give(&d->pool->map, i);
     /* ready and busy are one state for the record: no write per request */
     if (!(up && was_up))
         remember(d, i);

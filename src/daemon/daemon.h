@@ -30,6 +30,7 @@ struct worker;
 struct store;
 struct probe;
 struct ckpt;
+struct hostpool;
 
 /* A model's process, as the supervisor sees it. */
 struct dmodel {
@@ -70,6 +71,7 @@ struct daemon {
     struct events *events;
     struct proxy *proxy; /* NULL without listen = */
     struct worker *worker;
+    struct hostpool *pool; /* fast swap's pinned host memory; NULL: each model its own */
     struct event *tick, *sig[4];
     /* events raised while actions run, applied after them in order */
     struct sched_event evq[64];
@@ -112,6 +114,10 @@ uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wai
 
 /* One hold on model less. */
 void daemon_release(struct daemon *d, unsigned model);
+
+/* The same, at the end of a request that asked how long its model stays
+ * (keep_set; keep_ms 0: evict once idle, SCHED_FOREVER: for good). */
+void daemon_release_keep(struct daemon *d, unsigned model, bool keep_set, uint64_t keep_ms);
 
 /* The model named name (not removed by a reload), or -1. */
 int daemon_model_index(const struct daemon *d, const char *name);

@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "core/units.h"
 #include "daemon/front.h"
 #include "daemon/proxy.h"
 #include "daemon/relay.h"
@@ -50,6 +51,8 @@ struct preq {
     struct relay_conn *up; /* while the backend answers */
     bool granted, started, finished;
     bool gone; /* the client left */
+    bool keep_set;    /* the request asked how long its model stays (keep_alive) */
+    uint64_t keep_ms; /* SCHED_FOREVER: for good */
     int status;
     uint64_t t0, t_granted, t_first; /* microseconds */
     struct preq *next;               /* in the model's queue over its concurrency */
@@ -133,7 +136,7 @@ static void finish(struct preq *p, bool keep_conn)
     }
     if (p->granted) {
         pm->inflight--;
-        daemon_release(px->d, p->model);
+        daemon_release_keep(px->d, p->model, p->keep_set, p->keep_ms);
     }
     evbuffer_free(p->body);
     unsigned model = p->model;
@@ -353,8 +356,32 @@ static void list_models(struct daemon *d, struct front_req *r, bool ollama)
     json_decref(j);
 }
 
-/* The model a JSON body names, into name; an error message otherwise. */
-static const char *model_of_body(struct evbuffer *body, char *name, size_t len)
+/* A keep-alive as Ollama takes it: a duration ("5m", "30s", "0") or a
+ * number of seconds; negative is forever. false when it is neither. */
+static bool keep_alive_of(json_t *v, uint64_t *ms)
+{
+    double s;
+    if (json_is_number(v)) {
+        s = json_number_value(v);
+    } else if (json_is_string(v)) {
+        const char *t = json_string_value(v);
+        if (t[0] == '-') {
+            *ms = SCHED_FOREVER;
+            return true;
+        }
+        if (units_parse_seconds(t, &s) < 0)
+            return false;
+    } else {
+        return false;
+    }
+    *ms = s < 0 ? SCHED_FOREVER : s > 365 * 86400.0 ? SCHED_FOREVER : (uint64_t)(s * 1000);
+    return true;
+}
+
+/* The model a JSON body names, into name, and its keep_alive if it has
+ * one; an error message otherwise. */
+static const char *model_of_body(struct evbuffer *body, char *name, size_t len,
+                                 struct preq *p)
 {
     size_t n = evbuffer_get_length(body);
     if (!n)
@@ -369,6 +396,12 @@ static const char *model_of_body(struct evbuffer *body, char *name, size_t len)
         why = "the body names no model: add \"model\": \"NAME\" (GET /v1/models lists them)";
     else
         snprintf(name, len, "%s", json_string_value(m));
+    json_t *k = j ? json_object_get(j, "keep_alive") : NULL;
+    if (!why && k && !keep_alive_of(k, &p->keep_ms))
+        why = "keep_alive: a duration (\"5m\", \"0\") or seconds; negative keeps the model "
+              "loaded for good";
+    else if (!why && k)
+        p->keep_set = true;
     json_decref(j);
     return why;
 }
@@ -423,11 +456,21 @@ static void on_request(void *arg, struct front_req *r)
     } else if (!strncmp(path, "/v1/", 4) || !strcmp(path, "/api/generate") ||
                !strcmp(path, "/api/chat") || !strcmp(path, "/api/embed") ||
                !strcmp(path, "/api/embeddings")) {
-        why = model_of_body(p->body, name, sizeof name);
+        why = model_of_body(p->body, name, sizeof name, p);
         wbuf_copy(p->uri, sizeof p->uri, uri, strlen(uri));
     } else {
         why = "no route: /v1/... and /api/... name the model in the body, /m/NAME/... in the path";
         code = 404;
+    }
+    /* the same for clients that cannot add a field (OpenAI's SDKs): a header */
+    const char *kh = why ? NULL : front_header(r, "X-Vram-Keep-Alive");
+    if (kh) {
+        json_t *v = json_string(kh);
+        if (v && keep_alive_of(v, &p->keep_ms))
+            p->keep_set = true;
+        else
+            why = "X-Vram-Keep-Alive: a duration (5m, 0) or -1 for good";
+        json_decref(v);
     }
     int i = why ? -1 : daemon_model_index(d, name);
     if (!why && i < 0) {

@@ -14,8 +14,10 @@
 #include "app/clock.h"
 #include "app/selfpath.h"
 #include "app/store.h"
+#include "core/units.h"
 #include "daemon/api.h"
 #include "daemon/daemon.h"
+#include "daemon/hostpool.h"
 #include "daemon/proxy.h"
 #include "daemon/super.h"
 #include "daemon/table.h"
@@ -73,6 +75,54 @@ static void adopt(struct daemon *d)
     }
 }
 
+/* RAM free for the pool: what the kernel says is available, less a
+ * margin for everything else. */
+static uint64_t ram_for_pool(void)
+{
+    FILE *f = fopen("/proc/meminfo", "re");
+    unsigned long long kb = 0;
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    uint64_t avail = (uint64_t)kb << 10, keep = avail / 8 + (2ULL << 30);
+    return avail > keep ? avail - keep : 0;
+}
+
+/* The shared host pool: as large as the models fast swap may move all at
+ * once, within host_budget and the RAM there is. Models started before
+ * (adopted) keep their own pools. */
+static void open_pool(struct daemon *d)
+{
+    uint64_t want = 0;
+    for (size_t i = 0; i < d->sched.nmodels; i++)
+        if (d->dm[i].cfg.fast && d->dm[i].cfg.evict == SCHED_EVICT_SUSPEND)
+            want += d->smodels[i].need;
+    uint64_t size = want < d->sched.host_budget ? want : d->sched.host_budget;
+    uint64_t ram = ram_for_pool();
+    char a[32], b[32], err[256];
+    if (!size || !d->shim[0])
+        return;
+    if (size > ram) {
+        fprintf(stderr, "vram serve: host pool: %s wanted, %s of RAM available: %s\n",
+                units_fmt_size(size, a, sizeof a), units_fmt_size(ram, b, sizeof b),
+                units_fmt_size(ram, b, sizeof b));
+        size = ram;
+    }
+    struct hostpool *p = calloc(1, sizeof *p);
+    if (!p || size < HOSTPOOL_ALIGN || hostpool_open(p, size, err, sizeof err) < 0) {
+        fprintf(stderr, "vram serve: no shared host pool (%s): each model pins its own\n",
+                p ? err : "out of memory");
+        free(p);
+        return;
+    }
+    d->pool = p;
+    fprintf(stderr, "vram serve: host pool: %s for fast swap, filling in the background\n",
+            units_fmt_size(size, a, sizeof a));
+}
+
 int serve_run(const char *config_path, char *err, size_t len)
 {
     struct daemon *d = calloc(1, sizeof *d);
@@ -120,12 +170,14 @@ int serve_run(const char *config_path, char *err, size_t len)
     d->sched.host_budget =
         d->cfg.host_budget ? d->cfg.host_budget : (uint64_t)pages * (uint64_t)page / 2;
     d->sched.min_resident_ms = (uint64_t)(d->cfg.min_resident_s * 1000);
+    d->sched.overlap = d->cfg.overlap;
     d->sched.max_failures = 3;
     d->sched.backoff_ms = 1000;
     d->sched.models = d->smodels;
     for (size_t i = 0; i < d->cfg.nmodels; i++)
         table_add(d, &d->cfg.models[i]);
     adopt(d);
+    open_pool(d);
     daemon_refresh(d); /* what others use, before the first decision */
     if (api_listen(d, &d->api, err, len) < 0 || proxy_listen(d, &d->proxy, err, len) < 0)
         goto out;

@@ -194,7 +194,9 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
         dup2(nul, STDIN_FILENO);
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
-        if (s->pool_fd >= 0)
+        if (s->pool_fd == SUPER_POOL_FD)
+            fcntl(SUPER_POOL_FD, F_SETFD, 0);
+        else if (s->pool_fd >= 0)
             dup2(s->pool_fd, SUPER_POOL_FD); /* dup2 clears close-on-exec */
         close_from(s->pool_fd >= 0 ? SUPER_POOL_FD + 1 : 3);
         sigset_t none;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct event_base;
@@ -18,12 +19,15 @@ struct worker_job {
     pid_t pid;
     bool driver_only;    /* skip fast swap */
     char from[96], to[96]; /* resume onto another GPU: the UUIDs (driver path only) */
+    uint64_t pool_off, pool_len; /* suspend: its window of the daemon's host pool; len 0: none */
+    uint64_t overlap;            /* resume: bytes others are moving off its GPU meanwhile */
 };
 
 struct worker_report {
     unsigned model;
     bool resume, ok;
-    bool fast; /* moved by fast swap: it comes back only on the GPU it left */
+    bool fast;      /* moved by fast swap: it comes back only on the GPU it left */
+    uint64_t bytes; /* what fast swap moved */
     char error[232];
 };
 

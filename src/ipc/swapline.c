@@ -3,6 +3,7 @@
  * asked for, but that process runs whatever code its owner chose. */
 #include "ipc/swapline.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,81 @@ socklen_t swapline_address(int pid, struct sockaddr_un *a)
     a->sun_family = AF_UNIX;
     int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "vram-swap-%d", pid);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
+{
+    int n;
+    switch (q->verb) {
+    case SWAPLINE_SUSPEND:
+        n = q->len ? snprintf(out, len, "suspend %u %llu %llu", q->timeout_ms,
+                              (unsigned long long)q->off, (unsigned long long)q->len)
+                   : snprintf(out, len, "suspend %u", q->timeout_ms);
+        break;
+    case SWAPLINE_RESUME:
+        n = q->overlap ? snprintf(out, len, "resume %llu", (unsigned long long)q->overlap)
+                       : snprintf(out, len, "resume");
+        break;
+    case SWAPLINE_PREPARE:
+        n = snprintf(out, len, "prepare");
+        break;
+    default:
+        n = snprintf(out, len, "info");
+    }
+    return n > 0 && (size_t)n < len ? n : -1;
+}
+
+/* Whole unsigned decimal numbers, at most max of them, into v: how many, or
+ * -1 when anything else is there. */
+static int numbers(const char *s, unsigned long long *v, int max)
+{
+    int n = 0;
+    while (*s == ' ')
+        s++;
+    while (*s) {
+        if (n == max || *s < '0' || *s > '9')
+            return -1;
+        char *end;
+        errno = 0;
+        v[n++] = strtoull(s, &end, 10);
+        if (errno || (*end && *end != ' '))
+            return -1;
+        s = end;
+        while (*s == ' ')
+            s++;
+    }
+    return n;
+}
+
+int swapline_parse_request(const char *line, struct swapline_req *q)
+{
+    unsigned long long v[3];
+    int n;
+    memset(q, 0, sizeof *q);
+    if (!strcmp(line, "info")) {
+        q->verb = SWAPLINE_INFO;
+    } else if (!strcmp(line, "prepare")) {
+        q->verb = SWAPLINE_PREPARE;
+    } else if (!strncmp(line, "suspend", 7) && (!line[7] || line[7] == ' ') &&
+               (n = numbers(line + 7, v, 3)) >= 0 && n != 2) {
+        q->verb = SWAPLINE_SUSPEND;
+        if (n >= 1 && v[0] > 24ULL * 3600 * 1000)
+            return -1;
+        q->timeout_ms = n >= 1 ? (unsigned)v[0] : 0;
+        if (n == 3) {
+            if (!v[2] || v[1] > UINT64_MAX - v[2])
+                return -1;
+            q->off = v[1];
+            q->len = v[2];
+        }
+    } else if (!strncmp(line, "resume", 6) && (!line[6] || line[6] == ' ') &&
+               (n = numbers(line + 6, v, 1)) >= 0) {
+        q->verb = SWAPLINE_RESUME;
+        q->overlap = n ? v[0] : 0;
+    } else {
+        return -1;
+    }
+    return 0;
 }
 
 int swapline_format(const struct swapline_info *in, char *out, size_t len)

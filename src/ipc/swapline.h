@@ -2,7 +2,9 @@
  * daemon) and the fast swap inside a process running under libvramcap
  * with VRAM_SWAP=1, on the abstract Unix socket "vram-swap-PID". Both ends
  * build and read it here, so the two cannot drift apart.
- *   request:  info | suspend [TIMEOUT_MS] | resume | prepare
+ *   request:  info | suspend [TIMEOUT_MS [OFF LEN]] | resume [OVERLAP] | prepare
+ *             (OFF LEN: the window of the daemon's host pool to swap into;
+ *             OVERLAP: bytes another process is moving off the GPU now)
  *   answer:   ok KEY=VALUE ... [why=TEXT TO THE END]  |  error MESSAGE */
 #ifndef VRAM_IPC_SWAPLINE_H
 #define VRAM_IPC_SWAPLINE_H
@@ -21,6 +23,21 @@ struct swapline_info {
     uint64_t gate_ms, sync_ms, pool_ms, copy_ms;
     char why[200]; /* why it cannot be swapped fast; empty when it can */
 };
+
+enum swapline_verb { SWAPLINE_INFO, SWAPLINE_SUSPEND, SWAPLINE_RESUME, SWAPLINE_PREPARE };
+
+struct swapline_req {
+    enum swapline_verb verb;
+    unsigned timeout_ms;  /* suspend: how long to wait for calls in flight; 0: default */
+    uint64_t off, len;    /* suspend: the pool window; len 0: none */
+    uint64_t overlap;     /* resume */
+};
+
+/* The request line for q, without its newline; its length, or -1. */
+int swapline_format_request(const struct swapline_req *q, char *out, size_t len);
+
+/* Reads a request line (without its newline): 0, or -1 when it is none. */
+int swapline_parse_request(const char *line, struct swapline_req *q);
 
 /* The socket address of pid's control thread. */
 socklen_t swapline_address(int pid, struct sockaddr_un *a);

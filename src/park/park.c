@@ -29,15 +29,21 @@ enum park_path park_probe(int pid, struct park_result *r)
 }
 
 int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
-                 bool driver_only, struct park_result *r, char *err, size_t len)
+                 bool driver_only, const struct park_fast *f, struct park_result *r, char *err,
+                 size_t len)
 {
     if (driver_only) {
         memset(r, 0, sizeof *r);
         r->path = PARK_DRIVER;
         snprintf(r->note, sizeof r->note, "the driver's checkpoint was asked for");
     } else if ((r->path != PARK_NONE ? r->path : park_probe(pid, r)) == PARK_FAST) {
-        char req[48];
-        snprintf(req, sizeof req, "suspend %u", timeout_ms);
+        char req[96];
+        struct swapline_req q = {.verb = SWAPLINE_SUSPEND, .timeout_ms = timeout_ms};
+        if (f && f->pool_len) {
+            q.off = f->pool_off;
+            q.len = f->pool_len;
+        }
+        swapline_format_request(&q, req, sizeof req);
         /* the pool may have to grow first: allow for pinning at ~1 GiB/s */
         unsigned wait = timeout_ms + 60000 + (unsigned)(r->fast.bytes >> 20);
         return swapctl_call(pid, req, wait, &r->fast, err, len) == 1 ? 0 : -1;
@@ -50,7 +56,8 @@ int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
 }
 
 int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,
-                const char *to_uuid, struct park_result *r, char *err, size_t len)
+                const char *to_uuid, const struct park_fast *f, struct park_result *r,
+                char *err, size_t len)
 {
     char e[240];
     if (r->path == PARK_NONE)
@@ -64,7 +71,11 @@ int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_
                      pid);
             return -1;
         }
-        return swapctl_call(pid, "resume", 120000, &r->fast, err, len) == 1 ? 0 : -1;
+        char req[64];
+        struct swapline_req q = {.verb = SWAPLINE_RESUME, .overlap = f ? f->overlap : 0};
+        swapline_format_request(&q, req, sizeof req);
+        /* an overlapped resume may wait up to two minutes for its room */
+        return swapctl_call(pid, req, 250000, &r->fast, err, len) == 1 ? 0 : -1;
     }
     r->path = PARK_DRIVER;
     if (!c) {

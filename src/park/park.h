@@ -7,6 +7,7 @@
 #define VRAM_PARK_PARK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "park/ckpt.h"
 #include "park/swapctl.h"
@@ -25,17 +26,28 @@ const char *park_path_name(enum park_path p);
  * reason in r->note when it is not the fast one. */
 enum park_path park_probe(int pid, struct park_result *r);
 
+/* What the fast path may use, from the daemon: a window of its host pool
+ * (len 0: the process's own pool) to suspend into; on resume, bytes
+ * another process is moving off the GPU meanwhile (overlap: the resume
+ * waits for that memory instead of failing). */
+struct park_fast {
+    uint64_t pool_off, pool_len;
+    uint64_t overlap;
+};
+
 /* r: what park_probe found, or zeroed (PARK_NONE) to ask here; it comes
  * back with the path taken. ckpt may be NULL (no driver checkpoints): then
- * only the fast path is possible. driver_only skips the fast path. 0, or
- * -1 with err. */
+ * only the fast path is possible. driver_only skips the fast path. f may
+ * be NULL. 0, or -1 with err. */
 int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
-                 bool driver_only, struct park_result *r, char *err, size_t len);
+                 bool driver_only, const struct park_fast *f, struct park_result *r, char *err,
+                 size_t len);
 
 /* Resumes by the path pid was suspended with (r as for park_suspend). Moving to another GPU
  * (from_uuid, to_uuid) is the driver's alone. 0, or -1 with err and the
  * process still suspended. */
 int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,
-                const char *to_uuid, struct park_result *r, char *err, size_t len);
+                const char *to_uuid, const struct park_fast *f, struct park_result *r,
+                char *err, size_t len);
 
 #endif

@@ -42,17 +42,22 @@ static void answer(int fd, const char *req)
     memset(&st, 0, sizeof st);
     int rc = 0;
     uint64_t pool_ms = 0;
-    if (strncmp(req, "suspend", 7) == 0) {
-        unsigned long t = strtoul(req + 7, NULL, 10);
-        rc = swap_suspend(t ? (unsigned)t : 10000, &st, err, sizeof err);
-    } else if (strcmp(req, "resume") == 0) {
-        rc = swap_resume(&st, err, sizeof err);
-    } else if (strcmp(req, "prepare") == 0) {
+    struct swapline_req q;
+    if (swapline_parse_request(req, &q) < 0) {
+        snprintf(err, sizeof err,
+                 "unknown request '%.40s' (info, suspend [MS [OFF LEN]], resume [OVERLAP], "
+                 "prepare)",
+                 req);
+        rc = -1;
+    } else if (q.verb == SWAPLINE_SUSPEND) {
+        struct swap_window w = {q.off, q.len};
+        rc = swap_suspend(q.timeout_ms ? q.timeout_ms : 10000, q.len ? &w : NULL, &st, err,
+                          sizeof err);
+    } else if (q.verb == SWAPLINE_RESUME) {
+        rc = swap_resume(q.overlap, &st, err, sizeof err);
+    } else if (q.verb == SWAPLINE_PREPARE) {
         rc = swap_prepare(&pool_ms, err, sizeof err);
         st.pool_ms = pool_ms;
-    } else if (strcmp(req, "info") != 0) {
-        snprintf(err, sizeof err, "unknown request '%.40s' (info, suspend, resume, prepare)", req);
-        rc = -1;
     }
     if (rc < 0) {
         snprintf(out, sizeof out, "error %s\n", err);
@@ -115,14 +120,18 @@ static void serve_one(int fd)
 
 static void eager_tick(uint64_t *last)
 {
+    static bool failed;
     uint64_t bytes;
     unsigned allocs;
     char why[200], err[200];
     swap_check(&bytes, &allocs, why, sizeof why);
-    if (bytes == *last && bytes > pool_bytes() && !swap_suspended()) {
+    bool grow = pool_shared() ? bytes && !pool_ready() : bytes > pool_bytes();
+    if (bytes == *last && grow && !failed && !swap_suspended()) {
         uint64_t ms;
-        if (swap_prepare(&ms, err, sizeof err) < 0)
+        if (swap_prepare(&ms, err, sizeof err) < 0) {
             fprintf(stderr, "libvramcap: preparing the swap pool: %s\n", err);
+            failed = pool_shared(); /* said once; the suspend will try again */
+        }
     }
     *last = bytes;
 }
@@ -133,7 +142,9 @@ static void *loop(void *arg)
     uint64_t last = 0;
     for (;;) {
         struct pollfd p = {listen_fd, POLLIN, 0};
-        int r = poll(&p, 1, pool_policy() == POOL_EAGER ? 2000 : -1);
+        /* the daemon's pool is pinned here once there is memory to swap */
+        bool ahead = pool_policy() == POOL_EAGER || (pool_shared() && !pool_ready());
+        int r = poll(&p, 1, ahead ? 2000 : -1);
         if (r == 0) {
             eager_tick(&last);
             continue;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +35,38 @@ static unsigned nregions;
 static enum pool_policy policy;
 static uint64_t host_max = UINT64_MAX;
 
+/* the daemon's pool, when there is one */
+static struct {
+    char *base;
+    uint64_t size;
+    bool registered;
+    uint64_t lo, hi, at; /* the window of this pass, and how far it is used */
+} shared;
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int shared_setup(const char *fd_text, char *err, size_t len)
+{
+    const char *sz = getenv("VRAM_SWAP_POOL_SIZE");
+    char *end;
+    long fd = strtol(fd_text, &end, 10);
+    uint64_t size = 0;
+    if (*end || fd < 0 || !sz || units_parse_size(sz, &size) < 0 || !size) {
+        snprintf(err, len, "VRAM_SWAP_POOL_FD='%s' needs VRAM_SWAP_POOL_SIZE, a size", fd_text);
+        return -1;
+    }
+    /* the descriptor stays open: a shell that runs the model's command
+     * passes it on through exec to the server itself */
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+    if (p == MAP_FAILED) {
+        snprintf(err, len, "cannot map the daemon's host pool (%llu bytes)",
+                 (unsigned long long)size);
+        return -1;
+    }
+    shared.base = p;
+    shared.size = size;
+    return 0;
+}
+
 int pool_setup(char *err, size_t len)
 {
     const char *p = getenv("VRAM_SWAP_POOL");
@@ -47,6 +80,9 @@ int pool_setup(char *err, size_t len)
         snprintf(err, len, "VRAM_SWAP_POOL='%s' is not keep, none or eager", p);
         return -1;
     }
+    const char *fd = getenv("VRAM_SWAP_POOL_FD");
+    if (fd && *fd && shared_setup(fd, err, len) < 0)
+        return -1;
     const char *m = getenv("VRAM_SWAP_HOST_MAX");
     if (m && *m && units_parse_size(m, &host_max) < 0) {
         snprintf(err, len, "VRAM_SWAP_HOST_MAX='%s' is not a size (try 64G)", m);
@@ -58,6 +94,48 @@ int pool_setup(char *err, size_t len)
 enum pool_policy pool_policy(void)
 {
     return policy;
+}
+
+bool pool_shared(void)
+{
+    return shared.base != NULL;
+}
+
+int pool_register(char *err, size_t len)
+{
+    int rc = 0;
+    pthread_mutex_lock(&shared_mu);
+    if (shared.base && !shared.registered) {
+        CUresult r = real_cuMemHostRegister_v2
+                         ? real_cuMemHostRegister_v2(shared.base, shared.size, 1 /* PORTABLE */)
+                         : CUDA_ERROR_NOT_INITIALIZED;
+        if (r == CUDA_SUCCESS) {
+            shared.registered = true;
+        } else {
+            snprintf(err, len, "the driver would not pin the daemon's host pool (error %d)", r);
+            rc = -1;
+        }
+    }
+    pthread_mutex_unlock(&shared_mu);
+    return rc;
+}
+
+bool pool_ready(void)
+{
+    return shared.registered;
+}
+
+int pool_window(uint64_t off, uint64_t len, char *err, size_t errlen)
+{
+    if (!shared.base || off > shared.size || len > shared.size - off) {
+        snprintf(err, errlen, "the host pool window %llu+%llu is outside the "
+                 "daemon's pool of %llu bytes", (unsigned long long)off,
+                 (unsigned long long)len, (unsigned long long)shared.size);
+        return -1;
+    }
+    shared.lo = shared.at = off;
+    shared.hi = off + len;
+    return 0;
 }
 
 uint64_t pool_bytes(void)
@@ -72,6 +150,7 @@ void pool_begin(void)
 {
     for (unsigned i = 0; i < nregions; i++)
         regions[i].used = 0;
+    shared.at = shared.lo;
 }
 
 static uint64_t mem_available(void)
@@ -165,6 +244,18 @@ static int grow(uint64_t size, char *err, size_t len)
 
 void *pool_take(uint64_t n, uint64_t want, uint64_t *grow_ms, char *err, size_t len)
 {
+    if (shared.base) { /* the window the daemon gave: no growing */
+        char a[32], b[32];
+        if (shared.hi - shared.at < n) {
+            snprintf(err, len, "the daemon's host pool gave %s for this swap, %s short",
+                     units_fmt_size(shared.hi - shared.lo, a, sizeof a),
+                     units_fmt_size(n - (shared.hi - shared.at), b, sizeof b));
+            return NULL;
+        }
+        void *p = shared.base + shared.at;
+        shared.at += n;
+        return p;
+    }
     for (int tries = 0; tries < 2; tries++) {
         for (unsigned i = 0; i < nregions; i++)
             if (regions[i].size - regions[i].used >= n) {
@@ -183,6 +274,10 @@ void *pool_take(uint64_t n, uint64_t want, uint64_t *grow_ms, char *err, size_t 
 
 int pool_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len)
 {
+    if (shared.base) {
+        snprintf(err, len, "the host pool is the daemon's: it does not grow here");
+        return -1;
+    }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = grow(size, err, len);
@@ -193,6 +288,7 @@ int pool_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len)
 
 void pool_drop(void)
 {
+    /* the shared pool stays mapped and registered: the next suspend's */
     for (unsigned i = 0; i < nregions; i++) {
         if (real_cuMemHostUnregister)
             real_cuMemHostUnregister(regions[i].p);

@@ -4,10 +4,18 @@
  * "keep", the default), given back at each resume ("none"), or grown ahead
  * of the first swap ("eager", by the control thread once allocations have
  * settled). Regions are populated by several threads with huge pages, then
- * registered with the driver. */
+ * registered with the driver.
+ *
+ * Under `vram serve` the pool is the daemon's instead ("shared"): one
+ * memfd for all models, populated once by the daemon, mapped here from
+ * VRAM_SWAP_POOL_FD and registered with the driver once, in the
+ * background; each suspend is given its window in it, so that the pinned
+ * memory of all suspended models together stays within the daemon's
+ * host_budget and a first suspend pins nothing. */
 #ifndef VRAM_SHIM_POOL_H
 #define VRAM_SHIM_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,7 +26,22 @@ enum pool_policy { POOL_KEEP, POOL_NONE, POOL_EAGER };
 int pool_setup(char *err, size_t len);
 enum pool_policy pool_policy(void);
 
-/* Bytes pinned now. */
+/* The daemon's pool is the pool. */
+bool pool_shared(void);
+
+/* Registers the shared pool with the driver (a context must be current):
+ * once, the first call pays for it. 0, or -1 with err. */
+int pool_register(char *err, size_t len);
+
+/* The shared pool is registered. */
+bool pool_ready(void);
+
+/* The next placement pass uses [off, off + len) of the shared pool only.
+ * 0, or -1 with err when it lies outside. */
+int pool_window(uint64_t off, uint64_t len, char *err, size_t errlen);
+
+/* Bytes pinned now by this process for itself (the shared pool is the
+ * daemon's: 0). */
 uint64_t pool_bytes(void);
 
 /* Starts a placement pass: every byte of the pool is free again. */

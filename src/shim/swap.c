@@ -22,6 +22,9 @@
 
 #define STREAMS 4
 #define PIECE   (64ULL << 20)
+/* how long an overlapped resume waits for the memory another process is
+ * giving back (a driver checkpoint of 32 GiB takes ~18 s) */
+#define OVERLAP_WAIT_MS 120000
 
 static bool suspended;
 static CUcontext primary[SHIM_MAX_DEVICES]; /* the context swaps use, per device */
@@ -400,15 +403,50 @@ static void unmake(void)
     }
 }
 
+/* With an overlapped resume: waits until dev has size bytes free above
+ * floor, the memory another process is giving back meanwhile, so that
+ * this process never takes more than will be free once that one is out.
+ * The current context is dev's. */
+static CUresult room_for(uint64_t size, uint64_t floor, uint64_t deadline)
+{
+    for (;;) {
+        size_t fr = 0, tot = 0;
+        if (real_cuMemGetInfo_v2(&fr, &tot) != CUDA_SUCCESS || fr >= size + floor)
+            return CUDA_SUCCESS;
+        if (now_ms() >= deadline)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        struct timespec ts = {0, 200 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Makes, maps and grants again everything dropped, and starts copying
  * each back as soon as it is mapped (the next is made while it copies).
- * On failure, what this call made is released again and err says what
- * was missing. */
-static int make_all(char *err, size_t len)
+ * overlap: bytes another process is moving off the GPU right now; each
+ * allocation then waits for its room (room_for) instead of failing. On
+ * failure, what this call made is released again and err says what was
+ * missing. */
+static int make_all(uint64_t overlap, char *err, size_t len)
 {
     CUresult rc = CUDA_SUCCESS;
-    uint64_t need = 0;
-    int dev = 0;
+    uint64_t need = 0, floor = 0, deadline = now_ms() + OVERLAP_WAIT_MS;
+    int dev = 0, floor_dev = -1;
+    if (overlap) { /* what will be free once the other is out and this is in */
+        uint64_t m = 0;
+        for (unsigned i = 0; i < shim.vtab.n; i++)
+            if (shim.vtab.v[i].va && !shim.vtab.v[i].real) {
+                if (floor_dev < 0)
+                    floor_dev = shim.vtab.v[i].prop.location.id;
+                if (shim.vtab.v[i].prop.location.id == floor_dev)
+                    m += shim.vtab.v[i].size;
+            }
+        size_t fr = 0, tot = 0;
+        if (floor_dev >= 0 && enter_device(floor_dev) == CUDA_SUCCESS &&
+            real_cuMemGetInfo_v2(&fr, &tot) == CUDA_SUCCESS)
+            floor = fr + overlap > m ? fr + overlap - m : 0;
+        else
+            floor_dev = -1;
+    }
     for (unsigned i = 0; i < shim.vtab.n; i++) {
         struct vphys *p = &shim.vtab.v[i];
         if (!p->va || p->real)
@@ -418,7 +456,17 @@ static int make_all(char *err, size_t len)
             continue;
         CUmemGenericAllocationHandle h = 0;
         dev = p->prop.location.id;
-        if ((rc = real_cuMemCreate(&h, p->size, &p->prop, 0)) != CUDA_SUCCESS)
+        bool waits = dev == floor_dev;
+        if (waits && (rc = enter_device(dev)) == CUDA_SUCCESS)
+            rc = room_for(p->size, floor, deadline);
+        while (rc == CUDA_SUCCESS &&
+               (rc = real_cuMemCreate(&h, p->size, &p->prop, 0)) == CUDA_ERROR_OUT_OF_MEMORY &&
+               waits && now_ms() < deadline) { /* freed memory is not always free at once */
+            struct timespec ts = {0, 500 * 1000};
+            nanosleep(&ts, NULL);
+            rc = CUDA_SUCCESS;
+        }
+        if (rc != CUDA_SUCCESS)
             continue;
         if ((rc = real_cuMemMap(p->va, p->size, 0, h, 0)) != CUDA_SUCCESS) {
             real_cuMemRelease(h);
@@ -441,9 +489,10 @@ static int make_all(char *err, size_t len)
     char a[32];
     if (rc == CUDA_ERROR_OUT_OF_MEMORY)
         snprintf(err, len,
-                 "resuming needs %s on GPU %d and the driver said out of memory; still "
+                 "resuming needs %s on GPU %d and the driver said out of memory%s; still "
                  "suspended",
-                 units_fmt_size(need, a, sizeof a), dev);
+                 units_fmt_size(need, a, sizeof a), dev,
+                 floor_dev >= 0 ? " (the memory given back in time was not enough)" : "");
     else
         snprintf(err, len, "bringing %s back to GPU %d failed (error %d); still suspended",
                  units_fmt_size(need, a, sizeof a), dev, rc);
@@ -467,9 +516,15 @@ static void restore_refs(void)
     }
 }
 
-int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len)
+int swap_suspend(unsigned timeout_ms, const struct swap_window *w, struct swap_stats *st,
+                 char *err, size_t len)
 {
     memset(st, 0, sizeof *st);
+    if (pool_shared() && !w) {
+        snprintf(err, len, "this process swaps into the daemon's host pool: ask the daemon "
+                           "(vram suspend MODEL), or give a window");
+        return -1;
+    }
     if (suspended) {
         snprintf(err, len, "already suspended");
         return -1;
@@ -496,6 +551,12 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
         snprintf(err, len, "the GPU reported error %d while finishing the process's work", rc);
         goto refuse;
     }
+    if (pool_shared()) { /* a context is current: finish_work made one so */
+        t = now_ms();
+        if (pool_register(err, len) < 0 || pool_window(w->off, w->len, err, len) < 0)
+            goto refuse;
+        st->pool_ms = now_ms() - t;
+    }
     if (place_all(&st->pool_ms, err, len) < 0)
         goto refuse;
     t = now_ms();
@@ -511,7 +572,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
     if (rc != CUDA_SUCCESS) {
         snprintf(err, len, "moving GPU memory out failed (error %d)", rc);
         char e2[160];
-        if (make_all(e2, sizeof e2) == 0)
+        if (make_all(0, e2, sizeof e2) == 0)
             restore_refs();
         goto refuse;
     }
@@ -525,7 +586,7 @@ refuse:
     return -1;
 }
 
-int swap_resume(struct swap_stats *st, char *err, size_t len)
+int swap_resume(uint64_t overlap, struct swap_stats *st, char *err, size_t len)
 {
     memset(st, 0, sizeof *st);
     if (!suspended) {
@@ -535,7 +596,7 @@ int swap_resume(struct swap_stats *st, char *err, size_t len)
     pthread_mutex_lock(&shim.vtab.mu);
     uint64_t t = now_ms();
     /* the host copy stays intact whatever fails: the process stays out */
-    if (make_all(err, len) < 0) {
+    if (make_all(overlap, err, len) < 0) {
         pthread_mutex_unlock(&shim.vtab.mu);
         return -1;
     }
@@ -555,6 +616,18 @@ int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
     *pool_ms = 0;
     if (suspended)
         return 0;
+    if (pool_shared()) { /* pinned once, ahead of the first suspend */
+        uint64_t t = now_ms();
+        pthread_mutex_lock(&shim.vtab.mu);
+        int dev = shim.vtab.n ? shim.vtab.v[0].prop.location.id : -1;
+        CUresult r = dev_ok(dev) ? enter_device(dev) : CUDA_ERROR_NOT_FOUND;
+        pthread_mutex_unlock(&shim.vtab.mu);
+        if (r != CUDA_SUCCESS)
+            return 0; /* no memory yet: the next tick */
+        int rc = pool_register(err, len);
+        *pool_ms = now_ms() - t;
+        return rc;
+    }
     pthread_mutex_lock(&shim.vtab.mu);
     uint64_t need = mapped_bytes(NULL);
     int rc = 0;

@@ -22,14 +22,25 @@ int swap_check(uint64_t *bytes, unsigned *allocations, char *why, size_t len);
 
 bool swap_suspended(void);
 
+/* Where in the daemon's host pool a suspend puts the bytes. */
+struct swap_window {
+    uint64_t off, len;
+};
+
 /* Holds the threads (waiting up to timeout_ms for calls in flight), waits
- * for the GPU, copies everything out and frees the VRAM. 0, or -1 with err
- * and the process running as before. */
-int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len);
+ * for the GPU, copies everything out and frees the VRAM; into w of the
+ * daemon's pool when there is one (then w is required), else this
+ * process's own pool. 0, or -1 with err and the process running as
+ * before. */
+int swap_suspend(unsigned timeout_ms, const struct swap_window *w, struct swap_stats *st,
+                 char *err, size_t len);
 
 /* Gets VRAM again, maps it at the same addresses, copies back, releases
- * the threads. 0, or -1 with err and the process still suspended. */
-int swap_resume(struct swap_stats *st, char *err, size_t len);
+ * the threads. overlap: bytes another process is moving off the GPU at
+ * this moment: each allocation waits for its room, never taking more than
+ * will be free once that process is out. 0, or -1 with err and the
+ * process still suspended. */
+int swap_resume(uint64_t overlap, struct swap_stats *st, char *err, size_t len);
 
 /* A cuMemAlloc / cuMemFree made of VMM calls, so that the memory can be
  * moved. Where the driver has no VMM, a plain allocation, and *plain says
@@ -37,7 +48,8 @@ int swap_resume(struct swap_stats *st, char *err, size_t len);
 CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain);
 CUresult swap_free(CUdeviceptr dptr);
 
-/* Grows the host pool to what a suspend would need now ("eager"). */
+/* Grows the host pool to what a suspend would need now ("eager"); with
+ * the daemon's pool, registers it with the driver once. */
 int swap_prepare(uint64_t *pool_ms, char *err, size_t len);
 
 #endif
