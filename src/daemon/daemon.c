@@ -5,7 +5,6 @@
  * out are queued and applied after them, never re-entrantly. */
 #include "daemon/daemon.h"
 
-#include <event2/http.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "core/units.h"
 #include "daemon/api.h"
 #include "daemon/events.h"
+#include "daemon/health.h"
 #include "daemon/hostpool.h"
 #include "daemon/proxy.h"
 #include "daemon/reload.h"
@@ -185,7 +185,9 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
                            .resume = resume,
                            .pid = dm->pid,
                            .driver_only = !dm->cfg.fast,
-                           .overlap = overlap};
+                           /* overlapped: it may take the memory the others give
+                            * back as they go, never the GPU's last margin */
+                           .floor = overlap ? (d->cfg.margin ? d->cfg.margin : 1) : 0};
     char err[232];
     dm->began_ms = daemon_now_ms();
     if (!resume) {
@@ -227,7 +229,7 @@ static void park_job(void *arg, const struct worker_job *j, struct worker_report
 {
     const struct daemon *d = arg;
     struct park_result pr = {0}; /* park.c asks the process which path */
-    struct park_fast f = {j->pool_off, j->pool_len, j->overlap};
+    struct park_fast f = {j->pool_off, j->pool_len, j->floor};
     int rc = j->resume ? park_resume(d->ckpt, d->ckpt_why, j->pid, j->from[0] ? j->from : NULL,
                                      j->to[0] ? j->to : NULL, &f, &pr, r->error, sizeof r->error)
                        : park_suspend(d->ckpt, d->ckpt_why, j->pid, 30000, j->driver_only, &f,
@@ -425,13 +427,14 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
 
 /* ---- health checks, stop timeouts ---- */
 
-static void on_health(struct evhttp_request *req, void *arg)
+static void on_health(void *arg, int status)
 {
     struct dmodel *dm = arg;
     struct daemon *d = dm->d;
+    dm->health = NULL;
     if (d->smodels[dm->index].state != SCHED_STARTING)
         return;
-    if (req && evhttp_request_get_response_code(req) == 200) {
+    if (status == 200) {
         struct sched_event e = {
             .kind = SCHED_EV_READY, .model = dm->index, .bytes = measure(d, dm->pid)};
         if (e.bytes < dm->cfg.vram)
@@ -462,30 +465,19 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
         super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
         snprintf(why, sizeof why, "no answer on http://127.0.0.1:%u%s within %.0f s%s%s", dm->port,
                  dm->cfg.health, dm->cfg.start_timeout_s, last[0] ? "; log: " : "", last);
+        health_cancel(dm->health);
+        dm->health = NULL;
         super_signal(dm->cfg.name, dm->pid, SIGKILL);
         struct sched_event e = {.kind = SCHED_EV_FAILED, .model = dm->index, .error = why};
         daemon_step(d, &e);
         return;
     }
-    /* a connection per poll, freed when its request ends: one that failed
-     * to connect (the server not up yet) is not reused in a bad state */
-    struct evhttp_connection *c =
-        evhttp_connection_base_new(d->base, NULL, "127.0.0.1", (uint16_t)dm->port);
-    struct evhttp_request *req = c ? evhttp_request_new(on_health, dm) : NULL;
-    if (c) {
-        evhttp_connection_set_timeout(c, 2);
-        evhttp_connection_free_on_completion(c);
-    }
-    if (req) { /* HTTP/1.1 servers answer 400 without it */
-        char host[32];
-        snprintf(host, sizeof host, "127.0.0.1:%u", dm->port);
-        evhttp_add_header(evhttp_request_get_output_headers(req), "Host", host);
-    }
-    if (!req || evhttp_make_request(c, req, EVHTTP_REQ_GET, dm->cfg.health) < 0) {
-        if (c && !req)
-            evhttp_connection_free(c);
+    /* a connection per poll: one that failed to connect (the server not
+     * up yet) is never reused in a bad state */
+    if (!dm->health)
+        dm->health = health_check(d->base, dm->port, dm->cfg.health, 2000, on_health, dm);
+    if (!dm->health)
         arm(dm, 200);
-    }
 }
 
 /* ---- exits ---- */
@@ -498,6 +490,8 @@ static void exited(struct daemon *d, unsigned i, const char *how)
     snprintf(why, sizeof why, "%s%s%s", how, last[0] ? "; log: " : "", last);
     /* its main process is gone: so is whatever it left running */
     super_signal(dm->cfg.name, dm->pid, SIGKILL);
+    health_cancel(dm->health);
+    dm->health = NULL;
     family_forget(dm->cfg.name);
     dm->pid = 0;
     if (d->proxy)

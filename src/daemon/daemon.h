@@ -31,6 +31,7 @@ struct store;
 struct probe;
 struct ckpt;
 struct hostpool;
+struct health;
 
 /* A model's process, as the supervisor sees it. */
 struct dmodel {
@@ -45,7 +46,8 @@ struct dmodel {
     unsigned port;
     uint64_t began_ms; /* when the current start, suspend or resume began */
     uint64_t deadline_ms;
-    struct event *timer; /* health polls while starting; the kill after a grace period */
+    struct event *timer;    /* health polls while starting; the kill after a grace period */
+    struct health *health;  /* the poll in flight */
     char how[16];        /* how it was last suspended */
     int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
     uint64_t host_bytes;

@@ -125,7 +125,9 @@ static void open_pool(struct daemon *d)
 
 int serve_run(const char *config_path, char *err, size_t len)
 {
-    struct daemon *d = calloc(1, sizeof *d);
+    /* one daemon per process, never torn down: the process exits after */
+    static struct daemon *d;
+    d = calloc(1, sizeof *d);
     if (!d) {
         snprintf(err, len, "out of memory");
         return -1;

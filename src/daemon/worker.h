@@ -20,7 +20,7 @@ struct worker_job {
     bool driver_only;    /* skip fast swap */
     char from[96], to[96]; /* resume onto another GPU: the UUIDs (driver path only) */
     uint64_t pool_off, pool_len; /* suspend: its window of the daemon's host pool; len 0: none */
-    uint64_t overlap;            /* resume: bytes others are moving off its GPU meanwhile */
+    uint64_t floor;              /* resume overlapped: the free memory it must leave; 0: not */
 };
 
 struct worker_report {

@@ -26,7 +26,7 @@ int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
                    : snprintf(out, len, "suspend %u", q->timeout_ms);
         break;
     case SWAPLINE_RESUME:
-        n = q->overlap ? snprintf(out, len, "resume %llu", (unsigned long long)q->overlap)
+        n = q->floor ? snprintf(out, len, "resume %llu", (unsigned long long)q->floor)
                        : snprintf(out, len, "resume");
         break;
     case SWAPLINE_PREPARE:
@@ -84,7 +84,7 @@ int swapline_parse_request(const char *line, struct swapline_req *q)
     } else if (!strncmp(line, "resume", 6) && (!line[6] || line[6] == ' ') &&
                (n = numbers(line + 6, v, 1)) >= 0) {
         q->verb = SWAPLINE_RESUME;
-        q->overlap = n ? v[0] : 0;
+        q->floor = n ? v[0] : 0;
     } else {
         return -1;
     }

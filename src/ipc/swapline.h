@@ -2,9 +2,10 @@
  * daemon) and the fast swap inside a process running under libvramcap
  * with VRAM_SWAP=1, on the abstract Unix socket "vram-swap-PID". Both ends
  * build and read it here, so the two cannot drift apart.
- *   request:  info | suspend [TIMEOUT_MS [OFF LEN]] | resume [OVERLAP] | prepare
+ *   request:  info | suspend [TIMEOUT_MS [OFF LEN]] | resume [FLOOR] | prepare
  *             (OFF LEN: the window of the daemon's host pool to swap into;
- *             OVERLAP: bytes another process is moving off the GPU now)
+ *             FLOOR: another process is moving off the GPU now: wait for
+ *             room rather than fail, and leave FLOOR bytes free)
  *   answer:   ok KEY=VALUE ... [why=TEXT TO THE END]  |  error MESSAGE */
 #ifndef VRAM_IPC_SWAPLINE_H
 #define VRAM_IPC_SWAPLINE_H
@@ -30,7 +31,7 @@ struct swapline_req {
     enum swapline_verb verb;
     unsigned timeout_ms;  /* suspend: how long to wait for calls in flight; 0: default */
     uint64_t off, len;    /* suspend: the pool window; len 0: none */
-    uint64_t overlap;     /* resume */
+    uint64_t floor;       /* resume: overlapped, leaving this much free; 0: not */
 };
 
 /* The request line for q, without its newline; its length, or -1. */

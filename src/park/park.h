@@ -27,12 +27,12 @@ const char *park_path_name(enum park_path p);
 enum park_path park_probe(int pid, struct park_result *r);
 
 /* What the fast path may use, from the daemon: a window of its host pool
- * (len 0: the process's own pool) to suspend into; on resume, bytes
- * another process is moving off the GPU meanwhile (overlap: the resume
- * waits for that memory instead of failing). */
+ * (len 0: the process's own pool) to suspend into; on resume while another
+ * process is moving off the GPU (overlapped), the free memory to leave:
+ * the resume waits for its room instead of failing (0: not overlapped). */
 struct park_fast {
     uint64_t pool_off, pool_len;
-    uint64_t overlap;
+    uint64_t floor;
 };
 
 /* r: what park_probe found, or zeroed (PARK_NONE) to ask here; it comes

@@ -45,7 +45,7 @@ static void answer(int fd, const char *req)
     struct swapline_req q;
     if (swapline_parse_request(req, &q) < 0) {
         snprintf(err, sizeof err,
-                 "unknown request '%.40s' (info, suspend [MS [OFF LEN]], resume [OVERLAP], "
+                 "unknown request '%.40s' (info, suspend [MS [OFF LEN]], resume [FLOOR], "
                  "prepare)",
                  req);
         rc = -1;
@@ -54,7 +54,7 @@ static void answer(int fd, const char *req)
         rc = swap_suspend(q.timeout_ms ? q.timeout_ms : 10000, q.len ? &w : NULL, &st, err,
                           sizeof err);
     } else if (q.verb == SWAPLINE_RESUME) {
-        rc = swap_resume(q.overlap, &st, err, sizeof err);
+        rc = swap_resume(q.floor, &st, err, sizeof err);
     } else if (q.verb == SWAPLINE_PREPARE) {
         rc = swap_prepare(&pool_ms, err, sizeof err);
         st.pool_ms = pool_ms;

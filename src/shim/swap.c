@@ -404,9 +404,9 @@ static void unmake(void)
 }
 
 /* With an overlapped resume: waits until dev has size bytes free above
- * floor, the memory another process is giving back meanwhile, so that
- * this process never takes more than will be free once that one is out.
- * The current context is dev's. */
+ * floor, while another process is giving its memory back, so that this
+ * one never takes the GPU's last floor bytes from everyone else. The
+ * current context is dev's. */
 static CUresult room_for(uint64_t size, uint64_t floor, uint64_t deadline)
 {
     for (;;) {
@@ -422,31 +422,18 @@ static CUresult room_for(uint64_t size, uint64_t floor, uint64_t deadline)
 
 /* Makes, maps and grants again everything dropped, and starts copying
  * each back as soon as it is mapped (the next is made while it copies).
- * overlap: bytes another process is moving off the GPU right now; each
- * allocation then waits for its room (room_for) instead of failing. On
- * failure, what this call made is released again and err says what was
- * missing. */
-static int make_all(uint64_t overlap, char *err, size_t len)
+ * floor (overlapped resume): another process is moving off the GPU right
+ * now; each allocation waits for its room above floor (room_for) instead
+ * of failing. On failure, what this call made is released again and err
+ * says what was missing. */
+static int make_all(uint64_t floor, char *err, size_t len)
 {
     CUresult rc = CUDA_SUCCESS;
-    uint64_t need = 0, floor = 0, deadline = now_ms() + OVERLAP_WAIT_MS;
+    uint64_t need = 0, deadline = now_ms() + OVERLAP_WAIT_MS;
     int dev = 0, floor_dev = -1;
-    if (overlap) { /* what will be free once the other is out and this is in */
-        uint64_t m = 0;
-        for (unsigned i = 0; i < shim.vtab.n; i++)
-            if (shim.vtab.v[i].va && !shim.vtab.v[i].real) {
-                if (floor_dev < 0)
-                    floor_dev = shim.vtab.v[i].prop.location.id;
-                if (shim.vtab.v[i].prop.location.id == floor_dev)
-                    m += shim.vtab.v[i].size;
-            }
-        size_t fr = 0, tot = 0;
-        if (floor_dev >= 0 && enter_device(floor_dev) == CUDA_SUCCESS &&
-            real_cuMemGetInfo_v2(&fr, &tot) == CUDA_SUCCESS)
-            floor = fr + overlap > m ? fr + overlap - m : 0;
-        else
-            floor_dev = -1;
-    }
+    for (unsigned i = 0; floor && floor_dev < 0 && i < shim.vtab.n; i++)
+        if (shim.vtab.v[i].va && !shim.vtab.v[i].real)
+            floor_dev = shim.vtab.v[i].prop.location.id;
     for (unsigned i = 0; i < shim.vtab.n; i++) {
         struct vphys *p = &shim.vtab.v[i];
         if (!p->va || p->real)
@@ -586,7 +573,7 @@ refuse:
     return -1;
 }
 
-int swap_resume(uint64_t overlap, struct swap_stats *st, char *err, size_t len)
+int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
 {
     memset(st, 0, sizeof *st);
     if (!suspended) {
@@ -596,7 +583,7 @@ int swap_resume(uint64_t overlap, struct swap_stats *st, char *err, size_t len)
     pthread_mutex_lock(&shim.vtab.mu);
     uint64_t t = now_ms();
     /* the host copy stays intact whatever fails: the process stays out */
-    if (make_all(overlap, err, len) < 0) {
+    if (make_all(floor, err, len) < 0) {
         pthread_mutex_unlock(&shim.vtab.mu);
         return -1;
     }

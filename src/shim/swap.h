@@ -36,11 +36,11 @@ int swap_suspend(unsigned timeout_ms, const struct swap_window *w, struct swap_s
                  char *err, size_t len);
 
 /* Gets VRAM again, maps it at the same addresses, copies back, releases
- * the threads. overlap: bytes another process is moving off the GPU at
- * this moment: each allocation waits for its room, never taking more than
- * will be free once that process is out. 0, or -1 with err and the
- * process still suspended. */
-int swap_resume(uint64_t overlap, struct swap_stats *st, char *err, size_t len);
+ * the threads. floor > 0: an overlapped resume, while another process is
+ * moving off the GPU: each allocation waits for its room (up to two
+ * minutes) instead of failing, and never takes the GPU's last floor bytes.
+ * 0, or -1 with err and the process still suspended. */
+int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len);
 
 /* A cuMemAlloc / cuMemFree made of VMM calls, so that the memory can be
  * moved. Where the driver has no VMM, a plain allocation, and *plain says

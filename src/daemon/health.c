@@ -1,0 +1,126 @@
+/* health: connect, write one request, read the status line, close. The
+ * answer's first line is all that counts: "HTTP/1.x NNN". */
+#include "daemon/health.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct health {
+    int fd;
+    struct event *ev;
+    health_fn fn;
+    void *arg;
+    char req[512];
+    size_t req_len, sent;
+    char head[64];
+    size_t got;
+};
+
+static void done(struct health *h, int status)
+{
+    health_fn fn = h->fn;
+    void *arg = h->arg;
+    health_cancel(h);
+    fn(arg, status);
+}
+
+/* The code in "HTTP/1.1 200 OK", or -1 while the line is not whole. */
+static int status_of(const char *head, size_t n)
+{
+    if (!memchr(head, '\n', n) && n < sizeof((struct health *)0)->head - 1)
+        return -1;
+    int code = 0;
+    return sscanf(head, "HTTP/1.%*d %3d", &code) == 1 ? code : 0;
+}
+
+static void on_io(evutil_socket_t fd, short what, void *arg)
+{
+    struct health *h = arg;
+    if (what & EV_TIMEOUT) {
+        done(h, 0);
+        return;
+    }
+    if (h->sent < h->req_len) { /* connected, or the last write took part */
+        int err = 0;
+        socklen_t el = sizeof err;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+            done(h, 0);
+            return;
+        }
+        ssize_t w = send(fd, h->req + h->sent, h->req_len - h->sent, MSG_NOSIGNAL);
+        if (w < 0 && errno != EAGAIN && errno != EINTR) {
+            done(h, 0);
+            return;
+        }
+        h->sent += w > 0 ? (size_t)w : 0;
+        if (h->sent == h->req_len) { /* now the answer */
+            event_del(h->ev);
+            event_assign(h->ev, event_get_base(h->ev), fd, EV_READ | EV_PERSIST, on_io, h);
+            struct timeval tv = {2, 0};
+            event_add(h->ev, &tv);
+        }
+        return;
+    }
+    ssize_t r = recv(fd, h->head + h->got, sizeof h->head - 1 - h->got, 0);
+    if (r < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (r <= 0) {
+        done(h, 0);
+        return;
+    }
+    h->got += (size_t)r;
+    h->head[h->got] = '\0';
+    int code = status_of(h->head, h->got);
+    if (code >= 0)
+        done(h, code);
+}
+
+struct health *health_check(struct event_base *base, unsigned port, const char *path,
+                            unsigned timeout_ms, health_fn fn, void *arg)
+{
+    struct health *h = calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    int n = snprintf(h->req, sizeof h->req,
+                     "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nConnection: close\r\n\r\n", path,
+                     port);
+    h->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (n <= 0 || (size_t)n >= sizeof h->req || h->fd < 0 ||
+        (connect(h->fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS)) {
+        if (h->fd >= 0)
+            close(h->fd);
+        free(h);
+        return NULL;
+    }
+    h->req_len = (size_t)n;
+    h->fn = fn;
+    h->arg = arg;
+    h->ev = event_new(base, h->fd, EV_WRITE | EV_PERSIST, on_io, h);
+    struct timeval tv = {(time_t)(timeout_ms / 1000), (suseconds_t)(timeout_ms % 1000) * 1000};
+    if (!h->ev || event_add(h->ev, &tv) < 0) {
+        if (h->ev)
+            event_free(h->ev);
+        close(h->fd);
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+void health_cancel(struct health *h)
+{
+    if (!h)
+        return;
+    event_free(h->ev);
+    close(h->fd);
+    free(h);
+}
