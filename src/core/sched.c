@@ -77,7 +77,7 @@ static uint64_t room(const struct sched *s, int g)
         uint64_t b = G->budget > committed ? G->budget - committed : 0;
         r = b < r ? b : r;
     }
-    return r;
+    return r > G->claimed ? r - G->claimed : 0;
 }
 
 /* Memory on g that models on their way out will give back. */
@@ -104,7 +104,7 @@ static int64_t avail(const struct sched *s, int g)
         int64_t b = (int64_t)G->budget - committed + leaving;
         a = b < a ? b : a;
     }
-    return a;
+    return a - (int64_t)G->claimed;
 }
 
 static uint64_t host_used(const struct sched *s)
@@ -202,7 +202,8 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
                 snprintf(a->why, sizeof a->why, "too many waiting requests (%d)", SCHED_MAX_QUEUE);
             }
         } else {
-            s->queue[s->nqueue++] = (struct sched_demand){e->id, e->model, e->deadline_ms, e->hold};
+            s->queue[s->nqueue++] =
+                (struct sched_demand){e->id, e->model, e->deadline_ms, e->hold, now};
         }
         break;
     case SCHED_EV_RELEASE:
@@ -212,6 +213,10 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
         m->keep_ms = e->keep_set ? e->keep_ms : m->keep_alive_ms;
         if (!m->holds && m->state == SCHED_BUSY)
             m->state = SCHED_READY;
+        if (!m->holds && m->preempted && m->state == SCHED_SUSPENDED) {
+            m->preempted = false; /* nobody waits for it any more */
+            m->want = false;
+        }
         break;
     case SCHED_EV_UNLOAD:
         m->want = false;
@@ -266,6 +271,12 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
             m->state = SCHED_SUSPENDED;
             m->host_bytes = e->bytes ? e->bytes : m->need;
             m->bound_gpu = e->bound ? m->gpu : -1;
+        } else if (m->preempted) { /* fast swap refused before moving anything: it runs on */
+            snprintf(m->error, sizeof m->error, "not preempted: %s", e->error ? e->error : "?");
+            m->preempted = false;
+            m->no_preempt = true;
+            m->want = false;
+            m->state = m->holds ? SCHED_BUSY : SCHED_READY;
         } else { /* cannot suspend: free the memory anyway */
             snprintf(m->error, sizeof m->error, "suspend failed: %s", e->error ? e->error : "?");
             m->state = SCHED_STOPPING;
@@ -278,7 +289,8 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
         m->resume_gpu = -1;
         if (e->ok) {
             m->bound_gpu = -1;
-            m->state = SCHED_READY;
+            m->state = m->holds ? SCHED_BUSY : SCHED_READY; /* its held requests go on */
+            m->preempted = false;
             m->host_bytes = 0;
             m->last_used_ms = m->resident_ms = now;
             m->keep_ms = m->keep_alive_ms;
@@ -323,7 +335,52 @@ static void evict(struct sched *s, unsigned i, struct out *o)
     bool suspend = v->evict == SCHED_EVICT_SUSPEND && host_used(s) + v->need <= s->host_budget;
     v->state = suspend ? SCHED_SUSPENDING : SCHED_STOPPING;
     v->want = false;
+    v->out_ms = 0;
     act(o, suspend ? SCHED_ACT_SUSPEND : SCHED_ACT_STOP, i, v->gpu, 0);
+}
+
+/* Answering, but it may be suspended mid-request: its turn is over and
+ * fast swap can move it. */
+static bool preemptible(const struct sched *s, unsigned i, uint64_t now)
+{
+    const struct sched_model *m = &s->models[i];
+    return m->state == SCHED_BUSY && m->preempt && !m->no_preempt && !m->pinned &&
+           m->evict == SCHED_EVICT_SUSPEND && now - m->resident_ms >= m->slice_ms &&
+           host_used(s) + m->need <= s->host_budget;
+}
+
+/* Preempts a model answering on g to free need bytes for self: the lowest
+ * priority first, then the one that has had the GPU longest. Its requests
+ * stay held; it comes back when it can (want). True when one was taken. */
+static bool preempt(struct sched *s, int g, unsigned self, uint64_t need, uint64_t now,
+                    struct out *o)
+{
+    if (s->gpus[g].last_preempt_ms && now - s->gpus[g].last_preempt_ms < s->preempt_gap_ms)
+        return false;
+    int best = -1;
+    for (size_t i = 0; i < s->nmodels; i++) {
+        const struct sched_model *c = &s->models[i];
+        if (i == self || c->gpu != g || !preemptible(s, (unsigned)i, now))
+            continue;
+        const struct sched_model *b = best >= 0 ? &s->models[best] : NULL;
+        if (!b || c->priority < b->priority ||
+            (c->priority == b->priority && c->resident_ms < b->resident_ms))
+            best = (int)i;
+    }
+    if (best < 0 || avail(s, g) + (int64_t)s->models[best].need < (int64_t)need)
+        return false; /* one model out must make the room: never a chain of them */
+    struct sched_model *v = &s->models[best];
+    struct sched_action *a = act(o, SCHED_ACT_SUSPEND, (unsigned)best, g, 0);
+    if (!a)
+        return false;
+    a->preempt = true;
+    v->state = SCHED_SUSPENDING;
+    v->preempted = true;
+    v->want = true; /* its requests wait for it */
+    v->out_ms = now;
+    v->preemptions++;
+    s->gpus[g].last_preempt_ms = now;
+    return true;
 }
 
 /* Victims on g to free need bytes for model self, lowest priority first,
@@ -413,19 +470,35 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
     if (overlap(s, i, o))
         return true;
     unsigned victims[SCHED_MAX_QUEUE], fewest[SCHED_MAX_QUEUE];
-    int nf = -1;
+    int nf = -1, gf = -1;
     for (int g = 0; g < (int)s->ngpus && s->nmodels <= SCHED_MAX_QUEUE; g++) {
         if (!gpu_allowed(m, g) || (m->resume_gpu >= 0 && g != m->resume_gpu))
             continue;
         int n = pick_victims(s, g, i, m->need, now, victims);
         if (n >= 0 && (nf < 0 || n < nf)) {
             nf = n;
+            gf = g;
             memcpy(fewest, victims, (size_t)n * sizeof victims[0]);
         }
     }
     for (int k = 0; k < nf; k++)
         evict(s, fewest[k], o);
-    return nf > 0 && overlap(s, i, o);
+    if (nf < 0) { /* everyone there is answering: a time slice, where allowed */
+        for (int g = 0; g < (int)s->ngpus; g++)
+            if (gpu_allowed(m, g) && (m->resume_gpu < 0 || g == m->resume_gpu) &&
+                preempt(s, g, i, m->need, now, o)) {
+                if (overlap(s, i, o))
+                    return true;
+                s->gpus[g].claimed += m->need; /* what leaves is this one's */
+                return false;
+            }
+        return false;
+    }
+    if (overlap(s, i, o))
+        return true;
+    if (gf >= 0) /* the room is coming: nobody else takes it meanwhile */
+        s->gpus[gf].claimed += m->need;
+    return false;
 }
 
 static bool needs_place(const struct sched_model *m, uint64_t now)
@@ -464,19 +537,37 @@ static void settle(struct sched *s, uint64_t now, struct out *o)
         }
         i++;
     }
-    /* placement: demanded models in queue order, then those that want to be resident */
-    bool tried[s->nmodels > 0 ? s->nmodels : 1];
-    memset(tried, 0, sizeof tried);
+    /* placement: every model someone waits for (a demand, or requests held
+     * while it was preempted), the one waiting longest first; what is
+     * promised to one is not taken by the next */
+    for (size_t g = 0; g < s->ngpus; g++)
+        s->gpus[g].claimed = 0;
+    size_t nm = s->nmodels;
+    uint64_t since[nm > 0 ? nm : 1];
+    bool waits[nm > 0 ? nm : 1];
+    memset(waits, 0, sizeof waits);
     for (size_t i = 0; i < s->nqueue; i++) {
         unsigned k = s->queue[i].model;
-        if (!tried[k] && needs_place(&s->models[k], now)) {
-            tried[k] = true;
-            place(s, k, now, o);
-        }
+        if (!waits[k] || s->queue[i].since_ms < since[k])
+            since[k] = s->queue[i].since_ms;
+        waits[k] = true;
     }
-    for (size_t k = 0; k < s->nmodels; k++)
-        if (!tried[k] && s->models[k].want && needs_place(&s->models[k], now))
-            place(s, (unsigned)k, now, o);
+    for (size_t k = 0; k < nm; k++)
+        if (s->models[k].want && (!waits[k] || s->models[k].out_ms < since[k])) {
+            since[k] = s->models[k].out_ms;
+            waits[k] = true;
+        }
+    for (;;) {
+        int next = -1;
+        for (size_t k = 0; k < nm; k++)
+            if (waits[k] && needs_place(&s->models[k], now) &&
+                (next < 0 || since[k] < since[next]))
+                next = (int)k;
+        if (next < 0)
+            break;
+        waits[next] = false;
+        place(s, (unsigned)next, now, o);
+    }
     /* keep-alive: unused that long, the memory goes back to the machine */
     for (size_t k = 0; k < s->nmodels; k++) {
         uint64_t until = sched_expires(s, (unsigned)k);

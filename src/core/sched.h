@@ -15,7 +15,11 @@
  * while its victims are still moving out (overlap): PCIe carries both
  * ways at once, and the process waits at each allocation for the memory
  * the others give back, never taking more than will be free once they are
- * out. Time is a parameter: the daemon passes a monotonic clock. */
+ * out. When every model on the GPU is answering, one that may be
+ * preempted and has had the GPU for its slice is suspended mid-request (its
+ * requests wait, held) so that the waiting model can run: round-robin,
+ * lowest priority first, the one out longest back first. Time is a
+ * parameter: the daemon passes a monotonic clock. */
 #ifndef VRAM_CORE_SCHED_H
 #define VRAM_CORE_SCHED_H
 
@@ -50,6 +54,8 @@ struct sched_model {
     enum sched_evict evict;
     int only_gpu; /* -1: any */
     bool pinned;  /* never evicted */
+    bool preempt;      /* may be suspended mid-request, its requests held (fast swap only) */
+    uint64_t slice_ms; /* ... once it has had the GPU this long */
     /* the scheduler's */
     enum sched_state state;
     int gpu;        /* where it is, or is going; -1 */
@@ -63,10 +69,16 @@ struct sched_model {
     unsigned failures;   /* in a row */
     uint64_t retry_at_ms;
     bool want; /* should be resident: loaded, or crashed while resident */
+    uint64_t out_ms;     /* when it last left the GPU: the longest out comes back first */
+    bool preempted;      /* suspended holding requests, which wait for it */
+    bool no_preempt;     /* fast swap could not move it mid-request: not again */
+    unsigned preemptions;
     char error[160];
 };
 
 struct sched_gpu {
+    uint64_t last_preempt_ms; /* the scheduler's: the last preemption here */
+    uint64_t claimed;         /* the scheduler's, during a step: room promised to a waiter */
     uint64_t capacity; /* what the GPU can hold: all but the driver's reserve and a margin */
     uint64_t foreign;  /* used by processes vram does not manage */
     uint64_t budget;   /* the most models may hold together, foreign aside; 0: capacity */
@@ -77,6 +89,7 @@ struct sched_demand {
     unsigned model;
     uint64_t deadline_ms;
     bool hold; /* an acquire: busy until released */
+    uint64_t since_ms;
 };
 
 struct sched {
@@ -87,6 +100,7 @@ struct sched {
     uint64_t host_budget;     /* host RAM for suspended models */
     uint64_t min_resident_ms; /* a model is not evicted sooner after it became ready */
     bool overlap; /* a fast-swapped model may come back while its victims still leave */
+    uint64_t preempt_gap_ms; /* at most one preemption per GPU this often (against thrash) */
     unsigned max_failures;
     uint64_t backoff_ms; /* doubled after each failure */
     struct sched_demand queue[SCHED_MAX_QUEUE];
@@ -147,6 +161,7 @@ struct sched_action {
     int gpu;
     uint64_t id;
     uint64_t overlap;           /* RESUME: bytes still leaving its GPU meanwhile; 0: none */
+    bool preempt;               /* SUSPEND: mid-request, by fast swap only */
     enum sched_refusal refusal; /* REFUSE: why, in a word */
     char why[200];              /* REFUSE: why, for people */
 };

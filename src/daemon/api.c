@@ -117,6 +117,8 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
                             ? json_integer((json_int_t)daemon_wall_ms(until))
                             : json_null());
     json_object_set_new(j, "inflight", json_integer(proxy_inflight(d->proxy, i)));
+    json_object_set_new(j, "preemptions", json_integer(m->preemptions));
+    json_object_set_new(j, "held_s", json_real((double)daemon_held_ms(d, i) / 1000));
     return j;
 }
 

@@ -135,6 +135,9 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     } else if (!strcmp(name, "min_resident")) {
         if (units_parse_seconds(v, &c->min_resident_s) < 0 || c->min_resident_s > 3600)
             FAIL("min_resident '%s': a duration up to 1h, like 1s", v);
+    } else if (!strcmp(name, "preempt_gap")) {
+        if (units_parse_seconds(v, &c->preempt_gap_s) < 0 || c->preempt_gap_s > 3600)
+            FAIL("preempt_gap '%s': a duration up to 1h, like 1s", v);
     } else if (!strcmp(name, "overlap")) {
         if (!parse_bool(v, &c->overlap))
             FAIL("overlap '%s': yes or no", v);
@@ -144,7 +147,8 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         c->port_base = (unsigned)d;
     } else
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
-             "max_body, wait, budget, margin, host_budget, min_resident, overlap, port_base)",
+             "max_body, wait, budget, margin, host_budget, min_resident, overlap, preempt_gap, "
+             "port_base)",
              name);
     return 1;
 }
@@ -218,12 +222,22 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         if (*end || !*v || n < 0 || n > 10000)
             FAIL("concurrency '%s': requests at once, 0 for no limit", v);
         m->concurrency = (unsigned)n;
+    } else if (!strcmp(name, "preempt")) {
+        bool b;
+        if (!parse_bool(v, &b))
+            FAIL("preempt '%s': yes or no (a model answering may be suspended mid-request "
+                 "for another, its requests held)",
+                 v);
+        m->preempt = b;
+    } else if (!strcmp(name, "slice")) {
+        if (units_parse_seconds(v, &m->slice_s) < 0 || m->slice_s < 0.1 || m->slice_s > 86400)
+            FAIL("slice '%s': a duration from 100ms, like 5s", v);
     } else if (!strcmp(name, "start_timeout")) {
         if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1)
             FAIL("start_timeout '%s': a duration, like 2m", v);
     } else
         FAIL("unknown setting '%s' (command, file, vram, gpus, keep_alive, evict, priority, "
-             "pinned, cap, swap, swap_pool, health, start_timeout, concurrency)",
+             "pinned, cap, swap, swap_pool, health, start_timeout, concurrency, preempt, slice)",
              name);
     return 1;
 }
@@ -241,6 +255,8 @@ static struct config_model *model_named(struct parse *ps, const char *name)
     snprintf(m->name, sizeof m->name, "%s", name);
     m->gpu = -1;
     m->keep_alive_s = 300;
+    m->preempt = -1;
+    m->slice_s = 5;
     m->priority = 5;
     m->start_timeout_s = 120;
     m->fast = true;
@@ -325,6 +341,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     c->wait_s = 300;
     c->min_resident_s = 1;
     c->overlap = true;
+    c->preempt_gap_s = 1;
     struct parse ps = {c, text, ""};
     size_t long_len;
     unsigned long_at = long_line(text, &long_len);

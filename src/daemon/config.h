@@ -30,6 +30,8 @@ struct config_model {
     char health[128];
     double start_timeout_s;
     unsigned concurrency; /* proxied requests at once, 0: no limit */
+    int preempt;          /* -1: where fast swap can (the default), 0: never, 1: yes */
+    double slice_s;       /* the GPU for at least this long before it may be preempted */
 };
 
 struct config {
@@ -49,6 +51,7 @@ struct config {
     unsigned port_base;   /* model ports are taken from here up */
     double min_resident_s; /* a model is not evicted sooner after it became ready */
     bool overlap;          /* a switch moves one model out and the other in at once */
+    double preempt_gap_s;  /* at most one preemption per GPU this often */
     char notes[512];       /* what the file says that still works but should change */
     struct config_model models[CONFIG_MAX_MODELS];
     size_t nmodels;

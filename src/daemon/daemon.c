@@ -44,6 +44,12 @@ uint64_t daemon_wall_ms(uint64_t mono_ms)
     return mono >= mono_ms ? wall - (mono - mono_ms) : wall + (mono_ms - mono);
 }
 
+uint64_t daemon_held_ms(const struct daemon *d, unsigned model)
+{
+    const struct dmodel *dm = &d->dm[model];
+    return dm->held_ms + (dm->held_since_ms ? daemon_now_ms() - dm->held_since_ms : 0);
+}
+
 int daemon_model_index(const struct daemon *d, const char *name)
 {
     for (size_t i = 0; i < d->sched.nmodels; i++)
@@ -178,7 +184,8 @@ static void stop_model(struct daemon *d, unsigned i)
     arm(dm, STOP_GRACE_MS);
 }
 
-static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t overlap)
+static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t overlap,
+                          bool preempt)
 {
     struct dmodel *dm = &d->dm[i];
     struct worker_job j = {.model = i,
@@ -187,7 +194,8 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
                            .driver_only = !dm->cfg.fast,
                            /* overlapped: it may take the memory the others give
                             * back as they go, never the GPU's last margin */
-                           .floor = overlap ? (d->cfg.margin ? d->cfg.margin : 1) : 0};
+                           .floor = overlap ? (d->cfg.margin ? d->cfg.margin : 1) : 0,
+                           .fast_only = preempt};
     char err[232];
     dm->began_ms = daemon_now_ms();
     if (!resume) {
@@ -198,11 +206,18 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
         if (d->pool && dm->cfg.fast &&
             hostpool_take(&d->pool->map, i, dm->host_bytes, &j.pool_off, &j.pool_len) < 0) {
             char a[32], b[32];
+            units_fmt_size(dm->host_bytes, a, sizeof a);
+            units_fmt_size(d->pool->map.size, b, sizeof b);
+            if (preempt) { /* mid-request: fast swap or nothing */
+                snprintf(err, sizeof err, "the host pool has no %s left (of %s)", a, b);
+                struct sched_event e = {.kind = SCHED_EV_SUSPENDED, .model = i, .error = err};
+                post(d, &e);
+                return;
+            }
             fprintf(stderr,
                     "vram serve: %s: the host pool has no %s left (of %s): the driver's "
                     "checkpoint instead\n",
-                    dm->cfg.name, units_fmt_size(dm->host_bytes, a, sizeof a),
-                    units_fmt_size(d->pool->map.size, b, sizeof b));
+                    dm->cfg.name, a, b);
             j.driver_only = true;
         }
     } else if (dm->left_gpu >= 0 && gpu >= 0 && dm->left_gpu != gpu) {
@@ -229,7 +244,7 @@ static void park_job(void *arg, const struct worker_job *j, struct worker_report
 {
     const struct daemon *d = arg;
     struct park_result pr = {0}; /* park.c asks the process which path */
-    struct park_fast f = {j->pool_off, j->pool_len, j->floor};
+    struct park_fast f = {j->pool_off, j->pool_len, j->floor, j->fast_only};
     int rc = j->resume ? park_resume(d->ckpt, d->ckpt_why, j->pid, j->from[0] ? j->from : NULL,
                                      j->to[0] ? j->to : NULL, &f, &pr, r->error, sizeof r->error)
                        : park_suspend(d->ckpt, d->ckpt_why, j->pid, 30000, j->driver_only, &f,
@@ -281,10 +296,10 @@ static void act(struct daemon *d, const struct sched_action *a)
         stop_model(d, a->model);
         break;
     case SCHED_ACT_SUSPEND:
-        suspend_model(d, a->model, false, -1, 0);
+        suspend_model(d, a->model, false, -1, 0, a->preempt);
         break;
     case SCHED_ACT_RESUME:
-        suspend_model(d, a->model, true, a->gpu, a->overlap);
+        suspend_model(d, a->model, true, a->gpu, a->overlap, false);
         break;
     case SCHED_ACT_GRANT:
     case SCHED_ACT_REFUSE:
@@ -333,6 +348,11 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
      * proxied request is busy (held) by the time this runs */
     bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
     bool was_up = was == SCHED_READY || was == SCHED_BUSY;
+    bool gone = m->state == SCHED_STOPPED || m->state == SCHED_FAILED;
+    if ((up || gone) && dm->held_since_ms) { /* its held requests go on, or fail */
+        dm->held_ms += daemon_now_ms() - dm->held_since_ms;
+        dm->held_since_ms = 0;
+    }
     switch (up ? SCHED_READY : m->state) {
     case SCHED_READY:
         if (m->state == SCHED_READY && was == SCHED_BUSY && dm->reconfigure) {
@@ -377,8 +397,16 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
     case SCHED_FAILED:
         daemon_emit(d, i, "failed", 0, m->error);
         break;
-    case SCHED_STARTING:
     case SCHED_SUSPENDING:
+        if (m->preempted) { /* mid-request, for another model: a time slice */
+            dm->held_since_ms = daemon_now_ms();
+            snprintf(detail, sizeof detail, "GPU %d, %u request%s held, preemption %u", m->gpu,
+                     m->holds, m->holds == 1 ? "" : "s", m->preemptions);
+            daemon_emit(d, i, "preempted", 0, detail);
+            break;
+        }
+        /* fall through */
+    case SCHED_STARTING:
     case SCHED_RESUMING:
     case SCHED_STOPPING:
         snprintf(detail, sizeof detail, "GPU %d", m->gpu);

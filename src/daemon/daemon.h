@@ -53,6 +53,8 @@ struct dmodel {
     uint64_t host_bytes;
     unsigned restarts, starts, suspends, resumes;
     double last_start_s, last_suspend_s, last_resume_s;
+    uint64_t held_since_ms; /* preempted: since when its requests wait; 0: not */
+    uint64_t held_ms;       /* time its requests spent waiting while it was preempted */
 };
 
 struct daemon {
@@ -120,6 +122,11 @@ void daemon_release(struct daemon *d, unsigned model);
 /* The same, at the end of a request that asked how long its model stays
  * (keep_set; keep_ms 0: evict once idle, SCHED_FOREVER: for good). */
 void daemon_release_keep(struct daemon *d, unsigned model, bool keep_set, uint64_t keep_ms);
+
+/* Time model's requests have spent held while it was preempted, all told
+ * (the current preemption included): a request's share is the difference
+ * across its life. */
+uint64_t daemon_held_ms(const struct daemon *d, unsigned model);
 
 /* The model named name (not removed by a reload), or -1. */
 int daemon_model_index(const struct daemon *d, const char *name);

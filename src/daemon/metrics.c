@@ -81,6 +81,18 @@ char *metrics_render(const struct daemon *d)
             n, m->starts, n, m->suspends, n, m->resumes, n, m->restarts, n, m->last_start_s, n,
             m->last_suspend_s, n, m->last_resume_s);
     }
+    put(&t, "# HELP vram_model_preemptions_total Times a model was suspended mid-request "
+            "for another (time slices).\n"
+            "# TYPE vram_model_preemptions_total counter\n");
+    for (size_t i = 0; i < d->sched.nmodels; i++)
+        put(&t, "vram_model_preemptions_total{model=\"%s\"} %u\n", d->smodels[i].name,
+            d->smodels[i].preemptions);
+    put(&t, "# HELP vram_model_held_seconds_total Time a model's requests waited while it was "
+            "preempted.\n"
+            "# TYPE vram_model_held_seconds_total counter\n");
+    for (size_t i = 0; i < d->sched.nmodels; i++)
+        put(&t, "vram_model_held_seconds_total{model=\"%s\"} %.3f\n", d->smodels[i].name,
+            (double)daemon_held_ms(d, (unsigned)i) / 1000);
     put(&t, "# TYPE vram_queue_length gauge\nvram_queue_length %zu\n", d->sched.nqueue);
     return t.p;
 }

@@ -51,6 +51,7 @@ struct preq {
     struct relay_conn *up; /* while the backend answers */
     bool granted, started, finished;
     bool gone; /* the client left */
+    uint64_t held0;   /* its model's held time when it was granted (daemon_held_ms) */
     bool keep_set;    /* the request asked how long its model stays (keep_alive) */
     uint64_t keep_ms; /* SCHED_FOREVER: for good */
     int status;
@@ -108,6 +109,13 @@ static void log_line(const struct preq *p)
     put_ms(&w, p->t_first ? p->t_first - p->t0 : 0);
     wbuf_str(&w, ", total ");
     put_ms(&w, end - p->t0);
+    if (p->granted) {
+        uint64_t held = daemon_held_ms(p->d, p->model) - p->held0;
+        if (held) { /* its model was preempted while it was answered */
+            wbuf_str(&w, ", held ");
+            put_ms(&w, held * 1000);
+        }
+    }
     wbuf_add(&w, "\n", 1);
     if (w.len == sizeof w.b) /* cut: the line still ends */
         w.b[w.len - 1] = '\n';
@@ -249,6 +257,7 @@ static void granted(void *arg, unsigned model)
     struct preq *p = arg;
     p->granted = true;
     p->t_granted = now_us();
+    p->held0 = daemon_held_ms(p->d, model);
     p->px->pm[model].inflight++;
     if (!p->client) {
         finish(p, false);

@@ -173,6 +173,7 @@ int serve_run(const char *config_path, char *err, size_t len)
         d->cfg.host_budget ? d->cfg.host_budget : (uint64_t)pages * (uint64_t)page / 2;
     d->sched.min_resident_ms = (uint64_t)(d->cfg.min_resident_s * 1000);
     d->sched.overlap = d->cfg.overlap;
+    d->sched.preempt_gap_ms = (uint64_t)(d->cfg.preempt_gap_s * 1000);
     d->sched.max_failures = 3;
     d->sched.backoff_ms = 1000;
     d->sched.models = d->smodels;

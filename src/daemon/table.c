@@ -48,6 +48,10 @@ void table_set(struct daemon *d, unsigned i, const struct config_model *c)
     m->priority = c->priority;
     m->keep_alive_ms = c->keep_alive_s < 0 ? SCHED_FOREVER : (uint64_t)(c->keep_alive_s * 1000);
     m->keep_ms = m->keep_alive_ms; /* a reload ends what requests asked for */
+    /* preemption holds requests while fast swap moves the model: only
+     * where fast swap is the path */
+    m->preempt = c->preempt != 0 && c->fast && c->evict == SCHED_EVICT_SUSPEND && !c->pinned;
+    m->slice_ms = (uint64_t)(c->slice_s * 1000);
     m->evict = c->evict;
     m->only_gpu = c->gpu;
     m->pinned = c->pinned;

@@ -21,6 +21,7 @@ struct worker_job {
     char from[96], to[96]; /* resume onto another GPU: the UUIDs (driver path only) */
     uint64_t pool_off, pool_len; /* suspend: its window of the daemon's host pool; len 0: none */
     uint64_t floor;              /* resume overlapped: the free memory it must leave; 0: not */
+    bool fast_only;              /* suspend mid-request (preempted): no driver checkpoint */
 };
 
 struct worker_report {

@@ -32,6 +32,11 @@ int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
                  bool driver_only, const struct park_fast *f, struct park_result *r, char *err,
                  size_t len)
 {
+    if (f && f->fast_only && !driver_only &&
+        (r->path != PARK_NONE ? r->path : park_probe(pid, r)) != PARK_FAST) {
+        snprintf(err, len, "%s; a suspend mid-request takes fast swap only", r->note);
+        return -1;
+    }
     if (driver_only) {
         memset(r, 0, sizeof *r);
         r->path = PARK_DRIVER;

@@ -33,6 +33,7 @@ enum park_path park_probe(int pid, struct park_result *r);
 struct park_fast {
     uint64_t pool_off, pool_len;
     uint64_t floor;
+    bool fast_only; /* a suspend mid-request: fast swap or nothing, never the driver's */
 };
 
 /* r: what park_probe found, or zeroed (PARK_NONE) to ask here; it comes
