@@ -103,7 +103,19 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
     if (st->crash && st->sent == 2)
         _exit(1);
     if (st->sent < nchunks) {
-        evbuffer_add_printf(b, "data: {\"chunk\":%u}\n\n", st->sent++);
+        /* a token, as a real model makes one: through the GPU (a read of
+         * its memory), so that a suspended model's stream stops here, and
+         * checked against the pattern, so that a stream after a swap says
+         * whether the memory it reads is still right */
+        unsigned char want[16], got[16];
+        uint64_t regions = (bytes + STRIDE - 1) / STRIDE;
+        uint64_t off = st->sent % regions * STRIDE;
+        pattern(off, want, sizeof want);
+        bool right = off + sizeof got <= bytes &&
+                     dtoh(got, base + off, sizeof got) == CUDA_SUCCESS &&
+                     !memcmp(want, got, sizeof got);
+        evbuffer_add_printf(b, "data: {\"chunk\":%u,\"ok\":%s}\n\n", st->sent++,
+                            right ? "true" : "false");
         evhttp_send_reply_chunk(st->req, b);
         struct timeval tv = {0, (suseconds_t)chunk_ms * 1000};
         evtimer_add(st->tick, &tv);
