@@ -53,7 +53,7 @@ CONF
         i=0
         for m in $NAMES; do
             i=$((i + 1))
-            printf '\n[model %s]\ncommand = %s\nvram = %sG\ngpus = 0\nstart_timeout = 5m\nkeep_alive = forever\nslice = %s\n' \
+            printf '\n[model %s]\ncommand = %s\nvram = %sG\ngpu = 0\nstart_timeout = 5m\nkeep_alive = forever\nslice = %s\n' \
                 "$m" "$(cmd "$GIB" "$FILES/$m.safetensors" "$((20 + i))")" "$SLOT" "$SLICE"
             [ "$policy" = no-slices ] && echo "preempt = no"
         done

@@ -58,7 +58,7 @@ CONF
     [ "$policy" = fast-sequential ] && echo "overlap = no"
     for spec in "$@"; do
         IFS=: read -r name gib seed <<<"$spec"
-        printf '\n[model %s]\ncommand = %s\nvram = %sG\ngpus = 0\nstart_timeout = 5m\nkeep_alive = forever\n' \
+        printf '\n[model %s]\ncommand = %s\nvram = %sG\ngpu = 0\nstart_timeout = 5m\nkeep_alive = forever\n' \
             "$name" "$(cmd "$gib" "$FILES/$name.safetensors" "$seed")" "$SLOT"
         case $policy in
         restart) echo "evict = stop" ;;

@@ -39,6 +39,8 @@ int store_open(struct store **out, const char *path, char *err, size_t len)
         return -1;
     }
     sqlite3_busy_timeout(s->db, 1000);
+    /* added later: a store of an older vram gains it (an error: it has it) */
+    sqlite3_exec(s->db, "ALTER TABLE procs ADD COLUMN gpus INTEGER DEFAULT 0", NULL, NULL, NULL);
     *out = s;
     return 0;
 }
@@ -102,7 +104,8 @@ void store_set_footprint(struct store *s, const char *model, const char *gpu_nam
 
 void store_put_proc(struct store *s, const struct store_proc *p)
 {
-    sqlite3_stmt *st = prep(s, "INSERT OR REPLACE INTO procs VALUES(?,?,?,?,?,?,?,?)");
+    sqlite3_stmt *st = prep(s, "INSERT OR REPLACE INTO procs(model, pid, start, state, gpu, port, "
+                               "bytes, how, gpus) VALUES(?,?,?,?,?,?,?,?,?)");
     if (!st)
         return;
     sqlite3_bind_text(st, 1, p->model, -1, SQLITE_TRANSIENT);
@@ -113,6 +116,7 @@ void store_put_proc(struct store *s, const struct store_proc *p)
     sqlite3_bind_int(st, 6, (int)p->port);
     sqlite3_bind_int64(st, 7, (sqlite3_int64)p->bytes);
     sqlite3_bind_text(st, 8, p->how, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 9, (sqlite3_int64)p->gpus);
     sqlite3_step(st);
     sqlite3_finalize(st);
 }
@@ -135,7 +139,8 @@ static void text(sqlite3_stmt *st, int col, char *out, size_t len)
 
 size_t store_procs(struct store *s, struct store_proc *out, size_t max)
 {
-    sqlite3_stmt *st = prep(s, "SELECT * FROM procs");
+    sqlite3_stmt *st =
+        prep(s, "SELECT model, pid, start, state, gpu, port, bytes, how, gpus FROM procs");
     size_t n = 0;
     if (!st)
         return 0;
@@ -150,6 +155,7 @@ size_t store_procs(struct store *s, struct store_proc *out, size_t max)
         p->port = (unsigned)sqlite3_column_int(st, 5);
         p->bytes = (uint64_t)sqlite3_column_int64(st, 6);
         text(st, 7, p->how, sizeof p->how);
+        p->gpus = (uint32_t)sqlite3_column_int64(st, 8);
     }
     sqlite3_finalize(st);
     return n;

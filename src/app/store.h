@@ -18,6 +18,7 @@ struct store_proc {
     unsigned port;
     uint64_t bytes; /* on the GPU, or in host RAM when suspended */
     char how[16];   /* how it was last suspended: "checkpoint" */
+    uint32_t gpus;  /* all its GPUs, a bit each (gpu is the first); 0: gpu alone */
 };
 
 int store_open(struct store **out, const char *path, char *err, size_t len);

@@ -41,6 +41,18 @@ static struct sched_action *act(struct out *o, enum sched_act k, unsigned model,
     return a;
 }
 
+#define BIT(g) (1u << (g))
+
+static bool on(const struct sched_model *m, int g)
+{
+    return (m->gpus & BIT(g)) != 0;
+}
+
+static int first(uint32_t mask)
+{
+    return mask ? __builtin_ctz(mask) : -1;
+}
+
 /* A model on a GPU, holding or about to hold its memory there. */
 static bool on_gpu(const struct sched_model *m)
 {
@@ -61,7 +73,7 @@ uint64_t sched_committed(const struct sched *s, int gpu)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < s->nmodels; i++)
-        if (s->models[i].gpu == gpu && on_gpu(&s->models[i]))
+        if (on(&s->models[i], gpu) && on_gpu(&s->models[i]))
             sum += s->models[i].need;
     return sum;
 }
@@ -86,7 +98,7 @@ static uint64_t coming(const struct sched *s, int g)
     uint64_t sum = 0;
     for (size_t i = 0; i < s->nmodels; i++) {
         const struct sched_model *m = &s->models[i];
-        if (m->gpu == g && (m->state == SCHED_SUSPENDING || m->state == SCHED_STOPPING))
+        if (on(m, g) && (m->state == SCHED_SUSPENDING || m->state == SCHED_STOPPING))
             sum += m->need;
     }
     return sum;
@@ -161,6 +173,7 @@ static void failure(struct sched *s, unsigned i, const char *error, uint64_t now
     snprintf(m->error, sizeof m->error, "%s", error && *error ? error : "exited");
     m->holds = 0;
     m->gpu = -1;
+    m->gpus = 0;
     m->failures++;
     if (m->failures >= s->max_failures) {
         m->state = SCHED_FAILED;
@@ -240,7 +253,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
     case SCHED_EV_RESUME:
         if (m->state == SCHED_SUSPENDED) {
             m->want = true;
-            m->resume_gpu = m->bound_gpu >= 0 ? m->bound_gpu : e->gpu;
+            m->resume_gpu = m->bound || m->width > 1 ? -1 : e->gpu;
         }
         break;
     case SCHED_EV_READY:
@@ -259,6 +272,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
         if (m->state == SCHED_STOPPING || m->state == SCHED_STOPPED) {
             m->state = SCHED_STOPPED;
             m->gpu = -1;
+            m->gpus = 0;
             m->holds = 0;
         } else if (m->state != SCHED_FAILED) {
             failure(s, e->model, e->error, now, o);
@@ -270,7 +284,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
         if (e->ok) {
             m->state = SCHED_SUSPENDED;
             m->host_bytes = e->bytes ? e->bytes : m->need;
-            m->bound_gpu = e->bound ? m->gpu : -1;
+            m->bound = e->bound ? m->gpus : 0;
         } else if (m->preempted) { /* fast swap refused before moving anything: it runs on */
             snprintf(m->error, sizeof m->error, "not preempted: %s", e->error ? e->error : "?");
             m->preempted = false;
@@ -288,7 +302,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
             break;
         m->resume_gpu = -1;
         if (e->ok) {
-            m->bound_gpu = -1;
+            m->bound = 0;
             m->state = m->holds ? SCHED_BUSY : SCHED_READY; /* its held requests go on */
             m->preempted = false;
             m->host_bytes = 0;
@@ -298,6 +312,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
             snprintf(m->error, sizeof m->error, "resume failed: %s", e->error ? e->error : "?");
             m->state = SCHED_SUSPENDED;
             m->gpu = -1;
+            m->gpus = 0;
             m->want = false;
             refuse_all(s, e->model, SCHED_REFUSED_RESUME, m->error, o);
         }
@@ -360,7 +375,7 @@ static bool preempt(struct sched *s, int g, unsigned self, uint64_t need, uint64
     int best = -1;
     for (size_t i = 0; i < s->nmodels; i++) {
         const struct sched_model *c = &s->models[i];
-        if (i == self || c->gpu != g || !preemptible(s, (unsigned)i, now))
+        if (i == self || !on(c, g) || !preemptible(s, (unsigned)i, now))
             continue;
         const struct sched_model *b = best >= 0 ? &s->models[best] : NULL;
         if (!b || c->priority < b->priority ||
@@ -396,7 +411,7 @@ static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t ne
         int best = -1;
         for (size_t i = 0; i < s->nmodels; i++) {
             const struct sched_model *c = &s->models[i];
-            if (i == self || taken[i] || c->gpu != g || !evictable(s, (unsigned)i, now))
+            if (i == self || taken[i] || !on(c, g) || !evictable(s, (unsigned)i, now))
                 continue;
             const struct sched_model *b = best >= 0 ? &s->models[best] : NULL;
             if (!b || c->priority < b->priority ||
@@ -412,81 +427,118 @@ static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t ne
     return n;
 }
 
-/* A model fast swap suspended comes back where it left; an explicit
- * resume names its GPU, over the model's configured one. */
-static bool gpu_allowed(const struct sched_model *m, int g)
+/* The GPUs model m may take now: those fast swap moved it out of (it comes
+ * back only there), the one an explicit resume names, else those of its
+ * configuration. */
+static uint32_t allowed(const struct sched *s, const struct sched_model *m)
 {
-    if (m->state == SCHED_SUSPENDED && m->bound_gpu >= 0)
-        return g == m->bound_gpu;
-    if (m->resume_gpu >= 0)
-        return g == m->resume_gpu;
-    return m->only_gpu < 0 || m->only_gpu == g;
+    uint32_t all = s->ngpus >= 32 ? ~0u : BIT(s->ngpus) - 1;
+    if (m->state == SCHED_SUSPENDED && m->bound)
+        return m->bound & all;
+    if (m->resume_gpu >= 0 && (size_t)m->resume_gpu < s->ngpus)
+        return BIT(m->resume_gpu);
+    return m->allowed ? m->allowed & all : all;
 }
 
-/* A model fast swap moved out comes back now on the GPU it left, while
- * what is leaving that GPU still leaves, if it will fit once that is out. */
+static unsigned width(const struct sched_model *m)
+{
+    return m->width ? m->width : 1;
+}
+
+/* Sends model i to the GPUs of mask (all its parts at once). */
+static void put(struct sched *s, unsigned i, uint32_t mask, uint64_t overlap, struct out *o)
+{
+    struct sched_model *m = &s->models[i];
+    bool resume = m->state == SCHED_SUSPENDED;
+    struct sched_action *a =
+        act(o, resume ? SCHED_ACT_RESUME : SCHED_ACT_START, i, first(mask), 0);
+    if (a)
+        a->overlap = overlap;
+    m->gpus = mask;
+    m->gpu = first(mask);
+    m->state = resume ? SCHED_RESUMING : SCHED_STARTING;
+}
+
+/* w GPUs of ok, best first by score (higher is better), all of them when
+ * exact; 0 when there are not enough. */
+static uint32_t choose(const struct sched *s, uint32_t ok, unsigned w, bool exact,
+                       const int64_t *score)
+{
+    if (exact)
+        return (unsigned)__builtin_popcount(ok) == w ? ok : 0;
+    uint32_t got = 0;
+    for (unsigned k = 0; k < w; k++) {
+        int best = -1;
+        for (int g = 0; g < (int)s->ngpus; g++)
+            if ((ok & BIT(g)) && !(got & BIT(g)) && (best < 0 || score[g] > score[best]))
+                best = g;
+        if (best < 0)
+            return 0;
+        got |= BIT(best);
+    }
+    return got;
+}
+
+/* A model fast swap moved out comes back now on the GPUs it left, while
+ * what is leaving them still leaves, if it will fit once that is out. */
 static bool overlap(struct sched *s, unsigned i, struct out *o)
 {
     struct sched_model *m = &s->models[i];
-    int g = m->bound_gpu;
-    if (!s->overlap || m->state != SCHED_SUSPENDED || g < 0 || (size_t)g >= s->ngpus ||
-        !coming(s, g) || avail(s, g) < (int64_t)m->need)
+    uint32_t b = allowed(s, m);
+    uint64_t leaving = 0;
+    if (!s->overlap || m->state != SCHED_SUSPENDED || !m->bound || !b)
         return false;
-    struct sched_action *a = act(o, SCHED_ACT_RESUME, i, g, 0);
-    if (!a)
+    for (int g = 0; g < (int)s->ngpus; g++)
+        if (b & BIT(g)) {
+            if (avail(s, g) < (int64_t)m->need)
+                return false;
+            leaving += coming(s, g);
+        }
+    if (!leaving)
         return false;
-    a->overlap = coming(s, g);
-    m->gpu = g;
-    m->state = SCHED_RESUMING;
+    put(s, i, b, leaving, o);
     return true;
 }
 
-/* Starts or resumes model i where it fits; else evicts on the GPU that
- * needs the fewest victims. True when it was placed. */
+/* Starts or resumes model i on the GPUs (width of them) where it fits;
+ * else evicts on those that need the fewest victims, all or none. True
+ * when it was placed. */
 static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
 {
     struct sched_model *m = &s->models[i];
-    int best = -1;
+    uint32_t ok = allowed(s, m);
+    unsigned w = width(m);
+    bool exact = (m->state == SCHED_SUSPENDED && m->bound) || m->resume_gpu >= 0;
+    int64_t score[SCHED_MAX_GPUS];
+    uint32_t fits = 0;
     for (int g = 0; g < (int)s->ngpus; g++) {
-        if (!gpu_allowed(m, g) || room(s, g) < m->need)
-            continue;
-        if (m->resume_gpu == g) {
-            best = g;
-            break;
-        }
-        if (best < 0 || room(s, g) > room(s, best))
-            best = g;
+        score[g] = (int64_t)room(s, g);
+        if ((ok & BIT(g)) && room(s, g) >= m->need)
+            fits |= BIT(g);
     }
-    if (m->resume_gpu >= 0 && best != m->resume_gpu && room(s, m->resume_gpu) < m->need &&
-        (size_t)m->resume_gpu < s->ngpus)
-        best = -1; /* asked for that GPU: make room there */
-    if (best >= 0) {
-        m->gpu = best;
-        bool resume = m->state == SCHED_SUSPENDED;
-        m->state = resume ? SCHED_RESUMING : SCHED_STARTING;
-        act(o, resume ? SCHED_ACT_RESUME : SCHED_ACT_START, i, best, 0);
+    uint32_t mask = choose(s, exact ? ok & fits : fits, w, exact, score);
+    if (mask && (!exact || mask == ok)) {
+        put(s, i, mask, 0, o);
         return true;
     }
     if (overlap(s, i, o))
         return true;
-    unsigned victims[SCHED_MAX_QUEUE], fewest[SCHED_MAX_QUEUE];
-    int nf = -1, gf = -1;
+    /* victims: per GPU, the fewest that make the room */
+    unsigned victims[SCHED_MAX_GPUS][SCHED_MAX_QUEUE];
+    int nv[SCHED_MAX_GPUS];
+    uint32_t can = 0;
     for (int g = 0; g < (int)s->ngpus && s->nmodels <= SCHED_MAX_QUEUE; g++) {
-        if (!gpu_allowed(m, g) || (m->resume_gpu >= 0 && g != m->resume_gpu))
-            continue;
-        int n = pick_victims(s, g, i, m->need, now, victims);
-        if (n >= 0 && (nf < 0 || n < nf)) {
-            nf = n;
-            gf = g;
-            memcpy(fewest, victims, (size_t)n * sizeof victims[0]);
+        nv[g] = (ok & BIT(g)) ? pick_victims(s, g, i, m->need, now, victims[g]) : -1;
+        if (nv[g] >= 0) {
+            can |= BIT(g);
+            score[g] = -nv[g];
         }
     }
-    for (int k = 0; k < nf; k++)
-        evict(s, fewest[k], o);
-    if (nf < 0) { /* everyone there is answering: a time slice, where allowed */
-        for (int g = 0; g < (int)s->ngpus; g++)
-            if (gpu_allowed(m, g) && (m->resume_gpu < 0 || g == m->resume_gpu) &&
-                preempt(s, g, i, m->need, now, o)) {
+    mask = choose(s, exact ? ok & can : can, w, exact, score);
+    if (!mask || (exact && mask != ok)) {
+        /* everyone there is answering: a time slice, where allowed (one GPU) */
+        for (int g = 0; w == 1 && g < (int)s->ngpus; g++)
+            if ((ok & BIT(g)) && preempt(s, g, i, m->need, now, o)) {
                 if (overlap(s, i, o))
                     return true;
                 s->gpus[g].claimed += m->need; /* what leaves is this one's */
@@ -494,10 +546,18 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
             }
         return false;
     }
+    for (int g = 0; g < (int)s->ngpus; g++) {
+        if (!(mask & BIT(g)))
+            continue;
+        for (int k = 0; k < nv[g]; k++) /* one that spans several GPUs is evicted once */
+            if (s->models[victims[g][k]].state == SCHED_READY)
+                evict(s, victims[g][k], o);
+    }
     if (overlap(s, i, o))
         return true;
-    if (gf >= 0) /* the room is coming: nobody else takes it meanwhile */
-        s->gpus[gf].claimed += m->need;
+    for (int g = 0; g < (int)s->ngpus; g++) /* the room is coming: nobody else takes it */
+        if (mask & BIT(g))
+            s->gpus[g].claimed += m->need;
     return false;
 }
 

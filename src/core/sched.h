@@ -48,19 +48,21 @@ enum sched_evict { SCHED_EVICT_SUSPEND, SCHED_EVICT_STOP };
 struct sched_model {
     /* from the configuration */
     char name[64];
-    uint64_t need; /* bytes on a GPU: the estimate, then what it really used */
+    uint64_t need; /* bytes on each of its GPUs: the estimate, then what it really used */
     int priority;          /* higher stays resident longer */
     uint64_t keep_alive_ms; /* unused this long, it is evicted anyway; SCHED_FOREVER */
     enum sched_evict evict;
-    int only_gpu; /* -1: any */
+    uint32_t allowed; /* the GPUs it may use, a bit each; 0: any */
+    unsigned width;   /* how many GPUs it spans (tensor parallel), all or none; 0 = 1 */
     bool pinned;  /* never evicted */
     bool preempt;      /* may be suspended mid-request, its requests held (fast swap only) */
     uint64_t slice_ms; /* ... once it has had the GPU this long */
     /* the scheduler's */
     enum sched_state state;
-    int gpu;        /* where it is, or is going; -1 */
+    int gpu;        /* the first GPU it is on, or is going to; -1 */
+    uint32_t gpus;  /* all of them, a bit each (the need is on each) */
     int resume_gpu; /* where an explicit resume asked for; -1 */
-    int bound_gpu;  /* suspended by a path that comes back only where it left; -1 */
+    uint32_t bound; /* suspended by a path that comes back only where it left: there; 0 */
     unsigned holds; /* acquired, not yet released */
     uint64_t last_used_ms;
     uint64_t resident_ms; /* when it last became ready (started or resumed) */

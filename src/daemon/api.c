@@ -118,6 +118,11 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
                             : json_null());
     json_object_set_new(j, "inflight", json_integer(proxy_inflight(d->proxy, i)));
     json_object_set_new(j, "preemptions", json_integer(m->preemptions));
+    json_t *gpus = json_array();
+    for (int g = 0; on && g < SCHED_MAX_GPUS; g++)
+        if (m->gpus & (1u << g))
+            json_array_append_new(gpus, json_integer(g));
+    json_object_set_new(j, "gpus", gpus);
     json_object_set_new(j, "held_s", json_real((double)daemon_held_ms(d, i) / 1000));
     return j;
 }

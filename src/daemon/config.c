@@ -71,6 +71,40 @@ static bool parse_bool(const char *v, bool *out)
     return true;
 }
 
+/* "any" (one GPU), "N" (any N), or a list "0,1" (those, all at once). */
+static bool parse_gpus(const char *v, struct config_model *m)
+{
+    char *end;
+    if (!strcmp(v, "any")) {
+        m->gpus = 0;
+        m->width = 1;
+        return true;
+    }
+    if (!strchr(v, ',')) {
+        long n = strtol(v, &end, 10);
+        if (*end || !*v || n < 1 || n > SCHED_MAX_GPUS)
+            return false;
+        m->gpus = 0;
+        m->width = (unsigned)n;
+        return true;
+    }
+    uint32_t mask = 0;
+    for (const char *p = v; *p;) {
+        long g = strtol(p, &end, 10);
+        if (end == p || g < 0 || g >= SCHED_MAX_GPUS || (mask & (1u << g)))
+            return false;
+        mask |= 1u << g;
+        p = end;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return false;
+    }
+    m->gpus = mask;
+    m->width = (unsigned)__builtin_popcount(mask);
+    return mask != 0;
+}
+
 /* "22G" for every GPU, or "0:22G,1:20G". */
 static bool parse_budget(const char *v, struct config *c)
 {
@@ -168,13 +202,21 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         if (strcmp(v, "auto") && (units_parse_size(v, &m->vram) < 0 || !m->vram))
             FAIL("vram '%s': a size (6G) or auto", v);
     } else if (!strcmp(name, "gpus")) {
+        if (!parse_gpus(v, m))
+            FAIL("gpus '%s': how many GPUs it spans (1, 2...: any with room), or which "
+                 "(0,1: a list); one given GPU: gpu = 0",
+                 v);
+    } else if (!strcmp(name, "gpu")) {
         long g = strtol(v, &end, 10);
-        if (!strcmp(v, "any"))
-            m->gpu = -1;
-        else if (*end || !*v || g < 0 || g >= SCHED_MAX_GPUS)
-            FAIL("gpus '%s': any, or a GPU index", v);
-        else
-            m->gpu = (int)g;
+        if (!strcmp(v, "any") || !strcmp(v, "auto")) {
+            m->gpus = 0;
+            m->width = 1;
+        } else if (*end || !*v || g < 0 || g >= SCHED_MAX_GPUS) {
+            FAIL("gpu '%s': a GPU's index, or any", v);
+        } else {
+            m->gpus = 1u << g;
+            m->width = 1;
+        }
     } else if (!strcmp(name, "keep_alive") || !strcmp(name, "idle")) {
         if (!strcmp(v, "forever") || !strcmp(v, "-1"))
             m->keep_alive_s = -1;
@@ -236,7 +278,7 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1)
             FAIL("start_timeout '%s': a duration, like 2m", v);
     } else
-        FAIL("unknown setting '%s' (command, file, vram, gpus, keep_alive, evict, priority, "
+        FAIL("unknown setting '%s' (command, file, vram, gpu, gpus, keep_alive, evict, priority, "
              "pinned, cap, swap, swap_pool, health, start_timeout, concurrency, preempt, slice)",
              name);
     return 1;
@@ -253,7 +295,7 @@ static struct config_model *model_named(struct parse *ps, const char *name)
     struct config_model *m = &c->models[c->nmodels++];
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
-    m->gpu = -1;
+    m->width = 1;
     m->keep_alive_s = 300;
     m->preempt = -1;
     m->slice_s = 5;

@@ -19,7 +19,8 @@ struct config_model {
     char command[CONFIG_CMD_MAX]; /* run by /bin/sh -c, ${PORT} filled in */
     char file[CONFIG_PATH_MAX];   /* the model file, for vram = auto */
     uint64_t vram;                /* 0: auto */
-    int gpu;                      /* -1: any */
+    uint32_t gpus;                /* the GPUs it may use, a bit each; 0: any */
+    unsigned width;               /* how many it spans at once (all or none) */
     double keep_alive_s; /* unused this long: evicted; < 0: forever */
     enum sched_evict evict;
     int priority;

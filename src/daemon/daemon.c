@@ -81,29 +81,55 @@ static void remember(struct daemon *d, unsigned i)
         store_del_proc(d->store, m->name);
         return;
     }
-    struct store_proc p = {.pid = dm->pid, .start = dm->start, .gpu = m->gpu, .port = dm->port};
+    struct store_proc p = {
+        .pid = dm->pid, .start = dm->start, .gpu = m->gpu, .port = dm->port, .gpus = m->gpus};
     snprintf(p.model, sizeof p.model, "%s", m->name);
     snprintf(p.state, sizeof p.state, "%s",
              m->state == SCHED_SUSPENDED  ? "suspended"
              : m->state == SCHED_STARTING ? "starting"
                                           : "ready");
     p.bytes = m->state == SCHED_SUSPENDED ? dm->host_bytes : m->need;
-    if (m->state == SCHED_SUSPENDED)
+    if (m->state == SCHED_SUSPENDED) {
         p.gpu = dm->left_gpu;
+        p.gpus = dm->left_gpus;
+    }
     snprintf(p.how, sizeof p.how, "%s", dm->how);
     store_put_proc(d->store, &p);
 }
 
-/* What pid holds on the GPUs now, from a fresh process list. */
-static uint64_t measure(struct daemon *d, pid_t pid)
+/* The model whose process (or one its command started: a worker per GPU)
+ * is pid, or -1. */
+static int model_of_pid(const struct daemon *d, uint32_t pid)
+{
+    pid_t main = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < d->sched.nmodels; i++)
+            if (d->dm[i].pid > 0 && (uint32_t)d->dm[i].pid == (pass ? (uint32_t)main : pid))
+                return (int)i;
+        if (pass == 0 && !(main = family_main_of((pid_t)pid)))
+            break;
+    }
+    return -1;
+}
+
+/* What model i's processes hold now, from a fresh process list: on the
+ * one of its GPUs where they hold most (its need is per GPU); the sum
+ * over all of them in *total. */
+static uint64_t measure(struct daemon *d, unsigned i, uint64_t *total)
 {
     probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
-    uint64_t sum = 0;
-    for (size_t g = 0; g < d->snap.ngpus; g++)
+    uint64_t most = 0, sum = 0;
+    for (size_t g = 0; g < d->snap.ngpus; g++) {
+        uint64_t here = 0;
         for (size_t k = 0; k < d->snap.gpus[g].nprocs; k++)
-            if (d->snap.gpus[g].procs[k].pid == (uint32_t)pid)
-                sum += d->snap.gpus[g].procs[k].used;
-    return sum;
+            if (model_of_pid(d, d->snap.gpus[g].procs[k].pid) == (int)i)
+                here += d->snap.gpus[g].procs[k].used;
+        most = here > most ? here : most;
+        sum += here;
+    }
+    if (total)
+        *total = sum;
+    return most;
 }
 
 /* ---- queued events ---- */
@@ -141,10 +167,18 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
             taken[d->dm[k].port - d->cfg.port_base] = true;
     unsigned port = super_free_port(d->cfg.port_base, taken, sizeof taken);
     bool fast = dm->cfg.fast && dm->cfg.evict == SCHED_EVICT_SUSPEND;
+    /* every GPU of the model, by UUID (indexes change with what is visible) */
+    char visible[SCHED_MAX_GPUS * 100] = "";
+    size_t at = 0;
+    for (size_t g = 0; g < d->sched.ngpus; g++)
+        if (d->smodels[i].gpus & (1u << g))
+            at += (size_t)snprintf(visible + at, sizeof visible - at, "%s%s", at ? "," : "",
+                                   d->gpu_uuid[g]);
+    (void)gpu;
     struct super_spawn sp = {dm->cfg.name,
                              dm->cfg.command,
                              d->cfg.logs,
-                             d->gpu_uuid[gpu],
+                             visible,
                              port,
                              (dm->cfg.cap || fast) && d->shim[0] ? d->shim : NULL,
                              dm->cfg.cap ? d->smodels[i].need : 0,
@@ -200,7 +234,8 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
     dm->began_ms = daemon_now_ms();
     if (!resume) {
         dm->left_gpu = d->smodels[i].gpu;
-        dm->host_bytes = measure(d, dm->pid);
+        dm->left_gpus = d->smodels[i].gpus;
+        measure(d, i, &dm->host_bytes);
         /* its window of the shared pool: what it holds on the GPU covers
          * what fast swap moves */
         if (d->pool && dm->cfg.fast &&
@@ -335,6 +370,18 @@ void daemon_release_keep(struct daemon *d, unsigned model, bool keep_set, uint64
     daemon_step(d, &e);
 }
 
+/* "GPU 0", or "GPUs 0,1" for a model over several. */
+static const char *gpus_text(const struct sched_model *m, char *buf, size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "GPU%s ", __builtin_popcount(m->gpus) > 1 ? "s" : "");
+    for (int g = 0; g < SCHED_MAX_GPUS && at < len; g++)
+        if (m->gpus & (1u << g))
+            at += (size_t)snprintf(buf + at, len - at, "%s%d", buf[at - 1] == ' ' ? "" : ",", g);
+    if (!m->gpus)
+        snprintf(buf, len, "GPU %d", m->gpu);
+    return buf;
+}
+
 /* What changed, said once: to the log, the store, the event stream. */
 static void report(struct daemon *d, unsigned i, enum sched_state was)
 {
@@ -343,7 +390,8 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
     if (m->state == was)
         return;
     double took = (double)(daemon_now_ms() - dm->began_ms) / 1000;
-    char detail[256] = "";
+    char detail[256] = "", where[80];
+    gpus_text(m, where, sizeof where);
     /* ready and busy are one state here: a model started or resumed for a
      * proxied request is busy (held) by the time this runs */
     bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
@@ -364,7 +412,7 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
             break;
         if (was == SCHED_STARTING) {
             dm->last_start_s = took;
-            snprintf(detail, sizeof detail, "GPU %d, port %u, %.2f GiB", m->gpu, dm->port,
+            snprintf(detail, sizeof detail, "%s, port %u, %.2f GiB", where, dm->port,
                      (double)m->need / (1 << 30));
             store_set_footprint(d->store, m->name, d->gpu_name[m->gpu], m->need);
             daemon_emit(d, i, "ready", took, detail);
@@ -372,8 +420,7 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
             dm->last_resume_s = took;
             dm->resumes++;
             dm->host_bytes = 0;
-            snprintf(detail, sizeof detail, "GPU %d", m->gpu);
-            daemon_emit(d, i, "resumed", took, detail);
+            daemon_emit(d, i, "resumed", took, where);
         }
         break;
     case SCHED_SUSPENDED:
@@ -400,7 +447,7 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
     case SCHED_SUSPENDING:
         if (m->preempted) { /* mid-request, for another model: a time slice */
             dm->held_since_ms = daemon_now_ms();
-            snprintf(detail, sizeof detail, "GPU %d, %u request%s held, preemption %u", m->gpu,
+            snprintf(detail, sizeof detail, "%s, %u request%s held, preemption %u", where,
                      m->holds, m->holds == 1 ? "" : "s", m->preemptions);
             daemon_emit(d, i, "preempted", 0, detail);
             break;
@@ -409,8 +456,7 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
     case SCHED_STARTING:
     case SCHED_RESUMING:
     case SCHED_STOPPING:
-        snprintf(detail, sizeof detail, "GPU %d", m->gpu);
-        daemon_emit(d, i, sched_state_name(m->state), 0, m->gpu >= 0 ? detail : NULL);
+        daemon_emit(d, i, sched_state_name(m->state), 0, m->gpu >= 0 ? where : NULL);
         break;
     case SCHED_BUSY:
         break;
@@ -464,7 +510,7 @@ static void on_health(void *arg, int status)
         return;
     if (status == 200) {
         struct sched_event e = {
-            .kind = SCHED_EV_READY, .model = dm->index, .bytes = measure(d, dm->pid)};
+            .kind = SCHED_EV_READY, .model = dm->index, .bytes = measure(d, dm->index, NULL)};
         if (e.bytes < dm->cfg.vram)
             e.bytes = dm->cfg.vram; /* its slice, if it asked for one, is its size */
         daemon_step(d, &e);
@@ -560,9 +606,8 @@ void daemon_refresh(struct daemon *d)
         const struct snap_gpu *sg = &d->snap.gpus[g];
         uint64_t ours = 0;
         for (size_t k = 0; k < sg->nprocs; k++)
-            for (size_t i = 0; i < d->sched.nmodels; i++)
-                if (d->dm[i].pid > 0 && sg->procs[k].pid == (uint32_t)d->dm[i].pid)
-                    ours += sg->procs[k].used;
+            if (model_of_pid(d, sg->procs[k].pid) >= 0)
+                ours += sg->procs[k].used;
         uint64_t used = sg->mem.version == 2 ? sg->mem.used : sg->mem.used - sg->mem.reserved;
         d->sched.gpus[g].foreign = used > ours ? used - ours : 0;
     }

@@ -50,6 +50,7 @@ struct dmodel {
     struct health *health;  /* the poll in flight */
     char how[16];        /* how it was last suspended */
     int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
+    uint32_t left_gpus;  /* all those it left */
     uint64_t host_bytes;
     unsigned restarts, starts, suspends, resumes;
     double last_start_s, last_suspend_s, last_resume_s;

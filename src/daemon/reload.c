@@ -30,7 +30,8 @@ void reload_config(struct daemon *d)
             if (!strcmp(c->models[k].name, d->smodels[i].name))
                 nm = &c->models[k];
         bool changed = nm && (strcmp(nm->command, d->dm[i].cfg.command) ||
-                              nm->vram != d->dm[i].cfg.vram || nm->gpu != d->dm[i].cfg.gpu);
+                              nm->vram != d->dm[i].cfg.vram || nm->gpus != d->dm[i].cfg.gpus ||
+                              nm->width != d->dm[i].cfg.width);
         if (changed && d->smodels[i].state == SCHED_BUSY) {
             d->dm[i].reconfigure = true; /* not mid-request: once it is released */
         } else if (!nm || changed) {     /* stopped now; starts again on demand */

@@ -60,13 +60,18 @@ static void adopt(struct daemon *d)
         dm->port = v[k].port;
         dm->child = false;
         snprintf(dm->how, sizeof dm->how, "%s", v[k].how);
+        uint32_t gpus = v[k].gpus ? v[k].gpus : 1u << v[k].gpu;
         if (!strcmp(v[k].state, "suspended")) {
             m->state = SCHED_SUSPENDED;
             m->host_bytes = dm->host_bytes = v[k].bytes;
             dm->left_gpu = v[k].gpu;
+            dm->left_gpus = gpus;
+            if (!strcmp(v[k].how, "fast")) /* it comes back only where it left */
+                m->bound = gpus;
         } else {
             m->state = SCHED_READY;
             m->gpu = v[k].gpu;
+            m->gpus = gpus;
             if (v[k].bytes > m->need)
                 m->need = v[k].bytes;
         }

@@ -11,11 +11,14 @@
 #include "core/estimate.h"
 #include "model/modelfile.h"
 
+/* What the model holds on each of its GPUs (vram is per GPU, as `vram run
+ * --vram` is; an estimate is split evenly over them). */
 static uint64_t need_of(struct daemon *d, const struct config_model *m)
 {
     if (m->vram)
         return m->vram;
-    uint64_t b = store_footprint(d->store, m->name, d->gpu_name[m->gpu >= 0 ? m->gpu : 0]);
+    int g = m->gpus ? __builtin_ctz(m->gpus) : 0;
+    uint64_t b = store_footprint(d->store, m->name, d->gpu_name[g]);
     if (b)
         return b;
     struct model_info info;
@@ -36,7 +39,7 @@ static uint64_t need_of(struct daemon *d, const struct config_model *m)
     if (estimate_candidates(&info, p, 8) < 1)
         return 1ULL << 30;
     estimate_compute(&info, &o, &p[0], &r);
-    return r.total;
+    return r.total / (m->width ? m->width : 1);
 }
 
 void table_set(struct daemon *d, unsigned i, const struct config_model *c)
@@ -53,7 +56,8 @@ void table_set(struct daemon *d, unsigned i, const struct config_model *c)
     m->preempt = c->preempt != 0 && c->fast && c->evict == SCHED_EVICT_SUSPEND && !c->pinned;
     m->slice_ms = (uint64_t)(c->slice_s * 1000);
     m->evict = c->evict;
-    m->only_gpu = c->gpu;
+    m->allowed = c->gpus;
+    m->width = c->width;
     m->pinned = c->pinned;
 }
 
@@ -62,7 +66,7 @@ void table_add(struct daemon *d, const struct config_model *c)
     unsigned i = (unsigned)d->sched.nmodels++;
     memset(&d->smodels[i], 0, sizeof d->smodels[i]);
     memset(&d->dm[i], 0, sizeof d->dm[i]);
-    d->smodels[i].gpu = d->smodels[i].resume_gpu = d->smodels[i].bound_gpu = -1;
+    d->smodels[i].gpu = d->smodels[i].resume_gpu = -1;
     d->dm[i].left_gpu = -1;
     table_set(d, i, c);
     daemon_init_model(d, i);

@@ -206,6 +206,25 @@ unsigned family_signal(const char *name, pid_t pid, uid_t uid, int sig)
     return n;
 }
 
+pid_t family_main_of(pid_t pid)
+{
+    char path[64], buf[16384];
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    static const char key[] = FAMILY_ENV "=";
+    for (char *e = buf; e < buf + n; e += strlen(e) + 1)
+        if (!strncmp(e, key, sizeof key - 1))
+            return (pid_t)strtol(e + sizeof key - 1, NULL, 10);
+    return 0;
+}
+
 void family_forget(const char *name)
 {
     char dir[1024];

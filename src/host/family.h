@@ -31,6 +31,10 @@ void family_join(const char *procs, char *tag);
  * were signalled. */
 unsigned family_signal(const char *name, pid_t pid, uid_t uid, int sig);
 
+/* The main pid of the model family pid belongs to (its VRAM_MODEL_PID),
+ * or 0. */
+pid_t family_main_of(pid_t pid);
+
 /* Removes name's cgroup once it is empty (quietly otherwise). */
 void family_forget(const char *name);
 

@@ -30,12 +30,12 @@ listen = 127.0.0.1:$LISTEN
 min_resident = 0
 CONF
 for m in x y; do
-    printf '\n[model %s]\ncommand = %s --bytes 256M --chunks 40 --chunk-ms 500\nvram = 600M\ngpus = 0\nslice = 2s\n' \
+    printf '\n[model %s]\ncommand = %s --bytes 256M --chunks 40 --chunk-ms 500\nvram = 600M\ngpu = 0\nslice = 2s\n' \
         "$m" "$TM" >>"$T/vram.conf"
 done
-printf '\n[model pin]\ncommand = %s --bytes 256M --chunks 10 --chunk-ms 500\nvram = 600M\ngpus = 1\npinned = yes\nslice = 1s\n' "$TM" >>"$T/vram.conf"
-printf '\n[model nope]\ncommand = %s --bytes 256M --chunks 10 --chunk-ms 500\nvram = 600M\ngpus = 1\npreempt = no\nslice = 1s\n' "$TM" >>"$T/vram.conf"
-printf '\n[model other]\ncommand = %s --bytes 256M --chunks 2 --chunk-ms 50\nvram = 600M\ngpus = 1\n' "$TM" >>"$T/vram.conf"
+printf '\n[model pin]\ncommand = %s --bytes 256M --chunks 10 --chunk-ms 500\nvram = 600M\ngpu = 1\npinned = yes\nslice = 1s\n' "$TM" >>"$T/vram.conf"
+printf '\n[model nope]\ncommand = %s --bytes 256M --chunks 10 --chunk-ms 500\nvram = 600M\ngpu = 1\npreempt = no\nslice = 1s\n' "$TM" >>"$T/vram.conf"
+printf '\n[model other]\ncommand = %s --bytes 256M --chunks 2 --chunk-ms 50\nvram = 600M\ngpu = 1\n' "$TM" >>"$T/vram.conf"
 
 run() { OUT=$("$@" 2>&1); RC=$?; }
 state() { "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }
@@ -85,9 +85,11 @@ expect_match "the proxy's log line says how long a request was held" "$(cat "$T/
 expect_match "/metrics counts preemptions" "$(curl -s --unix-socket "$T/vram.sock" http://x/metrics)" \
     'vram_model_preemptions_total\{model="x"\} [1-9]'
 expect_match "the short request was answered" "$(cat "$T/short")" 'DONE'
-# x is running, or out for at most y's slice (2 s) and a swap
+# x is running, or out for at most y's slice (2 s) and a swap: well under
+# the 20 s of y's whole answer it would wait for without time slices (the
+# bound leaves room for a loaded CI machine; bench/gpu_preempt.sh measures)
 expect_eq "its first token came within a slice and a swap ($(cat "$T/short.ttfb") s)" \
-    "$(awk -v t="$(cat "$T/short.ttfb")" 'BEGIN { print (t < 6) ? "yes" : "no" }')" yes
+    "$(awk -v t="$(cat "$T/short.ttfb")" 'BEGIN { print (t < 10) ? "yes" : "no" }')" yes
 
 # 2. pinned, and preempt = no: never suspended mid-answer; the other waits
 #    (for good with a pinned model, which is never evicted; for the whole

@@ -23,7 +23,7 @@ PORTS=$((20000 + $$ % 20000))
 # machine little until fast swap copies every byte of it: these models use
 # the driver's checkpoint (tests/cli/swap.sh covers fast swap in the daemon)
 model() {
-    printf '\n[model %s]\ncommand = %s %s\nvram = %s\ngpus = 0\nswap = driver\n' "$1" "$TESTMODEL" "$2" "$3"
+    printf '\n[model %s]\ncommand = %s %s\nvram = %s\ngpu = 0\nswap = driver\n' "$1" "$TESTMODEL" "$2" "$3"
     [ -z "${4:-}" ] || printf '%s\n' "$4"
 }
 conf() {
@@ -76,7 +76,7 @@ expect_match "serve --check: says which line, and how to split it" "$OUT" \
     "long.conf:5: a line of 265 characters, more than the 198 .*indented"
 # the capped model's command goes on over an indented line: its --bytes must
 # arrive for it to go over its slice (below)
-printf '\n[model capped]\ncommand = %s\n    --bytes 3G\nvram = 2G\ncap = yes\ngpus = 1\n' "$TESTMODEL" >>"$T/vram.conf"
+printf '\n[model capped]\ncommand = %s\n    --bytes 3G\nvram = 2G\ncap = yes\ngpu = 1\n' "$TESTMODEL" >>"$T/vram.conf"
 start_daemon || { not_ok "the daemon starts"; finish; }
 
 # never over budget: GPU 0's used memory, sampled all along

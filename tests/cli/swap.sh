@@ -74,7 +74,7 @@ expect_match "fast: back by the fast path" "$OUT" "resumed pid $W on GPU 0 \(fas
 # give or take the allocate-and-free thread's 4 MiB
 D=$(($(pid_used "$W") - BEFORE))
 [ "${D#-}" -le $((4 * MiB)) ] && ok "fast: the GPU memory is back" || not_ok "fast: the GPU memory is back" "off by $D"
-for _ in $(seq 1 40); do grep -q 'weights ok' "$T/w.out" && break; sleep 0.05; done
+wait_for 20 grep -q 'weights ok' "$T/w.out"
 expect_match "fast: every weight byte intact at the same addresses" "$(cat "$T/w.out")" 'weights ok'
 goes_on w "$O1" && ok "fast: its threads go on" || not_ok "fast: its threads go on" "$(ops w) <= $O1"
 
@@ -188,12 +188,12 @@ port_base = $PORTS
 [model f]
 command = $TESTMODEL --bytes 64M
 vram = 1G
-gpus = 1
+gpu = 1
 
 [model k]
 command = $TESTMODEL --bytes 64M
 vram = 1G
-gpus = 1
+gpu = 1
 swap = driver
 CONF
 "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &

@@ -30,13 +30,13 @@ port_base = $PORTS
 listen = 127.0.0.1:$LISTEN
 CONF
 for m in a b c; do
-    printf '\n[model %s]\ncommand = %s --bytes 256M --chunks 3 --chunk-ms 50\nvram = 600M\ngpus = 0\n' \
+    printf '\n[model %s]\ncommand = %s --bytes 256M --chunks 3 --chunk-ms 50\nvram = 600M\ngpu = 0\n' \
         "$m" "$TM" >>"$T/vram.conf"
 done
-printf '\n[model k]\ncommand = %s --bytes 32M\nvram = 100M\ngpus = 1\nkeep_alive = 1s\n' "$TM" >>"$T/vram.conf"
-printf '\n[model s]\ncommand = sh -c "setsid sleep 987654 & exec %s --bytes 32M"\nvram = 100M\ngpus = 1\n' \
+printf '\n[model k]\ncommand = %s --bytes 32M\nvram = 100M\ngpu = 1\nkeep_alive = 1s\n' "$TM" >>"$T/vram.conf"
+printf '\n[model s]\ncommand = sh -c "setsid sleep 987654 & exec %s --bytes 32M"\nvram = 100M\ngpu = 1\n' \
     "$TM" >>"$T/vram.conf"
-printf '\n[model w]\ncommand = %s --bytes 32M --startup 4\nvram = 100M\ngpus = 1\n' "$TM" >>"$T/vram.conf"
+printf '\n[model w]\ncommand = %s --bytes 32M --startup 4\nvram = 100M\ngpu = 1\n' "$TM" >>"$T/vram.conf"
 
 run() { OUT=$("$@" 2>&1); RC=$?; }
 state() { "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }

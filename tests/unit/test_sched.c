@@ -26,10 +26,8 @@ static void setup_models(size_t n, const uint64_t *need, const int *prio)
         snprintf(models[i].name, sizeof models[i].name, "m%zu", i);
         models[i].need = need[i];
         models[i].priority = prio ? prio[i] : 5;
-        models[i].only_gpu = -1;
         models[i].gpu = -1;
         models[i].resume_gpu = -1;
-        models[i].bound_gpu = -1;
     }
     S.models = models;
     S.nmodels = n;
@@ -49,7 +47,7 @@ static size_t step(struct sched_event e, uint64_t now)
     for (size_t g = 0; g < S.ngpus; g++) { /* never overcommitted, once the leaving have left */
         uint64_t leaving = 0;
         for (size_t i = 0; i < S.nmodels; i++)
-            if (models[i].gpu == (int)g &&
+            if ((models[i].gpus >> g & 1) &&
                 (models[i].state == SCHED_SUSPENDING || models[i].state == SCHED_STOPPING))
                 leaving += models[i].need;
         assert_true(sched_committed(&S, (int)g) + S.gpus[g].foreign <=
@@ -261,14 +259,14 @@ static void fast_swapped_comes_back_where_it_left(void **st)
     setup_models(2, need, NULL);
     S.ngpus = 2;
     S.gpus[1].capacity = 16 * GiB;
-    models[0].only_gpu = 0;
+    models[0].allowed = 1u << 0;
     bring_up(0, 0);
     step((struct sched_event){.kind = SCHED_EV_SUSPEND, .model = 0}, 100);
     step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 0, .ok = true, .bound = true},
          200);
-    assert_int_equal(models[0].bound_gpu, 0);
-    models[0].only_gpu = -1; /* a reload lifted its pin: the binding still holds */
-    models[1].only_gpu = 0;
+    assert_int_equal(models[0].bound, 1u << 0);
+    models[0].allowed = 0; /* a reload lifted its pin: the binding still holds */
+    models[1].allowed = 1u << 0;
     bring_up(1, 300);
     assert_int_equal(models[1].gpu, 0);
     /* GPU 1 is empty, but model 0 must come back to GPU 0: m1 goes */
@@ -282,7 +280,7 @@ static void fast_swapped_comes_back_where_it_left(void **st)
     assert_non_null(r);
     assert_int_equal(r->gpu, 0);
     step((struct sched_event){.kind = SCHED_EV_RESUMED, .model = 0, .ok = true}, 700);
-    assert_int_equal(models[0].bound_gpu, -1);
+    assert_int_equal(models[0].bound, 0);
 }
 
 
@@ -650,6 +648,99 @@ static void refused_and_died(void **st)
     assert_int_equal(models[0].state, SCHED_STOPPED);
 }
 
+/* ---- models over several GPUs ---- */
+
+static uint32_t gpus_of(unsigned m)
+{
+    return models[m].gpus;
+}
+
+/* A model over 2 GPUs and one over 4 on an 8-GPU server: each is placed
+ * whole, on GPUs with room, or not at all; each GPU counts its share. */
+static void spans_all_or_none(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {60 * GiB, 60 * GiB, 100 * GiB, 30 * GiB};
+    setup_models(4, need, NULL);
+    S.ngpus = 8;
+    for (int g = 0; g < 8; g++)
+        S.gpus[g].capacity = 140 * GiB;
+    models[0].width = 2;
+    models[1].width = 4;
+    models[2].width = 8;
+    bring_up(0, 0);
+    assert_int_equal(__builtin_popcount(gpus_of(0)), 2);
+    bring_up(1, 100);
+    assert_int_equal(__builtin_popcount(gpus_of(1)), 4);
+    assert_int_equal(gpus_of(0) & gpus_of(1), 0); /* the emptiest GPUs first */
+    for (int g = 0; g < 8; g++)
+        assert_true(sched_committed(&S, g) == ((gpus_of(0) | gpus_of(1)) >> g & 1 ? 60 * GiB : 0));
+    /* 8 GPUs of 100 GiB: only by evicting both; they hold no request: they go */
+    demand(2, 7, false, 5000);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    assert_non_null(find(SCHED_ACT_STOP, 1)); /* the host budget holds one of them */
+    assert_null(find(SCHED_ACT_START, 2)); /* not half-placed meanwhile */
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 0, .ok = true}, 5100);
+    assert_null(find(SCHED_ACT_START, 2));
+    step((struct sched_event){.kind = SCHED_EV_EXITED, .model = 1}, 5200);
+    assert_non_null(find(SCHED_ACT_START, 2));
+    assert_int_equal(gpus_of(2), 0xff);
+}
+
+/* A list pins the GPUs; a model that cannot get all of them waits, and
+ * what it waits for is not given to a smaller model meanwhile. */
+static void listed_gpus_and_claims(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB, 10 * GiB};
+    setup_models(3, need, NULL);
+    S.ngpus = 4;
+    for (int g = 0; g < 4; g++)
+        S.gpus[g].capacity = 16 * GiB;
+    models[0].allowed = 1u << 1;
+    models[1].allowed = (1u << 1) | (1u << 2);
+    models[1].width = 2;
+    models[2].allowed = 1u << 2;
+    demand(0, 1, true, 0);
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = 0}, 10); /* busy on GPU 1 */
+    demand(1, 2, false, 20);
+    assert_null(find(SCHED_ACT_START, 1)); /* GPU 1 is taken, and busy */
+    demand(2, 3, false, 30);
+    const struct sched_action *a = find(SCHED_ACT_START, 2);
+    assert_non_null(a); /* GPU 2 was free: no claim holds a GPU nothing leaves */
+    assert_int_equal(a->gpu, 2);
+}
+
+/* Fast swap moved a 2-GPU model out: it comes back on the same two, and
+ * may come back while the one on them leaves (overlap, from each). */
+static void multi_gpu_comes_back_where_it_left(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    S.ngpus = 4;
+    S.overlap = true;
+    for (int g = 0; g < 4; g++)
+        S.gpus[g].capacity = 16 * GiB;
+    models[0].width = 2;
+    models[1].width = 2;
+    models[0].allowed = 0x3;
+    bring_up(0, 0);
+    step((struct sched_event){.kind = SCHED_EV_SUSPEND, .model = 0}, 100);
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 0, .ok = true, .bound = true},
+         200);
+    assert_int_equal(models[0].bound, 0x3);
+    models[0].allowed = 0; /* any now: the binding still holds */
+    models[1].allowed = 0x3;
+    bring_up(1, 300);
+    demand(0, 9, false, 2000);
+    const struct sched_action *r = find(SCHED_ACT_RESUME, 0);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 1));
+    assert_non_null(r);
+    assert_int_equal(models[0].gpus, 0x3);
+    assert_true(r->overlap == 20 * GiB); /* 10 leaving each of the two */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -674,6 +765,9 @@ int main(void)
         cmocka_unit_test(preempt_gap),
         cmocka_unit_test(no_starvation),
         cmocka_unit_test(refused_and_died),
+        cmocka_unit_test(spans_all_or_none),
+        cmocka_unit_test(listed_gpus_and_claims),
+        cmocka_unit_test(multi_gpu_comes_back_where_it_left),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
