@@ -218,13 +218,42 @@ static void stop_model(struct daemon *d, unsigned i)
     arm(dm, STOP_GRACE_MS);
 }
 
+/* The processes of model i that hold GPU memory, from the snapshot measure
+ * just took (its server alone, when it shows none yet). */
+static void parked_pids(struct daemon *d, unsigned i)
+{
+    struct dmodel *dm = &d->dm[i];
+    dm->nparked = 0;
+    for (size_t g = 0; g < d->snap.ngpus; g++)
+        for (size_t k = 0; k < d->snap.gpus[g].nprocs; k++) {
+            const struct snap_proc *p = &d->snap.gpus[g].procs[k];
+            if (model_of_pid(d, p->pid) != (int)i)
+                continue;
+            unsigned at = 0;
+            while (at < dm->nparked && dm->parked[at] != (pid_t)p->pid)
+                at++;
+            if (at == dm->nparked) {
+                if (at == sizeof dm->parked / sizeof dm->parked[0])
+                    continue;
+                dm->parked[at] = (pid_t)p->pid;
+                dm->parked_bytes[at] = 0;
+                dm->nparked++;
+            }
+            dm->parked_bytes[at] += p->used;
+        }
+    if (!dm->nparked) {
+        dm->parked[0] = dm->pid;
+        dm->parked_bytes[0] = dm->host_bytes;
+        dm->nparked = 1;
+    }
+}
+
 static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t overlap,
                           bool preempt)
 {
     struct dmodel *dm = &d->dm[i];
     struct worker_job j = {.model = i,
                            .resume = resume,
-                           .pid = dm->pid,
                            .driver_only = !dm->cfg.fast,
                            /* overlapped: it may take the memory the others give
                             * back as they go, never the GPU's last margin */
@@ -236,6 +265,7 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
         dm->left_gpu = d->smodels[i].gpu;
         dm->left_gpus = d->smodels[i].gpus;
         measure(d, i, &dm->host_bytes);
+        parked_pids(d, i);
         /* its window of the shared pool: what it holds on the GPU covers
          * what fast swap moves */
         if (d->pool && dm->cfg.fast &&
@@ -260,6 +290,14 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
         snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
         snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
     }
+    if (!dm->nparked) { /* adopted suspended: a previous daemon moved its server */
+        dm->parked[0] = dm->pid;
+        dm->parked_bytes[0] = dm->host_bytes;
+        dm->nparked = 1;
+    }
+    j.npids = dm->nparked;
+    memcpy(j.pids, dm->parked, sizeof j.pids);
+    memcpy(j.bytes, dm->parked_bytes, sizeof j.bytes);
     /* without the driver's checkpoints, fast swap may still serve */
     int rc = -1;
     if (!d->ckpt && !dm->cfg.fast)
@@ -274,19 +312,47 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
     }
 }
 
-/* On a worker's thread: the move itself, by the path park.c picks. */
+/* On a worker's thread: the move itself, by the path park.c picks, for
+ * each of the model's processes: all of them, or none (those moved before
+ * one failed are moved back). */
 static void park_job(void *arg, const struct worker_job *j, struct worker_report *r)
 {
     const struct daemon *d = arg;
-    struct park_result pr = {0}; /* park.c asks the process which path */
-    struct park_fast f = {j->pool_off, j->pool_len, j->floor, j->fast_only};
-    int rc = j->resume ? park_resume(d->ckpt, d->ckpt_why, j->pid, j->from[0] ? j->from : NULL,
-                                     j->to[0] ? j->to : NULL, &f, &pr, r->error, sizeof r->error)
-                       : park_suspend(d->ckpt, d->ckpt_why, j->pid, 30000, j->driver_only, &f,
-                                      &pr, r->error, sizeof r->error);
+    struct park_result pr[WORKER_MAX_PIDS];
+    struct park_fast f[WORKER_MAX_PIDS];
+    uint64_t off = j->pool_off;
+    unsigned done = 0;
+    int rc = 0;
+    memset(pr, 0, sizeof pr); /* park.c asks each process which path */
+    r->fast = true;
+    for (unsigned k = 0; k < j->npids && rc == 0; k++, done++) {
+        /* each its part of the window: what it held covers what moves */
+        uint64_t len = j->npids == 1 ? j->pool_len : j->bytes[k];
+        f[k] = (struct park_fast){j->pool_len ? off : 0, j->pool_len ? len : 0, j->floor,
+                                  j->fast_only};
+        off += len;
+        rc = j->resume ? park_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
+                                     j->to[0] ? j->to : NULL, &f[k], &pr[k], r->error,
+                                     sizeof r->error)
+                       : park_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only,
+                                      &f[k], &pr[k], r->error, sizeof r->error);
+        r->fast &= pr[k].path == PARK_FAST;
+        r->bytes += pr[k].fast.bytes;
+    }
+    if (rc < 0 && done > 1) { /* all or none: the others go back as they were */
+        char e2[232];
+        for (unsigned k = 0; k + 1 < done; k++)
+            if (j->resume)
+                park_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only, &f[k],
+                             &pr[k], e2, sizeof e2);
+            else
+                park_resume(d->ckpt, d->ckpt_why, j->pids[k], NULL, NULL, NULL, &pr[k], e2,
+                            sizeof e2);
+        size_t n = strlen(r->error);
+        snprintf(r->error + n, sizeof r->error - n, " (pid %d; the model's other processes %s)",
+                 (int)j->pids[done - 1], j->resume ? "stay suspended" : "run on");
+    }
     r->ok = rc == 0;
-    r->fast = pr.path == PARK_FAST;
-    r->bytes = pr.fast.bytes;
 }
 
 static void on_parked(void *arg, const struct worker_report *r)

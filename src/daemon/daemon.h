@@ -51,6 +51,9 @@ struct dmodel {
     char how[16];        /* how it was last suspended */
     int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
     uint32_t left_gpus;  /* all those it left */
+    pid_t parked[16];    /* its processes a suspend moved, for the resume */
+    uint64_t parked_bytes[16];
+    unsigned nparked;
     uint64_t host_bytes;
     unsigned restarts, starts, suspends, resumes;
     double last_start_s, last_suspend_s, last_resume_s;

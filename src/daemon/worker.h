@@ -13,10 +13,16 @@
 struct event_base;
 struct ckpt;
 
+#define WORKER_MAX_PIDS 16
+
 struct worker_job {
     unsigned model;
     bool resume;
-    pid_t pid;
+    /* its processes that hold GPU memory (a worker per GPU, or the server
+     * alone), moved together: all, or none */
+    pid_t pids[WORKER_MAX_PIDS];
+    uint64_t bytes[WORKER_MAX_PIDS]; /* what each holds: its part of the pool window */
+    unsigned npids;
     bool driver_only;    /* skip fast swap */
     char from[96], to[96]; /* resume onto another GPU: the UUIDs (driver path only) */
     uint64_t pool_off, pool_len; /* suspend: its window of the daemon's host pool; len 0: none */

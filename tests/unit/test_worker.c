@@ -32,7 +32,7 @@ static void fake_move(void *arg, const struct worker_job *j, struct worker_repor
     r->ok = j->model != 2;
     r->fast = j->model != 0;
     if (!r->ok)
-        snprintf(r->error, sizeof r->error, "pid %d: no room on GPU %s", (int)j->pid, j->to);
+        snprintf(r->error, sizeof r->error, "pid %d: no room on GPU %s", (int)j->pids[0], j->to);
 }
 
 static void done(void *arg, const struct worker_report *r)
@@ -51,9 +51,9 @@ static void jobs_report_back_on_the_loop(void **st)
     struct worker *w = worker_new(s.base, fake_move, NULL, done, &s);
     assert_non_null(w);
     char err[100];
-    struct worker_job slow = {.model = 0, .pid = 100};
-    struct worker_job quick = {.model = 1, .resume = true, .pid = 101};
-    struct worker_job bad = {.model = 2, .resume = true, .pid = 102};
+    struct worker_job slow = {.model = 0, .pids = {100}, .npids = 1};
+    struct worker_job quick = {.model = 1, .resume = true, .pids = {101}, .npids = 1};
+    struct worker_job bad = {.model = 2, .resume = true, .pids = {102}, .npids = 1};
     snprintf(bad.to, sizeof bad.to, "GPU-1234");
     assert_int_equal(worker_start(w, &slow, err, sizeof err), 0);
     assert_int_equal(worker_start(w, &quick, err, sizeof err), 0);
