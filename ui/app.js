@@ -47,7 +47,8 @@ function fmtSeconds(s) {
 function fmtAgo(ms) {
   if (ms == null) return 'never';
   const s = Math.max(0, (Date.now() + skewMs - ms) / 1000);
-  return s < 1 ? 'now' : fmtSeconds(Math.floor(s)) + ' ago';
+  if (s < 1) return 'now';
+  return (s < 60 ? Math.floor(s) + ' s' : fmtSeconds(Math.floor(s))) + ' ago';
 }
 
 function clock(ms) {
