@@ -437,12 +437,13 @@ function row(m) {
   return r;
 }
 
+/* keep_alive_ms: null when forever; expires_ms: when an idle resident
+ * model is let go (null when it is not resident and idle) */
 function keepAliveLeft(m) {
-  if (m.keep_alive_s === undefined) return '—';
-  if (m.keep_alive_s === null) return 'forever';
-  if (!['ready', 'busy'].includes(m.state)) return '—';
-  if (m.holds || m.inflight) return 'in use';
-  const left = m.keep_alive_s - (Date.now() + skewMs - (m.last_used_ms || 0)) / 1000;
+  if (!('keep_alive_ms' in m)) return '—';
+  if (m.keep_alive_ms === null) return 'forever';
+  if (m.expires_ms == null) return m.holds || m.inflight ? 'in use' : '—';
+  const left = (m.expires_ms - (Date.now() + skewMs)) / 1000;
   return left > 0 ? fmtSeconds(Math.ceil(left)) : 'due';
 }
 

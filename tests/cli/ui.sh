@@ -40,7 +40,6 @@ token = $TOKEN
 command = $TESTMODEL --bytes 2G
 vram = 2.5G
 gpus = 0
-idle = 0
 swap = driver
 
 [model m2]
