@@ -2,7 +2,8 @@
 # ui_cpu.sh: what the dashboard costs the daemon, and what it weighs.
 # vram serve runs on the simulated driver (two 16 GiB GPUs, two test
 # models resident, a proxy address with a token), in a session of its own.
-# Each round measures the daemon's CPU time (utime + stime of /proc/PID/stat)
+# Each round measures the daemon's CPU time (the scheduler's nanoseconds on
+# a CPU, /proc/PID/task/*/schedstat, all its threads)
 # over SECONDS with nobody watching (the anchor: the daemon samples the GPUs
 # every second anyway) and over SECONDS with three tabs of /ui open in
 # headless chromium (bench/ui_pages.mjs; each tab follows the event stream
@@ -47,20 +48,21 @@ swap = driver
 CONF
 setsid "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
 DAEMON=$!
-trap 'kill -TERM $DAEMON 2>/dev/null; sleep 1; pkill -9 -f "$T/testmodel-uibench"; rm -rf "$T"' EXIT
+trap 'kill -TERM $DAEMON 2>/dev/null; sleep 1; pkill -9 -f "$T/testmodel-uibench" || true; rm -rf "$T"' EXIT
 for _ in $(seq 1 100); do curl -s -m 1 -o /dev/null "http://127.0.0.1:$PORT/ui" && break; sleep 0.05; done
 "$VRAM" load m1 >/dev/null
 "$VRAM" load m2 >/dev/null
 
-ticks() { awk '{ print $14 + $15 }' "/proc/$DAEMON/stat"; }
-HZ=$(getconf CLK_TCK)
+ns() { cat /proc/"$DAEMON"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
 # cpu_over: the daemon's CPU over D seconds, in % of one core
 cpu_over() {
-    local a b
-    a=$(ticks)
+    local a b t0 t1
+    a=$(ns)
+    t0=$(date +%s%N)
     sleep "$D"
-    b=$(ticks)
-    echo "$a $b" | awk -v hz="$HZ" -v d="$D" '{ printf "%.3f", ($2 - $1) / hz / d * 100 }'
+    b=$(ns)
+    t1=$(date +%s%N)
+    echo "$a $b $t0 $t1" | awk '{ printf "%.3f", ($2 - $1) / ($4 - $3) * 100 }'
 }
 idle() { cpu_over; }
 pages() {

@@ -81,6 +81,7 @@ try {
   await sleep(500); // a late answer would show up here
   shown = await dataShown();
   expect('a wrong token: still no data', !shown.gpus && !shown.rows && !shown.main, JSON.stringify(shown));
+  await page.screenshot({ path: join(SHOTS, 'ui-screenshot-login.png') });
 
   await page.fill('#token', TOKEN);
   await page.click('#login-ok');
