@@ -63,6 +63,8 @@ static void add_event(struct evbuffer *b, const char *type, const char *p, size_
 {
     if (type)
         evbuffer_add_printf(b, "event: %s\n", type);
+    if (!n) /* an event without data is never dispatched */
+        evbuffer_add(b, "data: \n", 7);
     while (n) {
         const char *nl = memchr(p, '\n', n);
         size_t len = nl ? (size_t)(nl - p) : n;
