@@ -3,9 +3,10 @@
  * acquire and release, the GPU snapshot, the live event stream, a model's
  * log, /metrics and the dashboard's files (/ui). Every route answers under
  * /vram too (/vram/v1/models...): the proxy passes that prefix here, where
- * /v1/ on its address belongs to the models. It owns the requests it keeps waiting: those for the scheduler
- * (load, acquire: demands, answered through demand.h) and those for a
- * model to reach a state (suspend, resume), answered as states change. */
+ * /v1/ on its address belongs to the models. It owns the requests it keeps
+ * waiting: those for the scheduler (load, acquire: demands, answered
+ * through demand.h) and those for a model to reach a state (suspend,
+ * resume), answered as states change. */
 #include "daemon/api.h"
 
 #include <errno.h>
@@ -493,7 +494,8 @@ static void on_request(struct evhttp_request *req, void *arg)
     } else {
         reply_error(req, 404, "Not Found",
                     "GET /v1/models, /v1/models/NAME, /v1/models/NAME/log, /v1/snapshot, "
-                    "/v1/events, /metrics, /ui; POST /v1/models/NAME/{load,unload,acquire,release,suspend,resume}");
+                    "/v1/events, /metrics, /ui; "
+                    "POST /v1/models/NAME/{load,unload,acquire,release,suspend,resume}");
     }
     if (u)
         evhttp_uri_free(u);

@@ -221,7 +221,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         if (!b)
             return;
         poll_one(f, b);
-        if (!evbuffer_get_length(b) && ++f->quiet >= QUIET_TICKS) /* keeps proxies from timing out */
+        /* a comment now and then keeps proxies in between from timing out */
+        if (!evbuffer_get_length(b) && ++f->quiet >= QUIET_TICKS)
             evbuffer_add(b, ":\n\n", 3);
         if (evbuffer_get_length(b)) {
             f->quiet = 0;
@@ -268,8 +269,8 @@ static void reply_text(struct evhttp_request *req, int code, const char *reason,
     evbuffer_free(b);
 }
 
-void logtail_serve(struct logtail *lt, struct evhttp_request *req, const char *path,
-                   unsigned lines, bool follow)
+void logtail_serve(struct logtail *lt, struct evhttp_request *req, const char *path, unsigned lines,
+                   bool follow)
 {
     if (lines > LOGTAIL_MAX_LINES)
         lines = LOGTAIL_MAX_LINES;

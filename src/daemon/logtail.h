@@ -21,7 +21,7 @@ void logtail_free(struct logtail *lt);
  * text/plain (404 when there is no log yet), or with follow as a stream of
  * events that goes on with each line written (a "reset" event when the
  * file starts over). 503 when LOGTAIL_MAX_FOLLOWERS follow already. */
-void logtail_serve(struct logtail *lt, struct evhttp_request *req, const char *path,
-                   unsigned lines, bool follow);
+void logtail_serve(struct logtail *lt, struct evhttp_request *req, const char *path, unsigned lines,
+                   bool follow);
 
 #endif

@@ -157,8 +157,8 @@ bool panel_route(struct panel *pn, struct front_req *r, const char *path, bool a
     /* registered first: a write that fails calls up_error inside relay_send */
     pn->live[pn->nlive++] = p;
     front_set_arg(r, p);
-    if (relay_send(p->up, front_method(r), front_uri(r), keep_n, keep_v, k, front_body(r),
-                   &up_ops, p) < 0) {
+    if (relay_send(p->up, front_method(r), front_uri(r), keep_n, keep_v, k, front_body(r), &up_ops,
+                   p) < 0) {
         front_set_arg(r, NULL);
         relay_close(p->up);
         end(p);
