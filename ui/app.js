@@ -163,7 +163,7 @@ function unauthorized() {
   $('login-why').textContent = refused
     ? 'The daemon refused that token. Enter the one in its configuration (token = in [serve]).'
     : 'This daemon asks for its token (token = in [serve] of its configuration).';
-  setConn('down', 'signed out');
+  setConn('out');
   const d = $('login');
   if (!d.open) d.showModal();
   $('token').value = '';
@@ -208,7 +208,7 @@ function stop() {
 function setConn(state, why) {
   const c = $('conn');
   c.dataset.state = state;
-  c.textContent = state === 'live' ? 'live' : state === 'down' ? 'reconnecting' : 'connecting';
+  c.textContent = {live: 'live', down: 'reconnecting', out: 'signed out'}[state] || 'connecting';
   c.title = why || '';
 }
 

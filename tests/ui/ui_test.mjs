@@ -62,7 +62,7 @@ page.on('console', (m) => { if (m.type() === 'error' && !/401|Unauthorized/.test
 const dataShown = () => page.evaluate(() => ({
   gpus: document.querySelectorAll('.gpu').length,
   rows: document.querySelectorAll('#models tbody tr').length,
-  main: !document.getElementById('main').hidden,
+  main: document.getElementById('main').checkVisibility(),
 }));
 const loginOpen = () => page.evaluate(() => document.getElementById('login').open);
 
