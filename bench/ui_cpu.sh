@@ -37,13 +37,13 @@ token = bench
 [model m1]
 command = $T/testmodel-uibench --bytes 2G
 vram = 2.5G
-gpus = 0
+gpu = 0
 swap = driver
 
 [model m2]
 command = $T/testmodel-uibench --bytes 3G
 vram = 3.5G
-gpus = 1
+gpu = 1
 swap = driver
 CONF
 setsid "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &

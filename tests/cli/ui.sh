@@ -39,23 +39,21 @@ token = $TOKEN
 [model m1]
 command = $TESTMODEL --bytes 2G
 vram = 2.5G
-gpus = 0
+gpu = 0
 swap = driver
 
 [model m2]
 command = $TESTMODEL --bytes 3G
 vram = 3.5G
-gpus = 1
+gpu = 1
 swap = driver
 CONF
 setsid "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
 DAEMON=$!
 JOBS="$JOBS $DAEMON"
 trap 'kill -TERM $DAEMON 2>/dev/null; sleep 0.5; pkill -9 -f "$TESTMODEL" 2>/dev/null; cleanup' EXIT
-for _ in $(seq 1 100); do
-    curl -s -m 1 -o /dev/null "http://127.0.0.1:$LISTEN/ui" && break
-    sleep 0.05
-done
+up() { curl -s -m 1 -o /dev/null "http://127.0.0.1:$LISTEN/ui"; }
+wait_for 5 up || { not_ok "the daemon starts" "$(cat "$T/serve.log")"; finish; exit 1; }
 
 UI_URL="http://127.0.0.1:$LISTEN" UI_TOKEN="$TOKEN" UI_LOGS="$T/logs" UI_SHOTS="$BUILD" \
     CHROMIUM="$CHROMIUM" node "$SRC/tests/ui/ui_test.mjs" >"$T/browser.out" 2>&1
