@@ -1,9 +1,12 @@
 /* api: the control API of `vram serve`, HTTP/JSON on a Unix socket (mode
  * 0660): the models and their states, load, unload, suspend, resume,
- * acquire and release, the GPU snapshot, the live event stream and
- * /metrics. It owns the requests it keeps waiting: those for the scheduler
- * (load, acquire: demands, answered through demand.h) and those for a
- * model to reach a state (suspend, resume), answered as states change. */
+ * acquire and release, the GPU snapshot, the live event stream, a model's
+ * log, /metrics and the dashboard's files (/ui). Every route answers under
+ * /vram too (/vram/v1/models...): the proxy passes that prefix here, where
+ * /v1/ on its address belongs to the models. It owns the requests it keeps
+ * waiting: those for the scheduler (load, acquire: demands, answered
+ * through demand.h) and those for a model to reach a state (suspend,
+ * resume), answered as states change. */
 #include "daemon/api.h"
 
 #include <errno.h>
@@ -24,8 +27,11 @@
 #include "app/render_json.h"
 #include "core/units.h"
 #include "daemon/events.h"
+#include "daemon/logtail.h"
 #include "daemon/metrics.h"
 #include "daemon/proxy.h"
+#include "daemon/super.h"
+#include "daemon/webui.h"
 
 #define MAX_BODY         (64 * 1024)
 #define DEFAULT_WAIT_MS  (5 * 60 * 1000)
@@ -48,6 +54,7 @@ struct wait {
 struct api {
     struct daemon *d;
     struct evhttp *http, *metrics;
+    struct logtail *logtail;
     struct wait waits[MAX_WAITS];
 };
 
@@ -124,10 +131,11 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
             json_array_append_new(gpus, json_integer(g));
     json_object_set_new(j, "gpus", gpus);
     json_object_set_new(j, "held_s", json_real((double)daemon_held_ms(d, i) / 1000));
+    json_object_set_new(j, "last_ttfb_s", json_real(proxy_last_ttfb(d->proxy, i)));
     return j;
 }
 
-static json_t *models_json(const struct daemon *d)
+json_t *api_models_json(const struct daemon *d)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < d->sched.nmodels; i++)
@@ -410,6 +418,26 @@ static void send_metrics(const struct daemon *d, struct evhttp_request *req)
     free(text);
 }
 
+/* GET /v1/models/NAME/log?lines=N&follow=1 */
+static void model_log(struct api *api, struct evhttp_request *req, const struct evhttp_uri *u,
+                      const char *name)
+{
+    struct daemon *d = api->d;
+    if (daemon_model_index(d, name) < 0) {
+        reply_error(req, 404, "Not Found", "no such model");
+        return;
+    }
+    struct evkeyvalq q = {0};
+    evhttp_parse_query_str(evhttp_uri_get_query(u) ? evhttp_uri_get_query(u) : "", &q);
+    const char *lines = evhttp_find_header(&q, "lines");
+    const char *follow = evhttp_find_header(&q, "follow");
+    char path[1024];
+    super_log_path(d->cfg.logs, name, path, sizeof path);
+    logtail_serve(api->logtail, req, path, lines ? (unsigned)strtoul(lines, NULL, 10) : 100,
+                  follow && strcmp(follow, "0"));
+    evhttp_clear_headers(&q);
+}
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
     struct api *api = arg;
@@ -419,17 +447,33 @@ static void on_request(struct evhttp_request *req, void *arg)
     const char *path = u ? evhttp_uri_get_path(u) : NULL;
     enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
     char name[128], verb[32];
+    const char *refused = webui_refused(req);
+    if (path && !strncmp(path, "/vram/", 6))
+        path += 5;
     if (!path) {
         reply_error(req, 400, "Bad Request", "unreadable URI");
+    } else if (refused) {
+        reply_error(req, 403, "Forbidden", refused);
+    } else if (cmd == EVHTTP_REQ_GET && webui_serve(req, path)) {
+        /* the dashboard's files */
     } else if (!strcmp(path, "/v1/models") && cmd == EVHTTP_REQ_GET) {
-        reply_json(req, 200, "OK", models_json(d));
+        reply_json(req, 200, "OK", api_models_json(d));
     } else if (!strcmp(path, "/v1/snapshot") && cmd == EVHTTP_REQ_GET) {
         reply_json(req, 200, "OK", render_json(&d->snap));
     } else if (!strcmp(path, "/metrics") && cmd == EVHTTP_REQ_GET) {
         send_metrics(d, req);
     } else if (!strcmp(path, "/v1/events") && cmd == EVHTTP_REQ_GET) {
-        if (!events_listen(d->events, req))
+        struct evkeyvalq q = {0};
+        evhttp_parse_query_str(evhttp_uri_get_query(u) ? evhttp_uri_get_query(u) : "", &q);
+        const char *live = evhttp_find_header(&q, "snapshot");
+        const char *history = evhttp_find_header(&q, "history");
+        if (!events_listen(d->events, req, history ? (unsigned)strtoul(history, NULL, 10) : 0,
+                           live && strcmp(live, "0")))
             reply_error(req, 503, "Busy", "too many event listeners");
+        evhttp_clear_headers(&q);
+    } else if (sscanf(path, "/v1/models/%127[^/]/%31s", name, verb) == 2 && !strcmp(verb, "log") &&
+               cmd == EVHTTP_REQ_GET) {
+        model_log(api, req, u, name);
     } else if (sscanf(path, "/v1/models/%127[^/]/%31s", name, verb) == 2 &&
                cmd == EVHTTP_REQ_POST) {
         int i = daemon_model_index(d, name);
@@ -449,7 +493,8 @@ static void on_request(struct evhttp_request *req, void *arg)
             reply_json(req, 200, "OK", api_model_json(d, (unsigned)i));
     } else {
         reply_error(req, 404, "Not Found",
-                    "GET /v1/models, /v1/models/NAME, /v1/snapshot, /v1/events, /metrics; "
+                    "GET /v1/models, /v1/models/NAME, /v1/models/NAME/log, /v1/snapshot, "
+                    "/v1/events, /metrics, /ui; "
                     "POST /v1/models/NAME/{load,unload,acquire,release,suspend,resume}");
     }
     if (u)
@@ -495,9 +540,10 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
     api->d = d;
     *out = api;
     api->http = server(api, on_request);
+    api->logtail = logtail_new(d->base);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (!api->http || fd < 0 || strlen(d->cfg.socket) >= sizeof a.sun_path) {
+    if (!api->http || !api->logtail || fd < 0 || strlen(d->cfg.socket) >= sizeof a.sun_path) {
         snprintf(err, len, "socket %s: %s", d->cfg.socket,
                  fd < 0 ? strerror(errno) : "path too long");
         if (fd >= 0)

@@ -22,4 +22,7 @@ void api_states_changed(struct api *api, uint64_t now_ms);
 /* A model as the API shows it (caller decrefs). */
 json_t *api_model_json(const struct daemon *d, unsigned i);
 
+/* All of them, as GET /v1/models answers (caller decrefs). */
+json_t *api_models_json(const struct daemon *d);
+
 #endif

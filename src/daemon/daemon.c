@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app/clock.h"
+#include "app/render_json.h"
 #include "app/store.h"
 #include "core/units.h"
 #include "daemon/api.h"
@@ -683,6 +684,23 @@ void daemon_refresh(struct daemon *d)
             exited(d, (unsigned)i, "gone");
 }
 
+/* The state for the event stream's live listeners (the dashboard): made
+ * once a second from the snapshot just taken, whoever listens. */
+static void live_state(struct daemon *d)
+{
+    if (!events_live_listeners(d->events))
+        return;
+    json_t *snap = render_json(&d->snap), *models = api_models_json(d);
+    char *a = snap ? json_dumps(snap, JSON_COMPACT) : NULL;
+    char *b = models ? json_dumps(models, JSON_COMPACT) : NULL;
+    if (a && b)
+        events_live(d->events, a, b);
+    free(a);
+    free(b);
+    json_decref(snap);
+    json_decref(models);
+}
+
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
@@ -693,6 +711,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     if (now - d->last_snap_ms >= SNAP_MS) {
         d->last_snap_ms = now;
         daemon_refresh(d);
+        live_state(d);
     }
     struct sched_event e = {.kind = SCHED_EV_TICK};
     daemon_step(d, &e);

@@ -1,17 +1,27 @@
 /* events: server-sent events over libevent's evhttp. Each listener's
  * connection is watched: its close callback takes it off the list, so an
- * event is never written to a request that is gone. */
+ * event is never written to a request that is gone. The history is a ring
+ * of the events' JSON lines, kept whether anyone listens or not (events
+ * are a few a second at most). */
 #include "daemon/events.h"
 
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
+
+struct listener {
+    struct evhttp_request *req;
+    struct evhttp_connection *conn;
+    bool live;
+};
 
 struct events {
-    struct evhttp_request *req[EVENTS_MAX_LISTENERS];
-    struct evhttp_connection *conn[EVENTS_MAX_LISTENERS];
+    struct listener l[EVENTS_MAX_LISTENERS];
     unsigned n;
+    char *history[EVENTS_HISTORY]; /* a ring: the oldest at next when full */
+    unsigned next, kept;
 };
 
 struct events *events_new(void)
@@ -21,6 +31,10 @@ struct events *events_new(void)
 
 void events_free(struct events *ev)
 {
+    if (!ev)
+        return;
+    for (unsigned k = 0; k < EVENTS_HISTORY; k++)
+        free(ev->history[k]);
     free(ev);
 }
 
@@ -28,33 +42,46 @@ static void closed(struct evhttp_connection *c, void *arg)
 {
     struct events *ev = arg;
     for (unsigned k = 0; k < ev->n; k++)
-        if (ev->conn[k] == c) {
-            ev->n--;
-            ev->req[k] = ev->req[ev->n];
-            ev->conn[k] = ev->conn[ev->n];
+        if (ev->l[k].conn == c) {
+            ev->l[k] = ev->l[--ev->n];
             return;
         }
 }
 
-bool events_listen(struct events *ev, struct evhttp_request *req)
+static void add_data(struct evbuffer *b, const char *type, const char *json)
+{
+    if (type)
+        evbuffer_add_printf(b, "event: %s\n", type);
+    evbuffer_add_printf(b, "data: %s\n\n", json);
+}
+
+bool events_listen(struct events *ev, struct evhttp_request *req, unsigned history, bool live)
 {
     if (ev->n == EVENTS_MAX_LISTENERS)
         return false;
-    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                      "text/event-stream");
+    struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+    evhttp_add_header(out, "Content-Type", "text/event-stream");
+    evhttp_add_header(out, "Cache-Control", "no-cache");
     evhttp_send_reply_start(req, 200, "OK");
     /* a comment line, which clients skip: the head goes out now, and a
      * client knows it is listening before the first event */
     struct evbuffer *b = evbuffer_new();
     if (b) {
         evbuffer_add_printf(b, ": vram serve events\n\n");
+        if (history > ev->kept)
+            history = ev->kept;
+        for (unsigned k = 0; k < history; k++) {
+            unsigned at = (ev->next + EVENTS_HISTORY - history + k) % EVENTS_HISTORY;
+            add_data(b, NULL, ev->history[at]);
+        }
         evhttp_send_reply_chunk(req, b);
         evbuffer_free(b);
     }
-    ev->req[ev->n] = req;
-    ev->conn[ev->n] = evhttp_request_get_connection(req);
-    evhttp_connection_set_closecb(ev->conn[ev->n], closed, ev);
-    ev->n++;
+    struct listener *l = &ev->l[ev->n++];
+    l->req = req;
+    l->conn = evhttp_request_get_connection(req);
+    l->live = live;
+    evhttp_connection_set_closecb(l->conn, closed, ev);
     return true;
 }
 
@@ -63,22 +90,47 @@ unsigned events_listeners(const struct events *ev)
     return ev->n;
 }
 
+unsigned events_live_listeners(const struct events *ev)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < ev->n; k++)
+        n += ev->l[k].live;
+    return n;
+}
+
+static void to_all(struct events *ev, bool live_only, const char *type, const char *json)
+{
+    for (unsigned k = 0; k < ev->n; k++) {
+        if (live_only && !ev->l[k].live)
+            continue;
+        struct evbuffer *b = evbuffer_new();
+        if (!b)
+            return;
+        add_data(b, type, json);
+        evhttp_send_reply_chunk(ev->l[k].req, b);
+        evbuffer_free(b);
+    }
+}
+
 void events_send(struct events *ev, uint64_t t_ms, const char *model, const char *kind,
                  double seconds, const char *detail)
 {
-    if (!ev->n)
-        return;
     json_t *j = json_pack("{s:I, s:s, s:s, s:f, s:s}", "t_ms", (json_int_t)t_ms, "model", model,
                           "event", kind, "seconds", seconds, "detail", detail ? detail : "");
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
-    for (unsigned k = 0; text && k < ev->n; k++) {
-        struct evbuffer *b = evbuffer_new();
-        if (!b)
-            break;
-        evbuffer_add_printf(b, "data: %s\n\n", text);
-        evhttp_send_reply_chunk(ev->req[k], b);
-        evbuffer_free(b);
-    }
-    free(text);
+    if (!text)
+        return;
+    to_all(ev, false, NULL, text);
+    free(ev->history[ev->next]);
+    ev->history[ev->next] = text;
+    ev->next = (ev->next + 1) % EVENTS_HISTORY;
+    if (ev->kept < EVENTS_HISTORY)
+        ev->kept++;
+}
+
+void events_live(struct events *ev, const char *snapshot, const char *models)
+{
+    to_all(ev, true, "snapshot", snapshot);
+    to_all(ev, true, "models", models);
 }

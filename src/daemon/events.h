@@ -1,6 +1,9 @@
 /* events: the live event stream of `vram serve` (GET /v1/events, server-
- * sent events): who listens, and each event, as one JSON line, to all of
- * them. A listener that leaves is dropped when its connection closes. */
+ * sent events): who listens, each event, as one JSON line, to all of
+ * them, and the last EVENTS_HISTORY events for a listener that asks for
+ * them. A listener may also ask for the state every second ("live": a
+ * "snapshot" and a "models" event), made once and sent to all who asked. A
+ * listener that leaves is dropped when its connection closes. */
 #ifndef VRAM_DAEMON_EVENTS_H
 #define VRAM_DAEMON_EVENTS_H
 
@@ -8,6 +11,7 @@
 #include <stdint.h>
 
 #define EVENTS_MAX_LISTENERS 32
+#define EVENTS_HISTORY       100
 
 struct evhttp_request;
 struct events;
@@ -15,15 +19,23 @@ struct events;
 struct events *events_new(void);
 void events_free(struct events *ev);
 
-/* Answers req with the stream's head and keeps it; false (nothing sent)
- * when EVENTS_MAX_LISTENERS listen already. */
-bool events_listen(struct events *ev, struct evhttp_request *req);
+/* Answers req with the stream's head and keeps it: first the last
+ * `history` events (at most EVENTS_HISTORY), then each as it happens, and
+ * with live the state every second. False (nothing sent) when
+ * EVENTS_MAX_LISTENERS listen already. */
+bool events_listen(struct events *ev, struct evhttp_request *req, unsigned history, bool live);
 
-/* How many listen now. */
+/* How many listen now; how many of them asked for the state each second. */
 unsigned events_listeners(const struct events *ev);
+unsigned events_live_listeners(const struct events *ev);
 
 /* {"t_ms", "model", "event", "seconds", "detail"} to every listener. */
 void events_send(struct events *ev, uint64_t t_ms, const char *model, const char *kind,
                  double seconds, const char *detail);
+
+/* The state, as "snapshot" (the document of GET /v1/snapshot) and
+ * "models" (that of GET /v1/models) events, to the live listeners: both
+ * are JSON on one line. */
+void events_live(struct events *ev, const char *snapshot, const char *models);
 
 #endif

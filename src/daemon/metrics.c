@@ -7,6 +7,7 @@
 
 #include "core/acct.h"
 #include "daemon/metrics.h"
+#include "daemon/proxy.h"
 
 struct text {
     char *p;
@@ -67,6 +68,7 @@ char *metrics_render(const struct daemon *d)
             (unsigned long long)d->smodels[i].need);
     put(&t, "# TYPE vram_model_transitions_total counter\n");
     put(&t, "# TYPE vram_model_last_seconds gauge\n");
+    put(&t, "# TYPE vram_model_inflight gauge\n");
     for (size_t i = 0; i < d->sched.nmodels; i++) {
         const struct dmodel *m = &d->dm[i];
         const char *n = d->smodels[i].name;
@@ -77,9 +79,12 @@ char *metrics_render(const struct daemon *d)
             "vram_model_transitions_total{model=\"%s\",kind=\"restart\"} %u\n"
             "vram_model_last_seconds{model=\"%s\",kind=\"start\"} %.3f\n"
             "vram_model_last_seconds{model=\"%s\",kind=\"suspend\"} %.3f\n"
-            "vram_model_last_seconds{model=\"%s\",kind=\"resume\"} %.3f\n",
+            "vram_model_last_seconds{model=\"%s\",kind=\"resume\"} %.3f\n"
+            "vram_model_last_seconds{model=\"%s\",kind=\"first_byte\"} %.3f\n"
+            "vram_model_inflight{model=\"%s\"} %u\n",
             n, m->starts, n, m->suspends, n, m->resumes, n, m->restarts, n, m->last_start_s, n,
-            m->last_suspend_s, n, m->last_resume_s);
+            m->last_suspend_s, n, m->last_resume_s, n, proxy_last_ttfb(d->proxy, (unsigned)i), n,
+            proxy_inflight(d->proxy, (unsigned)i));
     }
     put(&t, "# HELP vram_model_preemptions_total Times a model was suspended mid-request "
             "for another (time slices).\n"

@@ -21,6 +21,7 @@
 
 #include "core/units.h"
 #include "daemon/front.h"
+#include "daemon/panel.h"
 #include "daemon/proxy.h"
 #include "daemon/relay.h"
 #include "daemon/super.h"
@@ -30,6 +31,7 @@
  * keep-alive connections to its process. */
 struct proxy_model {
     unsigned inflight;
+    double last_ttfb_s; /* of the last answer: from the request to its first byte */
     struct preq *waiting, *waiting_tail;
     struct relay_conn *idle[64];
     unsigned nidle;
@@ -37,6 +39,7 @@ struct proxy_model {
 
 struct proxy {
     struct daemon *d;
+    struct panel *panel; /* /ui and /vram/...: the dashboard and the control API */
     struct proxy_model pm[CONFIG_MAX_MODELS];
 };
 
@@ -173,6 +176,7 @@ static void up_headers(void *arg, int status, const char *const *names, const ch
         keep_v[k++] = values[i];
     }
     p->t_first = now_us();
+    p->px->pm[p->model].last_ttfb_s = (double)(p->t_first - p->t0) / 1e6;
     p->started = true;
     front_reply_start(p->client, status, keep_n, keep_v, k, has_length);
 }
@@ -240,8 +244,10 @@ static void forward(struct preq *p)
  * go. */
 static void client_closed(void *arg, struct front_req *r, void *req_arg)
 {
-    (void)arg;
+    struct proxy *px = arg;
     (void)r;
+    if (panel_closed(px->panel, req_arg))
+        return;
     struct preq *p = req_arg;
     p->client = NULL;
     p->gone = true;
@@ -342,6 +348,11 @@ unsigned proxy_inflight(const struct proxy *px, unsigned model)
     return px ? px->pm[model].inflight : 0;
 }
 
+double proxy_last_ttfb(const struct proxy *px, unsigned model)
+{
+    return px ? px->pm[model].last_ttfb_s : 0;
+}
+
 /* ---- routing ---- */
 
 static void list_models(struct daemon *d, struct front_req *r, bool ollama)
@@ -432,6 +443,8 @@ static void on_request(void *arg, struct front_req *r)
     const char *q = strchr(uri, '?');
     wbuf_copy(path, sizeof path, uri, q ? (size_t)(q - uri) : strlen(uri));
     enum evhttp_cmd_type cmd = front_method(r);
+    if (panel_route(px->panel, r, path, authorized(d, r)))
+        return;
     if (!authorized(d, r)) {
         send_json_error(r, 401, "Unauthorized", "this address wants Authorization: Bearer TOKEN",
                         0);
@@ -525,6 +538,11 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
     }
     px->d = d;
     *out = px;
+    px->panel = panel_new(d->base, d->cfg.socket, d->cfg.token[0] != '\0');
+    if (!px->panel) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
     if (front_listen(d->base, host, port, d->cfg.max_body, &front_ops, px, why, sizeof why) < 0) {
         snprintf(err, len, "listen = %s: %s", d->cfg.listen, why);
         return -1;

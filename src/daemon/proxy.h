@@ -18,7 +18,11 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len);
 /* The model's process is gone: its pooled connections go too. */
 void proxy_forget_model(struct proxy *p, unsigned model);
 
-/* Proxied requests being answered by model now. */
+/* Proxied requests being answered by model now (0 without a proxy). */
 unsigned proxy_inflight(const struct proxy *p, unsigned model);
+
+/* Seconds from the last proxied request to model to the first byte of its
+ * answer, waiting for the model included; 0 before any. */
+double proxy_last_ttfb(const struct proxy *p, unsigned model);
 
 #endif

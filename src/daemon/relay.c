@@ -6,7 +6,8 @@
  * reading once, for as long as it lives; a request is written in the
  * handler that received it; only a write that would block waits for the
  * socket. Answers are parsed by http-parser (Node's, from Debian), so vram
- * parses no HTTP itself. */
+ * parses no HTTP itself. The same connections reach the control socket
+ * for the dashboard (panel.c). */
 #include "daemon/relay.h"
 
 #include "daemon/hdrs.h"
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 struct relay_conn {
@@ -214,26 +216,18 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
         destroy(c);
 }
 
-struct relay_conn *relay_get(struct event_base *base, struct relay_conn **pool, unsigned *npool,
-                             unsigned port)
+/* A connection to addr, registered with the loop; NULL on failure. */
+static struct relay_conn *conn_new(struct event_base *base, int family, const struct sockaddr *addr,
+                                   socklen_t alen)
 {
-    while (*npool) {
-        struct relay_conn *c = pool[--*npool];
-        if (!c->broken)
-            return c;
-        relay_close(c);
-    }
     struct relay_conn *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    c->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int one = 1;
-    if (c->fd >= 0)
+    if (c->fd >= 0 && family == AF_INET)
         setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (c->fd < 0 ||
-        (connect(c->fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS) ||
+    if (c->fd < 0 || (connect(c->fd, addr, alen) < 0 && errno != EINPROGRESS) ||
         !(c->out = evbuffer_new()) ||
         !(c->rd = event_new(base, c->fd, EV_READ | EV_PERSIST | EV_ET, on_read, c)) ||
         !(c->wr = event_new(base, c->fd, EV_WRITE, on_write, c)) || event_add(c->rd, NULL) < 0) {
@@ -241,6 +235,42 @@ struct relay_conn *relay_get(struct event_base *base, struct relay_conn **pool, 
         return NULL;
     }
     return c;
+}
+
+/* An unbroken connection from the pool, or NULL. */
+static struct relay_conn *pooled(struct relay_conn **pool, unsigned *npool)
+{
+    while (*npool) {
+        struct relay_conn *c = pool[--*npool];
+        if (!c->broken)
+            return c;
+        relay_close(c);
+    }
+    return NULL;
+}
+
+struct relay_conn *relay_get(struct event_base *base, struct relay_conn **pool, unsigned *npool,
+                             unsigned port)
+{
+    struct relay_conn *c = pooled(pool, npool);
+    if (c)
+        return c;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return conn_new(base, AF_INET, (const struct sockaddr *)&a, sizeof a);
+}
+
+struct relay_conn *relay_get_path(struct event_base *base, struct relay_conn **pool,
+                                  unsigned *npool, const char *path)
+{
+    struct relay_conn *c = pooled(pool, npool);
+    if (c)
+        return c;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path)
+        return NULL;
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    return conn_new(base, AF_UNIX, (const struct sockaddr *)&a, sizeof a);
 }
 
 int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *uri,

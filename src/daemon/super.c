@@ -155,7 +155,7 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
     if (family_prepare(s->name, procs, sizeof procs, err, len) < 0)
         return -1;
     mkdir(s->logdir, 0755);
-    snprintf(log, sizeof log, "%s/%s.log", s->logdir, s->name);
+    super_log_path(s->logdir, s->name, log, sizeof log);
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (fd < 0 || nul < 0) {
@@ -227,10 +227,15 @@ bool super_alive(pid_t pid, uint64_t start_ticks)
     return now && (!start_ticks || now == start_ticks);
 }
 
+void super_log_path(const char *logdir, const char *name, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%s.log", logdir, name);
+}
+
 void super_last_log(const char *logdir, const char *name, char *out, size_t len)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s.log", logdir, name);
+    super_log_path(logdir, name, path, sizeof path);
     out[0] = '\0';
     FILE *f = fopen(path, "r");
     if (!f)

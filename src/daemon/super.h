@@ -39,6 +39,9 @@ void super_signal(const char *name, pid_t pid, int sig);
 /* The process still runs, and is the one started at start_ticks. */
 bool super_alive(pid_t pid, uint64_t start_ticks);
 
+/* Where the model's log is: LOGDIR/NAME.log. */
+void super_log_path(const char *logdir, const char *name, char *out, size_t len);
+
 /* The last non-empty line of the model's log, for error messages. */
 void super_last_log(const char *logdir, const char *name, char *out, size_t len);
 

@@ -1,0 +1,164 @@
+#!/bin/sh
+# vram serve's dashboard (GET /ui) in a real browser: Debian's chromium,
+# driven by playwright-core (tests/ui, installed by `npm ci` in
+# scripts/check), against the daemon on the simulated driver with two
+# models. What is checked is in tests/ui/ui_test.mjs: the login prompt for
+# a missing or wrong token, one chart per GPU whose parts add up to the
+# card and are drawn at their heights, a state change on screen within 2 s
+# of `vram load`, the suspend button (checked with `vram ps`), the log
+# followed live, the layout at 1280x720 and 390x844, dark mode, no request
+# elsewhere, the page's weight. Screenshots go to the build folder.
+. "$(dirname "$0")/lib.sh"
+: "${TESTMODEL:?}" "${BUILD:?}"
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$CHROMIUM" ] || [ ! -d "$SRC/tests/ui/node_modules/playwright-core" ] || ! command -v node >/dev/null; then
+    echo "ui: needs $CHROMIUM (apt-get install chromium; scripts/deps --test), node, and"
+    echo "playwright-core (npm ci --prefix $SRC/tests/ui; scripts/check does both)"
+    # CI installs them: there a missing piece is a failure, not a skip
+    [ "${CI:-}" = true ] && exit 1
+    exit 77
+fi
+cp "$TESTMODEL" "$T/testmodel-ui"
+TESTMODEL="$T/testmodel-ui"
+export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
+export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
+export VRAM_SOCKET="$T/vram.sock"
+PORTS=$((20000 + ($$ * 13) % 20000))
+LISTEN=$((PORTS + 700))
+TOKEN="ui-test-$$"
+cat >"$T/vram.conf" <<CONF
+[serve]
+socket = $T/vram.sock
+state = $T/vram.db
+logs = $T/logs
+budget = 15G
+port_base = $PORTS
+listen = 127.0.0.1:$LISTEN
+token = $TOKEN
+
+[model m1]
+command = $TESTMODEL --bytes 2G
+vram = 2.5G
+gpu = 0
+swap = driver
+
+[model m2]
+command = $TESTMODEL --bytes 3G
+vram = 3.5G
+gpu = 1
+swap = driver
+CONF
+setsid "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
+DAEMON=$!
+JOBS="$JOBS $DAEMON"
+trap 'kill -TERM $DAEMON 2>/dev/null; sleep 0.5; pkill -9 -f "$TESTMODEL" 2>/dev/null; cleanup' EXIT
+up() { curl -s -m 1 -o /dev/null "http://127.0.0.1:$LISTEN/ui"; }
+wait_for 5 up || { not_ok "the daemon starts" "$(cat "$T/serve.log")"; finish; exit 1; }
+
+UI_URL="http://127.0.0.1:$LISTEN" UI_TOKEN="$TOKEN" UI_LOGS="$T/logs" UI_SHOTS="$BUILD" \
+    CHROMIUM="$CHROMIUM" node "$SRC/tests/ui/ui_test.mjs" >"$T/browser.out" 2>&1
+cat "$T/browser.out"
+B=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$T/browser.out")
+[ -n "$B" ] || not_ok "the browser test ran to its end"
+
+# ---- the routes the page uses, as any client sees them ----
+S="$T/vram.sock"
+P="http://127.0.0.1:$LISTEN"
+has() { grep -q -- "$2" "$1" 2>/dev/null; }
+
+# a model's log: its last lines, then followed
+printf 'one\r\ntwo\nthree\n' >>"$T/logs/m2.log"
+expect_eq "GET /v1/models/m2/log?lines=2: its last two lines" \
+    "$(curl -s --unix-socket "$S" "http://x/v1/models/m2/log?lines=2")" "two
+three"
+expect_match "the log of a model that never started: 404" \
+    "$(curl -s -w ' %{http_code}' --unix-socket "$S" "http://x/v1/models/m1/log?lines=1&x=1" -o /dev/null; \
+       curl -s -w '%{http_code}' --unix-socket "$S" http://x/v1/models/nosuch/log -o /dev/null)" "404$"
+curl -sN -m 20 --unix-socket "$S" "http://x/v1/models/m2/log?follow=1&lines=1" >"$T/follow" 2>/dev/null &
+FOLLOW=$!
+wait_for 5 has "$T/follow" '^data: three$'
+expect_match "follow=1: the last line first, as an event" "$(cat "$T/follow")" '^data: three$'
+printf 'car\rriage\nhalf' >>"$T/logs/m2.log"
+wait_for 5 has "$T/follow" '^data: carriage$'
+expect_match "follow=1: a line added arrives, its \\r taken out" "$(cat "$T/follow")" '^data: carriage$'
+printf -- '-done\n' >>"$T/logs/m2.log"
+wait_for 5 has "$T/follow" '^data: half-done$'
+expect_match "follow=1: a line written in two parts arrives whole" "$(cat "$T/follow")" '^data: half-done$'
+: >"$T/logs/m2.log"
+printf 'anew\n' >>"$T/logs/m2.log"
+wait_for 5 has "$T/follow" '^data: anew$'
+expect_match "follow=1: a log cut short says so and starts over" "$(tr '\n' '|' <"$T/follow")" \
+    'event: reset\|data: \|\|.*data: anew\|'
+kill $FOLLOW 2>/dev/null
+
+# the event stream: the state every second with snapshot=1, the past with history
+curl -sN -m 20 --unix-socket "$S" "http://x/v1/events?snapshot=1&history=3" >"$T/live" 2>/dev/null &
+LIVE=$!
+curl -sN -m 20 --unix-socket "$S" "http://x/v1/events" >"$T/plain" 2>/dev/null &
+PLAIN=$!
+two_snapshots() { [ "$(grep -c '^event: snapshot$' "$T/live")" -ge 2 ]; }
+wait_for 5 two_snapshots
+expect_eq "/v1/events?snapshot=1: a snapshot event every second" "$(two_snapshots && echo yes)" yes
+expect_eq "the snapshot event is the document of /v1/snapshot" \
+    "$(grep -A1 '^event: snapshot$' "$T/live" | sed -n 's/^data: //p' | head -1 | jq -c '[.schema, (.gpus | length)]')" "[1,2]"
+expect_eq "a models event with it, the document of /v1/models" \
+    "$(grep -A1 '^event: models$' "$T/live" | sed -n 's/^data: //p' | head -1 | jq -c '[.models[].name]')" '["m1","m2"]'
+expect_eq "history=3: the last three events come first" \
+    "$(sed -n '/^data: {"t_ms"/p' "$T/live" | head -3 | wc -l)" 3
+expect_eq "/v1/events without snapshot=1: no snapshot events" "$(grep -c '^event:' "$T/plain")" 0
+kill $LIVE $PLAIN 2>/dev/null
+
+# every route under /vram too; on the proxy's address, behind the token
+expect_eq "/vram/v1/models on the socket: the same as /v1/models" \
+    "$(curl -s --unix-socket "$S" http://x/vram/v1/models | jq -c '[.models[].name]')" '["m1","m2"]'
+expect_eq "listen address, /vram/v1/models without the token: 401" \
+    "$(curl -s -o /dev/null -w '%{http_code}' "$P/vram/v1/models")" 401
+expect_eq "listen address, /vram/v1/models with the token: the models" \
+    "$(curl -s -H "Authorization: Bearer $TOKEN" "$P/vram/v1/models" | jq -c '[.models[].name]')" '["m1","m2"]'
+H=$(curl -s -D - -o /dev/null "$P/ui")
+expect_match "listen address, /ui without the token: the page (it holds no data)" "$H" '^HTTP/1.1 200'
+expect_match "the page confines itself to its address (Content-Security-Policy)" "$H" \
+    "Content-Security-Policy: default-src 'self'"
+ETAG=$(printf '%s\n' "$H" | tr -d '\r' | sed -n 's/^ETag: //p')
+expect_eq "asked again with its ETag: 304" \
+    "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $ETAG" "$P/ui")" 304
+
+# the time to first byte of proxied requests, in /v1/models and /metrics
+curl -s -m 10 "$P/m/m2/echo" -H "Authorization: Bearer $TOKEN" >/dev/null
+expect_eq "a proxied request: m2's last_ttfb_s" \
+    "$(curl -s --unix-socket "$S" http://x/v1/models/m2 | jq '.last_ttfb_s > 0 and .inflight == 0')" true
+expect_match "/metrics: the time to first byte" "$(curl -s --unix-socket "$S" http://x/metrics)" \
+    'vram_model_last_seconds\{model="m2",kind="first_byte"\} 0\.[0-9]+'
+
+# what a page of another site could make a browser do to the socket (forwarded, say, by ssh -L)
+expect_eq "a browser that reached the socket by another name (DNS rebinding): 403" \
+    "$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$S" -H 'Host: evil.example:8080' \
+        -H 'Sec-Fetch-Site: same-origin' http://x/v1/models)" 403
+expect_eq "a browser's form POST (not JSON) from another site: 403" \
+    "$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$S" -H 'Host: localhost:8080' \
+        -H 'Origin: http://evil.example' -H 'Content-Type: text/plain' -d x http://x/v1/models/m2/unload)" 403
+expect_eq "... and m2 still runs" "$("$VRAM" ps --json | jq -r '.models[] | select(.name == "m2") | .state')" ready
+expect_eq "the page's own POST (JSON, by localhost) goes through" \
+    "$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$S" -H 'Host: localhost:8080' \
+        -H 'Origin: http://localhost:8080' -H 'Content-Type: application/json' -d '{}' \
+        http://x/v1/models/m2/unload)" 202
+
+# without a token, the control API stays off the proxy's address
+L2=$((LISTEN + 1))
+printf '[serve]\nsocket = %s/v2.sock\nstate = %s/v2.db\nlisten = 127.0.0.1:%s\nport_base = %s\n\n[model x]\ncommand = true\nvram = 1G\n' \
+    "$T" "$T" "$L2" $((PORTS + 500)) >"$T/v2.conf"
+"$VRAM" serve --config "$T/v2.conf" >"$T/v2.log" 2>&1 &
+D2=$!
+JOBS="$JOBS $D2"
+up2() { curl -s -m 1 -o /dev/null "http://127.0.0.1:$L2/ui"; }
+wait_for 5 up2
+expect_eq "listen without a token: /vram/... refused (403)" \
+    "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$L2/vram/v1/models")" 403
+kill -TERM $D2 2>/dev/null
+
+if [ -n "$B" ]; then
+    PASS=$((PASS + ${B% *}))
+    FAIL=$((FAIL + ${B#* }))
+fi
+[ "$FAIL" -eq 0 ] || { echo "# the daemon's log:"; sed 's/^/#   /' "$T/serve.log" | tail -40; }
+finish
