@@ -16,7 +16,10 @@ long a short request waits behind long ones is what time slices change.
   trace_client.py --url http://127.0.0.1:11500 --models m1,m2,m3 \\
       --requests 40 --rate 1 --seed 42 [--tokens 16] [--zipf 1.1]
 """
-import argparse, http.client, json, random, statistics, sys, threading, time, urllib.parse
+import argparse, faulthandler, http.client, json, random, signal, statistics, sys, threading, time
+import urllib.parse
+
+faulthandler.register(signal.SIGUSR2)  # every thread's stack, for a stuck trace
 
 
 def trace(models, n, rate, seed, s):

@@ -9,13 +9,14 @@ pays), behind an OpenAI-style HTTP API on $PORT:
   GET  /checksum              a hash of every weight, read back from the GPU
 Its log says the checksum of the weights as loaded, to compare at the end.
 """
-import argparse, hashlib, json, os, sys, time
+import argparse, faulthandler, hashlib, json, os, signal, sys, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 
+faulthandler.register(signal.SIGUSR2)  # every thread's stack, for a stuck server
 ap = argparse.ArgumentParser()
 ap.add_argument("--gib", type=float, required=True)
 ap.add_argument("--file", required=True)
