@@ -500,6 +500,36 @@ static bool overlap(struct sched *s, unsigned i, struct out *o)
     return true;
 }
 
+/* Whether model i could ever be placed: width of the GPUs it may use hold
+ * its need with nothing else on them (the budget, else all the GPU gives
+ * models). When not, its demands are told now, not at their deadline. */
+static bool could_fit(struct sched *s, unsigned i, struct out *o)
+{
+    struct sched_model *m = &s->models[i];
+    uint32_t ok = allowed(s, m);
+    unsigned n = 0;
+    uint64_t most = 0;
+    for (int g = 0; g < (int)s->ngpus; g++) {
+        const struct sched_gpu *G = &s->gpus[g];
+        uint64_t hold = G->budget && G->budget < G->capacity ? G->budget : G->capacity;
+        if (!(ok & BIT(g)))
+            continue;
+        most = hold > most ? hold : most;
+        n += hold >= m->need;
+    }
+    if (n >= width(m))
+        return true;
+    char a[32], b[32], why[160];
+    snprintf(why, sizeof why,
+             "needs %s on each of %u GPU%s, more than %s a GPU it may use holds for models "
+             "(budget, or the GPU's size): raise the budget, or lower its vram",
+             units_fmt_size(m->need, a, sizeof a), width(m), width(m) == 1 ? "" : "s",
+             units_fmt_size(most, b, sizeof b));
+    refuse_all(s, i, SCHED_REFUSED_TOO_BIG, why, o);
+    m->want = false;
+    return false;
+}
+
 /* Starts or resumes model i on the GPUs (width of them) where it fits;
  * else evicts on those that need the fewest victims, all or none. True
  * when it was placed. */
@@ -508,6 +538,8 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
     struct sched_model *m = &s->models[i];
     uint32_t ok = allowed(s, m);
     unsigned w = width(m);
+    if (!could_fit(s, i, o))
+        return false;
     bool exact = (m->state == SCHED_SUSPENDED && m->bound) || m->resume_gpu >= 0;
     int64_t score[SCHED_MAX_GPUS];
     uint32_t fits = 0;

@@ -154,7 +154,8 @@ enum sched_refusal {
     SCHED_REFUSED_RESUME,    /* its resume failed */
     SCHED_REFUSED_TIMEOUT,   /* no room came before the deadline */
     SCHED_REFUSED_UNLOADED,  /* unloaded while the demand waited */
-    SCHED_REFUSED_QUEUE_FULL /* too many demands waiting */
+    SCHED_REFUSED_QUEUE_FULL, /* too many demands waiting */
+    SCHED_REFUSED_TOO_BIG     /* it needs more than any GPU it may use holds for models */
 };
 
 struct sched_action {

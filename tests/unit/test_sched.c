@@ -741,6 +741,22 @@ static void multi_gpu_comes_back_where_it_left(void **st)
     assert_true(r->overlap == 20 * GiB); /* 10 leaving each of the two */
 }
 
+/* A model that can never fit (its need over every budget it may use) is
+ * refused at once, saying why, instead of at its deadline. */
+static void too_big_refused_at_once(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {12 * GiB};
+    setup_models(1, need, NULL);
+    S.gpus[0].budget = 10 * GiB;
+    demand(0, 1, false, 0);
+    const struct sched_action *r = find(SCHED_ACT_REFUSE, 0);
+    assert_non_null(r);
+    assert_int_equal(r->refusal, SCHED_REFUSED_TOO_BIG);
+    assert_non_null(strstr(r->why, "needs 12.0 GiB on each of 1 GPU, more than 10.0 GiB"));
+    assert_int_equal(S.nqueue, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -768,6 +784,7 @@ int main(void)
         cmocka_unit_test(spans_all_or_none),
         cmocka_unit_test(listed_gpus_and_claims),
         cmocka_unit_test(multi_gpu_comes_back_where_it_left),
+        cmocka_unit_test(too_big_refused_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
