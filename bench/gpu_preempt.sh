@@ -61,7 +61,11 @@ CONF
     setsid "$B/vram" serve --config "$T/vram.conf" >"$OUT/serve-$policy.log" 2>&1 &
     D=$!
     for _ in $(seq 1 200); do "$B/vram" ps >/dev/null 2>&1 && break; sleep 0.1; done
-    for m in $NAMES; do "$B/vram" load "$m" --timeout 10m >/dev/null; done
+    for m in $NAMES; do # started, and its kernels warm
+        "$B/vram" load "$m" --timeout 10m >/dev/null
+        curl -s -m 300 "http://127.0.0.1:$LISTEN/v1/chat/completions" \
+            -d "{\"model\":\"$m\",\"max_tokens\":2,\"messages\":[]}" >/dev/null
+    done
     python3 "$SRC/bench/trace_client.py" --url "http://127.0.0.1:$LISTEN" \
         --models "$(echo $NAMES | tr ' ' ',')" --long "$LONG" --tokens 8 \
         --requests "$REQ" --rate "$RATE" --seed 7 >"$OUT/preempt-$policy.jsonl" 2>"$OUT/preempt-$policy.txt"

@@ -267,12 +267,20 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
         dm->left_gpus = d->smodels[i].gpus;
         measure(d, i, &dm->host_bytes);
         parked_pids(d, i);
-        /* its window of the shared pool: what it holds on the GPU covers
-         * what fast swap moves */
+        /* its window of the shared pool: what its last fast swap moved, or
+         * (the first time) what it holds on the GPU, which covers it; a
+         * window sized to what moves keeps the pool from fragmenting (seen
+         * on the H200: windows of 17.5 GiB measured for 16.2 moved) */
+        dm->tight = dm->moved && dm->moved <= dm->host_bytes;
+        dm->preempting = preempt;
+        uint64_t want = dm->tight ? dm->moved : dm->host_bytes;
+        if (d->pool && dm->cfg.fast && dm->nparked == 1 && dm->moved &&
+            dm->moved <= dm->host_bytes)
+            dm->parked_bytes[0] = dm->moved;
         if (d->pool && dm->cfg.fast &&
-            hostpool_take(&d->pool->map, i, dm->host_bytes, &j.pool_off, &j.pool_len) < 0) {
+            hostpool_take(&d->pool->map, i, want, &j.pool_off, &j.pool_len) < 0) {
             char a[32], b[32];
-            units_fmt_size(dm->host_bytes, a, sizeof a);
+            units_fmt_size(want, a, sizeof a);
             units_fmt_size(d->pool->map.size, b, sizeof b);
             if (preempt) { /* mid-request: fast swap or nothing */
                 snprintf(err, sizeof err, "the host pool has no %s left (of %s)", a, b);
@@ -360,6 +368,15 @@ static void on_parked(void *arg, const struct worker_report *r)
 {
     struct daemon *d = arg;
     struct dmodel *dm = &d->dm[r->model];
+    if (!r->resume && !r->ok && dm->tight) {
+        /* its window, sized to what moved last time, was short (it grew):
+         * nothing moved; again, with a window for all it holds */
+        fprintf(stderr, "vram serve: %s: %s; again with a larger window\n", dm->cfg.name,
+                r->error);
+        dm->moved = 0;
+        suspend_model(d, r->model, false, -1, 0, dm->preempting);
+        return;
+    }
     struct sched_event e = {.kind = r->resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED,
                             .model = r->model,
                             .ok = r->ok,
@@ -368,7 +385,7 @@ static void on_parked(void *arg, const struct worker_report *r)
     if (!r->resume && r->ok) {
         snprintf(dm->how, sizeof dm->how, "%s", r->fast ? "fast" : "checkpoint");
         if (r->fast && r->bytes)
-            dm->host_bytes = r->bytes; /* what moved, not what NVML counted (the context) */
+            dm->host_bytes = dm->moved = r->bytes; /* what moved, not what NVML counted */
         e.bytes = dm->host_bytes;
     }
     /* the window covered what NVML counted: keep what fast swap used */

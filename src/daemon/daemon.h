@@ -55,6 +55,9 @@ struct dmodel {
     uint64_t parked_bytes[16];
     unsigned nparked;
     uint64_t host_bytes;
+    uint64_t moved; /* what its last fast swap moved: the size of its next pool window */
+    bool tight;     /* this suspend's window is that size: if it is short, again with more */
+    bool preempting; /* this suspend is a preemption */
     unsigned restarts, starts, suspends, resumes;
     double last_start_s, last_suspend_s, last_resume_s;
     uint64_t held_since_ms; /* preempted: since when its requests wait; 0: not */
