@@ -213,8 +213,8 @@ static void stop_model(struct daemon *d, unsigned i)
         post(d, &e);
         return;
     }
-    super_signal(dm->cfg.name, dm->pid, SIGTERM);
-    super_signal(dm->cfg.name, dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
+    super_signal(dm->pid, SIGTERM);
+    super_signal(dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
     dm->deadline_ms = daemon_now_ms() + STOP_GRACE_MS;
     arm(dm, STOP_GRACE_MS);
 }
@@ -613,7 +613,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     uint64_t now = daemon_now_ms();
     if (st == SCHED_STOPPING || d->quitting) {
         if (dm->pid > 0 && super_alive(dm->pid, dm->start))
-            super_signal(dm->cfg.name, dm->pid, SIGKILL);
+            super_signal(dm->pid, SIGKILL);
         return;
     }
     if (st != SCHED_STARTING)
@@ -625,7 +625,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
                  dm->cfg.health, dm->cfg.start_timeout_s, last[0] ? "; log: " : "", last);
         health_cancel(dm->health);
         dm->health = NULL;
-        super_signal(dm->cfg.name, dm->pid, SIGKILL);
+        super_signal(dm->pid, SIGKILL);
         struct sched_event e = {.kind = SCHED_EV_FAILED, .model = dm->index, .error = why};
         daemon_step(d, &e);
         return;
@@ -647,10 +647,10 @@ static void exited(struct daemon *d, unsigned i, const char *how)
     super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
     snprintf(why, sizeof why, "%s%s%s", how, last[0] ? "; log: " : "", last);
     /* its main process is gone: so is whatever it left running */
-    super_signal(dm->cfg.name, dm->pid, SIGKILL);
+    super_signal(dm->pid, SIGKILL);
     health_cancel(dm->health);
     dm->health = NULL;
-    family_forget(dm->cfg.name);
+    family_forget(dm->pid);
     dm->pid = 0;
     if (d->proxy)
         proxy_forget_model(d->proxy, i);
@@ -695,6 +695,13 @@ void daemon_refresh(struct daemon *d)
         uint64_t used = sg->mem.version == 2 ? sg->mem.used : sg->mem.used - sg->mem.reserved;
         d->sched.gpus[g].foreign = used > ours ? used - ours : 0;
     }
+    /* cgroups of models whose last processes were still dying when they ended */
+    pid_t live[CONFIG_MAX_MODELS];
+    size_t nlive = 0;
+    for (size_t i = 0; i < d->sched.nmodels; i++)
+        if (d->dm[i].pid > 0)
+            live[nlive++] = d->dm[i].pid;
+    family_sweep(live, nlive);
     /* adopted processes are not our children: look for them */
     for (size_t i = 0; i < d->sched.nmodels; i++)
         if (!d->dm[i].child && d->dm[i].pid > 0 && !super_alive(d->dm[i].pid, d->dm[i].start))

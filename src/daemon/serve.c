@@ -49,7 +49,7 @@ static void adopt(struct daemon *d)
         if (i < 0 || !alive || !strcmp(v[k].state, "starting") || v[k].gpu < 0 ||
             (size_t)v[k].gpu >= d->sched.ngpus) {
             if (alive)
-                super_signal(v[k].model, v[k].pid, SIGKILL); /* half started, or gone */
+                super_signal(v[k].pid, SIGKILL); /* half started, or gone */
             store_del_proc(d->store, v[k].model);
             continue;
         }

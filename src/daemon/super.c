@@ -147,13 +147,12 @@ static void close_from(int first)
 int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
                 size_t len)
 {
-    char cmd[2048], log[1024], port[16], procs[1100];
+    char cmd[2048], log[1024], port[16], cgroup[1100];
     if (expand(s->command, s->port, cmd, sizeof cmd) < 0) {
         snprintf(err, len, "command too long");
         return -1;
     }
-    if (family_prepare(s->name, procs, sizeof procs, err, len) < 0)
-        return -1;
+    family_prepare(cgroup, sizeof cgroup);
     mkdir(s->logdir, 0755);
     super_log_path(s->logdir, s->name, log, sizeof log);
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -190,7 +189,7 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
     }
     if (p == 0) {
         setsid();
-        family_join(procs, tag);
+        family_join(cgroup, sizeof cgroup, tag);
         dup2(nul, STDIN_FILENO);
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
@@ -214,9 +213,9 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
     return 0;
 }
 
-void super_signal(const char *name, pid_t pid, int sig)
+void super_signal(pid_t pid, int sig)
 {
-    family_signal(name, pid, getuid(), sig);
+    family_signal(pid, getuid(), sig);
 }
 
 bool super_alive(pid_t pid, uint64_t start_ticks)

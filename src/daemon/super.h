@@ -33,8 +33,8 @@ struct super_spawn {
 int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
                 size_t len);
 
-/* sig to every process of the model name whose main process is pid. */
-void super_signal(const char *name, pid_t pid, int sig);
+/* sig to every process of the model whose main process is pid. */
+void super_signal(pid_t pid, int sig);
 
 /* The process still runs, and is the one started at start_ticks. */
 bool super_alive(pid_t pid, uint64_t start_ticks);

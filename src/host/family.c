@@ -50,56 +50,56 @@ static int cgroup_self(char *out, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-static int cgroup_of(const char *name, char *out, size_t len)
+static int cgroup_of(pid_t pid, char *out, size_t len)
 {
     char self[1024];
     if (cgroup_self(self, sizeof self) < 0 || access(self, W_OK) != 0)
         return -1;
-    int n = snprintf(out, len, "%s/vram-%s", self, name);
+    int n = snprintf(out, len, "%s/vram-%d", self, (int)pid);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-int family_prepare(const char *name, char *out, size_t len, char *err, size_t errlen)
+void family_prepare(char *base, size_t len)
 {
-    char dir[1024];
-    out[0] = '\0';
-    if (cgroup_of(name, dir, sizeof dir) < 0)
-        return 0;
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-        if (errno == EACCES || errno == EPERM || errno == EROFS)
-            return 0; /* not ours to make: the environment tag will do */
-        snprintf(err, errlen, "cannot make the cgroup %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    snprintf(out, len, "%s/cgroup.procs", dir);
-    return 0;
+    if (cgroup_self(base, len) < 0 || access(base, W_OK) != 0 || strlen(base) + 40 > len)
+        base[0] = '\0';
 }
 
-void family_join(const char *procs, char *tag)
+/* pid's digits at out (no NUL); how many. */
+static int digits(pid_t pid, char *out)
 {
-    pid_t self = getpid();
-    char digits[12];
+    char d[12];
     int n = 0;
     do {
-        digits[n++] = (char)('0' + self % 10);
-        self /= 10;
-    } while (self && n < 11);
+        d[n++] = (char)('0' + pid % 10);
+        pid /= 10;
+    } while (pid && n < 11);
+    for (int k = 0; k < n; k++)
+        out[k] = d[n - 1 - k];
+    return n;
+}
+
+void family_join(char *base, size_t len, char *tag)
+{
+    pid_t self = getpid();
     char *d = strchr(tag, '=');
-    if (d) {
-        d++;
-        while (n)
-            *d++ = digits[--n];
-        *d = '\0';
-    }
-    if (procs && procs[0]) {
-        int fd = open(procs, O_WRONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            /* "0" moves the writer itself */
-            if (write(fd, "0", 1) < 0) {
-                /* stays where the daemon is: the tag still finds it */
-            }
-            close(fd);
+    if (d)
+        d[1 + digits(self, d + 1)] = '\0';
+    size_t at = strlen(base);
+    if (!at || at + 40 > len)
+        return;
+    memcpy(base + at, "/vram-", 6);
+    at += 6;
+    at += (size_t)digits(self, base + at);
+    base[at] = '\0';
+    if (mkdir(base, 0755) < 0 && errno != EEXIST)
+        return; /* stays where the daemon is: the tag still finds it */
+    memcpy(base + at, "/cgroup.procs", 14);
+    int fd = open(base, O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (write(fd, "0", 1) < 0) { /* "0" moves the writer itself */
         }
+        close(fd);
     }
 }
 
@@ -167,10 +167,10 @@ static unsigned by_tag(pid_t main, uid_t uid, int sig)
     return n;
 }
 
-static unsigned by_cgroup(const char *name, int sig)
+static unsigned by_cgroup(pid_t main, int sig)
 {
     char dir[1024], path[1100];
-    if (cgroup_of(name, dir, sizeof dir) < 0)
+    if (cgroup_of(main, dir, sizeof dir) < 0)
         return 0;
     unsigned n = 0;
     snprintf(path, sizeof path, "%s/cgroup.procs", dir);
@@ -194,11 +194,11 @@ static unsigned by_cgroup(const char *name, int sig)
     return n;
 }
 
-unsigned family_signal(const char *name, pid_t pid, uid_t uid, int sig)
+unsigned family_signal(pid_t pid, uid_t uid, int sig)
 {
     if (pid <= 1)
         return 0;
-    unsigned n = by_cgroup(name, sig) + by_tag(pid, uid, sig);
+    unsigned n = by_cgroup(pid, sig) + by_tag(pid, uid, sig);
     if (kill(-pid, sig) == 0)
         n++;
     else if (kill(pid, sig) == 0) /* not a group leader (an adopted process) */
@@ -225,9 +225,32 @@ pid_t family_main_of(pid_t pid)
     return 0;
 }
 
-void family_forget(const char *name)
+void family_sweep(const pid_t *live, size_t n)
+{
+    char self[1024], path[1200];
+    if (cgroup_self(self, sizeof self) < 0)
+        return;
+    DIR *dir = opendir(self);
+    struct dirent *e;
+    while (dir && (e = readdir(dir))) {
+        char *end;
+        if (strncmp(e->d_name, "vram-", 5))
+            continue;
+        long p = strtol(e->d_name + 5, &end, 10);
+        bool in_use = *end != '\0';
+        for (size_t k = 0; !in_use && k < n; k++)
+            in_use = live[k] == (pid_t)p;
+        snprintf(path, sizeof path, "%s/%s", self, e->d_name);
+        if (!in_use)
+            rmdir(path); /* fails, as it should, while a process is in it */
+    }
+    if (dir)
+        closedir(dir);
+}
+
+void family_forget(pid_t pid)
 {
     char dir[1024];
-    if (cgroup_of(name, dir, sizeof dir) == 0)
+    if (pid > 1 && cgroup_of(pid, dir, sizeof dir) == 0)
         rmdir(dir);
 }
