@@ -10,8 +10,10 @@ stop it and keep the buffer sizes its log printed. Several servers run at
 once (each process's VRAM is its own in NVML), as many as the GPU holds.
 
 usage: llamacpp_measure.py LLAMA_SERVER GGUF_DIR OUT_DIR [SECONDS] [CASES]
-  SECONDS  stop starting new cases after this long (default 300)
-  CASES    'all' (default) or a comma-separated list of case names
+  SECONDS  stop starting new cases after this long (default 300); running
+           ones get GRACE seconds more (environment, default 90)
+  CASES    'all' (default) or a comma-separated list of case names, such as
+           llama8b-q4_k_m-c16384-faoff-kvf16-ngl20 (any context and -ngl)
 One JSON line per case on stdout and in OUT_DIR/llamacpp.jsonl; the servers'
 logs in OUT_DIR/logs/."""
 import ctypes
@@ -32,13 +34,14 @@ import mkgguf  # noqa: E402
 server, gguf_dir, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 budget_s = float(sys.argv[4]) if len(sys.argv) > 4 else 300
 only = sys.argv[5].split(",") if len(sys.argv) > 5 and sys.argv[5] != "all" else None
+grace_s = float(os.environ.get("GRACE", 90))  # how long running cases may go on past the budget
 os.makedirs(os.path.join(out_dir, "logs"), exist_ok=True)
 t_start = time.time()
 
 
 def left_s():
     """Seconds a running case may still take: the budget and 90 s of grace."""
-    return max(5.0, budget_s + 90 - (time.time() - t_start))
+    return max(5.0, budget_s + grace_s - (time.time() - t_start))
 
 try:
     nv = ctypes.CDLL("libnvidia-ml.so.1")
@@ -126,7 +129,19 @@ def cases():
             out.append(dict(model=model, quant=quant, ctx=ctx, fa=fa, kv=kv, ngl=ngl,
                             name=f"{model}-{quant}-c{ctx}-fa{fa}-kv{kv}-ngl{ngl}"))
     out.sort(key=lambda c: FIRST.index(c["name"]) if c["name"] in FIRST else len(FIRST))
-    return [c for c in out if not only or c["name"] in only]
+    if not only:
+        return out
+    return [named(n) for n in only]
+
+
+def named(name):
+    """A case from its name, MODEL-QUANT-cCTX-faON|OFF-kvTYPE-nglN: any context,
+    any -ngl, for held-out checks."""
+    m = re.fullmatch(r"(\w+)-(f16|q8_0|q4_k_m)-c(\d+)-fa(on|off)-kv(f16|q8_0|q4_0)-ngl(\d+)", name)
+    if not m or m.group(1) not in mkgguf.MODELS:
+        sys.exit(f"llamacpp_measure: {name}: not a case name (MODEL-QUANT-cCTX-faon-kvf16-nglN)")
+    return dict(model=m.group(1), quant=m.group(2), ctx=int(m.group(3)), fa=m.group(4),
+                kv=m.group(5), ngl=int(m.group(6)), name=name)
 
 
 def guess_bytes(c):

@@ -67,6 +67,8 @@ enum {
     O_HD,
     O_EXPERTS,
     O_EUSED,
+    O_NGL,
+    O_FA,
 };
 
 static int number(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -163,6 +165,9 @@ static int cmd_fit(int argc, char **argv)
         {"head-dim", required_argument, NULL, O_HD},
         {"experts", required_argument, NULL, O_EXPERTS},
         {"experts-used", required_argument, NULL, O_EUSED},
+        {"ngl", required_argument, NULL, O_NGL},
+        {"n-gpu-layers", required_argument, NULL, O_NGL},
+        {"flash-attn", required_argument, NULL, O_FA},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -268,6 +273,15 @@ static int cmd_fit(int argc, char **argv)
             by_shape = true;
             break;
         }
+        case O_NGL:
+            rc = number("--ngl", optarg, 0, 100000, &v);
+            r.opts.ngl = (int)v;
+            break;
+        case O_FA:
+            if (strcmp(optarg, "on") && strcmp(optarg, "off") && strcmp(optarg, "auto"))
+                return cmd_bad_usage(&cmd_fit_entry, "--flash-attn '%s': on, off or auto", optarg);
+            r.opts.no_flash_attn = !strcmp(optarg, "off");
+            break;
         case 'h':
             cmd_usage(&cmd_fit_entry, 0);
             return 0;

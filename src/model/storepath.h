@@ -1,0 +1,22 @@
+/* storepath: opening a path inside a model store (Ollama's, the Hugging Face
+ * cache, LM Studio's folder) so that nothing outside the store is ever read:
+ * symbolic links are followed only while they stay beneath the store's root,
+ * ".." never climbs above it, and only regular files are opened as files. */
+#ifndef VRAM_MODEL_STOREPATH_H
+#define VRAM_MODEL_STOREPATH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Opens path ('/'-separated, relative) beneath the folder root (a descriptor,
+ * not consumed). dir: open a folder (for listing), else a regular file.
+ * The descriptor, or -1 with errno: EXDEV (it would leave the store: an
+ * absolute link, or ".." above the root), ELOOP (more than 40 links),
+ * EINVAL with *kind set to its type (a FIFO, a device, a socket, a folder
+ * where a file was asked for: never opened), or what openat says. */
+int storepath_open(int root, const char *path, int dir, mode_t *kind);
+
+/* A sentence for errno from storepath_open ("leads outside the store"). */
+const char *storepath_why(int err, mode_t kind);
+
+#endif
