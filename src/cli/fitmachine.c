@@ -101,7 +101,7 @@ void fitmachine_gpus(struct fit_report *r, const struct fitmachine_serve *s)
                 struct fit_holder *h = &g->holders[g->nholders++];
                 h->pid = sp->pid;
                 h->bytes = sp->used;
-                snprintf(h->name, sizeof h->name, "%s", sp->host_known ? sp->name : "?");
+                snprintf(h->name, sizeof h->name, "%s", sp->host_known ? sp->name : "");
                 for (size_t m = 0; m < nserved; m++)
                     if ((uint32_t)served[m].pid == sp->pid && !strcmp(served[m].state, "ready")) {
                         h->served = true;

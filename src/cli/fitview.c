@@ -53,8 +53,9 @@ static void room_text(FILE *out, const struct fit_report *r, const struct fit_mo
     int m = 0;
     for (size_t i = 0; i < g->nholders; i++)
         if (fm->room_free[i] && !g->holders[i].served)
-            fprintf(out, "%s%s PID %u %s (%s)", m++ ? ", " : "", n ? "; stopping" : "stopping",
-                    g->holders[i].pid, g->holders[i].name, gib(g->holders[i].bytes, b, sizeof b));
+            fprintf(out, "%s%s PID %u%s%s (%s)", m++ ? ", " : "", n ? "; stopping" : "stopping",
+                    g->holders[i].pid, g->holders[i].name[0] ? " " : "", g->holders[i].name,
+                    gib(g->holders[i].bytes, b, sizeof b));
 }
 
 static void plans_text(FILE *out, const struct fit_report *r, const struct fit_model *fm)

@@ -72,8 +72,8 @@ struct gctx {
 static int fail(struct gctx *g, const char *what)
 {
     if (g->r->pos > g->limit)
-        what = "its header runs past 128 MiB: not a GGUF file vram reads (real headers are "
-               "under 32 MiB)";
+        what = "its header runs past vram's limit (128 MiB): not a GGUF file vram reads (real "
+               "headers are under 32 MiB)";
     snprintf(g->err, g->errlen, "%s: %s (at byte %llu of %llu)", g->name, what,
              (unsigned long long)g->r->pos, (unsigned long long)g->r->size);
     return VRAM_EINPUT;
@@ -253,8 +253,14 @@ static void place(struct model_info *m, const char *tname, uint64_t bytes, bool 
 
 int gguf_parse(struct reader *r, const char *name, struct model_info *m, char *err, size_t errlen)
 {
+    return gguf_parse_max(r, name, GGUF_MAX_HEADER, m, err, errlen);
+}
+
+int gguf_parse_max(struct reader *r, const char *name, uint64_t max_header, struct model_info *m,
+                   char *err, size_t errlen)
+{
     memset(m, 0, sizeof *m);
-    struct gctx g = {r->pos + GGUF_MAX_HEADER, r, name, err, errlen, m, 32, 0};
+    struct gctx g = {r->pos + max_header, r, name, err, errlen, m, 32, 0};
     unsigned char magic[4];
     if (reader_read(r, magic, 4) < 0 || memcmp(magic, "GGUF", 4) != 0)
         return fail(&g, "not a GGUF file (no \"GGUF\" at the start)");
@@ -271,8 +277,8 @@ int gguf_parse(struct reader *r, const char *name, struct model_info *m, char *e
         return VRAM_EINPUT;
     if (ntensors > reader_left(r) / 24 || nkv > reader_left(r) / 12)
         return fail(&g, "the header claims more entries than the file can hold");
-    if (ntensors > GGUF_MAX_HEADER / 32 || nkv > GGUF_MAX_HEADER / 13)
-        return fail(&g, "the header claims more entries than 128 MiB can hold");
+    if (ntensors > max_header / 32 || nkv > max_header / 13)
+        return fail(&g, "the header claims more entries than vram's limit (128 MiB) can hold");
     for (uint64_t i = 0; i < nkv; i++) {
         char key[256];
         if (str(&g, key, sizeof key) || value(&g, key))

@@ -19,6 +19,9 @@ const char *gguf_type_name(uint32_t t);
 #define GGUF_MAX_HEADER (128ULL << 20)
 
 int gguf_parse(struct reader *r, const char *name, struct model_info *m, char *err, size_t errlen);
+/* The same with another limit on the header (the fuzzer's, to reach it). */
+int gguf_parse_max(struct reader *r, const char *name, uint64_t max_header, struct model_info *m,
+                   char *err, size_t errlen);
 int gguf_load(const char *path, struct model_info *m, char *err, size_t errlen);
 
 #endif

@@ -57,12 +57,12 @@ bool modeldir_has(const struct modeldir *d, const char *file)
     join(path, sizeof path, d->dir, file);
     if (d->root < 0) {
         struct stat st;
-        return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+        return lstat(path, &st) == 0;
     }
     mode_t kind;
     int fd = storepath_open(d->root, path, 0, &kind);
     if (fd < 0)
-        return false;
+        return errno != ENOENT; /* there, but not to be read: opening it says why */
     close(fd);
     return true;
 }

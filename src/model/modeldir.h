@@ -27,7 +27,8 @@ void modeldir_beneath(struct modeldir *d, int root, const char *root_shown, cons
 int modeldir_open(const struct modeldir *d, const char *file, struct reader *r, char *err,
                   size_t errlen);
 
-/* Whether file is there as a regular file (a folder or a FIFO is not). */
+/* Whether the folder has an entry of that name (a dangling link, a FIFO or
+ * a link out of the store too: reading it then says what is wrong). */
 bool modeldir_has(const struct modeldir *d, const char *file);
 
 /* Calls each for every name in the folder (not "." and ".."), until it

@@ -194,6 +194,12 @@ static int tensor(struct jscan *j, const char *key, uint64_t data_size, const ch
 int safetensors_parse(struct reader *r, const char *name, struct safetensors_summary *s, char *err,
                       size_t errlen)
 {
+    return safetensors_parse_max(r, name, SAFETENSORS_MAX_HEADER, s, err, errlen);
+}
+
+int safetensors_parse_max(struct reader *r, const char *name, uint64_t max_header,
+                          struct safetensors_summary *s, char *err, size_t errlen)
+{
     unsigned char lenb[8];
     if (reader_read(r, lenb, 8) < 0) {
         snprintf(err, errlen, "%s: too short for a safetensors file (%llu bytes)", name,
@@ -203,13 +209,14 @@ int safetensors_parse(struct reader *r, const char *name, struct safetensors_sum
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--)
         n = n << 8 | lenb[i];
-    if (n == 0 || n > reader_left(r) || n > SAFETENSORS_MAX_HEADER) {
-        char b1[32], b2[32];
+    if (n == 0 || n > reader_left(r) || n > max_header) {
+        char b1[32], b2[32], b3[32];
         snprintf(err, errlen,
                  "%s: header length %s is impossible (the file has %s after it; the format "
-                 "allows 100 MiB)",
+                 "allows %s)",
                  name, units_fmt_size(n, b1, sizeof b1),
-                 units_fmt_size(reader_left(r), b2, sizeof b2));
+                 units_fmt_size(reader_left(r), b2, sizeof b2),
+                 units_fmt_size(max_header, b3, sizeof b3));
         return VRAM_EINPUT;
     }
     s->header_bytes += n;

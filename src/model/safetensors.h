@@ -28,6 +28,10 @@ struct safetensors_summary {
 int safetensors_parse(struct reader *r, const char *name, struct safetensors_summary *s, char *err,
                       size_t errlen);
 
+/* The same with another limit on the header (the fuzzer's, to reach it). */
+int safetensors_parse_max(struct reader *r, const char *name, uint64_t max_header,
+                          struct safetensors_summary *s, char *err, size_t errlen);
+
 /* One .safetensors file of folder d (file), or the folder's shards (file
  * NULL: those model.safetensors.index.json names, else every *.safetensors),
  * with the folder's config.json when there is one. */
