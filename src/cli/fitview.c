@@ -119,7 +119,7 @@ static void model_text(FILE *out, const struct fit_report *r, const struct fit_m
     fprintf(out, ", stored %s", m->stored[0] ? m->stored : "n/a");
     if (fm->source && strcmp(fm->source, "file") && strcmp(fm->source, "shape"))
         fprintf(out, ", %s", fm->source);
-    if (fm->disk)
+    if (fm->disk && fm->source && strcmp(fm->source, "file"))
         fprintf(out, ", %s on disk", gib(fm->disk, b[0], 32));
     fprintf(out, ")   %s, %s %llu tokens%s\n", runtimes[fm->runtime],
             r->opts.train ? "training, seq" : "context",

@@ -72,7 +72,7 @@ static int add_blob(const char *name, void *arg)
     char path[600];
     uint64_t b;
     snprintf(path, sizeof path, "%s/%s", s->dir, name);
-    if (storepath_size(s->rfd, path, &b) == 0)
+    if (storepath_size(s->rfd, path, &b, &(mode_t){0}) == 0)
         s->bytes += b;
     return 0;
 }

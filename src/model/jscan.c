@@ -1,8 +1,14 @@
-/* jscan: JSON as a stream of tokens (RFC 8259), byte by byte from a bounded
- * reader. The grammar is checked as strictly as jansson checks it: UTF-8
- * validated, escapes and surrogate pairs decoded, no \u0000, no trailing
- * commas, nothing after the document but spaces. Memory is constant: one
- * string buffer and a stack of open brackets (JSCAN_DEPTH). */
+/* jscan: JSON as a stream of tokens (RFC 8259) from a bounded reader. The
+ * grammar is checked as strictly as jansson checks it: UTF-8 validated,
+ * escapes and surrogate pairs decoded, no \u0000, no trailing commas,
+ * nothing after the document but spaces. Memory is constant: one string
+ * buffer and a stack of open brackets (JSCAN_DEPTH).
+ *
+ * Speed is what bounds a hostile file here (a 100 MiB safetensors header is
+ * allowed): runs of plain bytes, spaces and digits are taken from the
+ * reader's window at once, the position is a byte offset (line and column
+ * are counted again only for an error message), and values nobody reads are
+ * skipped by their brackets and strings alone (jscan_skip, jscan_finish). */
 #include "model/jscan.h"
 
 #include <stdio.h>
@@ -14,31 +20,39 @@ void jscan_init(struct jscan *j, struct reader *r)
 {
     memset(j, 0, sizeof *j);
     j->r = r;
-    j->line = 1;
+    j->start = r->pos;
     j->state = ST_VALUE;
 }
 
 static enum jscan_tok fail(struct jscan *j, const char *what)
 {
+    /* where: the lines and columns up to here, counted again */
+    uint64_t at = j->r->pos;
+    j->line = 1;
+    j->col = 0;
+    j->r->pos = j->start;
+    while (j->r->pos < at) {
+        int c = reader_getc(j->r);
+        if (c < 0)
+            break;
+        if (c == '\n')
+            j->line++, j->col = 0;
+        else
+            j->col++;
+    }
+    j->r->pos = at;
     snprintf(j->err, sizeof j->err, "line %u, column %u: %s", j->line, j->col, what);
     j->state = ST_DONE;
     return JSCAN_ERR;
 }
 
-static int next_byte(struct jscan *j)
+static inline int next_byte(struct jscan *j)
 {
-    int c = reader_getc(j->r);
-    if (c == '\n') {
-        j->line++;
-        j->col = 0;
-    } else {
-        j->col++;
-    }
-    return c;
+    return reader_getc(j->r);
 }
 
 /* The byte after the current one, not consumed (numbers end at it). */
-static int peek(struct jscan *j)
+static inline int peek(struct jscan *j)
 {
     int c = reader_getc(j->r);
     if (c >= 0)
@@ -140,11 +154,35 @@ static int utf8(struct jscan *j, int c)
     return 0;
 }
 
+/* A run of plain ASCII (no quote, backslash or control character), taken
+ * at once: most of a long string. */
+static void plain_run(struct jscan *j)
+{
+    const unsigned char *p;
+    size_t n;
+    while ((n = reader_window(j->r, &p)) > 0) {
+        size_t k = 0;
+        while (k < n && p[k] >= 0x20 && p[k] < 0x80 && p[k] != '"' && p[k] != '\\')
+            k++;
+        if (j->len < sizeof j->str - 1) {
+            size_t room = sizeof j->str - 1 - j->len, take = k < room ? k : room;
+            memcpy(j->str + j->len, p, take);
+        }
+        if (j->len + k > sizeof j->str - 1)
+            j->cut = true;
+        j->len += k;
+        j->r->pos += k;
+        if (k < n)
+            return;
+    }
+}
+
 static int string(struct jscan *j)
 {
     j->len = 0;
     j->cut = false;
     for (;;) {
+        plain_run(j);
         int c = next_byte(j);
         if (c == '"')
             break;
@@ -161,8 +199,41 @@ static int string(struct jscan *j)
     return 0;
 }
 
+/* A number wholly in the window, as most are: its digits read in place.
+ * false when it is not plain (fraction, exponent, too long) or runs past
+ * the window: the careful path reads it then. */
+static bool quick_number(struct jscan *j, int c)
+{
+    const unsigned char *p;
+    size_t n = reader_window(j->r, &p), k = 0;
+    bool neg = c == '-';
+    uint64_t v = neg ? 0 : (uint64_t)(c - '0');
+    if (neg && (!n || p[0] < '0' || p[0] > '9'))
+        return false;
+    if (c == '0' || (neg && p[0] == '0')) { /* a lone zero */
+        k = neg;
+        if (k < n && p[k] >= '0' && p[k] <= '9')
+            return false;
+        v = 0;
+    } else {
+        while (k < n && k < 17 && p[k] >= '0' && p[k] <= '9')
+            v = v * 10 + (uint64_t)(p[k++] - '0');
+    }
+    if (k == n || (p[k] >= '0' && p[k] <= '9') || p[k] == '.' || p[k] == 'e' || p[k] == 'E')
+        return false;
+    j->r->pos += k;
+    j->whole = true;
+    j->num = neg ? -(int64_t)v : (int64_t)v;
+    j->state = ST_AFTER;
+    return true;
+}
+
 static enum jscan_tok number(struct jscan *j, int c)
 {
+    uint64_t at = j->r->pos;
+    if (quick_number(j, c))
+        return JSCAN_NUM;
+    j->r->pos = at;
     bool neg = c == '-';
     uint64_t v = 0;
     j->whole = true;
@@ -262,10 +333,17 @@ static enum jscan_tok value(struct jscan *j, int c)
 enum jscan_tok jscan_next(struct jscan *j)
 {
     for (;;) {
-        int c;
-        do
-            c = next_byte(j);
-        while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+        const unsigned char *p;
+        size_t n;
+        while ((n = reader_window(j->r, &p)) > 0) { /* spaces, a window at a time */
+            size_t k = 0;
+            while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n' || p[k] == '\r'))
+                k++;
+            j->r->pos += k;
+            if (k < n)
+                break;
+        }
+        int c = next_byte(j);
         if (j->state == ST_AFTER && !j->depth)
             j->state = ST_DONE;
         switch (j->state) {
@@ -307,19 +385,51 @@ enum jscan_tok jscan_next(struct jscan *j)
     }
 }
 
+/* What is left of an open object or array, by its brackets and strings
+ * alone: nothing in it is read. Its closing token, or an error. */
+static enum jscan_tok skip_rest(struct jscan *j)
+{
+    unsigned depth = 1;
+    bool in_str = false, esc = false;
+    const unsigned char *p;
+    size_t n;
+    while ((n = reader_window(j->r, &p)) > 0) {
+        for (size_t k = 0; k < n; k++) {
+            unsigned char c = p[k];
+            if (in_str) {
+                if (esc)
+                    esc = false;
+                else if (c == '\\')
+                    esc = true;
+                else if (c == '"')
+                    in_str = false;
+                else if (c < 0x20)
+                    return j->r->pos += k, fail(j, "a control character in a string");
+                continue;
+            }
+            if (c == '"') {
+                in_str = true;
+            } else if (c == '{' || c == '[') {
+                if (++depth > JSCAN_DEPTH)
+                    return j->r->pos += k, fail(j, "nested deeper than 64 levels");
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0) {
+                    j->r->pos += k + 1;
+                    return pop(j, c == '}' ? '{' : '[');
+                }
+            }
+        }
+        j->r->pos += n;
+    }
+    return fail(j, "the document ends inside a value");
+}
+
 enum jscan_tok jscan_finish(struct jscan *j, enum jscan_tok t)
 {
-    unsigned depth = t == JSCAN_OBJ || t == JSCAN_ARR;
-    while (depth) {
-        enum jscan_tok k = jscan_next(j);
-        if (k == JSCAN_ERR)
-            return k;
-        if (k == JSCAN_OBJ || k == JSCAN_ARR)
-            depth++;
-        else if (k == JSCAN_OBJ_END || k == JSCAN_ARR_END)
-            depth--;
-    }
-    return t;
+    if (t != JSCAN_OBJ && t != JSCAN_ARR)
+        return t;
+    /* the bracket the value opened is on the stack: skip_rest pops it */
+    return skip_rest(j) == JSCAN_ERR ? JSCAN_ERR : t;
 }
 
 enum jscan_tok jscan_skip(struct jscan *j)

@@ -33,7 +33,8 @@ struct jscan {
     unsigned depth;
     char in[JSCAN_DEPTH]; /* '{' or '[' per open level */
     int state;            /* what may come next */
-    unsigned line, col;
+    uint64_t start;       /* where the document began in the reader */
+    unsigned line, col;   /* of an error, counted when it happens */
     char str[JSCAN_STR]; /* the last string or key, NUL-terminated */
     size_t len;          /* its length, cut or not */
     bool cut;            /* longer than str holds */
@@ -48,7 +49,8 @@ void jscan_init(struct jscan *j, struct reader *r);
 enum jscan_tok jscan_next(struct jscan *j);
 
 /* Skips the value that comes next (a scalar, or an object or array whole).
- * JSCAN_ERR or the token skipped's kind. */
+ * JSCAN_ERR or the token skipped's kind. What an object or array holds is
+ * skipped by its brackets and strings, not checked. */
 enum jscan_tok jscan_skip(struct jscan *j);
 
 /* t was just read: when it opened an object or an array, reads to its end.

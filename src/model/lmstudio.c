@@ -70,7 +70,7 @@ static void fill(struct modelref *ref, const char *root, const char *dir, const 
     char path[800];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     if (file[0])
-        storepath_size(rfd, path, &ref->disk);
+        storepath_size(rfd, path, &ref->disk, &(mode_t){0});
 }
 
 int lmstudio_find(const char *root, const char *name, struct modelref *ref, char *err,

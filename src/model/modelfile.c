@@ -24,7 +24,7 @@ static bool ends(const char *s, const char *suffix)
 
 /* What a folder holds: shards, and how many GGUFs (projectors aside). */
 struct contents {
-    bool shards;
+    bool shards, config;
     int ggufs;
     char gguf[256];
 };
@@ -34,6 +34,8 @@ static int look(const char *name, void *arg)
     struct contents *c = arg;
     if (ends(name, ".safetensors") || !strcmp(name, "model.safetensors.index.json"))
         c->shards = true;
+    else if (!strcmp(name, "config.json"))
+        c->config = true;
     else if (ends(name, ".gguf") && strncmp(name, "mmproj", 6) && strlen(name) < sizeof c->gguf &&
              c->ggufs++ == 0)
         snprintf(c->gguf, sizeof c->gguf, "%s", name);
@@ -100,7 +102,7 @@ int modelfile_load_at(const struct modeldir *d, const char *file, struct model_i
             return rc;
         if (c.shards) {
             rc = safetensors_load(d, NULL, m, err, errlen);
-        } else if (modeldir_has(d, "config.json")) {
+        } else if (c.config) {
             struct file_job j = {d, "config.json", m, err, errlen};
             rc = modeldir_parse(d, "config.json", by_magic, &j, err, errlen);
         } else if (c.ggufs == 1) {

@@ -204,9 +204,9 @@ static int resolve(int rfd, const char *root, const char *path, const char *show
     ref->gguf = true;
     char bpath[128];
     snprintf(bpath, sizeof bpath, "blobs/%s", blob);
-    if (storepath_size(rfd, bpath, &ref->disk) < 0) {
+    if (storepath_size(rfd, bpath, &ref->disk, &kind) < 0) {
         snprintf(err, errlen, "%s: its model blob %s/%s: %s", where, root, bpath,
-                 storepath_why(errno, 0));
+                 storepath_why(errno, kind));
         return VRAM_EINPUT;
     }
     return VRAM_OK;

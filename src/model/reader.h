@@ -47,6 +47,25 @@ static inline uint64_t reader_left(const struct reader *r)
 /* The byte at pos when the window does not hold it: -1 at the end. */
 int reader_fill(struct reader *r);
 
+/* The bytes from pos on that are in memory now, not consumed: at least one
+ * unless at the end (0). For scanning runs of plain bytes at once. */
+static inline size_t reader_window(struct reader *r, const unsigned char **p)
+{
+    if (r->pos >= r->size)
+        return 0;
+    if (r->mem) {
+        *p = r->mem + r->pos;
+        return r->size - r->pos;
+    }
+    if (r->pos < r->buf_off || r->pos - r->buf_off >= r->buf_len) {
+        if (reader_fill(r) < 0)
+            return 0;
+        r->pos--;
+    }
+    *p = r->buf + (r->pos - r->buf_off);
+    return r->buf_off + r->buf_len - r->pos;
+}
+
 /* The next byte, or -1 at the end: for parsers that go byte by byte. */
 static inline int reader_getc(struct reader *r)
 {

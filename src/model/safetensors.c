@@ -80,6 +80,10 @@ static enum jscan_tok shape(struct jscan *j, struct tensor *t)
     enum jscan_tok k;
     t->numel = 1;
     while ((k = jscan_next(j)) != JSCAN_ARR_END && k != JSCAN_ERR) {
+        if (t->ndims == 16) { /* one too many: the rest is not read */
+            t->ndims++;
+            return jscan_finish(j, JSCAN_ARR) == JSCAN_ERR ? JSCAN_ERR : JSCAN_ARR_END;
+        }
         if (k != JSCAN_NUM || !j->whole || j->num < 0) {
             t->bad_dim = true;
             if (jscan_finish(j, k) == JSCAN_ERR)
@@ -101,6 +105,10 @@ static enum jscan_tok offsets(struct jscan *j, struct tensor *t)
     int n = 0;
     t->offsets_ok = true;
     while ((k = jscan_next(j)) != JSCAN_ARR_END && k != JSCAN_ERR) {
+        if (n == 2) { /* one too many: the rest is not read */
+            t->offsets_ok = false;
+            return jscan_finish(j, JSCAN_ARR) == JSCAN_ERR ? JSCAN_ERR : JSCAN_ARR_END;
+        }
         if (k == JSCAN_OBJ || k == JSCAN_ARR) {
             if (jscan_finish(j, k) == JSCAN_ERR)
                 return JSCAN_ERR;
@@ -132,16 +140,18 @@ static int tensor(struct jscan *j, const char *key, uint64_t data_size, const ch
     struct tensor t = {.dtype = -1};
     char dt[32] = "(none)";
     while ((k = jscan_next(j)) == JSCAN_KEY) {
-        char member[16];
-        snprintf(member, sizeof member, "%s", j->cut ? "" : j->str);
+        /* which member, before its value overwrites the key */
+        int member = jscan_is(j, "dtype") ? 1 : jscan_is(j, "shape") ? 2
+                     : jscan_is(j, "data_offsets")                    ? 3
+                                                                      : 0;
         k = jscan_next(j);
-        if (!strcmp(member, "dtype") && k == JSCAN_STRING) {
+        if (member == 1 && k == JSCAN_STRING) {
             t.dtype = dtype_index(j);
             snprintf(dt, sizeof dt, "%s", j->str);
-        } else if (!strcmp(member, "shape") && k == JSCAN_ARR) {
+        } else if (member == 2 && k == JSCAN_ARR) {
             t.has_shape = true;
             k = shape(j, &t);
-        } else if (!strcmp(member, "data_offsets") && k == JSCAN_ARR) {
+        } else if (member == 3 && k == JSCAN_ARR) {
             t.has_offsets = true;
             k = offsets(j, &t);
         } else {
@@ -236,7 +246,7 @@ int safetensors_parse_max(struct reader *r, const char *name, uint64_t max_heade
                             : bad(err, errlen, name, "header is not a JSON object");
     while (rc == VRAM_OK && (k = jscan_next(j)) == JSCAN_KEY) {
         char key[JSCAN_STR];
-        snprintf(key, sizeof key, "%s", j->str);
+        memcpy(key, j->str, (j->len < JSCAN_STR ? j->len : JSCAN_STR - 1) + 1);
         if (jscan_is(j, "__metadata__"))
             rc = jscan_skip(j) == JSCAN_ERR ? not_json(j, name, err, errlen) : VRAM_OK;
         else
@@ -423,6 +433,11 @@ int safetensors_load(const struct modeldir *d, const char *file, struct model_in
     free(sh);
     if (rc != VRAM_OK)
         return rc;
+    if (!s.tensors) {
+        snprintf(err, errlen, "%s%s%s: no tensors in %s", d->shown, d->shown[0] && file ? "/" : "",
+                 file ? file : "", file ? "its header" : "its shards' headers");
+        return VRAM_EINPUT;
+    }
     /* the shape from config.json when it is there; the counts from the
      * weights, which are the truth */
     struct cfg_job c = {m, err, errlen};

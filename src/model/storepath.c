@@ -174,11 +174,10 @@ int storepath_list(int root, const char *path, int (*each)(const char *name, voi
     return rc;
 }
 
-int storepath_size(int root, const char *path, uint64_t *size)
+int storepath_size(int root, const char *path, uint64_t *size, mode_t *kind)
 {
-    mode_t kind;
     struct stat st;
-    int fd = storepath_open(root, path, 0, &kind);
+    int fd = storepath_open(root, path, 0, kind);
     if (fd < 0)
         return -1;
     int rc = fstat(fd, &st);

@@ -23,8 +23,9 @@ int storepath_open(int root, const char *path, int dir, mode_t *kind);
 int storepath_list(int root, const char *path, int (*each)(const char *name, void *arg),
                    void *arg, unsigned max);
 
-/* The size of the regular file at path beneath root; -1 with errno. */
-int storepath_size(int root, const char *path, uint64_t *size);
+/* The size of the regular file at path beneath root; -1 with errno (and
+ * *kind, as storepath_open). */
+int storepath_size(int root, const char *path, uint64_t *size, mode_t *kind);
 
 /* A small regular file's text (at most len - 1 bytes, NUL-terminated); -1
  * with errno, EFBIG when it is longer. */

@@ -104,6 +104,18 @@ static void json_stream(void **st)
     assert_false(j.whole);
     assert_int_equal(jscan_next(&j), JSCAN_NUM);
     assert_false(j.whole); /* past 64 bits */
+    /* a value skipped whole, brackets in its strings not counted */
+    text = "{\"a\": {\"b\": [1, {\"c\": \"}]\\\"\"}]}, \"d\": 2}";
+    reader_open_mem(&r, text, strlen(text));
+    jscan_init(&j, &r);
+    assert_int_equal(jscan_next(&j), JSCAN_OBJ);
+    assert_int_equal(jscan_next(&j), JSCAN_KEY);
+    assert_int_equal(jscan_skip(&j), JSCAN_OBJ);
+    assert_int_equal(jscan_next(&j), JSCAN_KEY);
+    assert_string_equal(j.str, "d");
+    assert_int_equal(jscan_next(&j), JSCAN_NUM);
+    assert_int_equal(jscan_next(&j), JSCAN_OBJ_END);
+    assert_int_equal(jscan_next(&j), JSCAN_EOF);
 }
 
 static int count(const char *name, void *arg)
