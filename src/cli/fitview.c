@@ -84,7 +84,7 @@ static void plans_text(FILE *out, const struct fit_report *r, const struct fit_m
         if (fm->ctx_fit)
             fprintf(out, "; all layers up to %llu tokens", (unsigned long long)fm->ctx_fit);
         else
-            fprintf(out, "; all layers at no context");
+            fprintf(out, "; all layers do not fit even at 256 tokens");
         fputc('\n', out);
     }
     if (fm->runtime == ESTIMATE_VLLM && !r->opts.train) {

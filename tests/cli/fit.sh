@@ -48,7 +48,7 @@ expect_eq "--ngl 17: the output layer and the last 16 layers" \
     "[17,$((139264000 + 16 * 122683392))]"
 run "$VRAM" fit --vram 3G --ctx 8192 "$T/m.gguf"
 expect_match "3 GiB: how many layers fit, and up to which context all do" "$OUT" \
-    'llama.cpp on GPU 0 \(3.00 GiB free\): -ngl [0-9]+ of 33 fits at 8192 tokens .*; all layers at no context'
+    'llama.cpp on GPU 0 \(3.00 GiB free\): -ngl [0-9]+ of 33 fits at 8192 tokens .*; all layers do not fit even at 256 tokens'
 run "$VRAM" fit --vram 6G --ctx 8192 "$T/m.gguf"
 expect_match "6 GiB: all layers, and the longest context" "$OUT" \
     'all 33 layers fit at 8192 tokens; all layers up to [0-9]+ tokens'
