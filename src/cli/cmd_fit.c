@@ -117,38 +117,39 @@ static int load(const char *arg, struct fit_report *r, struct fit_model *fm,
                 const struct fitmachine_serve *serve, char *err, size_t errlen)
 {
     struct stat st;
-    const char *served = NULL;
     int rc;
-    if (stat(arg, &st) == 0 || !(served = fitmachine_served_file(serve, arg))) {
-        struct modelref ref;
-        if (stat(arg, &st) != 0 && (rc = localstore_find(arg, &ref, err, errlen)) != 1) {
-            if (rc != VRAM_OK)
-                return rc;
-            rc = localstore_load(&ref, &fm->info, err, errlen);
-            fm->source = ref.store;
-            fm->disk = ref.disk;
-            char path[3 * MODELREF_PATH];
-            snprintf(path, sizeof path, "%s/%s/%s", ref.root, ref.dir, ref.file);
-            fitmachine_learned(serve, r, path, NULL, fm);
-            return rc;
-        }
-        if (stat(arg, &st) != 0) {
-            snprintf(err, errlen,
-                     "%s: no such file or folder, no model of vram serve, and no model of that "
-                     "name in %s",
-                     arg, r->where);
-            return VRAM_EINPUT;
-        }
+    if (stat(arg, &st) == 0) {
         rc = modelfile_load(arg, &fm->info, err, errlen);
         fm->source = "file";
         fm->disk = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
         fitmachine_learned(serve, r, arg, NULL, fm);
         return rc;
     }
-    rc = modelfile_load(served, &fm->info, err, errlen);
-    fm->source = "vram serve";
-    snprintf(fm->info.name, sizeof fm->info.name, "%s", arg);
-    fitmachine_learned(serve, r, NULL, arg, fm);
+    const char *served = fitmachine_served_file(serve, arg);
+    if (served) {
+        rc = modelfile_load(served, &fm->info, err, errlen);
+        fm->source = "vram serve";
+        snprintf(fm->info.name, sizeof fm->info.name, "%s", arg);
+        fitmachine_learned(serve, r, NULL, arg, fm);
+        return rc;
+    }
+    struct modelref ref;
+    rc = localstore_find(arg, &ref, err, errlen);
+    if (rc == 1) {
+        snprintf(err, errlen,
+                 "%s: no such file or folder, no model of vram serve, and no model of that "
+                 "name in %s",
+                 arg, r->where);
+        return VRAM_EINPUT;
+    }
+    if (rc != VRAM_OK)
+        return rc;
+    rc = localstore_load(&ref, &fm->info, err, errlen);
+    fm->source = ref.store;
+    fm->disk = ref.disk;
+    char path[3 * MODELREF_PATH];
+    snprintf(path, sizeof path, "%s/%s/%s", ref.root, ref.dir, ref.file);
+    fitmachine_learned(serve, r, path, NULL, fm);
     return rc;
 }
 

@@ -106,15 +106,21 @@ vram = 10G
 command = llama-server -m $O/blobs/sha256-$D --port \${PORT}
 file = $O/blobs/sha256-$D
 EOF
-python3 - "$T/vram.db" "$HOG" "$GPU" <<'EOF'
-import sqlite3, sys
+# the store as vram serve makes it: the SQL taken from src/app/store.c (its
+# schema, and the columns added since), so the test follows the daemon's
+python3 - "$T/vram.db" "$HOG" "$GPU" "$SRC/src/app/store.c" <<'EOF'
+import re, sqlite3, sys
+src = open(sys.argv[4]).read()
+start = src.index("schema[] =")
+schema = "".join(re.findall(r'"([^"]*)"', src[start:src.index(";\n", start)]))
 db = sqlite3.connect(sys.argv[1])
-db.executescript("""
-CREATE TABLE footprints(model TEXT, gpu_name TEXT, bytes INTEGER, PRIMARY KEY(model, gpu_name));
-CREATE TABLE procs(model TEXT PRIMARY KEY, pid INTEGER, start INTEGER, state TEXT, gpu INTEGER,
-                   port INTEGER, bytes INTEGER, how TEXT);""")
-db.execute("INSERT INTO footprints VALUES('llama8', ?, ?)", (sys.argv[3], 5 << 30))
-db.execute("INSERT INTO procs VALUES('hog', ?, 0, 'ready', 0, 21000, ?, '')", (int(sys.argv[2]), 10 << 30))
+db.executescript(schema)
+for alter in re.findall(r'"(ALTER TABLE [^"]*)"', src):
+    db.execute(alter)
+db.execute("INSERT INTO footprints(model, gpu_name, bytes) VALUES('llama8', ?, ?)",
+           (sys.argv[3], 5 << 30))
+db.execute("INSERT INTO procs(model, pid, start, state, gpu, port, bytes, how) "
+           "VALUES('hog', ?, 0, 'ready', 0, 21000, ?, '')", (int(sys.argv[2]), 10 << 30))
 db.commit()
 EOF
 run "$VRAM" fit --config "$T/vram.conf" --ctx 4096 llama3.1:8b
