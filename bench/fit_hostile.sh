@@ -42,7 +42,7 @@ for f in config.json string.safetensors numbers.safetensors objects.safetensors 
     : >"$T/t" && : >"$T/m" && : >"$T/c"
     for _ in $(seq "$RUNS"); do
         /usr/bin/time -f '%e %M' -o "$T/one" timeout 10 "$VRAM" fit --vram 8G "$p" >/dev/null 2>&1
-        read -r e m <"$T/one"
+        read -r e m <<<"$(tail -1 "$T/one")"
         echo "$e" >>"$T/t" && echo "$m" >>"$T/m"
         if [ -f "$p" ]; then
             s=$(date +%s.%N) && cat "$p" >/dev/null && echo "$(date +%s.%N) - $s" | bc >>"$T/c"

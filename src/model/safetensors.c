@@ -147,7 +147,9 @@ static int tensor(struct jscan *j, const char *key, uint64_t data_size, const ch
         k = jscan_next(j);
         if (member == 1 && k == JSCAN_STRING) {
             t.dtype = dtype_index(j);
-            snprintf(dt, sizeof dt, "%s", j->str);
+            size_t l = j->len < sizeof dt - 1 ? j->len : sizeof dt - 1;
+            memcpy(dt, j->str, l); /* for a message, if any */
+            dt[l] = '\0';
         } else if (member == 2 && k == JSCAN_ARR) {
             t.has_shape = true;
             k = shape(j, &t);
