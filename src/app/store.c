@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct store {
     sqlite3 *db;
@@ -43,6 +45,23 @@ int store_open(struct store **out, const char *path, char *err, size_t len)
     sqlite3_exec(s->db, "ALTER TABLE procs ADD COLUMN gpus INTEGER DEFAULT 0", NULL, NULL, NULL);
     *out = s;
     return 0;
+}
+
+struct store *store_open_readonly(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != getuid()))
+        return NULL;
+    struct store *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        sqlite3_close(s->db);
+        free(s);
+        return NULL;
+    }
+    sqlite3_busy_timeout(s->db, 200);
+    return s;
 }
 
 void store_close(struct store *s)

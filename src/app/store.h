@@ -24,6 +24,11 @@ struct store_proc {
 int store_open(struct store **out, const char *path, char *err, size_t len);
 void store_close(struct store *s);
 
+/* The store of a `vram serve` for reading only (vram fit): NULL when it is
+ * not there or not readable, or its file is not a regular file owned by the
+ * caller or root (another user's store is not trusted). */
+struct store *store_open_readonly(const char *path);
+
 void store_event(struct store *s, uint64_t t_ms, const char *model, const char *kind,
                  double seconds, const char *detail);
 

@@ -1,29 +1,40 @@
 /* cmd_fit: `vram fit`, will this model fit, at what precision, next to what
- * else. Reads the models' own files (never their weights), estimates each
- * precision, checks it against each GPU's free memory now (or --vram), and
- * with several models makes a plan. */
+ * else. A model is a path, a model of vram serve, or a name in a local store
+ * (Ollama, the Hugging Face cache, LM Studio); with none, every local model
+ * is listed. Reads the models' own headers (never their weights), estimates
+ * each precision, checks it against each GPU's free memory now (or --vram),
+ * says what would make room, and with several models makes a plan. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "app/clock.h"
+#include <sys/stat.h>
+
 #include "cli/cmd.h"
+#include "cli/fitmachine.h"
+#include "cli/fitmodel.h"
+#include "cli/fitview.h"
 #include "core/err.h"
 #include "core/units.h"
-#include "cli/fitview.h"
+#include "model/localstore.h"
 #include "model/modelfile.h"
-#include "probe/probe.h"
 
 static int cmd_fit(int argc, char **argv);
 
 const struct cmd_entry cmd_fit_entry = {
     .name = "fit",
-    .args = "[options] MODEL... | --params SIZE --layers N --hidden N --heads N [...]",
+    .args = "[options] [MODEL...] | --params SIZE --layers N --hidden N --heads N [...]",
     .summary = "will a model fit, at what precision, next to what else",
     .help = "MODEL is a .gguf file, a .safetensors file, a folder of shards (with\n"
-            "model.safetensors.index.json), or a config.json: only headers are read.\n"
+            "model.safetensors.index.json), a config.json, a model of vram serve, or a\n"
+            "name in a local store: llama3.1:8b (Ollama: $OLLAMA_MODELS, ~/.ollama/models,\n"
+            "/usr/share/ollama/.ollama/models), Qwen/Qwen2.5-7B-Instruct (the Hugging Face\n"
+            "cache: $HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub), publisher/repo\n"
+            "(LM Studio: ~/.lmstudio/models). Only headers are read. With no MODEL, every\n"
+            "local model: its size on disk, what it needs at --ctx, and whether it fits now,\n"
+            "after suspending or stopping what, or not at all.\n"
             "\n"
             "  -c, --ctx N            prompt/context tokens (default 4096)\n"
             "  -b, --batch N          sequences at once (default 1)\n"
@@ -31,7 +42,11 @@ const struct cmd_entry cmd_fit_entry = {
             "      --quant Q          only this quantization: int8, fp8, q8_0, q6_k, q5_k, q4,\n"
             "                         q4_k_m, q3_k, q2_k\n"
             "      --kv-dtype D       KV cache precision (default: the compute precision)\n"
-            "  -r, --runtime R        torch (default; measured), llamacpp, vllm (estimates)\n"
+            "  -r, --runtime R        torch, llamacpp (both measured), vllm (computed); default:\n"
+            "                         llamacpp for GGUF files, torch for the others\n"
+            "      --ngl N            llama.cpp: layers on the GPU, as its -ngl (default: all);\n"
+            "                         vram fit says how many fit when all do not\n"
+            "      --flash-attn F     llama.cpp: on (its default on NVIDIA GPUs) or off\n"
             "      --train            one training step instead of inference\n"
             "      --optim O          adamw (default), adam8bit, sgd\n"
             "      --seq N            training sequence length (default 1024)\n"
@@ -39,6 +54,8 @@ const struct cmd_entry cmd_fit_entry = {
             "      --ckpt             gradient checkpointing\n"
             "      --lora-rank R      LoRA adapters of rank R, base frozen\n"
             "  -m, --vram SIZE        check against SIZE instead of the GPUs' free memory\n"
+            "      --config FILE      vram serve's configuration, for the footprints it measured\n"
+            "                         (default /etc/vram/vram.conf when it is there)\n"
             "  -j, --json             JSON (sizes in bytes)\n"
             "\n"
             "A model by its shape, for what-ifs: --params 13B --layers 40 --hidden 5120\n"
@@ -67,6 +84,9 @@ enum {
     O_HD,
     O_EXPERTS,
     O_EUSED,
+    O_NGL,
+    O_FA,
+    O_CONFIG,
 };
 
 static int number(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -92,48 +112,82 @@ static int count(const char *s, uint64_t *out)
     return 0;
 }
 
-static void gpus_now(struct fit_report *r)
+/* A model by path, by vram serve's name, or by a store's name. */
+static int load(const char *arg, struct fit_report *r, struct fit_model *fm,
+                const struct fitmachine_serve *serve, char *err, size_t errlen)
 {
-    char err[512];
-    struct probe *p;
-    if (probe_open(&p, "/proc", err, sizeof err) < 0)
-        return; /* no driver: the estimates stand alone */
-    struct snap s;
-    memset(&s, 0, sizeof s);
-    if (probe_sample(p, &s, PROBE_MEMORY, clock_wall_ms()) == VRAM_OK) {
-        for (size_t i = 0; i < s.ngpus && i < FITPLAN_MAX; i++) {
-            r->gpus[i].index = s.gpus[i].index;
-            snprintf(r->gpus[i].name, sizeof r->gpus[i].name, "%s", s.gpus[i].name);
-            r->gpus[i].free = s.gpus[i].mem.free;
-        }
-        r->ngpus = s.ngpus < FITPLAN_MAX ? s.ngpus : FITPLAN_MAX;
-        r->have_gpus = r->ngpus > 0;
+    struct stat st;
+    int rc;
+    if (stat(arg, &st) == 0) {
+        rc = modelfile_load(arg, &fm->info, err, errlen);
+        fm->source = "file";
+        fm->disk = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+        fitmachine_learned(serve, r, arg, NULL, fm);
+        return rc;
     }
-    snap_free(&s);
-    probe_exiting(p);
-    probe_close(p);
+    const char *served = fitmachine_served_file(serve, arg);
+    if (served) {
+        rc = modelfile_load(served, &fm->info, err, errlen);
+        fm->source = "vram serve";
+        snprintf(fm->info.name, sizeof fm->info.name, "%s", arg);
+        fitmachine_learned(serve, r, NULL, arg, fm);
+        return rc;
+    }
+    struct modelref ref;
+    rc = localstore_find(arg, &ref, err, errlen);
+    if (rc == 1) {
+        snprintf(err, errlen,
+                 "%s: no such file or folder, no model of vram serve, and no model of that "
+                 "name in %s",
+                 arg, r->where);
+        return VRAM_EINPUT;
+    }
+    if (rc != VRAM_OK)
+        return rc;
+    rc = localstore_load(&ref, &fm->info, err, errlen);
+    fm->source = ref.store;
+    fm->disk = ref.disk;
+    char path[3 * MODELREF_PATH];
+    snprintf(path, sizeof path, "%s/%s/%s", ref.root, ref.dir, ref.file);
+    fitmachine_learned(serve, r, path, NULL, fm);
+    return rc;
 }
 
-static void estimate(struct fit_report *r, struct fit_model *fm, const char *only)
+static bool is_gguf(const struct model_info *m)
 {
-    struct estimate_precision precs[FIT_MAX_PREC];
-    int n;
-    if (only) {
-        estimate_precision(only, &precs[0]);
-        n = 1;
-    } else {
-        n = estimate_candidates(&fm->info, precs, FIT_MAX_PREC);
+    return m->embed_bytes || m->output_bytes;
+}
+
+/* The list: every model of every local store. */
+struct listing {
+    struct fit_report *r;
+    const struct fitmachine_serve *serve;
+    size_t cap;
+};
+
+static int listed(const struct modelref *ref, const char *why, void *arg)
+{
+    struct listing *l = arg;
+    struct fit_report *r = l->r;
+    if (r->nmodels == l->cap)
+        return 1;
+    struct fit_model *fm = &r->models[r->nmodels++];
+    fm->source = ref->store;
+    fm->disk = ref->disk;
+    snprintf(fm->info.name, sizeof fm->info.name, "%s", ref->name);
+    char err[512];
+    if (why || localstore_load(ref, &fm->info, err, sizeof err) != VRAM_OK) {
+        snprintf(fm->error, sizeof fm->error, "%s", why ? why : err);
+        snprintf(fm->info.name, sizeof fm->info.name, "%s", ref->name);
+        return 0;
     }
-    fm->nest = n;
-    fm->best = -1;
-    /* the best that fits: the most bits per weight on some GPU */
-    for (int k = 0; k < n; k++) {
-        estimate_compute(&fm->info, &r->opts, &precs[k], &fm->est[k]);
-        for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
-            if (fm->est[k].total <= r->gpus[g].free &&
-                (fm->best < 0 || precs[k].bits > precs[fm->best].bits))
-                fm->best = k;
-    }
+    fm->runtime = r->runtime_set ? r->opts.runtime
+                  : ref->gguf ? ESTIMATE_LLAMACPP
+                              : ESTIMATE_TORCH;
+    char path[3 * MODELREF_PATH];
+    snprintf(path, sizeof path, "%s/%s/%s", ref->root, ref->dir, ref->file);
+    fitmachine_learned(l->serve, r, path, NULL, fm);
+    return 0;
 }
 
 static int cmd_fit(int argc, char **argv)
@@ -163,6 +217,10 @@ static int cmd_fit(int argc, char **argv)
         {"head-dim", required_argument, NULL, O_HD},
         {"experts", required_argument, NULL, O_EXPERTS},
         {"experts-used", required_argument, NULL, O_EUSED},
+        {"ngl", required_argument, NULL, O_NGL},
+        {"n-gpu-layers", required_argument, NULL, O_NGL},
+        {"flash-attn", required_argument, NULL, O_FA},
+        {"config", required_argument, NULL, O_CONFIG},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -172,8 +230,9 @@ static int cmd_fit(int argc, char **argv)
     struct model_info shape;
     memset(&shape, 0, sizeof shape);
     const char *only = NULL;
-    uint64_t vram = 0, v;
+    uint64_t vram = 0, v = 0;
     bool json = false, by_shape = false;
+    const char *config = NULL;
     struct estimate_precision tmp;
     int c, rc = 0;
     optind = 1;
@@ -209,6 +268,10 @@ static int cmd_fit(int argc, char **argv)
             else
                 return cmd_bad_usage(&cmd_fit_entry, "--runtime '%s': torch, llamacpp or vllm",
                                      optarg);
+            r.runtime_set = true;
+            break;
+        case O_CONFIG:
+            config = optarg;
             break;
         case O_TRAIN:
             r.opts.train = true;
@@ -268,6 +331,15 @@ static int cmd_fit(int argc, char **argv)
             by_shape = true;
             break;
         }
+        case O_NGL:
+            rc = number("--ngl", optarg, 0, 100000, &v);
+            r.opts.ngl = (int)v;
+            break;
+        case O_FA:
+            if (strcmp(optarg, "on") && strcmp(optarg, "off") && strcmp(optarg, "auto"))
+                return cmd_bad_usage(&cmd_fit_entry, "--flash-attn '%s': on, off or auto", optarg);
+            r.opts.no_flash_attn = !strcmp(optarg, "off");
+            break;
         case 'h':
             cmd_usage(&cmd_fit_entry, 0);
             return 0;
@@ -278,30 +350,57 @@ static int cmd_fit(int argc, char **argv)
             return rc;
     }
     size_t nfiles = (size_t)(argc - optind);
-    if (nfiles == 0 && !by_shape)
-        return cmd_bad_usage(&cmd_fit_entry, "give a model file or folder, or --params ...");
     if (nfiles + by_shape > FITPLAN_MAX)
         return cmd_bad_usage(&cmd_fit_entry, "at most %d models at once", FITPLAN_MAX);
     if (by_shape && (!shape.layers || !shape.hidden || !shape.heads))
         return cmd_bad_usage(&cmd_fit_entry,
                              "a model by its shape needs --layers, --hidden and --heads "
                              "(and --params, or --ff and --vocab to count them)");
-
-    r.models = calloc(nfiles + by_shape, sizeof *r.models);
-    if (!r.models)
-        return 1;
     char err[1024];
+    struct fitmachine_serve serve;
+    if (fitmachine_serve_open(&serve, config, err, sizeof err) != VRAM_OK) {
+        fprintf(stderr, "vram fit: %s\n", err);
+        return 2;
+    }
+    localstore_where(r.where, sizeof r.where);
+    if (vram) {
+        r.ngpus = 1;
+        r.gpus[0].index = 0;
+        snprintf(r.gpus[0].name, sizeof r.gpus[0].name, "--vram");
+        r.gpus[0].free = r.gpus[0].total = vram;
+        r.have_gpus = true;
+    } else {
+        fitmachine_gpus(&r, &serve);
+    }
+    r.listing = nfiles == 0 && !by_shape;
+    size_t cap = r.listing ? 256 : nfiles + by_shape;
+    r.models = calloc(cap, sizeof *r.models);
+    if (!r.models) {
+        fitmachine_serve_close(&serve);
+        return 1;
+    }
+    if (r.listing) {
+        struct listing l = {&r, &serve, cap};
+        localstore_list(listed, &l);
+    }
     for (size_t i = 0; i < nfiles; i++) {
-        rc = modelfile_load(argv[optind + (int)i], &r.models[r.nmodels].info, err, sizeof err);
+        struct fit_model *fm = &r.models[r.nmodels];
+        rc = load(argv[optind + (int)i], &r, fm, &serve, err, sizeof err);
         if (rc < 0) {
             fprintf(stderr, "vram fit: %s\n", err);
             free(r.models);
+            fitmachine_serve_close(&serve);
             return err_exit_code(rc);
         }
+        fm->runtime = r.runtime_set || r.opts.train ? r.opts.runtime
+                      : is_gguf(&fm->info)           ? ESTIMATE_LLAMACPP
+                                                     : ESTIMATE_TORCH;
         r.nmodels++;
     }
+    fitmachine_serve_close(&serve);
     if (by_shape) {
-        struct model_info *m = &r.models[r.nmodels++].info;
+        struct fit_model *fm = &r.models[r.nmodels++];
+        struct model_info *m = &fm->info;
         *m = shape;
         snprintf(m->name, sizeof m->name, "custom");
         snprintf(m->arch, sizeof m->arch, "llama");
@@ -312,25 +411,22 @@ static int cmd_fit(int argc, char **argv)
             m->params = model_count_params(m, &m->params_active);
         if (!m->params_active)
             m->params_active = m->params;
-    }
-    if (vram) {
-        r.ngpus = 1;
-        r.gpus[0].index = 0;
-        snprintf(r.gpus[0].name, sizeof r.gpus[0].name, "--vram");
-        r.gpus[0].free = vram;
-        r.have_gpus = true;
-    } else {
-        gpus_now(&r);
+        fm->source = "shape";
+        fm->runtime = r.opts.runtime;
     }
     uint64_t need[FITPLAN_MAX], room[FITPLAN_MAX];
     for (size_t i = 0; i < r.nmodels; i++) {
-        estimate(&r, &r.models[i], only);
         struct fit_model *fm = &r.models[i];
-        need[i] = fm->best >= 0 ? fm->est[fm->best].total : UINT64_MAX;
+        if (fm->error[0])
+            continue;
+        fitmodel_answer(&r, fm, only);
+        if (i < FITPLAN_MAX)
+            need[i] = fm->best >= 0 ? fm->est[fm->best].total : UINT64_MAX;
     }
     for (size_t g = 0; g < r.ngpus; g++)
         room[g] = r.gpus[g].free;
-    fitplan_make(need, r.nmodels, room, r.ngpus, &r.plan);
+    if (!r.listing)
+        fitplan_make(need, r.nmodels, room, r.ngpus, &r.plan);
     if (json) {
         json_t *doc = fitview_json(&r);
         json_dumpf(doc, stdout, JSON_INDENT(2));

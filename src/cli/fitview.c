@@ -1,11 +1,15 @@
 /* fitview: `vram fit`'s answers. A row per precision with the parts that
- * add up to the total and the GPUs it fits on; with several models, the
- * plan: who lives with whom, who takes turns. */
+ * add up to the total and the GPUs it fits on, then what follows from it
+ * (what vram serve measured, llama.cpp's layers, vLLM's fraction, what would
+ * make room); with several models, the plan: who lives with whom, who takes
+ * turns; with none, a row per local model. */
 #include "cli/fitview.h"
 
 #include <string.h>
 
 #include "core/units.h"
+
+static const char *const runtimes[] = {"torch", "llamacpp", "vllm"};
 
 static const char *gib(uint64_t b, char *buf, size_t len)
 {
@@ -14,7 +18,7 @@ static const char *gib(uint64_t b, char *buf, size_t len)
     return buf;
 }
 
-static void fits_text(FILE *out, const struct fit_report *r, const struct estimate_result *e)
+static void fits_text(FILE *out, const struct fit_report *r, const struct fit_model *fm, int k)
 {
     char b[32];
     if (!r->have_gpus) {
@@ -23,11 +27,11 @@ static void fits_text(FILE *out, const struct fit_report *r, const struct estima
     }
     int yes = 0;
     for (size_t g = 0; g < r->ngpus; g++)
-        if (e->total <= r->gpus[g].free)
+        if (fitview_need(fm, k, g) <= r->gpus[g].free)
             fprintf(out, "%sGPU %u", yes++ ? ", " : "", r->gpus[g].index);
     bool first_no = true;
     for (size_t g = 0; g < r->ngpus; g++)
-        if (e->total > r->gpus[g].free) {
+        if (fitview_need(fm, k, g) > r->gpus[g].free) {
             fprintf(out, "%s%sGPU %u (%s free)", yes ? "; " : "", first_no ? "not " : "",
                     r->gpus[g].index, gib(r->gpus[g].free, b, sizeof b));
             first_no = false;
@@ -35,37 +39,167 @@ static void fits_text(FILE *out, const struct fit_report *r, const struct estima
         }
 }
 
-void fitview_text(FILE *out, const struct fit_report *r)
+/* "suspending qwen7b (vram suspend qwen7b)" / "stopping PID 4242 python
+ * (6.0 GiB)": what make_room chose. */
+static void room_text(FILE *out, const struct fit_report *r, const struct fit_model *fm)
+{
+    const struct fit_gpu *g = &r->gpus[fm->room_gpu];
+    char b[32];
+    int n = 0;
+    for (size_t i = 0; i < g->nholders; i++)
+        if (fm->room_free[i] && g->holders[i].served)
+            fprintf(out, "%s%s (vram serve, %s)", n++ ? ", " : "suspending ", g->holders[i].name,
+                    gib(g->holders[i].bytes, b, sizeof b));
+    int m = 0;
+    for (size_t i = 0; i < g->nholders; i++)
+        if (fm->room_free[i] && !g->holders[i].served)
+            fprintf(out, "%s%s PID %u%s%s (%s)", m++ ? ", " : "", n ? "; stopping" : "stopping",
+                    g->holders[i].pid, g->holders[i].name[0] ? " " : "", g->holders[i].name,
+                    gib(g->holders[i].bytes, b, sizeof b));
+}
+
+static void plans_text(FILE *out, const struct fit_report *r, const struct fit_model *fm)
+{
+    char b[3][32];
+    if (fm->learned_as[0])
+        for (size_t g = 0; g < r->ngpus; g++)
+            if (fm->learned[g]) {
+                fprintf(out, "  measured by vram serve (as %s) on %s: %s\n", fm->learned_as,
+                        r->gpus[g].name, gib(fm->learned[g], b[0], 32));
+                break;
+            }
+    if (fm->ngl_gpu >= 0) {
+        const struct fit_gpu *g = &r->gpus[fm->ngl_gpu];
+        unsigned all = fm->est[0].gpu_layers;
+        fprintf(out, "  llama.cpp on GPU %u (%s free): ", g->index, gib(g->free, b[0], 32));
+        if (fm->ngl_fit < 0)
+            fprintf(out, "not even -ngl 0 fits at %llu tokens",
+                    (unsigned long long)r->opts.ctx);
+        else if ((unsigned)fm->ngl_fit >= all && r->opts.ngl < 0)
+            fprintf(out, "all %u layers fit at %llu tokens", all, (unsigned long long)r->opts.ctx);
+        else
+            fprintf(out, "-ngl %d of %u fits at %llu tokens (%s)", fm->ngl_fit,
+                    fm->info.layers + 1, (unsigned long long)r->opts.ctx,
+                    gib(fm->ngl_est.total, b[1], 32));
+        if (fm->ctx_fit)
+            fprintf(out, "; all layers up to %llu tokens", (unsigned long long)fm->ctx_fit);
+        else
+            fprintf(out, "; all layers do not fit even at 256 tokens");
+        fputc('\n', out);
+    }
+    if (fm->runtime == ESTIMATE_VLLM && !r->opts.train) {
+        for (size_t g = 0; g < r->ngpus; g++)
+            fprintf(out,
+                    "  vLLM on GPU %u: --gpu-memory-utilization %.2f (the most beside what runs) "
+                    "leaves KV cache for %llu tokens; %llu tokens need %.2f\n",
+                    r->gpus[g].index, fm->util_max[g], (unsigned long long)fm->kv_tokens[g],
+                    (unsigned long long)r->opts.ctx, fm->util_need);
+        fprintf(out, "  (vLLM: computed from its documented rules, not measured)\n");
+    }
+    if (!r->have_gpus || r->nmodels != 1)
+        return;
+    if (fm->best >= 0) {
+        fprintf(out, "  best that fits: %s\n", fm->est[fm->best].prec.name);
+    } else if (fm->room_gpu >= 0) {
+        fprintf(out, "  fits nowhere now; on GPU %u after ", r->gpus[fm->room_gpu].index);
+        room_text(out, r, fm);
+        fputc('\n', out);
+    } else {
+        fprintf(out, "  fits nowhere\n");
+    }
+}
+
+static void model_text(FILE *out, const struct fit_report *r, const struct fit_model *fm)
 {
     char b[6][32];
-    const char *rt[] = {"torch", "llamacpp", "vllm"};
-    for (size_t i = 0; i < r->nmodels; i++) {
-        const struct fit_model *fm = &r->models[i];
-        const struct model_info *m = &fm->info;
-        if (i)
-            fputc('\n', out);
-        fprintf(out, "%s (%s, %.2f B params", m->name, m->arch, (double)m->params / 1e9);
-        if (m->experts)
-            fprintf(out, ", %.2f B active", (double)m->params_active / 1e9);
-        fprintf(out, ", stored %s)   %s, %s %llu tokens%s\n", m->stored[0] ? m->stored : "n/a",
-                rt[r->opts.runtime], r->opts.train ? "training, seq" : "context",
-                (unsigned long long)(r->opts.train ? r->opts.seq : r->opts.ctx),
-                r->opts.runtime == ESTIMATE_TORCH ? "" : " (profile not yet measured)");
-        fprintf(out, "  %-18s %10s %10s %12s %10s %10s   %s\n", "", "weights",
-                r->opts.train ? "grads+opt" : "kv cache", "activations", "runtime", "total",
-                "fits on");
-        for (int k = 0; k < fm->nest; k++) {
-            const struct estimate_result *e = &fm->est[k];
-            fprintf(
-                out, "  %-18s %10s %10s %12s %10s %10s   ", e->prec.name, gib(e->weights, b[0], 32),
+    const struct model_info *m = &fm->info;
+    fprintf(out, "%s (%s, %.2f B params", m->name, m->arch, (double)m->params / 1e9);
+    if (m->experts)
+        fprintf(out, ", %.2f B active", (double)m->params_active / 1e9);
+    fprintf(out, ", stored %s", m->stored[0] ? m->stored : "n/a");
+    if (fm->source && strcmp(fm->source, "file") && strcmp(fm->source, "shape"))
+        fprintf(out, ", %s", fm->source);
+    if (fm->disk && fm->source && strcmp(fm->source, "file"))
+        fprintf(out, ", %s on disk", gib(fm->disk, b[0], 32));
+    fprintf(out, ")   %s, %s %llu tokens%s\n", runtimes[fm->runtime],
+            r->opts.train ? "training, seq" : "context",
+            (unsigned long long)(r->opts.train ? r->opts.seq : r->opts.ctx),
+            fm->runtime == ESTIMATE_VLLM ? " (computed, not measured)" : "");
+    fprintf(out, "  %-18s %10s %10s %12s %10s %10s   %s\n", "",
+            fm->runtime == ESTIMATE_LLAMACPP ? "on GPU" : "weights",
+            r->opts.train ? "grads+opt" : "kv cache", "activations", "runtime", "total", "fits on");
+    for (int k = 0; k < fm->nest; k++) {
+        const struct estimate_result *e = &fm->est[k];
+        fprintf(out, "  %-18s %10s %10s %12s %10s %10s   ", e->prec.name,
+                gib(e->weights, b[0], 32),
                 gib(r->opts.train ? e->gradients + e->optimizer : e->kv_cache, b[1], 32),
                 gib(e->activations, b[2], 32), gib(e->runtime, b[3], 32), gib(e->total, b[4], 32));
-            fits_text(out, r, e);
-            fputc('\n', out);
+        fits_text(out, r, fm, k);
+        fputc('\n', out);
+    }
+    plans_text(out, r, fm);
+}
+
+/* vram fit with no model: one row per local model. */
+static void listing_text(FILE *out, const struct fit_report *r)
+{
+    char b[3][32];
+    if (!r->nmodels) {
+        fprintf(out, "no local models found in %s\n", r->where);
+        return;
+    }
+    fprintf(out, "%-44s %-11s %9s %10s %-8s  %s\n", "model", "store", "on disk", "needs",
+            "runtime", "fits");
+    for (size_t i = 0; i < r->nmodels; i++) {
+        const struct fit_model *fm = &r->models[i];
+        fprintf(out, "%-44s %-11s %9s ", fm->info.name, fm->source,
+                fm->disk ? gib(fm->disk, b[0], 32) : "?");
+        if (fm->error[0]) {
+            fprintf(out, "%10s %-8s  unreadable: %s\n", "-", "-", fm->error);
+            continue;
         }
-        if (r->have_gpus && r->nmodels == 1)
-            fprintf(out, fm->best >= 0 ? "  best that fits: %s\n" : "  fits nowhere%s\n",
-                    fm->best >= 0 ? fm->est[fm->best].prec.name : "");
+        bool learned = false;
+        for (size_t g = 0; g < r->ngpus; g++)
+            learned |= fm->learned[g] != 0;
+        uint64_t need = fm->est[0].total;
+        for (size_t g = 0; g < r->ngpus && learned; g++)
+            if (fm->learned[g])
+                need = fm->learned[g];
+        fprintf(out, "%10s %-8s  ", gib(need, b[1], 32), runtimes[fm->runtime]);
+        if (!r->have_gpus) {
+            fprintf(out, "n/a (no GPU here: --vram SIZE)\n");
+            continue;
+        }
+        int yes = 0;
+        for (size_t g = 0; g < r->ngpus; g++)
+            if (fitview_need(fm, 0, g) <= r->gpus[g].free)
+                fprintf(out, "%sGPU %u", yes++ ? ", " : "now: ", r->gpus[g].index);
+        if (!yes && fm->room_gpu >= 0) {
+            fprintf(out, "on GPU %u after ", r->gpus[fm->room_gpu].index);
+            room_text(out, r, fm);
+        } else if (!yes) {
+            uint64_t most = 0;
+            for (size_t g = 0; g < r->ngpus; g++)
+                most = r->gpus[g].total > most ? r->gpus[g].total : most;
+            fprintf(out, "no: the largest GPU has %s", gib(most, b[2], 32));
+        }
+        fprintf(out, "%s\n", learned ? " (measured by vram serve)" : "");
+    }
+    fprintf(out, "\n(at %llu tokens of context; looked in %s)\n", (unsigned long long)r->opts.ctx,
+            r->where);
+}
+
+void fitview_text(FILE *out, const struct fit_report *r)
+{
+    char b[32];
+    if (r->listing) {
+        listing_text(out, r);
+        return;
+    }
+    for (size_t i = 0; i < r->nmodels; i++) {
+        if (i)
+            fputc('\n', out);
+        model_text(out, r, &r->models[i]);
     }
     if (r->nmodels < 2 || !r->have_gpus)
         return;
@@ -78,7 +212,7 @@ void fitview_text(FILE *out, const struct fit_report *r)
                         n++ ? ", " : "  together on GPU %u: ", r->models[i].info.name,
                         r->models[i].est[r->models[i].best].prec.name);
         if (n)
-            fprintf(out, "   (%s left)\n", gib(r->plan.room_left[g], b[0], 32));
+            fprintf(out, "   (%s left)\n", gib(r->plan.room_left[g], b, 32));
     }
     for (size_t i = 0; i < r->nmodels; i++)
         if (r->plan.gpu_of[i] < 0)
@@ -87,11 +221,12 @@ void fitview_text(FILE *out, const struct fit_report *r)
                                           : " (fits alone, not beside the others)");
 }
 
-static json_t *estimate_json(const struct fit_report *r, const struct estimate_result *e)
+static json_t *estimate_json(const struct fit_report *r, const struct fit_model *fm, int k)
 {
+    const struct estimate_result *e = &fm->est[k];
     json_t *fits = json_array();
     for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
-        if (e->total <= r->gpus[g].free)
+        if (fitview_need(fm, k, g) <= r->gpus[g].free)
             json_array_append_new(fits, json_integer(r->gpus[g].index));
     json_t *o =
         json_pack("{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:o}", "precision", e->prec.name, "bits",
@@ -102,6 +237,70 @@ static json_t *estimate_json(const struct fit_report *r, const struct estimate_r
         json_object_set_new(o, "gradients", json_integer((json_int_t)e->gradients));
         json_object_set_new(o, "optimizer", json_integer((json_int_t)e->optimizer));
     }
+    if (fm->runtime == ESTIMATE_LLAMACPP)
+        json_object_set_new(o, "gpu_layers", json_integer(e->gpu_layers));
+    return o;
+}
+
+/* What would make room: {gpu, suspend: [names], stop: [{pid, name, bytes}]}. */
+static json_t *room_json(const struct fit_report *r, const struct fit_model *fm)
+{
+    if (fm->room_gpu < 0)
+        return json_null();
+    const struct fit_gpu *g = &r->gpus[fm->room_gpu];
+    json_t *suspend = json_array(), *stop = json_array();
+    for (size_t i = 0; i < g->nholders; i++) {
+        const struct fit_holder *h = &g->holders[i];
+        if (!fm->room_free[i])
+            continue;
+        if (h->served)
+            json_array_append_new(suspend, json_string(h->name));
+        else
+            json_array_append_new(stop, json_pack("{s:i, s:s, s:I}", "pid", (int)h->pid, "name",
+                                                  h->name, "bytes", (json_int_t)h->bytes));
+    }
+    return json_pack("{s:i, s:o, s:o}", "gpu", g->index, "suspend", suspend, "stop", stop);
+}
+
+static json_t *model_json(const struct fit_report *r, const struct fit_model *fm)
+{
+    const struct model_info *m = &fm->info;
+    json_t *ests = json_array(), *learned = json_array();
+    for (int k = 0; k < fm->nest; k++)
+        json_array_append_new(ests, estimate_json(r, fm, k));
+    for (size_t g = 0; g < r->ngpus && fm->learned_as[0]; g++)
+        if (fm->learned[g])
+            json_array_append_new(learned, json_pack("{s:i, s:s, s:I}", "gpu", r->gpus[g].index,
+                                                     "as", fm->learned_as, "bytes",
+                                                     (json_int_t)fm->learned[g]));
+    json_t *o = json_pack(
+        "{s:s, s:s, s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, "
+        "s:o, s:o, s:o}",
+        "name", m->name, "source", fm->source ? fm->source : "file", "runtime",
+        runtimes[fm->runtime], "disk", (json_int_t)fm->disk, "arch", m->arch, "params",
+        (json_int_t)m->params, "params_active", (json_int_t)m->params_active, "stored", m->stored,
+        "weight_bytes", (json_int_t)m->weight_bytes, "layers", m->layers, "hidden", m->hidden,
+        "heads", m->heads, "kv_heads", m->kv_heads, "head_dim", m->head_dim, "ff", m->ff, "vocab",
+        m->vocab, "estimates", ests, "best",
+        fm->best >= 0 ? json_string(fm->est[fm->best].prec.name) : json_null(), "learned",
+        learned, "make_room", room_json(r, fm));
+    if (fm->ngl_gpu >= 0)
+        json_object_set_new(o, "llamacpp",
+                            json_pack("{s:i, s:i, s:i, s:I, s:I}", "gpu",
+                                      r->gpus[fm->ngl_gpu].index, "all_layers",
+                                      fm->est[0].gpu_layers, "ngl_fits", fm->ngl_fit, "ctx",
+                                      (json_int_t)r->opts.ctx, "ctx_all_layers",
+                                      (json_int_t)fm->ctx_fit));
+    if (fm->runtime == ESTIMATE_VLLM && r->have_gpus && !r->opts.train) {
+        json_t *per = json_array();
+        for (size_t g = 0; g < r->ngpus; g++)
+            json_array_append_new(per, json_pack("{s:i, s:f, s:I}", "gpu", r->gpus[g].index,
+                                                 "gpu_memory_utilization", fm->util_max[g],
+                                                 "kv_tokens", (json_int_t)fm->kv_tokens[g]));
+        json_object_set_new(o, "vllm",
+                            json_pack("{s:o, s:f, s:b}", "gpus", per, "utilization_for_ctx",
+                                      fm->util_need, "computed", 1));
+    }
     return o;
 }
 
@@ -110,27 +309,20 @@ json_t *fitview_json(const struct fit_report *r)
     json_t *models = json_array(), *gpus = json_array();
     for (size_t i = 0; i < r->nmodels; i++) {
         const struct fit_model *fm = &r->models[i];
-        const struct model_info *m = &fm->info;
-        json_t *ests = json_array();
-        for (int k = 0; k < fm->nest; k++)
-            json_array_append_new(ests, estimate_json(r, &fm->est[k]));
-        json_array_append_new(
-            models,
-            json_pack("{s:s, s:s, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
-                      "s:o, s:o}",
-                      "name", m->name, "arch", m->arch, "params", (json_int_t)m->params,
-                      "params_active", (json_int_t)m->params_active, "stored", m->stored,
-                      "weight_bytes", (json_int_t)m->weight_bytes, "layers", m->layers, "hidden",
-                      m->hidden, "heads", m->heads, "kv_heads", m->kv_heads, "head_dim",
-                      m->head_dim, "ff", m->ff, "vocab", m->vocab, "estimates", ests, "best",
-                      fm->best >= 0 ? json_string(fm->est[fm->best].prec.name) : json_null()));
+        if (fm->error[0])
+            json_array_append_new(models, json_pack("{s:s, s:s, s:I, s:s}", "name", fm->info.name,
+                                                    "source", fm->source, "disk",
+                                                    (json_int_t)fm->disk, "error", fm->error));
+        else
+            json_array_append_new(models, model_json(r, fm));
     }
     for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
-        json_array_append_new(gpus,
-                              json_pack("{s:i, s:s, s:I}", "index", r->gpus[g].index, "name",
-                                        r->gpus[g].name, "free", (json_int_t)r->gpus[g].free));
+        json_array_append_new(gpus, json_pack("{s:i, s:s, s:I, s:I}", "index", r->gpus[g].index,
+                                              "name", r->gpus[g].name, "free",
+                                              (json_int_t)r->gpus[g].free, "total",
+                                              (json_int_t)r->gpus[g].total));
     json_t *plan = json_null();
-    if (r->nmodels > 1 && r->have_gpus) {
+    if (r->nmodels > 1 && r->have_gpus && !r->listing) {
         json_t *together = json_array(), *turns = json_array();
         for (size_t g = 0; g < r->ngpus; g++) {
             json_t *names = json_array();
@@ -149,9 +341,10 @@ json_t *fitview_json(const struct fit_report *r)
                 json_array_append_new(turns, json_string(r->models[i].info.name));
         plan = json_pack("{s:o, s:o}", "together", together, "take_turns", turns);
     }
-    const char *rt[] = {"torch", "llamacpp", "vllm"};
-    return json_pack("{s:{s:s, s:b, s:I, s:I, s:I}, s:o, s:o, s:o}", "options", "runtime",
-                     rt[r->opts.runtime], "train", r->opts.train, "ctx", (json_int_t)r->opts.ctx,
-                     "batch", (json_int_t)r->opts.batch, "seq", (json_int_t)r->opts.seq, "gpus",
-                     gpus, "models", models, "plan", plan);
+    return json_pack("{s:{s:s, s:b, s:I, s:I, s:I, s:i, s:b}, s:o, s:o, s:o, s:b}", "options",
+                     "runtime", r->runtime_set ? runtimes[r->opts.runtime] : "auto", "train",
+                     r->opts.train, "ctx", (json_int_t)r->opts.ctx, "batch",
+                     (json_int_t)r->opts.batch, "seq", (json_int_t)r->opts.seq, "ngl", r->opts.ngl,
+                     "flash_attn", !r->opts.no_flash_attn, "gpus", gpus, "models", models, "plan",
+                     plan, "listing", r->listing);
 }

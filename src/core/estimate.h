@@ -23,6 +23,9 @@ struct estimate_opts {
     bool mixed;   /* fp32 master weights, 16-bit compute */
     bool checkpointing;
     unsigned lora_rank; /* 0: full fine-tuning */
+    /* llama.cpp */
+    int ngl;            /* layers on the GPU, as -ngl; -1: all */
+    bool no_flash_attn; /* -fa off (llama.cpp turns it on where it can) */
 };
 
 struct estimate_precision {
@@ -37,6 +40,7 @@ struct estimate_result {
     /* training only: gradients and optimizer state, inside activations'
      * neighbours in total */
     uint64_t gradients, optimizer;
+    unsigned gpu_layers; /* llama.cpp: the -ngl this is for, output layer counted */
 };
 
 void estimate_defaults(struct estimate_opts *o);

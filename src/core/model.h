@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define MODEL_MAX_LAYERS 512 /* per-layer bytes are kept for this many */
+
 struct model_info {
     char name[128];
     char arch[32];          /* "llama", "qwen2", ... as the file says */
@@ -21,6 +23,11 @@ struct model_info {
     uint64_t sliding_window; /* 0: none */
     unsigned sliding_layers; /* how many layers use it */
     bool tied_embeddings;
+    /* GGUF only: where the bytes are, for placing layers on a GPU as
+     * llama.cpp does (0 when not known) */
+    uint64_t embed_bytes;                   /* the token embedding */
+    uint64_t output_bytes;                  /* output head, final norm, the rest */
+    uint64_t layer_bytes[MODEL_MAX_LAYERS]; /* each repeating layer */
 };
 
 /* Parameters of a decoder from its shape, when no weights are at hand. */

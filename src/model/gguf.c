@@ -6,7 +6,9 @@
  * type, offset); then, at the alignment the metadata sets (32 by default),
  * the data. Every length is checked against what is left of the file before
  * it is used, so a hostile file gives an error, never a huge allocation or a
- * read past the end. */
+ * read past the end; and the header may not run past GGUF_MAX_HEADER, so a
+ * hostile one costs a bounded time (real headers: under 32 MiB, most of it
+ * the tokenizer's vocabulary and merges). */
 #include "model/gguf.h"
 
 #include <errno.h>
@@ -57,6 +59,7 @@ enum { T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_F32, T_BOOL, T_STR, T_ARR, T_U6
 static const unsigned scalar_size[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 
 struct gctx {
+    uint64_t limit; /* the header may not go past this byte */
     struct reader *r;
     const char *name;
     char *err;
@@ -68,6 +71,9 @@ struct gctx {
 
 static int fail(struct gctx *g, const char *what)
 {
+    if (g->r->pos > g->limit)
+        what = "its header runs past vram's limit (128 MiB): not a GGUF file vram reads (real "
+               "headers are under 32 MiB)";
     snprintf(g->err, g->errlen, "%s: %s (at byte %llu of %llu)", g->name, what,
              (unsigned long long)g->r->pos, (unsigned long long)g->r->size);
     return VRAM_EINPUT;
@@ -190,6 +196,8 @@ static int value(struct gctx *g, const char *key)
         if (et == T_STR) {
             if (n > reader_left(g->r) / 8)
                 return fail(g, "an array claims more strings than the file can hold");
+            if (g->r->pos > g->limit || n > (g->limit - g->r->pos) / 8) /* 8 bytes each at least */
+                return fail(g, "an array of strings runs past the header's limit");
             if (!strcmp(key, "tokenizer.ggml.tokens"))
                 g->vocab_from_tokens = n > 100000000 ? 0 : (unsigned)n;
             for (uint64_t i = 0; i < n; i++)
@@ -203,15 +211,15 @@ static int value(struct gctx *g, const char *key)
             return fail(g, "an array is longer than the rest of the file");
         /* per-layer head counts: the largest is what sizes the cache */
         bool heads = ends(key, ".attention.head_count_kv") || ends(key, ".attention.head_count");
+        if (!heads)
+            return reader_skip(g->r, n * scalar_size[et]) < 0 ? fail(g, "truncated") : 0;
+        if (n > 65536)
+            return fail(g, "a per-layer array of head counts has more than 65536 entries");
         for (uint64_t i = 0; i < n; i++) {
             uint64_t v;
-            if (heads) {
-                if (scalar(g, et, &v))
-                    return VRAM_EINPUT;
-                use(g, key, v);
-            } else if (reader_skip(g->r, scalar_size[et]) < 0) {
-                return fail(g, "truncated");
-            }
+            if (scalar(g, et, &v))
+                return VRAM_EINPUT;
+            use(g, key, v);
         }
         return 0;
     }
@@ -222,10 +230,37 @@ static int value(struct gctx *g, const char *key)
     return 0;
 }
 
+/* Where a tensor's bytes go when llama.cpp places the model: the token
+ * embedding stays in host memory, each blk.N. with layer N, the rest (output
+ * head, final norm) with the output layer. */
+static void place(struct model_info *m, const char *tname, uint64_t bytes, bool *has_output)
+{
+    if (!strcmp(tname, "token_embd.weight")) {
+        m->embed_bytes += bytes;
+    } else if (!strncmp(tname, "blk.", 4)) {
+        char *end;
+        unsigned long l = strtoul(tname + 4, &end, 10);
+        if (*end == '.' && l < MODEL_MAX_LAYERS)
+            m->layer_bytes[l] += bytes;
+        else
+            m->output_bytes += bytes; /* beyond the table: counted, not placed */
+    } else {
+        if (!strcmp(tname, "output.weight"))
+            *has_output = true;
+        m->output_bytes += bytes;
+    }
+}
+
 int gguf_parse(struct reader *r, const char *name, struct model_info *m, char *err, size_t errlen)
 {
+    return gguf_parse_max(r, name, GGUF_MAX_HEADER, m, err, errlen);
+}
+
+int gguf_parse_max(struct reader *r, const char *name, uint64_t max_header, struct model_info *m,
+                   char *err, size_t errlen)
+{
     memset(m, 0, sizeof *m);
-    struct gctx g = {r, name, err, errlen, m, 32, 0};
+    struct gctx g = {r->pos + max_header, r, name, err, errlen, m, 32, 0};
     unsigned char magic[4];
     if (reader_read(r, magic, 4) < 0 || memcmp(magic, "GGUF", 4) != 0)
         return fail(&g, "not a GGUF file (no \"GGUF\" at the start)");
@@ -242,16 +277,21 @@ int gguf_parse(struct reader *r, const char *name, struct model_info *m, char *e
         return VRAM_EINPUT;
     if (ntensors > reader_left(r) / 24 || nkv > reader_left(r) / 12)
         return fail(&g, "the header claims more entries than the file can hold");
+    if (ntensors > max_header / 32 || nkv > max_header / 13)
+        return fail(&g, "the header claims more entries than vram's limit (128 MiB) can hold");
     for (uint64_t i = 0; i < nkv; i++) {
         char key[256];
         if (str(&g, key, sizeof key) || value(&g, key))
             return VRAM_EINPUT;
+        if (r->pos > g.limit)
+            return fail(&g, "");
     }
     if (g.alignment == 0 || g.alignment > (1u << 20) || (g.alignment & (g.alignment - 1)))
         return fail(&g, "general.alignment is not a power of two up to 1 MiB");
 
     uint64_t params = 0, bytes = 0, by_type[NTYPES] = {0};
     uint64_t max_end = 0;
+    bool has_output = false;
     char tname[256] = "";
     char worst[256] = "";
     for (uint64_t i = 0; i < ntensors; i++) {
@@ -296,7 +336,10 @@ int gguf_parse(struct reader *r, const char *name, struct model_info *m, char *e
             max_end = end;
             snprintf(worst, sizeof worst, "%s", tname);
         }
+        if (r->pos > g.limit)
+            return fail(&g, "");
         params += numel;
+        place(m, tname, (uint64_t)b, &has_output);
         if (__builtin_add_overflow(bytes, (uint64_t)b, &bytes))
             bytes = UINT64_MAX; /* caught below: more than any file holds */
         by_type[type] += (uint64_t)b;
@@ -323,6 +366,13 @@ int gguf_parse(struct reader *r, const char *name, struct model_info *m, char *e
     }
     if (!m->vocab)
         m->vocab = g.vocab_from_tokens;
+    m->tied_embeddings = !has_output;
+    /* llama.cpp's sliding-window layouts: Gemma 2 every other layer, Gemma 3
+     * five of six; other archs with a window use it in every layer */
+    if (m->sliding_window && !strcmp(m->arch, "gemma2"))
+        m->sliding_layers = m->layers / 2;
+    else if (m->sliding_window && !strncmp(m->arch, "gemma3", 6))
+        m->sliding_layers = m->layers - m->layers / 6;
     m->params = params;
     m->weight_bytes = bytes;
     m->stored_bits = params ? 8.0 * (double)bytes / (double)params : 0;

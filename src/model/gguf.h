@@ -14,7 +14,14 @@
 int64_t gguf_type_bytes(uint32_t t, uint64_t n);
 const char *gguf_type_name(uint32_t t);
 
+/* The header (metadata and tensor table) may not run past this: real ones
+ * are under 32 MiB; a longer one is refused rather than walked. */
+#define GGUF_MAX_HEADER (128ULL << 20)
+
 int gguf_parse(struct reader *r, const char *name, struct model_info *m, char *err, size_t errlen);
+/* The same with another limit on the header (the fuzzer's, to reach it). */
+int gguf_parse_max(struct reader *r, const char *name, uint64_t max_header, struct model_info *m,
+                   char *err, size_t errlen);
 int gguf_load(const char *path, struct model_info *m, char *err, size_t errlen);
 
 #endif

@@ -1,62 +1,100 @@
 /* hfconfig: a Hugging Face config.json read into a model_info.
  *
- * Key names differ a little between families (num_local_experts for
- * Mixtral, num_experts for Qwen MoE, head_dim given or implied); multimodal
- * models nest the language model under "text_config". Sliding windows: all
- * layers for Mistral-style configs, every other layer for Gemma 2, five of
- * six for Gemma 3, none when a Qwen config says use_sliding_window=false. */
+ * Read as a stream (model/jscan.c), keeping only the members that shape the
+ * model, at the top level and inside "text_config" (where multimodal models
+ * nest the language model). Key names differ a little between families
+ * (num_local_experts for Mixtral, num_experts for Qwen MoE, head_dim given or
+ * implied). Sliding windows: all layers for Mistral-style configs, every
+ * other layer for Gemma 2, five of six for Gemma 3, none when a Qwen config
+ * says use_sliding_window=false. */
 #include "model/hfconfig.h"
 
-#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/err.h"
+#include "core/units.h"
+#include "model/jscan.h"
 
-static unsigned uint_of(json_t *o, const char *key)
+static const char *const keys[] = {
+    "hidden_size",           "num_hidden_layers", "num_attention_heads",
+    "num_key_value_heads",   "head_dim",          "intermediate_size",
+    "vocab_size",            "max_position_embeddings", "num_local_experts",
+    "num_experts",           "num_experts_per_tok", "moe_intermediate_size",
+    "sliding_window",
+};
+enum { HIDDEN, LAYERS, HEADS, KV_HEADS, HEAD_DIM, FF, VOCAB, MAX_POS, LOCAL_EXPERTS, EXPERTS,
+       EXPERTS_USED, MOE_FF, SWA, NKEYS };
+
+/* What one level (the top, or text_config) says. */
+struct level {
+    unsigned v[NKEYS];
+    char type[32];
+    int tie;         /* -1: not said */
+    bool swa_off;    /* use_sliding_window: false */
+    char dtype[16];  /* torch_dtype or dtype */
+};
+
+static unsigned whole(const struct jscan *j)
 {
-    json_t *v = json_object_get(o, key);
-    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 100000000)
-        return 0;
-    return (unsigned)json_integer_value(v);
+    return j->whole && j->num >= 0 && j->num <= 100000000 ? (unsigned)j->num : 0;
 }
 
-static int from_json(json_t *root, const char *name, struct model_info *m, char *err, size_t errlen)
+/* The members of an object whose '{' was just read, into l; "text_config"
+ * into inner when inner is given. */
+static enum jscan_tok members(struct jscan *j, struct level *l, struct level *inner, bool *nested)
 {
-    if (!json_is_object(root)) {
-        snprintf(err, errlen, "%s: not a config.json (the top level is not an object)", name);
-        return VRAM_EINPUT;
+    enum jscan_tok t;
+    while ((t = jscan_next(j)) == JSCAN_KEY) {
+        char key[64];
+        snprintf(key, sizeof key, "%s", j->cut ? "" : j->str);
+        t = jscan_next(j);
+        if (t == JSCAN_ERR)
+            return t;
+        size_t k = 0;
+        while (k < NKEYS && strcmp(key, keys[k]))
+            k++;
+        if (k < NKEYS && t == JSCAN_NUM)
+            l->v[k] = whole(j);
+        else if (!strcmp(key, "model_type") && t == JSCAN_STRING)
+            snprintf(l->type, sizeof l->type, "%s", j->str);
+        else if ((!strcmp(key, "torch_dtype") || (!strcmp(key, "dtype") && !l->dtype[0])) &&
+                 t == JSCAN_STRING)
+            snprintf(l->dtype, sizeof l->dtype, "%s", j->str);
+        else if (!strcmp(key, "tie_word_embeddings") && (t == JSCAN_TRUE || t == JSCAN_FALSE))
+            l->tie = t == JSCAN_TRUE;
+        else if (!strcmp(key, "use_sliding_window") && t == JSCAN_FALSE)
+            l->swa_off = true;
+        else if (inner && !strcmp(key, "text_config") && t == JSCAN_OBJ) {
+            *nested = true;
+            if (members(j, inner, NULL, NULL) == JSCAN_ERR)
+                return JSCAN_ERR;
+        } else if (jscan_finish(j, t) == JSCAN_ERR)
+            return JSCAN_ERR;
     }
-    json_t *c = json_object_get(root, "text_config");
-    if (!json_is_object(c))
-        c = root;
-    const char *type = json_string_value(json_object_get(c, "model_type"));
-    if (!type)
-        type = json_string_value(json_object_get(root, "model_type"));
-    snprintf(m->arch, sizeof m->arch, "%s", type ? type : "unknown");
-    m->hidden = uint_of(c, "hidden_size");
-    m->layers = uint_of(c, "num_hidden_layers");
-    m->heads = uint_of(c, "num_attention_heads");
-    m->kv_heads = uint_of(c, "num_key_value_heads");
-    m->head_dim = uint_of(c, "head_dim");
-    m->ff = uint_of(c, "intermediate_size");
-    m->vocab = uint_of(c, "vocab_size");
-    m->max_ctx = uint_of(c, "max_position_embeddings");
-    m->experts = uint_of(c, "num_local_experts");
-    if (!m->experts)
-        m->experts = uint_of(c, "num_experts");
-    m->experts_used = uint_of(c, "num_experts_per_tok");
-    if (m->experts && uint_of(c, "moe_intermediate_size"))
-        m->ff = uint_of(c, "moe_intermediate_size");
-    json_t *tie = json_object_get(c, "tie_word_embeddings");
-    if (!tie)
-        tie = json_object_get(root, "tie_word_embeddings");
-    /* transformers' default is to tie */
-    m->tied_embeddings = tie ? json_is_true(tie) : true;
-    m->sliding_window = uint_of(c, "sliding_window");
-    json_t *use = json_object_get(c, "use_sliding_window");
-    if (use && json_is_false(use))
-        m->sliding_window = 0;
+    return t == JSCAN_OBJ_END ? t : JSCAN_ERR;
+}
+
+static void fill(struct model_info *m, const struct level *c, const struct level *root)
+{
+    const char *type = c->type[0] ? c->type : root->type[0] ? root->type : "unknown";
+    snprintf(m->arch, sizeof m->arch, "%s", type);
+    m->hidden = c->v[HIDDEN];
+    m->layers = c->v[LAYERS];
+    m->heads = c->v[HEADS];
+    m->kv_heads = c->v[KV_HEADS];
+    m->head_dim = c->v[HEAD_DIM];
+    m->ff = c->v[FF];
+    m->vocab = c->v[VOCAB];
+    m->max_ctx = c->v[MAX_POS];
+    m->experts = c->v[LOCAL_EXPERTS] ? c->v[LOCAL_EXPERTS] : c->v[EXPERTS];
+    m->experts_used = c->v[EXPERTS_USED];
+    if (m->experts && c->v[MOE_FF])
+        m->ff = c->v[MOE_FF];
+    int tie = c->tie >= 0 ? c->tie : root->tie;
+    m->tied_embeddings = tie != 0; /* transformers' default is to tie */
+    m->sliding_window = c->swa_off ? 0 : c->v[SWA];
     if (m->sliding_window) {
         if (!strcmp(m->arch, "gemma2"))
             m->sliding_layers = m->layers / 2;
@@ -65,17 +103,48 @@ static int from_json(json_t *root, const char *name, struct model_info *m, char 
         else
             m->sliding_layers = m->layers;
     }
-    const char *dt = json_string_value(json_object_get(root, "torch_dtype"));
-    if (!dt)
-        dt = json_string_value(json_object_get(root, "dtype"));
-    if (dt) {
+    const char *dt = root->dtype;
+    if (dt[0]) {
         bool f32 = !strcmp(dt, "float32");
         snprintf(m->stored, sizeof m->stored, "%s",
-                 f32                      ? "fp32"
-                 : !strcmp(dt, "float16") ? "fp16"
-                                          : "bf16");
+                 f32 ? "fp32" : !strcmp(dt, "float16") ? "fp16" : "bf16");
         m->stored_bits = f32 ? 32 : 16;
     }
+}
+
+int hfconfig_parse(struct reader *r, const char *name, uint64_t limit, struct model_info *m,
+                   char *err, size_t errlen)
+{
+    if (reader_left(r) > limit) {
+        char b1[32], b2[32];
+        snprintf(err, errlen,
+                 "%s: %s is too big for a config.json (a model's is a few KiB; vram reads "
+                 "up to %s)",
+                 name, units_fmt_size(reader_left(r), b1, sizeof b1),
+                 units_fmt_size(limit, b2, sizeof b2));
+        return VRAM_EINPUT;
+    }
+    struct jscan *j = malloc(sizeof *j);
+    if (!j)
+        return VRAM_EFAIL;
+    jscan_init(j, r);
+    struct level root = {.tie = -1}, text = {.tie = -1};
+    bool nested = false;
+    enum jscan_tok t = jscan_next(j);
+    if (t == JSCAN_OBJ)
+        t = members(j, &root, &text, &nested);
+    if (t == JSCAN_OBJ_END)
+        t = jscan_next(j);
+    int rc = VRAM_OK;
+    if (t == JSCAN_ERR)
+        snprintf(err, errlen, "%s: not valid JSON (%s)", name, j->err);
+    else if (t != JSCAN_EOF)
+        snprintf(err, errlen, "%s: not a config.json (the top level is not an object)", name);
+    rc = t == JSCAN_EOF ? VRAM_OK : VRAM_EINPUT;
+    free(j);
+    if (rc != VRAM_OK)
+        return rc;
+    fill(m, nested ? &text : &root, &root);
     if (!m->hidden || !m->layers || !m->heads || !m->vocab || !m->ff) {
         snprintf(err, errlen,
                  "%s: not a decoder config vram knows: it needs hidden_size, "
@@ -89,29 +158,20 @@ static int from_json(json_t *root, const char *name, struct model_info *m, char 
     return VRAM_OK;
 }
 
-static int finish(json_t *root, const json_error_t *je, const char *name, struct model_info *m,
-                  char *err, size_t errlen)
+struct job {
+    struct model_info *m;
+    char *err;
+    size_t errlen;
+};
+
+static int parse_job(struct reader *r, const char *name, void *arg)
 {
-    if (!root) {
-        snprintf(err, errlen, "%s:%d:%d: %s", name, je->line, je->column, je->text);
-        return VRAM_EINPUT;
-    }
-    int rc = from_json(root, name, m, err, errlen);
-    json_decref(root);
-    return rc;
+    struct job *jb = arg;
+    return hfconfig_parse(r, name, HFCONFIG_MAX, jb->m, jb->err, jb->errlen);
 }
 
 int hfconfig_load(const char *path, struct model_info *m, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    return finish(root, &je, path, m, err, errlen);
-}
-
-int hfconfig_parse(const char *text, size_t len, const char *name, struct model_info *m, char *err,
-                   size_t errlen)
-{
-    json_error_t je;
-    json_t *root = json_loadb(text, len, 0, &je);
-    return finish(root, &je, name, m, err, errlen);
+    struct job jb = {m, err, errlen};
+    return reader_parse_file(path, parse_job, &jb, err, errlen);
 }

@@ -13,21 +13,62 @@
 
 #include "core/err.h"
 
-int reader_open_file(struct reader *r, const char *path)
+const char *reader_kind(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "a folder"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+                            : "not a regular file";
+}
+
+static int not_regular(const char *name, mode_t mode, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: %s, not a regular file: vram reads models only from regular files",
+             name, reader_kind(mode));
+    return VRAM_EINPUT;
+}
+
+int reader_open_fd(struct reader *r, int fd, const char *name, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0)
-        return -1;
+    r->fd = -1;
     struct stat st;
-    if (fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
-        close(r->fd);
-        errno = e;
-        return -1;
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", name, strerror(errno));
+        close(fd);
+        return VRAM_EINPUT;
     }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return not_regular(name, st.st_mode, err, errlen);
+    }
+    r->fd = fd;
     r->size = (uint64_t)st.st_size;
-    return 0;
+    r->dev = st.st_dev;
+    r->ino = st.st_ino;
+    return VRAM_OK;
+}
+
+int reader_open_file(struct reader *r, const char *path, char *err, size_t errlen)
+{
+    /* looked at before it is opened: opening a FIFO waits for a writer, and
+     * opening a device can act on it */
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return VRAM_EINPUT;
+    }
+    if (!S_ISREG(st.st_mode))
+        return not_regular(path, st.st_mode, err, errlen);
+    /* O_NONBLOCK: should it become a FIFO in between, the open does not wait */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return VRAM_EINPUT;
+    }
+    return reader_open_fd(r, fd, path, err, errlen);
 }
 
 void reader_open_mem(struct reader *r, const void *mem, size_t size)
@@ -76,6 +117,19 @@ int reader_read(struct reader *r, void *dst, uint64_t n)
     return 0;
 }
 
+int reader_fill(struct reader *r)
+{
+    if (r->mem || r->fd < 0 || r->pos >= r->size)
+        return -1;
+    uint64_t want = reader_left(r) < sizeof r->buf ? reader_left(r) : sizeof r->buf;
+    ssize_t got = pread(r->fd, r->buf, want, (off_t)r->pos);
+    if (got <= 0)
+        return -1; /* the file shrank under us: the parser sees its end */
+    r->buf_off = r->pos;
+    r->buf_len = (uint64_t)got;
+    return r->buf[r->pos++ - r->buf_off];
+}
+
 int reader_skip(struct reader *r, uint64_t n)
 {
     if (n > reader_left(r))
@@ -90,12 +144,12 @@ int reader_parse_file(const char *path, int (*parse)(struct reader *r, const cha
     struct reader *r = malloc(sizeof *r); /* its window is 64 KiB: not on the stack */
     if (!r)
         return VRAM_EFAIL;
-    if (reader_open_file(r, path) < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    int rc = reader_open_file(r, path, err, errlen);
+    if (rc != VRAM_OK) {
         free(r);
-        return VRAM_EINPUT;
+        return rc;
     }
-    int rc = parse(r, path, arg);
+    rc = parse(r, path, arg);
     reader_close(r);
     free(r);
     return rc;

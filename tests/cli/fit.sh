@@ -12,7 +12,7 @@ run "$VRAM" fit --vram 16G --ctx 8192 "$CFG/llama3.1-8b.json"
 expect_eq "a config.json: exit 0" "$RC" 0
 expect_match "names the model, its size and storage" "$OUT" \
     '^llama3.1-8b \(llama, 8.03 B params, stored bf16\)   torch, context 8192 tokens'
-expect_match "bf16 does not fit 16 GiB" "$OUT" 'bf16 .* 18.0 GiB   not GPU 0 \(16.0 GiB free\)'
+expect_match "bf16 does not fit 16 GiB" "$OUT" 'bf16 .* 18.1 GiB   not GPU 0 \(16.0 GiB free\)'
 expect_match "int8 does" "$OUT" 'int8 .*   GPU 0$'
 expect_match "and says the best that fits" "$OUT" 'best that fits: int8'
 
@@ -28,13 +28,30 @@ expect_eq "JSON: fits lists GPU indexes" "$(echo "$J" | jq -c '[.models[0].estim
 # 4096 x 32000 / 32 x 34 = 139264000, and per layer (q4_k, 144 bytes per 256)
 # 2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336 weights = 122683392 bytes, x 32
 "$MKMODEL" gguf "$T/m.gguf"
-J=$("$VRAM" fit --json --vram 8G "$T/m.gguf")
+J=$("$VRAM" fit --json --vram 8G --runtime torch "$T/m.gguf")
 expect_eq "GGUF: the stored type and the tensor bytes" \
     "$(echo "$J" | jq -c '.models[0] | [.stored, .layers, .heads, .kv_heads, .weight_bytes]')" \
     '["q4_k",32,32,8,4065132544]'
 expect_eq "GGUF: as stored comes first, with the file's bytes as its weights" \
     "$(echo "$J" | jq -c '.models[0].estimates[0] | [.precision, .weights]')" \
     '["q4_k (as stored)",4065132544]'
+# llama.cpp runs GGUF files: without --runtime it is the one estimated, and
+# its GPU holds the layers, not the embedding (it has no output head: tied,
+# so a copy of the embedding goes to the GPU as the output layer)
+J=$("$VRAM" fit --json --vram 8G "$T/m.gguf")
+expect_eq "GGUF: llama.cpp by default, all 33 layers on the GPU" \
+    "$(echo "$J" | jq -c '.models[0] | [.runtime, .estimates[0].gpu_layers, .estimates[0].weights]')" \
+    '["llamacpp",33,4065132544]'
+J=$("$VRAM" fit --json --vram 8G --ngl 17 "$T/m.gguf")
+expect_eq "--ngl 17: the output layer and the last 16 layers" \
+    "$(echo "$J" | jq -c '.models[0].estimates[0] | [.gpu_layers, .weights]')" \
+    "[17,$((139264000 + 16 * 122683392))]"
+run "$VRAM" fit --vram 3G --ctx 8192 "$T/m.gguf"
+expect_match "3 GiB: how many layers fit, and up to which context all do" "$OUT" \
+    'llama.cpp on GPU 0 \(3.00 GiB free\): -ngl [0-9]+ of 33 fits at 8192 tokens .*; all layers do not fit even at 256 tokens'
+run "$VRAM" fit --vram 6G --ctx 8192 "$T/m.gguf"
+expect_match "6 GiB: all layers, and the longest context" "$OUT" \
+    'all 33 layers fit at 8192 tokens; all layers up to [0-9]+ tokens'
 
 # a folder of shards with an index
 "$MKMODEL" shards "$T/shards" 12
@@ -80,14 +97,16 @@ run "$VRAM" fit "$T/cut.gguf"
 expect_eq "a GGUF cut short: exit 2" "$RC" 2
 mkdir -p "$T/empty"
 run "$VRAM" fit "$T/empty"
-expect_match "a folder with no model" "$OUT" "no \*.safetensors, model.safetensors.index.json or config.json"
+expect_match "a folder with no model" "$OUT" "no \*.safetensors, model.safetensors.index.json, config.json or .gguf"
 run "$VRAM" fit "$T/nothing-here"
 expect_eq "a missing path: exit 2" "$RC" 2
 run "$VRAM" fit --ctx 0 "$CFG/qwen2-0.5b.json"
 expect_eq "--ctx 0: exit 2" "$RC" 2
 run "$VRAM" fit --dtype q4 "$CFG/qwen2-0.5b.json"
 expect_match "--dtype q4 points to --quant" "$OUT" "--dtype 'q4': not one vram knows"
-run "$VRAM" fit
-expect_match "no model: says what to give" "$OUT" "give a model file or folder"
+mkdir -p "$T/nohome"
+OUT=$(HOME="$T/nohome" "$VRAM" fit 2>&1)
+expect_match "no model and no local store: says where it looked" "$OUT" \
+    "no local models found in Ollama \($T/nohome/.ollama/models"
 
 finish

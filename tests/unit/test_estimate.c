@@ -12,6 +12,7 @@
 #include "core/err.h"
 #include "core/estimate.h"
 #include "core/fitplan.h"
+#include "core/llamacpp.h"
 #include "model/hfconfig.h"
 
 #define GiB (1ULL << 30)
@@ -139,6 +140,124 @@ static void plan(void **st)
     assert_int_equal(pl.gpu_of[1], -1); /* takes turns */
 }
 
+/* A GGUF shaped like llama 3.1 8B in Q4_K_M, as bench/mkgguf.py writes it:
+ * what llama-server took on the H200 (bench/fit_llamacpp_h200.jsonl). */
+static struct model_info llama8b_q4(void)
+{
+    struct model_info m = load("llama3.1-8b");
+    m.tied_embeddings = false;
+    m.max_ctx = 131072;
+    snprintf(m.stored, sizeof m.stored, "q4_k");
+    m.embed_bytes = 295501824;  /* 128256 x 4096 in q4_k */
+    m.output_bytes = 430956544; /* the head in q6_k, and the final norm */
+    for (unsigned i = 0; i < 32; i++) /* q6_k attn_v and ffn_down in 1/8 + 1/8 + every third */
+        m.layer_bytes[i] = i < 4 || i >= 28 || (i - 4) % 3 == 2 ? 138936320 : 122716160;
+    m.weight_bytes = m.embed_bytes + m.output_bytes;
+    for (unsigned i = 0; i < 32; i++)
+        m.weight_bytes += m.layer_bytes[i];
+    m.stored_bits = 8.0 * (double)m.weight_bytes / (double)m.params;
+    return m;
+}
+
+static uint64_t llamacpp_total(const struct model_info *m, uint64_t ctx, int ngl, bool fa,
+                               double kv_bits, struct estimate_result *r)
+{
+    struct estimate_opts o;
+    estimate_defaults(&o);
+    o.runtime = ESTIMATE_LLAMACPP;
+    o.ctx = ctx;
+    o.ngl = ngl;
+    o.no_flash_attn = !fa;
+    o.kv_bits = kv_bits;
+    struct estimate_precision p = {"q4_k (as stored)", m->stored_bits, 16};
+    estimate_compute(m, &o, &p, r);
+    return r->total;
+}
+
+static void near(uint64_t got, double want_mib, double pct)
+{
+    double g = (double)got / (1 << 20);
+    if (g < want_mib * (1 - pct / 100) || g > want_mib * (1 + pct / 100))
+        fail_msg("%.0f MiB, measured %.0f MiB (more than %.0f%% off)", g, want_mib, pct);
+}
+
+static void llamacpp_buffers(void **st)
+{
+    (void)st;
+    struct model_info m = llama8b_q4();
+    struct estimate_result r;
+    /* every layer and the output on the GPU; the embedding stays in host memory */
+    llamacpp_total(&m, 8192, -1, true, 0, &r);
+    assert_int_equal(r.gpu_layers, 33);
+    assert_int_equal(r.weights, m.weight_bytes - m.embed_bytes);
+    assert_int_equal(r.kv_cache, 8192ULL * 32 * 8 * 128 * 2 * 2); /* 1 GiB of f16 */
+    /* measured on the H200 (MiB): 6144, 12220 without flash attention at 32k, 7372 with q8_0 */
+    near(r.total, 6144, 3);
+    near(llamacpp_total(&m, 32768, -1, false, 0, &r), 12220, 3);
+    near(llamacpp_total(&m, 32768, -1, true, 8.5, &r), 7372, 3);
+    assert_int_equal(r.kv_cache, 32768ULL * 32 * 8 * 128 * 2 * 34 / 32); /* q8_0: 34 bytes / 32 */
+    /* -ngl 16: the output layer and the last 15 layers, their KV cache (3514 MiB) */
+    llamacpp_total(&m, 8192, 16, true, 0, &r);
+    assert_int_equal(r.kv_cache, 8192ULL * 15 * 8 * 128 * 2 * 2);
+    uint64_t last15 = 0;
+    for (unsigned i = 17; i < 32; i++)
+        last15 += m.layer_bytes[i];
+    assert_int_equal(r.weights, m.output_bytes + last15);
+    near(r.total, 3514, 5);
+    /* -ngl 0: nothing of the model on the GPU, the process still costs */
+    llamacpp_total(&m, 2048, 0, true, 0, &r);
+    assert_int_equal(r.weights, 0);
+    assert_int_equal(r.kv_cache, 0);
+    assert_true(r.runtime > 600ULL << 20);
+}
+
+static void llamacpp_plan(void **st)
+{
+    (void)st;
+    struct model_info m = llama8b_q4();
+    struct estimate_opts o;
+    estimate_defaults(&o);
+    o.runtime = ESTIMATE_LLAMACPP;
+    o.ctx = 8192;
+    struct estimate_precision p = {"q4_k", m.stored_bits, 16};
+    struct estimate_result r;
+    assert_int_equal(llamacpp_fit_layers(&m, &o, &p, 100 * GiB, &r), 33);
+    int n = llamacpp_fit_layers(&m, &o, &p, 3 * GiB, &r);
+    assert_true(n > 0 && n < 33);
+    assert_true(r.total <= 3 * GiB);
+    struct estimate_result more;
+    o.ngl = n + 1;
+    estimate_compute(&m, &o, &p, &more);
+    assert_true(more.total > 3 * GiB); /* the most that fits, not one less */
+    assert_int_equal(llamacpp_fit_layers(&m, &o, &p, 100ULL << 20, &r), -1);
+    /* all layers: up to which context; 6 GiB holds about 8k tokens (6144 MiB measured) */
+    uint64_t ctx = llamacpp_fit_ctx(&m, &o, &p, 6 * GiB);
+    assert_true(ctx >= 7168 && ctx <= 9216);
+    assert_int_equal(ctx % 256, 0);
+}
+
+static void make_room(void **st)
+{
+    (void)st;
+    struct fitplan_holder h[] = {{4 * GiB, false}, {3 * GiB, true}, {1 * GiB, false},
+                                 {2 * GiB, true}};
+    bool chosen[4];
+    assert_int_equal(fitplan_make_room(5 * GiB, 6 * GiB, h, 4, chosen), 0);
+    /* 2 GiB more: one suspendable model does it, the bigger one is dropped again */
+    assert_int_equal(fitplan_make_room(8 * GiB, 6 * GiB, h, 4, chosen), 1);
+    assert_true(chosen[1] ^ chosen[3]);
+    assert_false(chosen[0] || chosen[2]);
+    /* 5 GiB more: both suspendable models before any process is stopped */
+    assert_int_equal(fitplan_make_room(11 * GiB, 6 * GiB, h, 4, chosen), 2);
+    assert_true(chosen[1] && chosen[3]);
+    /* 7 GiB more: the biggest process has to go; then the 2 GiB model is
+     * not needed any more */
+    assert_int_equal(fitplan_make_room(13 * GiB, 6 * GiB, h, 4, chosen), 2);
+    assert_true(chosen[0] && chosen[1] && !chosen[2] && !chosen[3]);
+    /* more than everything */
+    assert_int_equal(fitplan_make_room(17 * GiB, 6 * GiB, h, 4, chosen), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -147,6 +266,9 @@ int main(void)
         cmocka_unit_test(training_adds_up),
         cmocka_unit_test(precisions),
         cmocka_unit_test(plan),
+        cmocka_unit_test(llamacpp_buffers),
+        cmocka_unit_test(llamacpp_plan),
+        cmocka_unit_test(make_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
