@@ -53,6 +53,9 @@ const struct cmd_entry cmd_fit_entry = {
             "      --mixed            fp32 master weights, 16-bit compute\n"
             "      --ckpt             gradient checkpointing\n"
             "      --lora-rank R      LoRA adapters of rank R, base frozen\n"
+            "      --gpus N           over N GPUs: what each holds, cut by tensor (vLLM, SGLang\n"
+            "                         --tensor-parallel-size) and by layer (llama.cpp's default\n"
+            "                         -sm layer, a device_map), and whether N GPUs have room now\n"
             "  -m, --vram SIZE        check against SIZE instead of the GPUs' free memory\n"
             "      --config FILE      vram serve's configuration, for the footprints it measured\n"
             "                         (default /etc/vram/vram.conf when it is there)\n"
@@ -87,6 +90,7 @@ enum {
     O_NGL,
     O_FA,
     O_CONFIG,
+    O_GPUS,
 };
 
 static int number(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -221,6 +225,7 @@ static int cmd_fit(int argc, char **argv)
         {"n-gpu-layers", required_argument, NULL, O_NGL},
         {"flash-attn", required_argument, NULL, O_FA},
         {"config", required_argument, NULL, O_CONFIG},
+        {"gpus", required_argument, NULL, O_GPUS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -331,6 +336,10 @@ static int cmd_fit(int argc, char **argv)
             by_shape = true;
             break;
         }
+        case O_GPUS:
+            rc = number("--gpus", optarg, 1, 64, &v);
+            r.split_gpus = (unsigned)v;
+            break;
         case O_NGL:
             rc = number("--ngl", optarg, 0, 100000, &v);
             r.opts.ngl = (int)v;

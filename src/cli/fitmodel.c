@@ -94,6 +94,13 @@ void fitmodel_answer(const struct fit_report *r, struct fit_model *fm, const cha
                 fm->best = k;
     }
     fm->room_gpu = fm->ngl_gpu = -1;
+    for (int kind = 0; r->split_gpus > 1 && n && kind < 2; kind++) {
+        split_compute(&fm->info, &fm->est[0], r->split_gpus, (enum split_kind)kind,
+                      &fm->split[kind]);
+        fm->split_room[kind] = 0;
+        for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
+            fm->split_room[kind] += fm->split[kind].total <= r->gpus[g].free;
+    }
     if (!r->have_gpus || !n)
         return;
     if (fm->best < 0)

@@ -96,6 +96,19 @@ static void plans_text(FILE *out, const struct fit_report *r, const struct fit_m
                     (unsigned long long)r->opts.ctx, fm->util_need);
         fprintf(out, "  (vLLM: computed from its documented rules, not measured)\n");
     }
+    for (int kind = 0; r->split_gpus > 1 && fm->nest && kind < 2; kind++) {
+        const struct estimate_result *e = &fm->split[kind];
+        fprintf(out, "  over %u GPUs, %s split (%s): %s on the fullest GPU (weights %s, kv cache %s)",
+                r->split_gpus, split_name((enum split_kind)kind),
+                kind == SPLIT_TENSOR ? "vLLM/SGLang --tensor-parallel-size, llama.cpp -sm row"
+                                     : "llama.cpp -sm layer, a device_map",
+                gib(e->total, b[0], 32), gib(e->weights, b[1], 32), gib(e->kv_cache, b[2], 32));
+        if (r->have_gpus)
+            fprintf(out, "; %s now (%u of %zu GPUs have room for a share)",
+                    fm->split_room[kind] >= r->split_gpus ? "fits" : "does not fit",
+                    fm->split_room[kind], r->ngpus);
+        fputc('\n', out);
+    }
     if (!r->have_gpus || r->nmodels != 1)
         return;
     if (fm->best >= 0) {
@@ -284,6 +297,21 @@ static json_t *model_json(const struct fit_report *r, const struct fit_model *fm
         m->vocab, "estimates", ests, "best",
         fm->best >= 0 ? json_string(fm->est[fm->best].prec.name) : json_null(), "learned",
         learned, "make_room", room_json(r, fm));
+    if (r->split_gpus > 1 && fm->nest) {
+        json_t *sp = json_object();
+        json_object_set_new(sp, "gpus", json_integer(r->split_gpus));
+        for (int kind = 0; kind < 2; kind++) {
+            const struct estimate_result *e = &fm->split[kind];
+            json_object_set_new(
+                sp, split_name((enum split_kind)kind),
+                json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:b}", "total", (json_int_t)e->total,
+                          "weights", (json_int_t)e->weights, "kv_cache", (json_int_t)e->kv_cache,
+                          "activations", (json_int_t)e->activations, "runtime",
+                          (json_int_t)e->runtime, "gpus_with_room", fm->split_room[kind],
+                          "fits_now", r->have_gpus && fm->split_room[kind] >= r->split_gpus));
+        }
+        json_object_set_new(o, "split", sp);
+    }
     if (fm->ngl_gpu >= 0)
         json_object_set_new(o, "llamacpp",
                             json_pack("{s:i, s:i, s:i, s:I, s:I}", "gpu",

@@ -10,6 +10,7 @@
 #include "core/estimate.h"
 #include "core/fitplan.h"
 #include "core/model.h"
+#include "core/split.h"
 
 #define FIT_MAX_PREC    8
 #define FIT_MAX_HOLDERS 32
@@ -55,6 +56,10 @@ struct fit_model {
      * what runs and the KV tokens that leaves; the least the context needs */
     double util_max[FITPLAN_MAX], util_need;
     uint64_t kv_tokens[FITPLAN_MAX];
+    /* --gpus N: the first estimate spread over N GPUs each way, and how
+     * many of this machine's GPUs have room for a share now */
+    struct estimate_result split[2];
+    unsigned split_room[2];
     char error[512]; /* the list: why it could not be read */
 };
 
@@ -68,6 +73,7 @@ struct fit_report {
     bool have_gpus; /* false: no driver and no --vram */
     struct fitplan plan;
     bool listing; /* vram fit with no model: every local model */
+    unsigned split_gpus; /* --gpus N: over N GPUs; 0 or 1: one */
     char where[2048]; /* the stores looked in */
 };
 

@@ -109,4 +109,16 @@ OUT=$(HOME="$T/nohome" "$VRAM" fit 2>&1)
 expect_match "no model and no local store: says where it looked" "$OUT" \
     "no local models found in Ollama \($T/nohome/.ollama/models"
 
+# over several GPUs: each GPU's share, both ways, and whether the machine has room
+OUT=$("$VRAM" --sim "$SRV" fit --gpus 2 --json "$CFG/mixtral-8x7b.json")
+W=$(echo "$OUT" | jq '.models[0].estimates[0].weights')
+expect_eq "--gpus 2: a tensor split holds half the weights per GPU" \
+    "$(echo "$OUT" | jq ".models[0].split.tensor.weights == ($W / 2 | round)")" true
+expect_eq "--gpus 2: the 8-GPU server has room now" "$(echo "$OUT" | jq '.models[0].split.tensor.fits_now')" true
+run "$VRAM" --sim "$SRV" fit --gpus 16 "$CFG/mixtral-8x7b.json"
+expect_match "--gpus 16 on 8 GPUs: does not fit, says why" "$OUT" \
+    "over 16 GPUs, tensor split .*does not fit now \(8 of 8 GPUs have room for a share\)"
+run "$VRAM" fit --gpus 0 "$CFG/qwen2-0.5b.json"
+expect_eq "--gpus 0: exit 2" "$RC" 2
+
 finish
