@@ -31,6 +31,14 @@ static CUresult (*htod)(CUdeviceptr, const void *, size_t);
 static CUresult (*dtoh)(void *, CUdeviceptr, size_t);
 static CUdeviceptr base;
 static uint64_t bytes, seed;
+/* --all-gpus: the same on every visible GPU, each its own pattern (a model
+ * over several GPUs, tensor parallel) */
+#define MAX_DEV 16
+static CUdeviceptr bases[MAX_DEV];
+static CUcontext ctxs[MAX_DEV];
+static int ndev = 1;
+static uint64_t seed0;
+static CUresult (*setcur)(CUcontext);
 
 static void pattern(uint64_t off, unsigned char *buf, size_t n)
 {
@@ -73,6 +81,22 @@ static int check_region(uint64_t off, size_t n)
         return -1;
     checked += n;
     return 0;
+}
+
+/* fn over every region of every GPU's allocation; device 0's after */
+static int each_device(int (*fn)(uint64_t off, size_t n))
+{
+    int rc = 0;
+    for (int d = 0; d < ndev && rc == 0; d++) {
+        setcur(ctxs[d]);
+        base = bases[d];
+        seed = seed0 ^ ((uint64_t)d * 0x9e3779b97f4a7c15ULL);
+        rc = each_region(fn);
+    }
+    setcur(ctxs[0]);
+    base = bases[0];
+    seed = seed0;
+    return rc;
 }
 
 static struct event_base *eb;
@@ -159,7 +183,7 @@ static void on_request(struct evhttp_request *req, void *arg)
         reply(req, 200, "ok");
     } else if (!strcmp(uri, "/checksum")) {
         checked = 0;
-        int ok = each_region(check_region) == 0;
+        int ok = each_device(check_region) == 0;
         snprintf(text, sizeof text, "{\"intact\":%s,\"checked\":%llu,\"bytes\":%llu}",
                  ok ? "true" : "false", (unsigned long long)checked, (unsigned long long)bytes);
         reply(req, ok ? 200 : 500, text);
@@ -198,9 +222,11 @@ int main(int argc, char **argv)
             nchunks = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--chunk-ms") && i + 1 < argc)
             chunk_ms = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--all-gpus"))
+            ndev = -1;
         else {
             fprintf(stderr, "usage: testmodel --bytes SIZE [--startup SECONDS] [--chunks N] "
-                            "[--chunk-ms MS] (PORT in the environment)\n");
+                            "[--chunk-ms MS] [--all-gpus] (PORT in the environment)\n");
             return 2;
         }
     }
@@ -220,22 +246,30 @@ int main(int argc, char **argv)
     CUresult (*get)(CUdevice *, int) = (CUresult(*)(CUdevice *, int))dlsym(lib, "cuDeviceGet");
     CUresult (*retain)(CUcontext *, CUdevice) =
         (CUresult(*)(CUcontext *, CUdevice))dlsym(lib, "cuDevicePrimaryCtxRetain");
-    CUresult (*setcur)(CUcontext) = (CUresult(*)(CUcontext))dlsym(lib, "cuCtxSetCurrent");
+    *(void **)&setcur = dlsym(lib, "cuCtxSetCurrent");
+    CUresult (*count)(int *) = (CUresult(*)(int *))dlsym(lib, "cuDeviceGetCount");
     CUresult (*alloc)(CUdeviceptr *, size_t) =
         (CUresult(*)(CUdeviceptr *, size_t))dlsym(lib, "cuMemAlloc_v2");
     *(void **)&htod = dlsym(lib, "cuMemcpyHtoD_v2");
     *(void **)&dtoh = dlsym(lib, "cuMemcpyDtoH_v2");
     CUdevice dev;
-    CUcontext ctx;
-    CUresult rc;
-    if (!init || !get || !retain || !setcur || !alloc || !htod || !dtoh || (rc = init(0)) ||
-        (rc = get(&dev, 0)) || (rc = retain(&ctx, dev)) || (rc = setcur(ctx))) {
-        fprintf(stderr, "testmodel: CUDA setup failed\n");
+    CUresult rc = CUDA_ERROR_NOT_INITIALIZED;
+    seed0 = seed;
+    if (!init || !get || !retain || !setcur || !alloc || !htod || !dtoh || !count ||
+        (rc = init(0)) || (ndev < 0 && (rc = count(&ndev)))) {
+        fprintf(stderr, "testmodel: CUDA setup failed (%d)\n", rc);
         return 1;
     }
-    if ((rc = alloc(&base, bytes)) || each_region(write_region) < 0) {
-        fprintf(stderr, "testmodel: cannot allocate or fill %llu bytes (%d)\n",
-                (unsigned long long)bytes, rc);
+    ndev = ndev < 1 ? 1 : ndev > MAX_DEV ? MAX_DEV : ndev;
+    for (int d = 0; d < ndev; d++)
+        if ((rc = get(&dev, d)) || (rc = retain(&ctxs[d], dev)) || (rc = setcur(ctxs[d])) ||
+            (rc = alloc(&bases[d], bytes))) {
+            fprintf(stderr, "testmodel: cannot allocate %llu bytes on GPU %d (%d)\n",
+                    (unsigned long long)bytes, d, rc);
+            return 1;
+        }
+    if (each_device(write_region) < 0) {
+        fprintf(stderr, "testmodel: cannot fill %llu bytes\n", (unsigned long long)bytes);
         return 1;
     }
     if (startup > 0)

@@ -1,0 +1,86 @@
+#!/bin/bash
+# Models over several GPUs (issue 21) on the simulated 8-GPU server: a
+# model over 2 GPUs and one over 4 are placed whole, each on GPUs with
+# room; one that needs 4 GPUs where only 2 are free evicts on as many GPUs
+# as it needs and is never placed half; a model's process holds memory on
+# every GPU it was given (CUDA_VISIBLE_DEVICES names them all) and fast
+# swap moves all of it out and back, every byte intact on every GPU.
+. "$(dirname "$0")/lib.sh"
+: "${TESTMODEL:?}"
+cp "$TESTMODEL" "$T/testmodel-multi"
+TM="$T/testmodel-multi"
+export VRAM_SIM="$SRV"
+export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
+export VRAM_SOCKET="$T/vram.sock"
+PORTS=$((20000 + ($$ * 19) % 20000))
+cat >"$T/vram.conf" <<CONF
+[serve]
+socket = $T/vram.sock
+state = $T/vram.db
+logs = $T/logs
+budget = 1500M
+host_budget = 8G
+port_base = $PORTS
+min_resident = 0
+CONF
+model() { printf '\n[model %s]\ncommand = %s --bytes 256M --all-gpus\nvram = 1G\n%s\n' "$1" "$TM" "$2" >>"$T/vram.conf"; }
+model two "gpus = 2"
+model quad "gpus = 4"
+model quad2 "gpus = 4"
+model pair "gpus = 6,7"
+
+run() { OUT=$("$@" 2>&1); RC=$?; }
+state() { "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }
+gpus() { "$VRAM" ps --json | jq -c ".models[] | select(.name == \"$1\") | .gpus"; }
+checksum() { curl -s -m 20 "http://127.0.0.1:$(state "$1" port)/checksum" | jq -c '[.intact, .checked]'; }
+"$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
+DAEMON=$!
+JOBS="$JOBS $DAEMON"
+trap 'kill -TERM $DAEMON 2>/dev/null; sleep 0.3; pkill -9 -f "$TM" 2>/dev/null; cleanup' EXIT
+wait_for 10 "$VRAM" ps >/dev/null 2>&1 || { not_ok "the daemon starts" "$(cat "$T/serve.log")"; finish; }
+
+# 1. placed whole, on GPUs with room, each GPU counting its share
+run "$VRAM" load two
+expect_match "a model over 2 GPUs loads" "$OUT" "^two: ready"
+expect_eq "it is on 2 GPUs" "$(gpus two | jq length)" 2
+"$VRAM" load quad >/dev/null
+expect_eq "a model over 4 GPUs is on 4" "$(gpus quad | jq length)" 4
+expect_eq "none shared: each GPU holds one model's share" \
+    "$(jq -n --argjson a "$(gpus two)" --argjson b "$(gpus quad)" '$a - $b | length')" 2
+PID=$(state quad pid)
+expect_eq "its process holds memory on each of its 4 GPUs" \
+    "$("$VRAM" status --json | jq "[.gpus[] | select(any(.processes[]; .pid == $PID))] | length")" 4
+expect_eq "every byte written on its 4 GPUs reads back" "$(checksum quad | jq -c '.[0]')" true
+
+# 2. all or none: 2 GPUs are free, quad2 needs 4: the least recently used
+#    model goes (two, on 2 GPUs), and quad2 is never placed on fewer
+( while :; do "$VRAM" ps --json 2>/dev/null | jq -c '.models[] | select(.name == "quad2") | .gpus | length'; sleep 0.05; done ) >"$T/widths" 2>/dev/null &
+JOBS="$JOBS $!"
+run "$VRAM" load quad2 --timeout 30s
+expect_match "quad2 loads by evicting on the GPUs it needs" "$OUT" "^quad2: ready"
+expect_eq "two (least recently used) made room" "$(state two state)" suspended
+expect_eq "quad2 is on 4 GPUs" "$(gpus quad2 | jq length)" 4
+expect_eq "quad2 never showed on fewer than 4 GPUs" \
+    "$(sort -u "$T/widths" | grep -v '^0$\|^4$' | tr '\n' ' ')" ""
+expect_eq "quad was left alone" "$(state quad state)" ready
+
+# 3. fast swap of a process over 2 GPUs: out and back, intact on both
+run "$VRAM" load two --timeout 30s
+expect_match "two comes back (fast swap over 2 GPUs)" "$OUT" "^two: ready"
+expect_eq "two was suspended by fast swap" "$(state two suspended_by)" fast
+expect_eq "two's memory intact on both GPUs" "$(checksum two | jq -c '.[0]')" true
+run "$VRAM" suspend two
+expect_match "vram suspend two" "$OUT" "^two: suspended"
+run "$VRAM" resume two
+expect_match "vram resume two" "$OUT" "^two: ready"
+expect_eq "intact again on both GPUs" "$(checksum two | jq -c '.[0]')" true
+
+# 4. a list names the GPUs
+run "$VRAM" load pair --timeout 30s
+expect_match "a model with a list of GPUs loads" "$OUT" "^pair: ready"
+expect_eq "on those GPUs" "$(gpus pair)" "[6,7]"
+
+kill -TERM "$DAEMON"
+wait_for 15 sh -c "! kill -0 $DAEMON 2>/dev/null"
+expect_eq "SIGTERM: no model process left" "$(pgrep -fc "$TM")" 0
+finish
