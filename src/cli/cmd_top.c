@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <langinfo.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +242,9 @@ static int cmd_top(int argc, char **argv)
     if (rc < 0)
         return cmd_no_driver(&cmd_top_entry, err, rc);
     t.uid = getuid();
+    /* only top needs the locale (ncurses draws the bars in UTF-8): the
+     * other commands skip loading it, and print numbers the same anywhere */
+    setlocale(LC_CTYPE, "");
     t.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 
     initscr();

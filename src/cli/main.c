@@ -1,6 +1,5 @@
 /* main: `vram`'s entry point. Parses the options every command shares,
  * then finds the command in the table and hands over. */
-#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,7 +80,6 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    setlocale(LC_ALL, "");
     const char *sim = NULL;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
