@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "app/paths.h"
 #include "core/units.h"
 
 #define CLIENT_MAX_REPLY (16u << 20) /* a reply this large is not ours */
@@ -26,8 +27,7 @@ const char *client_socket(const char *explicit_path)
 {
     if (explicit_path)
         return explicit_path;
-    const char *e = getenv("VRAM_SOCKET");
-    return e && *e ? e : "/run/vram/vram.sock";
+    return paths_client_socket();
 }
 
 struct reply {
