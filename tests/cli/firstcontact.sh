@@ -36,6 +36,8 @@ run "$VRAM" status --color=never
 expect_eq "without colour the text is what it was" "$OUT" "$("$VRAM" status 2>&1)"
 run "$VRAM" status --json --color=always
 expect_eq "JSON is never coloured" "$(colored "$OUT")" plain
+expect_eq "status --json: schema 1, the driver's versions (CUDA's read from libcuda)" \
+    "$(printf '%s' "$OUT" | jq -c '[.schema, .driver.version, .driver.cuda_version]')" '[1,"580.95.05",13000]'
 
 run "$VRAM" doctor --color=always
 expect_match "doctor --color=always: the warnings' mark in colour" "$OUT" "$ESC\[1;33m!$ESC\[0m GPU 0"
