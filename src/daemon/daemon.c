@@ -302,9 +302,8 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
                 post(d, &e);
                 return;
             }
-            fprintf(stderr,
-                    "vram serve: %s: the host pool has no %s left (of %s): the driver's "
-                    "checkpoint instead\n",
+            log_msg(LOG_LV_WARN,
+                    "%s: the host pool has no %s left (of %s): the driver's checkpoint instead",
                     dm->cfg.name, a, b);
             j.driver_only = true;
         }
