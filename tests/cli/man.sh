@@ -35,9 +35,11 @@ done
 f="$MANDIR/vram.conf.5"
 expect_eq "man -l vram.conf.5 renders without a warning" \
     "$(LC_ALL=C man --warnings -l "$f" 2>&1 >/dev/null)" ""
+# every setting config.c knows (the lists its "unknown setting" messages give)
+keys=$(sed -n "/unknown setting/,/name);/p" "$SRC/src/daemon/config.c" | grep -o '[a-z_]*[,)]' | tr -d ',)' | grep -vx 'name' | sort -u)
+expect_match "(the settings are read from config.c)" "$(echo $keys)" "command .*socket"
 missing=""
-for k in socket state logs budget margin host_budget port_base listen token max_body wait metrics \
-    command file vram gpus idle evict swap swap_pool cap priority pinned health start_timeout concurrency; do
+for k in $keys; do
     man_text "$f" | grep -q "^ *$k = " || missing="$missing $k"
 done
 expect_eq "vram.conf(5) describes every setting" "$missing" ""
