@@ -23,8 +23,8 @@ unset NOTIFY_SOCKET JOURNAL_STREAM VRAM_SHIM
 conf() {
     printf '[serve]\nsocket = %s/vram.sock\nstate = %s/vram.db\nlogs = %s/logs\nport_base = %s\n%s\n' \
         "$1" "$1" "$1" "$PORTS" "${3:-}"
-    printf '\n[model m1]\ncommand = %s --bytes 64M\nvram = 1G\ngpus = 0\nswap = %s\n' "$TESTMODEL" "$2"
-    printf '\n[model slow]\ncommand = %s --bytes 64M --startup 2\nvram = 1G\ngpus = 0\nswap = driver\n' \
+    printf '\n[model m1]\ncommand = %s --bytes 64M\nvram = 1G\ngpu = 0\nswap = %s\n' "$TESTMODEL" "$2"
+    printf '\n[model slow]\ncommand = %s --bytes 64M --startup 2\nvram = 1G\ngpu = 0\nswap = driver\n' \
         "$TESTMODEL"
 }
 run() { OUT=$("$@" 2>&1); RC=$?; }
