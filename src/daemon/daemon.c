@@ -420,6 +420,17 @@ static void answer(struct daemon *d, const struct sched_action *a)
 
 static void act(struct daemon *d, const struct sched_action *a)
 {
+    if (log_enabled(LOG_LV_DEBUG)) {
+        static const char *const names[] = {
+            [SCHED_ACT_START] = "start",     [SCHED_ACT_STOP] = "stop",
+            [SCHED_ACT_SUSPEND] = "suspend", [SCHED_ACT_RESUME] = "resume",
+            [SCHED_ACT_GRANT] = "grant",     [SCHED_ACT_REFUSE] = "refuse",
+        };
+        log_msg(LOG_LV_DEBUG, "scheduler: %s %s (gpu %d, demand %llu%s%s)", names[a->kind],
+                a->model < d->sched.nmodels ? d->smodels[a->model].name : "?", a->gpu,
+                (unsigned long long)a->id, a->kind == SCHED_ACT_REFUSE ? ": " : "",
+                a->kind == SCHED_ACT_REFUSE ? a->why : "");
+    }
     switch (a->kind) {
     case SCHED_ACT_START:
         start_model(d, a->model, a->gpu);

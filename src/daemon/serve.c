@@ -172,6 +172,8 @@ int serve_run(const char *config_path, char *err, size_t len)
         serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, sizeof why, err, len) < 0)
         goto out;
     make_folders(&d->cfg);
+    log_msg(LOG_LV_DEBUG, "configuration %s: socket %s, state %s, logs %s", config_path,
+            d->cfg.socket, d->cfg.state, d->cfg.logs);
     /* the changelist folds the enable/disable pairs a proxied request makes
      * on its two connections into one epoll_ctl each (measured: 10 calls
      * per request without it) */

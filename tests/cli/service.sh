@@ -34,7 +34,7 @@ daemon() {
     DAEMON=$!
     JOBS="$JOBS $DAEMON"
     wait_for 10 "$VRAM" ps --socket "$(dirname "$2")/vram.sock" >/dev/null 2>&1 || cat "$3"
-    [ -n "${4:-}" ] || wait_for 5 grep -q "listening on" "$3" # the log goes out every tick
+    [ "${4:-}" = --quiet ] || wait_for 5 grep -q "listening on" "$3" # the log goes out every tick
 }
 stop_daemon() {
     kill -TERM "$DAEMON" 2>/dev/null
@@ -54,7 +54,7 @@ expect_eq "--check: exit 0 with the installed tree" "$RC" 0
 expect_match "--check names libvramcap in lib/.../vram beside bin/" "$OUT" "^libvramcap: $WANT\$"
 run "$T/inst/bin/vram" run -- sh -c 'echo "PRELOAD=$LD_PRELOAD"'
 expect_match "vram run finds the same library" "$OUT" "PRELOAD=$WANT"
-daemon "$T/inst/bin/vram" "$T/i/vram.conf" "$T/i.log"
+daemon "$T/inst/bin/vram" "$T/i/vram.conf" "$T/i.log" --verbose
 run "$VRAM" load m1 --socket "$T/i/vram.sock"
 expect_eq "the installed daemon loads a fast-swap model" "$RC" 0
 P=$(model_pid "$T/i/vram.sock" m1)
@@ -66,6 +66,8 @@ expect_eq "vram ps says fast" "$("$VRAM" ps --json --socket "$T/i/vram.sock" | j
 expect_match "the log says where libvramcap is, with a time and a level" "$(cat "$T/i.log")" \
     "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} info vram serve: libvramcap: $WANT"
 expect_match "a model's start is an info line" "$(cat "$T/i.log")" " info vram serve: m1: ready"
+expect_match "--verbose: the scheduler's actions, at debug" "$(cat "$T/i.log")" \
+    " debug vram serve: scheduler: start m1 \(gpu 0"
 stop_daemon
 expect_eq "SIGTERM: the daemon and its model are gone" \
     "$(kill -0 "$DAEMON" 2>/dev/null || kill -0 "$P" 2>/dev/null || echo gone)" gone
