@@ -1,4 +1,4 @@
-/* manual: looks pages up in the table embed.py generates. */
+/* manual: looks pages up in the table docs/man/manual.py generates. */
 #include "cli/manual.h"
 
 #include <string.h>

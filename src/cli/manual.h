@@ -1,5 +1,5 @@
 /* manual: the man pages built into vram, as man renders them (the table is
- * generated at build time from docs/man/PAGE.scd by docs/man/embed.py), so
+ * generated at build time from docs/man/PAGE.scd by docs/man/manual.py), so
  * that `vram help` shows the same text where the pages are not installed. */
 #ifndef VRAM_CLI_MANUAL_H
 #define VRAM_CLI_MANUAL_H
