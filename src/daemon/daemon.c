@@ -384,8 +384,7 @@ static void on_parked(void *arg, const struct worker_report *r)
     if (!r->resume && !r->ok && dm->tight) {
         /* its window, sized to what moved last time, was short (it grew):
          * nothing moved; again, with a window for all it holds */
-        fprintf(stderr, "vram serve: %s: %s; again with a larger window\n", dm->cfg.name,
-                r->error);
+        log_msg(LOG_LV_INFO, "%s: %s; again with a larger window", dm->cfg.name, r->error);
         dm->moved = 0;
         suspend_model(d, r->model, false, -1, 0, dm->preempting);
         return;
