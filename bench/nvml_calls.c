@@ -60,6 +60,12 @@ int main(int argc, char **argv)
     t1 = now_us();
     rc = nvmlDeviceGetHandleByIndex_v2(0, &d);
     printf("first handle %.0f us (rc %d)\n", now_us() - t1, rc);
+    /* the first call loads libcuda.so.1 (vram status asks libcuda itself,
+     * on a thread while NVML starts: src/probe/probe.c) */
+    int cv = 0;
+    t1 = now_us();
+    rc = nvmlSystemGetCudaDriverVersion_v2 ? nvmlSystemGetCudaDriverVersion_v2(&cv) : -1;
+    printf("first nvmlSystemGetCudaDriverVersion_v2 %.0f us (rc %d, %d)\n", now_us() - t1, rc, cv);
     printf("%-44s %10s %10s %10s\n", "call", "first us", "median us", "p90 us");
     nvmlMemory_v2_t m2 = {.version = NVML_MEMORY_V2_VERSION};
     nvmlMemory_v1_t m1;

@@ -73,25 +73,47 @@ static void names_of(FILE *out, const struct snap_gpu *g, enum snap_role role)
     free(v);
 }
 
-static void line(FILE *out, const char *label, uint64_t v, const struct snap_gpu *g, int role)
+/* SGR codes; each part has the colour of its bar in vram top */
+#define SGR_BOLD "\033[1m"
+#define SGR_DIM "\033[2m"
+#define SGR_RED "\033[31m"
+#define SGR_GREEN "\033[32m"
+#define SGR_YELLOW "\033[33m"
+#define SGR_MAGENTA "\033[35m"
+#define SGR_OFF "\033[0m"
+
+struct pen {
+    FILE *out;
+    bool color;
+};
+
+static const char *ink(const struct pen *p, const char *sgr)
 {
-    char b[32];
-    fprintf(out, "  %-18s %6s GiB", label, units_fmt_gib(v, b, sizeof b));
-    if (role >= 0)
-        names_of(out, g, (enum snap_role)role);
+    return p->color ? sgr : "";
 }
 
-static void gpu_text(FILE *out, const struct snap_gpu *g, bool verbose)
+static void line(const struct pen *p, const char *label, const char *sgr, uint64_t v,
+                 const struct snap_gpu *g, int role)
 {
+    char b[32];
+    fprintf(p->out, "  %s%-18s%s %6s GiB", ink(p, sgr), label, ink(p, SGR_OFF),
+            units_fmt_gib(v, b, sizeof b));
+    if (role >= 0)
+        names_of(p->out, g, (enum snap_role)role);
+}
+
+static void gpu_text(const struct pen *p, const struct snap_gpu *g, bool verbose)
+{
+    FILE *out = p->out;
     char b1[32], b2[32], b3[32];
     struct acct a;
     acct_gpu(g, &a);
-    fprintf(out, "GPU %u  %s", g->index, g->name);
+    fprintf(out, "%sGPU %u  %s", ink(p, SGR_BOLD), g->index, g->name);
     if (!(g->have & SNAP_HAVE_MEMORY)) {
-        fprintf(out, "   memory n/a (the driver did not answer)\n");
+        fprintf(out, "%s   memory n/a (the driver did not answer)\n", ink(p, SGR_OFF));
         return;
     }
-    fprintf(out, "   %s   used %s   free %s", units_fmt_size(a.total, b1, sizeof b1),
+    fprintf(out, "%s   %s   used %s   free %s", ink(p, SGR_OFF), units_fmt_size(a.total, b1, sizeof b1),
             units_fmt_size(acct_used(&a), b2, sizeof b2), units_fmt_size(a.free, b3, sizeof b3));
     if (g->have & SNAP_HAVE_POWER)
         fprintf(out, "   %u W", (g->power_mw + 500) / 1000);
@@ -103,53 +125,55 @@ static void gpu_text(FILE *out, const struct snap_gpu *g, bool verbose)
     fputc('\n', out);
 
     if (a.reserved_unknown)
-        fprintf(out, "  %-18s    n/a       (old driver: counted in unattributed)\n",
-                "driver reserved");
+        fprintf(out, "  %s%-18s%s    n/a       (old driver: counted in unattributed)\n",
+                ink(p, SGR_DIM), "driver reserved", ink(p, SGR_OFF));
     else
-        line(out, "driver reserved", a.reserved, g, -1), fputc('\n', out);
-    line(out, "desktop / display", a.display, g, SNAP_ROLE_DISPLAY);
+        line(p, "driver reserved", SGR_DIM, a.reserved, g, -1), fputc('\n', out);
+    line(p, "desktop / display", SGR_MAGENTA, a.display, g, SNAP_ROLE_DISPLAY);
     fputc('\n', out);
-    line(out, "workloads", a.workloads, g, SNAP_ROLE_WORKLOAD);
+    line(p, "workloads", SGR_GREEN, a.workloads, g, SNAP_ROLE_WORKLOAD);
     fputc('\n', out);
     if (a.other) {
-        line(out, "other", a.other, g, SNAP_ROLE_OTHER);
+        line(p, "other", SGR_YELLOW, a.other, g, SNAP_ROLE_OTHER);
         fputc('\n', out);
     }
-    line(out, "unattributed", a.unattributed, g, -1);
+    line(p, "unattributed", SGR_RED, a.unattributed, g, -1);
     fprintf(out, "   (used by no process this user can see)\n");
     if (a.inconsistent)
         fprintf(out,
-                "  note: the driver's figures disagree (processes list %s, used is %s); "
+                "  %snote:%s the driver's figures disagree (processes list %s, used is %s); "
                 "parts were scaled to fit\n",
-                units_fmt_size(a.listed, b1, sizeof b1),
+                ink(p, SGR_YELLOW), ink(p, SGR_OFF), units_fmt_size(a.listed, b1, sizeof b1),
                 units_fmt_size(g->mem.used, b2, sizeof b2));
     if (!(g->have & SNAP_HAVE_PROCS))
-        fprintf(out, "  note: the driver gave no process list (n/a)\n");
+        fprintf(out, "  %snote:%s the driver gave no process list (n/a)\n", ink(p, SGR_YELLOW),
+                ink(p, SGR_OFF));
     if (!verbose || g->nprocs == 0)
         return;
-    fprintf(out, "  %8s %-10s %-9s %-16s %10s %-8s %s\n", "PID", "USER", "ROLE", "TYPE", "VRAM",
-            "STATE", "COMMAND");
+    fprintf(out, "  %s%8s %-10s %-9s %-16s %10s %-8s %s%s\n", ink(p, SGR_BOLD), "PID", "USER",
+            "ROLE", "TYPE", "VRAM", "STATE", "COMMAND", ink(p, SGR_OFF));
     for (size_t i = 0; i < g->nprocs; i++) {
-        const struct snap_proc *p = &g->procs[i];
+        const struct snap_proc *pr = &g->procs[i];
         char tb[32];
         char slice[64] = "";
-        if (p->cap) {
+        if (pr->cap) {
             char c1[16], c2[16];
             snprintf(slice, sizeof slice, "  [slice %s of %s GiB]",
-                     units_fmt_gib(p->counted, c1, sizeof c1),
-                     units_fmt_gib(p->cap, c2, sizeof c2));
+                     units_fmt_gib(pr->counted, c1, sizeof c1),
+                     units_fmt_gib(pr->cap, c2, sizeof c2));
         }
-        fprintf(out, "  %8" PRIu32 " %-10.10s %-9s %-16s %10s %-8s %s%s%s%s\n", p->pid,
-                p->host_known ? p->user : "?", role_name(p->role),
-                render_ptype(p->types, tb, sizeof tb),
-                p->used_known ? units_fmt_size(p->used, b1, sizeof b1) : "n/a",
-                render_pstate(p->state), p->cmdline[0] ? p->cmdline : p->name,
-                p->container[0] ? "  in " : "", p->container, slice);
+        fprintf(out, "  %8" PRIu32 " %-10.10s %-9s %-16s %10s %-8s %s%s%s%s\n", pr->pid,
+                pr->host_known ? pr->user : "?", role_name(pr->role),
+                render_ptype(pr->types, tb, sizeof tb),
+                pr->used_known ? units_fmt_size(pr->used, b1, sizeof b1) : "n/a",
+                render_pstate(pr->state), pr->cmdline[0] ? pr->cmdline : pr->name,
+                pr->container[0] ? "  in " : "", pr->container, slice);
     }
 }
 
-void render_text(FILE *out, const struct snap *s, bool verbose)
+void render_text(FILE *out, const struct snap *s, unsigned flags)
 {
+    const struct pen pen = {out, (flags & RENDER_COLOR) != 0};
     if (s->ngpus == 0) {
         fprintf(out, "no NVIDIA GPU found (driver %s)\n", s->driver_version);
         return;
@@ -157,6 +181,6 @@ void render_text(FILE *out, const struct snap *s, bool verbose)
     for (size_t i = 0; i < s->ngpus; i++) {
         if (i)
             fputc('\n', out);
-        gpu_text(out, &s->gpus[i], verbose);
+        gpu_text(&pen, &s->gpus[i], (flags & RENDER_PROCS) != 0);
     }
 }

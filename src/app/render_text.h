@@ -9,8 +9,13 @@
 
 #include "core/snapshot.h"
 
-/* The "where did my VRAM go" report; all processes too when verbose. */
-void render_text(FILE *out, const struct snap *s, bool verbose);
+enum render_flags {
+    RENDER_PROCS = 1u << 0, /* every process, in a table under each GPU */
+    RENDER_COLOR = 1u << 1, /* ANSI colours: each part as vram top draws it */
+};
+
+/* The "where did my VRAM go" report. */
+void render_text(FILE *out, const struct snap *s, unsigned flags);
 
 /* "compute", "graphics", "compute+graphics", "mps", "device-file" */
 const char *render_ptype(unsigned types, char *buf, size_t len);

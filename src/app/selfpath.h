@@ -9,4 +9,11 @@
  * that exists, into out; -1 if none does. */
 int selfpath_find(const char *const *rel, size_t n, char *out, size_t len);
 
+/* Where libvramcap.so is, for `vram run` and `vram serve` alike: $VRAM_SHIM
+ * when set, else next to the binary (a build tree), else the installed
+ * tree (meson's libdir/vram, found from the binary's folder, then at the
+ * path the build was configured for). Returns 0, or -1 with err naming
+ * every place looked and the fix. */
+int selfpath_libvramcap(char *out, size_t len, char *err, size_t errlen);
+
 #endif

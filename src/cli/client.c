@@ -1,88 +1,172 @@
-/* client: the control API over a Unix socket, with libcurl.
+/* client: the control API over a Unix socket: one HTTP/1.1 request per
+ * connection, the answer parsed by http-parser (Node's parser, which the
+ * proxy uses too).
  *
- * libevent 2.1 (what Debian 12 and Ubuntu 24.04 ship) has an HTTP server
- * that listens on Unix sockets but no client that connects to one (2.2
- * adds it); libcurl does, and parses the replies, so vram parses no HTTP. */
+ * libcurl did this before; it brought 30 shared libraries (TLS, Kerberos,
+ * LDAP...) into every vram process, and loading them cost `vram status`
+ * 4-6 ms of its start (bench/RESULTS.md, issue 18) for a socket that only
+ * ever speaks plain HTTP to our own daemon. */
 #include "cli/client.h"
 
-#include <curl/curl.h>
+#include <errno.h>
+#include <http_parser.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include "app/paths.h"
 #include "core/units.h"
+
+#define CLIENT_MAX_REPLY (16u << 20) /* a reply this large is not ours */
 
 const char *client_socket(const char *explicit_path)
 {
     if (explicit_path)
         return explicit_path;
-    const char *e = getenv("VRAM_SOCKET");
-    return e && *e ? e : "/run/vram/vram.sock";
+    return paths_client_socket();
 }
 
-struct buf {
-    char *p;
+struct reply {
+    char *body;
     size_t n;
+    bool done, too_big;
 };
 
-static size_t take(char *data, size_t size, size_t n, void *arg)
+static int on_body(http_parser *p, const char *at, size_t len)
 {
-    struct buf *b = arg;
-    size_t add = size * n;
-    if (b->n + add > (16u << 20))
-        return 0; /* a reply this large is not ours */
-    char *np = realloc(b->p, b->n + add + 1);
-    if (!np)
-        return 0;
-    memcpy(np + b->n, data, add);
-    b->p = np;
-    b->n += add;
-    b->p[b->n] = '\0';
-    return add;
-}
-
-long client_call(const char *socket, const char *method, const char *path, json_t *body,
-                 json_t **reply, char *err, size_t len)
-{
-    *reply = NULL;
-    CURL *c = curl_easy_init();
-    if (!c) {
-        snprintf(err, len, "cannot start libcurl");
+    struct reply *r = p->data;
+    if (r->n + len > CLIENT_MAX_REPLY) {
+        r->too_big = true;
         return -1;
     }
-    char url[512];
-    snprintf(url, sizeof url, "http://localhost%s", path);
-    struct buf b = {NULL, 0};
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-    curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket);
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, text ? text : (strcmp(method, "POST") ? NULL : ""));
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    CURLcode rc = curl_easy_perform(c);
-    long status = -1;
-    if (rc != CURLE_OK) {
+    char *nb = realloc(r->body, r->n + len + 1);
+    if (!nb)
+        return -1;
+    memcpy(nb + r->n, at, len);
+    r->body = nb;
+    r->n += len;
+    r->body[r->n] = '\0';
+    return 0;
+}
+
+static int on_complete(http_parser *p)
+{
+    ((struct reply *)p->data)->done = true;
+    return 0;
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int dial(const char *socket_path, char *err, size_t len)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(socket_path) >= sizeof a.sun_path) {
+        snprintf(err, len, "the socket path %s is longer than a Unix socket allows (%zu bytes)",
+                 socket_path, sizeof a.sun_path - 1);
+        return -1;
+    }
+    memcpy(a.sun_path, socket_path, strlen(socket_path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
         snprintf(err, len,
                  "cannot reach vram serve at %s (%s): is it running? (--socket PATH "
                  "or VRAM_SOCKET for another place)",
-                 socket, curl_easy_strerror(rc));
-    } else {
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+                 socket_path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Reads the answer to its end (the daemon closes after it: the request
+ * said Connection: close). Returns the status, or -1 with err. */
+static long read_reply(int fd, struct reply *r, char *err, size_t len)
+{
+    http_parser_settings cb;
+    memset(&cb, 0, sizeof cb);
+    cb.on_body = on_body;
+    cb.on_message_complete = on_complete;
+    http_parser p;
+    http_parser_init(&p, HTTP_RESPONSE);
+    p.data = r;
+    char buf[16384];
+    while (!r->done) {
+        ssize_t got = recv(fd, buf, sizeof buf, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(err, len, "reading vram serve's answer: %s", strerror(errno));
+            return -1;
+        }
+        size_t used = http_parser_execute(&p, &cb, buf, (size_t)got);
+        if (HTTP_PARSER_ERRNO(&p) != HPE_OK || used != (size_t)got) {
+            snprintf(err, len, "vram serve's answer is not HTTP we understand (%s)",
+                     r->too_big ? "larger than 16 MiB" : http_errno_description(HTTP_PARSER_ERRNO(&p)));
+            return -1;
+        }
+        if (got == 0)
+            break; /* told the parser the end came (an answer without a length ends here) */
+    }
+    if (!r->done) {
+        snprintf(err, len, "vram serve closed the connection before its answer was complete");
+        return -1;
+    }
+    return (long)p.status_code;
+}
+
+long client_call(const char *socket_path, const char *method, const char *path, json_t *body,
+                 json_t **reply, char *err, size_t len)
+{
+    *reply = NULL;
+    for (const char *c = path; *c; c++)
+        if ((unsigned char)*c <= ' ' || *c == 0x7f) {
+            snprintf(err, len, "'%s': a model name has no spaces or control characters", path);
+            return -1;
+        }
+    int fd = dial(socket_path, err, len);
+    if (fd < 0)
+        return -1;
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    size_t tl = text ? strlen(text) : 0;
+    char head[1024];
+    int hl = snprintf(head, sizeof head,
+                      "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                      "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+                      method, path, tl);
+    long status = -1;
+    struct reply r = {0};
+    if (hl < 0 || (size_t)hl >= sizeof head) {
+        snprintf(err, len, "the request for %s is too long", path);
+    } else if (send_all(fd, head, (size_t)hl) < 0 || (tl && send_all(fd, text, tl) < 0)) {
+        snprintf(err, len, "sending to vram serve at %s: %s", socket_path, strerror(errno));
+    } else if ((status = read_reply(fd, &r, err, len)) >= 0) {
         json_error_t je;
-        *reply = b.p ? json_loads(b.p, 0, &je) : NULL;
+        *reply = r.body ? json_loads(r.body, 0, &je) : NULL;
         if (!*reply) {
             snprintf(err, len, "vram serve answered %ld with no JSON", status);
             status = -1;
         }
     }
-    curl_slist_free_all(h);
+    close(fd);
     free(text);
-    free(b.p);
-    curl_easy_cleanup(c);
+    free(r.body);
     return status;
 }
 

@@ -6,7 +6,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/* The socket to use: explicit, else $VRAM_SOCKET, else /run/vram/vram.sock. */
+/* The socket to use: explicit, else $VRAM_SOCKET, else (not root) the
+ * user daemon's in $XDG_RUNTIME_DIR/vram when it is there, else
+ * /run/vram/vram.sock. */
 const char *client_socket(const char *explicit_path);
 
 /* method "GET" or "POST" on path with an optional JSON body. Returns the

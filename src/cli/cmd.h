@@ -3,12 +3,16 @@
 #ifndef VRAM_CLI_CMD_H
 #define VRAM_CLI_CMD_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct cmd_entry {
     const char *name;
     const char *args;
     const char *summary;
     const char *help; /* printed under the usage line by --help */
     int (*exec)(int argc, char **argv);
+    bool hidden; /* left out of the list of commands (vram complete) */
 };
 
 extern const struct cmd_entry cmd_status_entry;
@@ -24,6 +28,15 @@ extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_ps_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
+extern const struct cmd_entry cmd_help_entry;
+extern const struct cmd_entry cmd_complete_entry;
+
+/* The table of commands (cli/main.c), for help and completion. */
+extern const struct cmd_entry *const cmd_table[];
+extern const size_t cmd_count;
+
+/* The command named name, or NULL. */
+const struct cmd_entry *cmd_find(const char *name);
 
 /* "usage: vram NAME ARGS" and the help text, to stdout or stderr. */
 void cmd_usage(const struct cmd_entry *e, int to_stderr);

@@ -7,6 +7,7 @@
 
 #include "app/clock.h"
 #include "cli/cmd.h"
+#include "cli/color.h"
 #include "core/doctor.h"
 #include "core/err.h"
 #include "core/units.h"
@@ -16,15 +17,20 @@
 
 static int cmd_doctor(int argc, char **argv);
 
+/* docs/json.md: bumped on any incompatible change of --json */
+#define DOCTOR_JSON_SCHEMA 1
+
 const struct cmd_entry cmd_doctor_entry = {
     .name = "doctor",
-    .args = "[--json] [--idle DURATION] [--proc-root DIR] [--sys-root DIR]",
+    .args = "[--json] [--idle DURATION] [--proc-root DIR] [--sys-root DIR] [--color WHEN]",
     .summary = "what wastes this machine's VRAM, and how to get it back",
-    .help = "  -j, --json            the findings as JSON\n"
+    .help = "  -j, --json            the findings as JSON (schema: docs/json.md)\n"
             "  -i, --idle DURATION   also watch the GPUs this long (30s, 10m) and report\n"
             "                        processes that hold memory but did no GPU work\n"
             "      --proc-root DIR   read processes from DIR instead of /proc\n"
             "      --sys-root DIR    read devices from DIR instead of /sys\n"
+            "      --color WHEN      colour: auto (on a terminal, unless NO_COLOR is set),\n"
+            "                        always, never\n"
             "\n"
             "Looks for: VRAM held by the desktop (and whether another GPU could drive\n"
             "it), the driver's reserve, memory no visible process holds, defunct and\n"
@@ -44,6 +50,7 @@ static int cmd_doctor(int argc, char **argv)
         {"idle", required_argument, NULL, 'i'},
         {"proc-root", required_argument, NULL, 'R'},
         {"sys-root", required_argument, NULL, 'S'},
+        {"color", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -69,6 +76,14 @@ static int cmd_doctor(int argc, char **argv)
         case 'S':
             sysroot = optarg;
             break;
+        case 'C': {
+            enum color_when w;
+            if (color_parse(optarg, &w) < 0)
+                return cmd_bad_usage(&cmd_doctor_entry, "--color '%s': auto, always or never",
+                                     optarg);
+            color_choose(w);
+            break;
+        }
         case 'h':
             cmd_usage(&cmd_doctor_entry, 0);
             return 0;
@@ -116,17 +131,22 @@ static int cmd_doctor(int argc, char **argv)
                                f[i].gpu >= 0 ? json_integer(f[i].gpu) : json_null(), "pid",
                                f[i].pid ? json_integer(f[i].pid) : json_null(), "bytes",
                                (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
-        json_t *doc = json_pack("{s:o, s:i}", "findings", arr, "warnings", warnings);
+        json_t *doc = json_pack("{s:i, s:o, s:i}", "schema", DOCTOR_JSON_SCHEMA, "findings", arr,
+                                "warnings", warnings);
         json_dumpf(doc, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
         json_decref(doc);
     } else {
+        bool col = color_on(stdout);
+        const char *warn = col ? "\033[1;33m!\033[0m" : "!", *dim = col ? "\033[2m" : "",
+                   *off = col ? "\033[0m" : "";
         for (size_t i = 0; i < n; i++) {
+            const char *mark = f[i].level == DOC_WARN ? warn : "-";
             if (f[i].gpu >= 0)
-                printf("%s GPU %d: %s\n", f[i].level == DOC_WARN ? "!" : "-", f[i].gpu, f[i].what);
+                printf("%s GPU %d: %s\n", mark, f[i].gpu, f[i].what);
             else
-                printf("%s %s\n", f[i].level == DOC_WARN ? "!" : "-", f[i].what);
-            printf("      fix: %s\n", f[i].fix);
+                printf("%s %s\n", mark, f[i].what);
+            printf("      %sfix:%s %s\n", dim, off, f[i].fix);
         }
         printf(warnings ? "%d thing%s to do\n" : "nothing to do\n", warnings,
                warnings == 1 ? "" : "s");

@@ -7,6 +7,7 @@
 
 #include "cli/client.h"
 #include "cli/cmd.h"
+#include "cli/progress.h"
 #include "core/units.h"
 
 static int cmd_load(int argc, char **argv);
@@ -57,7 +58,12 @@ static int run(const struct cmd_entry *e, int argc, char **argv, bool timeout_ok
     char path[256], err[512];
     snprintf(path, sizeof path, "/v1/models/%s/%s", argv[optind], e->name);
     json_t *body = timeout >= 0 ? json_pack("{s:f}", "timeout", timeout) : NULL, *r;
+    struct progress pr;
+    char what[160];
+    snprintf(what, sizeof what, "%s %s", timeout_ok ? "loading" : "unloading", argv[optind]);
+    progress_start(&pr, what);
     long st = client_call(client_socket(sock), "POST", path, body, &r, err, sizeof err);
+    progress_stop(&pr);
     json_decref(body);
     int rc = client_report(e->name, st, r, err);
     json_decref(r);

@@ -7,19 +7,38 @@
 #include "cli/client.h"
 #include "app/clock.h"
 #include "cli/cmd.h"
+#include "cli/color.h"
 #include "core/units.h"
 
 static int cmd_ps(int argc, char **argv);
 
 const struct cmd_entry cmd_ps_entry = {
     .name = "ps",
-    .args = "[--json] [--socket PATH]",
+    .args = "[--json] [--socket PATH] [--color WHEN]",
     .summary = "the models vram serve runs: state, GPU, VRAM, host RAM, last use",
-    .help = "  -j, --json          the daemon's model list as is\n"
-            "  -s, --socket PATH   the daemon's socket (default $VRAM_SOCKET, or\n"
-            "                      /run/vram/vram.sock)\n",
+    .help = "  -j, --json          the models as JSON (schema: docs/json.md)\n"
+            "  -s, --socket PATH   the daemon's socket (default $VRAM_SOCKET, else a user\n"
+            "                      daemon's in $XDG_RUNTIME_DIR/vram, else\n"
+            "                      /run/vram/vram.sock)\n"
+            "      --color WHEN    colour: auto (on a terminal, unless NO_COLOR is set),\n"
+            "                      always, never\n",
     .exec = cmd_ps,
 };
+
+/* docs/json.md: bumped on any incompatible change of --json */
+#define PS_JSON_SCHEMA 1
+
+/* ready green, suspended yellow, failed red; the rest as they are */
+static const char *state_color(const char *state)
+{
+    if (!strcmp(state, "ready") || !strcmp(state, "busy"))
+        return "\033[32m";
+    if (!strcmp(state, "suspended"))
+        return "\033[33m";
+    if (!strcmp(state, "failed"))
+        return "\033[31m";
+    return "";
+}
 
 static const char *ago(json_t *ms, char *buf, size_t len)
 {
@@ -47,6 +66,7 @@ static int cmd_ps(int argc, char **argv)
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
         {"socket", required_argument, NULL, 's'},
+        {"color", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -59,7 +79,12 @@ static int cmd_ps(int argc, char **argv)
             json = true;
         else if (c == 's')
             sock = optarg;
-        else if (c == 'h') {
+        else if (c == 'C') {
+            enum color_when w;
+            if (color_parse(optarg, &w) < 0)
+                return cmd_bad_usage(&cmd_ps_entry, "--color '%s': auto, always or never", optarg);
+            color_choose(w);
+        } else if (c == 'h') {
             cmd_usage(&cmd_ps_entry, 0);
             return 0;
         } else
@@ -76,13 +101,15 @@ static int cmd_ps(int argc, char **argv)
         return 1;
     }
     if (json) {
-        json_dumpf(r, stdout, JSON_INDENT(2));
+        json_object_set_new(r, "schema", json_integer(PS_JSON_SCHEMA));
+        json_dumpf(r, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);
         json_decref(r);
         return 0;
     }
-    printf("%-16s %-10s %-4s %-9s %-9s %-10s %-10s %s\n", "MODEL", "STATE", "GPU", "VRAM",
-           "HOST RAM", "SWAP", "LAST USED", "RESTARTS");
+    bool col = color_on(stdout);
+    printf("%s%-16s %-10s %-4s %-9s %-9s %-10s %-10s %s%s\n", col ? "\033[1m" : "", "MODEL",
+           "STATE", "GPU", "VRAM", "HOST RAM", "SWAP", "LAST USED", "RESTARTS", col ? "\033[0m" : "");
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(r, "models"), i, m)
@@ -91,9 +118,10 @@ static int cmd_ps(int argc, char **argv)
         if (json_is_integer(json_object_get(m, "gpu")))
             snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
         const char *sw = json_string_value(json_object_get(m, "swap"));
-        printf("%-16s %-10s %-4s %-9s %-9s %-10s %-10s %lld%s%s\n",
-               json_string_value(json_object_get(m, "name")),
-               json_string_value(json_object_get(m, "state")), g,
+        const char *state = json_string_value(json_object_get(m, "state"));
+        printf("%-16s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %lld%s%s\n",
+               json_string_value(json_object_get(m, "name")), col ? state_color(state) : "",
+               state, col ? "\033[0m" : "", g,
                size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),
                size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw ? sw : "-",
                ago(json_object_get(m, "last_used_ms"), a, sizeof a),

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@ static int cmd_reclaim(int argc, char **argv);
 const struct cmd_entry cmd_reclaim_entry = {
     .name = "reclaim",
     .args = "[--yes] [--idle DURATION] [--user NAME] [--match PATTERN] [--all-users] "
-            "[--grace SECONDS]",
+            "[--grace SECONDS] [--json]",
     .summary = "get back VRAM held by defunct, stopped or idle processes",
     .help = "  -y, --yes            act (without it: show what would be done, change nothing)\n"
             "  -i, --idle DURATION  also processes that did no GPU work for this long\n"
@@ -40,6 +41,7 @@ const struct cmd_entry cmd_reclaim_entry = {
             "                       or a plain substring)\n"
             "  -a, --all-users      as root: other users' processes too\n"
             "  -g, --grace SECONDS  between TERM and KILL (default 5)\n"
+            "  -j, --json           what was found and done as JSON (schema: docs/json.md)\n"
             "\n"
             "Targets processes holding GPU memory that are defunct (their main thread has\n"
             "exited while others hold the memory) or stopped (SIGSTOP, Ctrl-Z). Never\n"
@@ -172,21 +174,52 @@ static void report(const struct target *t, size_t n, const struct policy *pol, s
         printf("dry run: nothing changed; add --yes to do it\n");
 }
 
+/* docs/json.md: bumped on any incompatible change of --json */
+#define RECLAIM_JSON_SCHEMA 1
+
+static void report_json(const struct target *t, size_t n, size_t others, bool yes,
+                        uint64_t before, uint64_t after)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_pack("{s:I, s:s, s:s, s:I, s:s, s:I, s:s}", "pid",
+                                             (json_int_t)t[i].pid, "name", t[i].name, "user",
+                                             t[i].user, "uid", (json_int_t)t[i].uid, "reason",
+                                             why(&t[i]), "bytes", (json_int_t)t[i].bytes, "action",
+                                             yes ? "stopped" : "would_stop"));
+    bool acted = yes && n;
+    json_t *doc = json_pack(
+        "{s:i, s:b, s:o, s:I, s:o, s:o}", "schema", RECLAIM_JSON_SCHEMA, "dry_run", !yes, "targets",
+        arr, "others_skipped", (json_int_t)others, "used_before",
+        acted ? json_integer((json_int_t)before) : json_null(), "used_after",
+        acted ? json_integer((json_int_t)after) : json_null());
+    json_object_set_new(doc, "freed",
+                        acted ? json_integer((json_int_t)(before > after ? before - after : 0))
+                              : json_null());
+    json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(doc);
+}
+
 static int cmd_reclaim(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"yes", no_argument, NULL, 'y'},        {"idle", required_argument, NULL, 'i'},
         {"user", required_argument, NULL, 'u'}, {"match", required_argument, NULL, 'm'},
         {"all-users", no_argument, NULL, 'a'},  {"grace", required_argument, NULL, 'g'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
-    bool yes = false;
+    bool yes = false, json = false;
     struct policy pol = {0};
     double grace = 5;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "yi:u:m:ag:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "yi:u:m:ag:jh", opts, NULL)) != -1) {
         switch (c) {
+        case 'j':
+            json = true;
+            break;
         case 'y':
             yes = true;
             break;
@@ -247,18 +280,22 @@ static int cmd_reclaim(int argc, char **argv)
     struct target t[256];
     size_t others = 0;
     size_t n = collect(&s, &pol, t, 256, &others);
-    report(t, n, &pol, others, yes);
+    if (!json)
+        report(t, n, &pol, others, yes);
+    uint64_t before = used_total(&s), after = before;
     if (n && yes) {
         char b[32], b1[32], b2[32];
-        uint64_t before = used_total(&s);
         for (size_t i = 0; i < n; i++)
             stop_one(&t[i], grace);
         probe_sample(p, &s, PROBE_PROCS, clock_wall_ms());
-        uint64_t after = used_total(&s);
-        printf("freed %s (VRAM in use: %s before, %s now)\n",
-               units_fmt_size(before > after ? before - after : 0, b, sizeof b),
-               units_fmt_size(before, b1, sizeof b1), units_fmt_size(after, b2, sizeof b2));
+        after = used_total(&s);
+        if (!json)
+            printf("freed %s (VRAM in use: %s before, %s now)\n",
+                   units_fmt_size(before > after ? before - after : 0, b, sizeof b),
+                   units_fmt_size(before, b1, sizeof b1), units_fmt_size(after, b2, sizeof b2));
     }
+    if (json)
+        report_json(t, n, others, yes, before, after);
     snap_free(&s);
     probe_exiting(p);
     probe_close(p);

@@ -84,19 +84,6 @@ static void install_forwarding(void)
         sigaction(sigs[i], &sa, NULL);
 }
 
-/* libvramcap.so next to the binary (build tree), or in the installed tree. */
-static int find_shim(char *out, size_t len)
-{
-    const char *forced = getenv("VRAM_SHIM");
-    if (forced && *forced && access(forced, R_OK) == 0) {
-        snprintf(out, len, "%s", forced);
-        return 0;
-    }
-    static const char *const rel[] = {"libvramcap.so", "../lib/vram/libvramcap.so",
-                                      "../lib/x86_64-linux-gnu/vram/libvramcap.so"};
-    return selfpath_find(rel, sizeof rel / sizeof rel[0], out, len);
-}
-
 /* fork and exec, reporting an exec failure through a close-on-exec pipe. */
 static pid_t start_child(char **argv, int *exec_errno)
 {
@@ -207,10 +194,9 @@ static int cmd_run(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? 0 : rc;
 
-    char shim_path[PATH_MAX];
-    if (find_shim(shim_path, sizeof shim_path) < 0) {
-        fprintf(stderr, "vram run: libvramcap.so is not next to this vram binary nor in "
-                        "../lib/vram; set VRAM_SHIM to its path\n");
+    char shim_path[PATH_MAX], why[1024];
+    if (selfpath_libvramcap(shim_path, sizeof shim_path, why, sizeof why) < 0) {
+        fprintf(stderr, "vram run: %s\n", why);
         return 1;
     }
     char err[512];

@@ -8,6 +8,7 @@
 
 #include "app/clock.h"
 #include "cli/cmd.h"
+#include "cli/color.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "probe/probe.h"
@@ -18,7 +19,8 @@ static int cmd_status(int argc, char **argv);
 
 const struct cmd_entry cmd_status_entry = {
     .name = "status",
-    .args = "[--json] [--processes] [--energy] [--watch SECONDS [--count N]] [--proc-root DIR]",
+    .args = "[--json] [--processes] [--energy] [--watch SECONDS [--count N]] [--proc-root DIR] "
+            "[--color WHEN]",
     .summary = "where every byte of VRAM went, per GPU",
     .help = "  -j, --json            one JSON document (schema: docs/status-json.md); with\n"
             "                        --watch, one document per line\n"
@@ -28,6 +30,8 @@ const struct cmd_entry cmd_status_entry = {
             "  -n, --count N         with --watch, stop after N reports\n"
             "      --proc-root DIR   read processes from DIR instead of /proc (a container\n"
             "                        with the host's /proc mounted, or a test fixture)\n"
+            "      --color WHEN      colour: auto (on a terminal, unless NO_COLOR is set),\n"
+            "                        always, never\n"
             "\n"
             "Parts: driver reserved (the driver's own), desktop / display (X, Wayland\n"
             "compositors and graphics clients), workloads (compute processes), other,\n"
@@ -36,7 +40,7 @@ const struct cmd_entry cmd_status_entry = {
     .exec = cmd_status,
 };
 
-static int report(struct probe *p, struct snap *s, unsigned what, bool json, bool verbose)
+static int report(struct probe *p, struct snap *s, unsigned what, bool json, unsigned flags)
 {
     int rc = probe_sample(p, s, what, clock_wall_ms());
     if (rc < 0) {
@@ -52,7 +56,7 @@ static int report(struct probe *p, struct snap *s, unsigned what, bool json, boo
         json_decref(doc);
         fputc('\n', stdout);
     } else {
-        render_text(stdout, s, verbose);
+        render_text(stdout, s, flags);
     }
     fflush(stdout);
     return VRAM_OK;
@@ -67,6 +71,7 @@ static int cmd_status(int argc, char **argv)
         {"count", required_argument, NULL, 'n'},
         {"proc-root", required_argument, NULL, 'R'},
         {"energy", no_argument, NULL, 'e'},
+        {"color", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -105,6 +110,14 @@ static int cmd_status(int argc, char **argv)
         case 'e':
             what |= PROBE_ENERGY;
             break;
+        case 'C': {
+            enum color_when w;
+            if (color_parse(optarg, &w) < 0)
+                return cmd_bad_usage(&cmd_status_entry, "--color '%s': auto, always or never",
+                                     optarg);
+            color_choose(w);
+            break;
+        }
         case 'h':
             cmd_usage(&cmd_status_entry, 0);
             return 0;
@@ -131,7 +144,8 @@ static int cmd_status(int argc, char **argv)
             strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", localtime(&now));
             printf("\n-- %s --\n", ts);
         }
-        rc = report(p, &s, what, json, verbose);
+        rc = report(p, &s, what, json,
+                    (verbose ? RENDER_PROCS : 0) | (color_on(stdout) ? RENDER_COLOR : 0));
         if (rc < 0 || !watch || (count && i + 1 >= count))
             break;
         struct timespec ts = {(time_t)watch, (long)((watch - (double)(time_t)watch) * 1e9)};

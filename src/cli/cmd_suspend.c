@@ -15,6 +15,7 @@
 #include "cli/client.h"
 #include "app/clock.h"
 #include "cli/cmd.h"
+#include "cli/progress.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "park/ckpt.h"
@@ -73,7 +74,12 @@ static int by_name(const struct cmd_entry *e, const char *sock, const char *name
     char path[256], err[512];
     snprintf(path, sizeof path, "/v1/models/%s/%s", name, e->name);
     json_t *body = gpu >= 0 ? json_pack("{s:I}", "gpu", (json_int_t)gpu) : NULL, *r;
+    struct progress pr;
+    char what[160];
+    snprintf(what, sizeof what, "%s %s", e == &cmd_suspend_entry ? "suspending" : "resuming", name);
+    progress_start(&pr, what);
     long st = client_call(client_socket(sock), "POST", path, body, &r, err, sizeof err);
+    progress_stop(&pr);
     json_decref(body);
     int rc = client_report(e->name, st, r, err);
     json_decref(r);
@@ -195,8 +201,14 @@ static int cmd_suspend(int argc, char **argv)
     char uuid[96];
     snprintf(uuid, sizeof uuid, "%s", s.gpus[g].uuid);
     uint64_t t0 = clock_mono_ms();
-    if (park_suspend(ck, why, pid, (unsigned)(timeout * 1000), driver, NULL, &pr, err,
-                     sizeof err) < 0) {
+    struct progress bar;
+    char what[64];
+    snprintf(what, sizeof what, "suspending pid %d", pid);
+    progress_start(&bar, what);
+    int moved = park_suspend(ck, why, pid, (unsigned)(timeout * 1000), driver, NULL, &pr,
+                             err, sizeof err);
+    progress_stop(&bar);
+    if (moved < 0) {
         fprintf(stderr, "vram suspend: %s\n", err);
         goto out;
     }
@@ -295,7 +307,13 @@ static int cmd_resume(int argc, char **argv)
     }
     const char *to = gpu >= 0 ? s.gpus[gpu].uuid : NULL;
     uint64_t t0 = clock_mono_ms();
-    if (park_resume(ck, why, pid, to ? from : NULL, to, NULL, &pr, err, sizeof err) < 0) {
+    struct progress bar;
+    char what[64];
+    snprintf(what, sizeof what, "resuming pid %d", pid);
+    progress_start(&bar, what);
+    int moved = park_resume(ck, why, pid, to ? from : NULL, to, NULL, &pr, err, sizeof err);
+    progress_stop(&bar);
+    if (moved < 0) {
         fprintf(stderr, "vram resume: %s; it stays suspended\n", err);
         goto out;
     }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <langinfo.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "app/clock.h"
 #include "cli/cmd.h"
+#include "cli/color.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "host/proc.h"
@@ -25,10 +27,11 @@ static int cmd_top(int argc, char **argv);
 
 const struct cmd_entry cmd_top_entry = {
     .name = "top",
-    .args = "[--interval SECONDS] [--proc-root DIR]",
+    .args = "[--interval SECONDS] [--proc-root DIR] [--color WHEN]",
     .summary = "live view of VRAM per GPU and per process",
     .help = "  -d, --interval SECONDS  refresh every SECONDS (0.1 to 3600; default 1)\n"
             "      --proc-root DIR     read processes from DIR instead of /proc\n"
+            "      --color WHEN        colour: auto (unless NO_COLOR is set), always, never\n"
             "\n"
             "Each GPU's bar splits its memory: r driver reserved, d desktop/display,\n"
             "w workloads, o other, u unattributed, . free. Memory is read every interval;\n"
@@ -202,6 +205,7 @@ static int cmd_top(int argc, char **argv)
     static const struct option opts[] = {
         {"interval", required_argument, NULL, 'd'},
         {"proc-root", required_argument, NULL, 'R'},
+        {"color", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -222,6 +226,13 @@ static int cmd_top(int argc, char **argv)
         case 'R':
             procroot = optarg;
             break;
+        case 'C': {
+            enum color_when w;
+            if (color_parse(optarg, &w) < 0)
+                return cmd_bad_usage(&cmd_top_entry, "--color '%s': auto, always or never", optarg);
+            color_choose(w);
+            break;
+        }
         case 'h':
             cmd_usage(&cmd_top_entry, 0);
             return 0;
@@ -241,6 +252,9 @@ static int cmd_top(int argc, char **argv)
     if (rc < 0)
         return cmd_no_driver(&cmd_top_entry, err, rc);
     t.uid = getuid();
+    /* only top needs the locale (ncurses draws the bars in UTF-8): the
+     * other commands skip loading it, and print numbers the same anywhere */
+    setlocale(LC_CTYPE, "");
     t.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 
     initscr();
@@ -248,7 +262,7 @@ static int cmd_top(int argc, char **argv)
     noecho();
     keypad(stdscr, TRUE);
     curs_set(0);
-    t.color = has_colors();
+    t.color = has_colors() && color_on(stdout);
     if (t.color) {
         start_color();
         use_default_colors();

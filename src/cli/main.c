@@ -1,11 +1,11 @@
 /* main: `vram`'s entry point. Parses the options every command shares,
  * then finds the command in the table and hands over. */
-#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/color.h"
 #include "core/err.h"
 #include "cli/simenv.h"
 
@@ -13,7 +13,7 @@
 #define VRAM_VERSION "0.1.0"
 #endif
 
-static const struct cmd_entry *const cmd_table[] = {
+const struct cmd_entry *const cmd_table[] = {
     /* clang-format off */
     &cmd_status_entry,
     &cmd_top_entry,
@@ -28,10 +28,21 @@ static const struct cmd_entry *const cmd_table[] = {
     &cmd_ps_entry,
     &cmd_load_entry,
     &cmd_unload_entry,
+    &cmd_help_entry,
+    &cmd_complete_entry,
     /* clang-format on */
 };
 
 #define NCMDS (sizeof cmd_table / sizeof cmd_table[0])
+const size_t cmd_count = NCMDS;
+
+const struct cmd_entry *cmd_find(const char *name)
+{
+    for (size_t k = 0; k < NCMDS; k++)
+        if (!strcmp(name, cmd_table[k]->name))
+            return cmd_table[k];
+    return NULL;
+}
 
 void cmd_usage(const struct cmd_entry *e, int to_stderr)
 {
@@ -67,21 +78,24 @@ int cmd_bad_usage(const struct cmd_entry *e, const char *fmt, ...)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vram [--sim FILE] COMMAND [ARGS]\n\n"
+    fprintf(out, "usage: vram [--sim FILE] [--color WHEN] COMMAND [ARGS]\n\n"
                  "Get the most out of your GPUs' memory.\n\ncommands:\n");
     for (size_t i = 0; i < NCMDS; i++)
-        fprintf(out, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
+        if (!cmd_table[i]->hidden)
+            fprintf(out, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
     fprintf(out, "\noptions:\n"
-                 "  --sim FILE   run against a simulated machine (examples/*.json) instead of\n"
-                 "               the NVIDIA driver; VRAM_SIM=FILE does the same\n"
-                 "  --version    print the version\n"
-                 "\n'vram COMMAND --help' for a command's options.\n"
+                 "  --sim FILE     run against a simulated machine (examples/*.json) instead of\n"
+                 "                 the NVIDIA driver; VRAM_SIM=FILE does the same\n"
+                 "  --color WHEN   colour: auto (on a terminal, unless NO_COLOR is set),\n"
+                 "                 always, never\n"
+                 "  --version      print the version\n"
+                 "\n'vram COMMAND --help' for a command's options, 'vram help COMMAND' for its\n"
+                 "manual (man vram-COMMAND).\n"
                  "Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 no GPU driver.\n");
 }
 
 int main(int argc, char **argv)
 {
-    setlocale(LC_ALL, "");
     const char *sim = NULL;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
@@ -89,6 +103,14 @@ int main(int argc, char **argv)
             sim = argv[++i];
         } else if (!strncmp(argv[i], "--sim=", 6)) {
             sim = argv[i] + 6;
+        } else if (!strcmp(argv[i], "--color") || !strncmp(argv[i], "--color=", 8)) {
+            const char *when = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : "";
+            enum color_when w;
+            if (color_parse(when, &w) < 0) {
+                fprintf(stderr, "vram: --color '%s': auto, always or never\n", when);
+                return 2;
+            }
+            color_choose(w);
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
@@ -111,9 +133,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "vram: %s\n", err);
         return err_exit_code(rc);
     }
-    for (size_t k = 0; k < NCMDS; k++)
-        if (!strcmp(argv[i], cmd_table[k]->name))
-            return cmd_table[k]->exec(argc - i, argv + i);
+    const struct cmd_entry *e = cmd_find(argv[i]);
+    if (e)
+        return e->exec(argc - i, argv + i);
     fprintf(stderr, "vram: unknown command '%s'\n", argv[i]);
     usage(stderr);
     return 2;

@@ -24,6 +24,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "app/log.h"
 #include "app/render_json.h"
 #include "core/units.h"
 #include "daemon/events.h"
@@ -565,8 +566,7 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
     umask(old);
     struct group *grp = rc == 0 ? getgrnam("vram") : NULL;
     if (grp && chown(d->cfg.socket, (uid_t)-1, grp->gr_gid) < 0)
-        fprintf(stderr, "vram serve: cannot give %s to group vram: %s\n", d->cfg.socket,
-                strerror(errno));
+        log_msg(LOG_LV_WARN, "cannot give %s to group vram: %s", d->cfg.socket, strerror(errno));
     if (rc < 0 || listen(fd, 128) < 0) {
         snprintf(err, len,
                  "cannot listen on %s: %s (does its directory exist, and may vram "

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/paths.h"
 #include "core/units.h"
 
 struct parse {
@@ -375,8 +376,11 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
 {
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", path);
-    snprintf(c->socket, sizeof c->socket, "/run/vram/vram.sock");
-    snprintf(c->state, sizeof c->state, "/var/lib/vram/vram.db");
+    /* the system service's places as root, the XDG ones for a user */
+    struct paths def;
+    paths_default(&def);
+    snprintf(c->socket, sizeof c->socket, "%s", def.socket);
+    snprintf(c->state, sizeof c->state, "%s", def.state);
     c->margin = 512ULL << 20;
     c->port_base = 21000;
     c->max_body = 16ULL << 20;
@@ -414,7 +418,12 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     }
     if (!ps.err[0] && !c->nmodels)
         snprintf(ps.err, sizeof ps.err, "%s: no [model NAME] section: nothing to serve", path);
-    if (!c->logs[0]) {
+    if (!ps.err[0] && !c->socket[0])
+        snprintf(ps.err, sizeof ps.err, "%s: no place for the socket: %s; give socket = PATH in [serve]",
+                 path, def.why);
+    if (!c->logs[0] && !strcmp(c->state, def.state)) {
+        snprintf(c->logs, sizeof c->logs, "%s", def.logs);
+    } else if (!c->logs[0]) { /* beside a state file the configuration names */
         snprintf(c->logs, sizeof c->logs, "%s", c->state);
         char *slash = strrchr(c->logs, '/');
         if (slash)
@@ -427,6 +436,11 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
         return -1;
     }
     return 0;
+}
+
+bool config_uses_vramcap(const struct config_model *m)
+{
+    return m->cap || (m->fast && m->evict == SCHED_EVICT_SUSPEND);
 }
 
 int config_load(const char *path, struct config *c, char *err, size_t len)

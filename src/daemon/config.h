@@ -58,6 +58,9 @@ struct config {
     size_t nmodels;
 };
 
+/* Whether m runs under libvramcap: a cap, or fast swap (which suspends). */
+bool config_uses_vramcap(const struct config_model *m);
+
 /* Reads and checks path. Returns 0, or -1 with err "FILE:LINE: what, and
  * the fix". */
 int config_load(const char *path, struct config *c, char *err, size_t len);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app/clock.h"
+#include "app/log.h"
 #include "app/render_json.h"
 #include "app/store.h"
 #include "core/units.h"
@@ -21,6 +22,7 @@
 #include "daemon/events.h"
 #include "daemon/health.h"
 #include "daemon/hostpool.h"
+#include "daemon/notify.h"
 #include "daemon/proxy.h"
 #include "daemon/reload.h"
 #include "daemon/super.h"
@@ -64,11 +66,13 @@ void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seco
 {
     const char *name = model < d->sched.nmodels ? d->smodels[model].name : "";
     store_event(d->store, clock_wall_ms(), name, kind, seconds, detail);
-    fprintf(stderr, "vram serve: %s: %s%s%s", name, kind, detail && *detail ? ": " : "",
-            detail ? detail : "");
+    /* a failure is worth a warning; the rest is the models' life */
+    enum log_level lv = strstr(kind, "fail") || !strcmp(kind, "crashed") ? LOG_LV_WARN : LOG_LV_INFO;
+    char took[32] = "";
     if (seconds > 0)
-        fprintf(stderr, " (%.2f s)", seconds);
-    fputc('\n', stderr);
+        snprintf(took, sizeof took, " (%.2f s)", seconds);
+    log_msg(lv, "%s: %s%s%s%s", name, kind, detail && *detail ? ": " : "", detail ? detail : "",
+            took);
     events_send(d->events, clock_wall_ms(), name, kind, seconds, detail);
 }
 
@@ -138,7 +142,7 @@ static uint64_t measure(struct daemon *d, unsigned i, uint64_t *total)
 static void post(struct daemon *d, const struct sched_event *e)
 {
     if (d->evq_n == sizeof d->evq / sizeof d->evq[0]) {
-        fprintf(stderr, "vram serve: event queue full, dropping an event\n");
+        log_msg(LOG_LV_ERROR, "event queue full, dropping an event");
         return;
     }
     size_t k = (d->evq_head + d->evq_n++) % (sizeof d->evq / sizeof d->evq[0]);
@@ -176,12 +180,14 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
             at += (size_t)snprintf(visible + at, sizeof visible - at, "%s%s", at ? "," : "",
                                    d->gpu_uuid[g]);
     (void)gpu;
+    /* serve.c and reload.c refuse a configuration that needs libvramcap
+     * where it is missing: a model never runs without the cap it was given */
     struct super_spawn sp = {dm->cfg.name,
                              dm->cfg.command,
                              d->cfg.logs,
                              visible,
                              port,
-                             (dm->cfg.cap || fast) && d->shim[0] ? d->shim : NULL,
+                             config_uses_vramcap(&dm->cfg) ? d->shim : NULL,
                              dm->cfg.cap ? d->smodels[i].need : 0,
                              fast,
                              dm->cfg.swap_pool,
@@ -190,6 +196,14 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                              d->pool ? d->pool->map.size : 0};
     char err[256];
     dm->began_ms = daemon_now_ms();
+    if (sp.shim && !sp.shim[0]) {
+        struct sched_event e = {.kind = SCHED_EV_FAILED,
+                                .model = i,
+                                .error = "libvramcap.so is missing (vram serve --check says "
+                                         "where it looked), and this model has a cap or fast swap"};
+        post(d, &e);
+        return;
+    }
     if (!port || super_start(&sp, &dm->pid, &dm->start, err, sizeof err) < 0) {
         struct sched_event e = {
             .kind = SCHED_EV_FAILED, .model = i, .error = port ? err : "no free port"};
@@ -288,9 +302,8 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
                 post(d, &e);
                 return;
             }
-            fprintf(stderr,
-                    "vram serve: %s: the host pool has no %s left (of %s): the driver's "
-                    "checkpoint instead\n",
+            log_msg(LOG_LV_WARN,
+                    "%s: the host pool has no %s left (of %s): the driver's checkpoint instead",
                     dm->cfg.name, a, b);
             j.driver_only = true;
         }
@@ -371,8 +384,7 @@ static void on_parked(void *arg, const struct worker_report *r)
     if (!r->resume && !r->ok && dm->tight) {
         /* its window, sized to what moved last time, was short (it grew):
          * nothing moved; again, with a window for all it holds */
-        fprintf(stderr, "vram serve: %s: %s; again with a larger window\n", dm->cfg.name,
-                r->error);
+        log_msg(LOG_LV_INFO, "%s: %s; again with a larger window", dm->cfg.name, r->error);
         dm->moved = 0;
         suspend_model(d, r->model, false, -1, 0, dm->preempting);
         return;
@@ -407,6 +419,17 @@ static void answer(struct daemon *d, const struct sched_action *a)
 
 static void act(struct daemon *d, const struct sched_action *a)
 {
+    if (log_enabled(LOG_LV_DEBUG)) {
+        static const char *const names[] = {
+            [SCHED_ACT_START] = "start",     [SCHED_ACT_STOP] = "stop",
+            [SCHED_ACT_SUSPEND] = "suspend", [SCHED_ACT_RESUME] = "resume",
+            [SCHED_ACT_GRANT] = "grant",     [SCHED_ACT_REFUSE] = "refuse",
+        };
+        log_msg(LOG_LV_DEBUG, "scheduler: %s %s (gpu %d, demand %llu%s%s)", names[a->kind],
+                a->model < d->sched.nmodels ? d->smodels[a->model].name : "?", a->gpu,
+                (unsigned long long)a->id, a->kind == SCHED_ACT_REFUSE ? ": " : "",
+                a->kind == SCHED_ACT_REFUSE ? a->why : "");
+    }
     switch (a->kind) {
     case SCHED_ACT_START:
         start_model(d, a->model, a->gpu);
@@ -765,7 +788,8 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
         event_base_loopbreak(d->base);
         return;
     }
-    fprintf(stderr, "vram serve: stopping the models, then exiting\n");
+    log_msg(LOG_LV_NOTICE, "stopping the models, then exiting");
+    notify_send("STOPPING=1");
     d->quitting = true;
     for (size_t i = 0; i < d->sched.nmodels; i++) {
         struct sched_event e = {.kind = SCHED_EV_UNLOAD, .model = (unsigned)i};

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/log.h"
 #include "core/units.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -131,7 +132,7 @@ static void *populate(void *arg)
     for (unsigned i = 0; i < started; i++)
         pthread_join(t[i], NULL);
     char b[32];
-    fprintf(stderr, "vram serve: host pool: %s ready for fast swap (%.1f s)\n",
+    log_msg(LOG_LV_INFO, "host pool: %s ready for fast swap (%.1f s)",
             units_fmt_size(f->size, b, sizeof b), seconds_since(&t0));
     munmap(f->base, f->size);
     pthread_mutex_destroy(&f->mu);

@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "app/log.h"
 #include "core/units.h"
 #include "daemon/front.h"
 #include "daemon/panel.h"
@@ -97,10 +98,14 @@ static void put_ms(struct wbuf *w, uint64_t us)
  * in profiles of the proxy under load. */
 static void log_line(const struct preq *p)
 {
+    if (!log_enabled(LOG_LV_INFO))
+        return;
     uint64_t end = now_us();
     struct wbuf w;
     wbuf_init(&w, NULL);
-    wbuf_str(&w, "vram serve: proxy ");
+    char pre[96];
+    wbuf_add(&w, pre, log_prefix(LOG_LV_INFO, pre, sizeof pre));
+    wbuf_str(&w, "proxy ");
     wbuf_str(&w, p->d->smodels[p->model].name);
     wbuf_add(&w, " ", 1);
     wbuf_str(&w, p->uri);
@@ -526,9 +531,9 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
     }
     struct in_addr a;
     if (!d->cfg.token[0] && (inet_pton(AF_INET, host, &a) != 1 || (ntohl(a.s_addr) >> 24) != 127))
-        fprintf(stderr,
-                "vram serve: the proxy listens on %s without a token: anyone who can "
-                "reach it can use the models (token = ... in [serve])\n",
+        log_msg(LOG_LV_WARN,
+                "the proxy listens on %s without a token: anyone who can reach it can use "
+                "the models (token = ... in [serve])",
                 d->cfg.listen);
     char why[256];
     struct proxy *px = calloc(1, sizeof *px);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/log.h"
+#include "daemon/notify.h"
 #include "daemon/table.h"
 
 void reload_config(struct daemon *d)
@@ -17,8 +19,19 @@ void reload_config(struct daemon *d)
     char err[512];
     if (!c)
         return;
-    if (config_load(d->cfg.path, c, err, sizeof err) < 0) {
-        fprintf(stderr, "vram serve: reload refused, the running configuration stays: %s\n", err);
+    notify_send("RELOADING=1");
+    int bad = config_load(d->cfg.path, c, err, sizeof err);
+    for (size_t k = 0; bad == 0 && !d->shim[0] && k < c->nmodels; k++)
+        if (config_uses_vramcap(&c->models[k])) {
+            snprintf(err, sizeof err,
+                     "model %s runs under libvramcap (a cap or fast swap), which this daemon "
+                     "did not find when it started (vram serve --check says where it looks)",
+                     c->models[k].name);
+            bad = -1;
+        }
+    if (bad < 0) {
+        log_msg(LOG_LV_ERROR, "reload refused, the running configuration stays: %s", err);
+        notify_send("READY=1");
         free(c);
         return;
     }
@@ -53,8 +66,9 @@ void reload_config(struct daemon *d)
     memcpy(d->cfg.token, c->token, sizeof c->token);
     d->cfg.wait_s = c->wait_s;
     if (c->notes[0])
-        fprintf(stderr, "vram serve: %s\n", c->notes);
-    fprintf(stderr, "vram serve: configuration reloaded (%zu models)\n", c->nmodels);
+        log_msg(LOG_LV_WARN, "%s", c->notes);
+    log_msg(LOG_LV_NOTICE, "configuration reloaded (%zu models)", c->nmodels);
+    notify_send("READY=1");
     free(c);
 }
 

@@ -12,12 +12,15 @@
 #include <unistd.h>
 
 #include "app/clock.h"
+#include "app/log.h"
+#include "app/paths.h"
 #include "app/selfpath.h"
 #include "app/store.h"
 #include "core/units.h"
 #include "daemon/api.h"
 #include "daemon/daemon.h"
 #include "daemon/hostpool.h"
+#include "daemon/notify.h"
 #include "daemon/proxy.h"
 #include "daemon/super.h"
 #include "daemon/table.h"
@@ -111,25 +114,51 @@ static void open_pool(struct daemon *d)
     if (!size || !d->shim[0])
         return;
     if (size > ram) {
-        fprintf(stderr, "vram serve: host pool: %s wanted, %s of RAM available: %s\n",
+        log_msg(LOG_LV_WARN, "host pool: %s wanted, %s of RAM available: %s",
                 units_fmt_size(size, a, sizeof a), units_fmt_size(ram, b, sizeof b),
                 units_fmt_size(ram, b, sizeof b));
         size = ram;
     }
     struct hostpool *p = calloc(1, sizeof *p);
     if (!p || size < HOSTPOOL_ALIGN || hostpool_open(p, size, err, sizeof err) < 0) {
-        fprintf(stderr, "vram serve: no shared host pool (%s): each model pins its own\n",
+        log_msg(LOG_LV_WARN, "no shared host pool (%s): each model pins its own",
                 p ? err : "out of memory");
         free(p);
         return;
     }
     d->pool = p;
-    fprintf(stderr, "vram serve: host pool: %s for fast swap, filling in the background\n",
+    log_msg(LOG_LV_INFO, "host pool: %s for fast swap, filling in the background",
             units_fmt_size(size, a, sizeof a));
+}
+
+int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why, size_t wlen,
+                       char *err, size_t errlen)
+{
+    why[0] = '\0';
+    if (selfpath_libvramcap(shim, len, why, wlen) == 0)
+        return 0;
+    shim[0] = '\0';
+    for (size_t i = 0; i < c->nmodels; i++)
+        if (config_uses_vramcap(&c->models[i])) {
+            snprintf(err, errlen, "model %s runs under libvramcap (%s), but %s", c->models[i].name,
+                     c->models[i].cap ? "cap = yes" : "swap = fast", why);
+            return -1;
+        }
+    return 0;
+}
+
+/* The socket's and the state's folders, for a daemon run outside the
+ * service (whose units make them): a user's are private. */
+static void make_folders(const struct config *c)
+{
+    unsigned mode = getuid() == 0 ? 0755 : 0700;
+    if (paths_make_parent(c->socket, mode) < 0 || paths_make_parent(c->state, mode) < 0)
+        log_msg(LOG_LV_WARN, "cannot make the folders of %s and %s: %m", c->socket, c->state);
 }
 
 int serve_run(const char *config_path, char *err, size_t len)
 {
+    notify_init();
     /* one daemon per process, never torn down: the process exits after */
     static struct daemon *d;
     d = calloc(1, sizeof *d);
@@ -138,8 +167,13 @@ int serve_run(const char *config_path, char *err, size_t len)
         return -1;
     }
     int rc = -1;
-    if (config_load(config_path, &d->cfg, err, len) < 0)
+    char why[600];
+    if (config_load(config_path, &d->cfg, err, len) < 0 ||
+        serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, sizeof why, err, len) < 0)
         goto out;
+    make_folders(&d->cfg);
+    log_msg(LOG_LV_DEBUG, "configuration %s: socket %s, state %s, logs %s", config_path,
+            d->cfg.socket, d->cfg.state, d->cfg.logs);
     /* the changelist folds the enable/disable pairs a proxied request makes
      * on its two connections into one epoll_ctl each (measured: 10 calls
      * per request without it) */
@@ -162,11 +196,15 @@ int serve_run(const char *config_path, char *err, size_t len)
         goto out;
     if (ckpt_open(&d->ckpt, d->ckpt_why, sizeof d->ckpt_why) < 0) {
         d->ckpt = NULL;
-        fprintf(stderr, "vram serve: suspend falls back to stop: %s\n", d->ckpt_why);
+        log_msg(LOG_LV_WARN, "suspend falls back to stop: %s", d->ckpt_why);
     }
-    static const char *const shim[] = {"libvramcap.so", "../lib/vram/libvramcap.so"};
-    if (selfpath_find(shim, 2, d->shim, sizeof d->shim) < 0)
-        d->shim[0] = '\0';
+    if (d->shim[0])
+        log_msg(LOG_LV_INFO, "libvramcap: %s", d->shim);
+    else
+        log_msg(LOG_LV_WARN,
+                "no model uses libvramcap now, and a reload that adds one with a cap or fast "
+                "swap will be refused: %s",
+                why);
     probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
     set_gpus(d);
     if (!d->sched.ngpus) {
@@ -190,9 +228,13 @@ int serve_run(const char *config_path, char *err, size_t len)
     if (api_listen(d, &d->api, err, len) < 0 || proxy_listen(d, &d->proxy, err, len) < 0)
         goto out;
     if (d->cfg.notes[0])
-        fprintf(stderr, "vram serve: %s\n", d->cfg.notes);
-    fprintf(stderr, "vram serve: %zu models, %zu GPUs, listening on %s\n", d->sched.nmodels,
+        log_msg(LOG_LV_WARN, "%s", d->cfg.notes);
+    log_msg(LOG_LV_NOTICE, "%zu models, %zu GPUs, listening on %s", d->sched.nmodels,
             d->sched.ngpus, d->cfg.socket);
+    char st[160];
+    snprintf(st, sizeof st, "READY=1\nSTATUS=%zu models, %zu GPUs", d->sched.nmodels,
+             d->sched.ngpus);
+    notify_send(st);
     rc = daemon_loop(d) < 0 ? -1 : 0;
     unlink(d->cfg.socket);
 out:

@@ -5,8 +5,18 @@
 
 #include <stddef.h>
 
+#include "daemon/config.h"
+
 /* Reads config_path, serves until SIGTERM or SIGINT has stopped every
  * model: 0, or -1 with err for a daemon that could not start. */
 int serve_run(const char *config_path, char *err, size_t len);
+
+/* libvramcap.so for the models that run under it (a cap, or fast swap):
+ * its path into shim, or "" with why saying where it was looked for.
+ * -1 with err naming the first model that needs it when it is missing:
+ * the daemon then refuses to start, and --check fails, rather than run
+ * that model without its cap or its fast swap. */
+int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why, size_t wlen,
+                       char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/log.h"
 #include "app/store.h"
 #include "core/estimate.h"
 #include "model/modelfile.h"
@@ -24,9 +25,7 @@ static uint64_t need_of(struct daemon *d, const struct config_model *m)
     struct model_info info;
     char err[256];
     if (modelfile_load(m->file, &info, err, sizeof err) < 0) {
-        fprintf(stderr,
-                "vram serve: %s: cannot estimate from %s (%s): counting 1 GiB until "
-                "it runs\n",
+        log_msg(LOG_LV_WARN, "%s: cannot estimate from %s (%s): counting 1 GiB until it runs",
                 m->name, m->file, err);
         return 1ULL << 30;
     }

@@ -116,9 +116,17 @@ void nvml_system(struct nvml *n, struct snap *s)
     if (!n->nvmlSystemGetNVMLVersion ||
         n->nvmlSystemGetNVMLVersion(s->nvml_version, sizeof s->nvml_version))
         snprintf(s->nvml_version, sizeof s->nvml_version, "n/a");
-    if (!n->nvmlSystemGetCudaDriverVersion_v2 ||
-        n->nvmlSystemGetCudaDriverVersion_v2(&s->cuda_version))
-        s->cuda_version = 0;
+    /* the CUDA version: probe.c asks libcuda itself (gpu/cudaver.h), on a
+     * thread while NVML starts; NVML's own call would load libcuda here,
+     * after the start, on the way of every `vram status` */
+}
+
+int nvml_cuda_version(struct nvml *n)
+{
+    int v = 0;
+    if (!n->nvmlSystemGetCudaDriverVersion_v2 || n->nvmlSystemGetCudaDriverVersion_v2(&v))
+        v = 0;
+    return v;
 }
 
 void nvml_static(struct nvml *n, unsigned i, struct snap_gpu *g)

@@ -16,8 +16,12 @@ void nvml_close(struct nvml *n);
 
 unsigned nvml_count(const struct nvml *n);
 
-/* Driver, NVML and CUDA versions. */
+/* Driver and NVML versions. */
 void nvml_system(struct nvml *n, struct snap *s);
+
+/* The CUDA driver's version through NVML (which loads libcuda.so.1 for
+ * it: milliseconds), 0 when unknown. probe.c asks gpu/cudaver.h first. */
+int nvml_cuda_version(struct nvml *n);
 
 /* Fields that do not change while the driver runs: name, uuid, PCI, minor. */
 void nvml_static(struct nvml *n, unsigned i, struct snap_gpu *g);

@@ -5,8 +5,10 @@
  * processes that hold the device open without being listed.
  *
  * Starting NVML costs 15-18 ms on an H200 (init, then attaching the GPU),
- * mostly waiting on the kernel; the first /proc scan runs on a thread in the
- * meantime, so `vram status` pays for it only once. */
+ * mostly waiting on the kernel; a thread does the rest of the slow start in
+ * the meantime: loading libcuda for the CUDA version (NVML would load it
+ * after its start, in line), the first /proc scan and the first user-name
+ * lookup, so that `vram status` waits for the longest of them only. */
 #include "probe/probe.h"
 
 #include <pthread.h>
@@ -18,6 +20,7 @@
 #include "core/err.h"
 #include "core/join.h"
 #include "core/role.h"
+#include "gpu/cudaver.h"
 #include "gpu/nvml.h"
 #include "host/proc.h"
 #include "ipc/group.h"
@@ -33,6 +36,10 @@ struct probe {
     bool prefetching;
     struct hostproc_holder *pre_holders;
     int pre_n;
+    /* the CUDA version, read on a thread of its own while NVML starts */
+    pthread_t cuda_thread;
+    bool cuda_running;
+    int cuda_version;
     /* per GPU: who the driver saw working, newest sample first asked for */
     struct activity {
         uint64_t since_us;
@@ -41,6 +48,21 @@ struct probe {
         bool have;
     } * act;
 };
+
+static void *cuda_main(void *arg)
+{
+    struct probe *p = arg;
+    p->cuda_version = cudaver_read();
+    return NULL;
+}
+
+static void cuda_join(struct probe *p)
+{
+    if (!p->cuda_running)
+        return;
+    pthread_join(p->cuda_thread, NULL);
+    p->cuda_running = false;
+}
 
 static void *prefetch_main(void *arg)
 {
@@ -68,9 +90,11 @@ int probe_open(struct probe **out, const char *procroot, char *err, size_t errle
     if (!p)
         return VRAM_EFAIL;
     hostproc_init(&p->host, procroot);
+    p->cuda_running = pthread_create(&p->cuda_thread, NULL, cuda_main, p) == 0;
     p->prefetching = pthread_create(&p->prefetch, NULL, prefetch_main, p) == 0;
     int rc = nvml_open(&p->nvml, err, errlen);
     if (rc < 0) {
+        cuda_join(p);
         prefetch_join(p);
         free(p->pre_holders);
         free(p);
@@ -84,6 +108,7 @@ void probe_close(struct probe *p)
 {
     if (!p)
         return;
+    cuda_join(p);
     prefetch_join(p);
     for (unsigned i = 0; p->act && i < nvml_count(p->nvml); i++)
         free(p->act[i].seen);
@@ -222,6 +247,11 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         if (!p->act && !(p->act = calloc(count ? count : 1, sizeof *p->act)))
             return VRAM_EFAIL;
         nvml_system(p->nvml, s);
+        if (p->cuda_running)
+            cuda_join(p);
+        else if (!p->cuda_version)
+            p->cuda_version = cudaver_read(); /* no thread could be made */
+        s->cuda_version = p->cuda_version ? p->cuda_version : nvml_cuda_version(p->nvml);
         for (unsigned i = 0; i < count; i++)
             nvml_static(p->nvml, i, &s->gpus[i]);
         what |= PROBE_PROCS | PROBE_SLOW;

@@ -1,0 +1,81 @@
+# bash completion for vram. The words come from vram itself (vram complete):
+# its commands, each command's options, the models of the running daemon,
+# the GPU processes you may suspend and the ones vram suspend left suspended.
+
+_vram() {
+    local cur prev cmd i w socket=
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD - 1]}
+    # the command: the first word after vram that is not a global option
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        case $w in
+        --sim | --color) ((i++)) ;;
+        -*) ;;
+        *) cmd=$w; break ;;
+        esac
+    done
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        [[ ${COMP_WORDS[i]} == --socket || ${COMP_WORDS[i]} == -s ]] && socket=${COMP_WORDS[i + 1]}
+    done
+    case $prev in
+    --sim | --config | -c | --proc-root | --sys-root | --root)
+        COMPREPLY=($(compgen -f -- "$cur"))
+        [[ $prev == --proc-root || $prev == --sys-root || $prev == --root ]] &&
+            COMPREPLY=($(compgen -d -- "$cur"))
+        return
+        ;;
+    --socket | -s)
+        [[ $cmd == status ]] || { COMPREPLY=($(compgen -f -- "$cur")); return; }
+        ;;
+    --color)
+        COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+        return
+        ;;
+    esac
+    if [[ -z $cmd ]]; then
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--sim --color --help --version" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "$(vram complete commands 2>/dev/null)" -- "$cur"))
+        fi
+        return
+    fi
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$(vram complete options "$cmd" 2>/dev/null)" -- "$cur"))
+        return
+    fi
+    case $cmd in
+    load | unload)
+        COMPREPLY=($(compgen -W "$(vram complete models $socket 2>/dev/null)" -- "$cur"))
+        ;;
+    suspend)
+        COMPREPLY=($(compgen -W "$(vram complete models $socket 2>/dev/null)
+            $(vram complete pids 2>/dev/null | cut -f1)" -- "$cur"))
+        ;;
+    resume)
+        COMPREPLY=($(compgen -W "$(vram complete models $socket 2>/dev/null)
+            $(vram complete suspended 2>/dev/null | cut -f1)" -- "$cur"))
+        ;;
+    help)
+        COMPREPLY=($(compgen -W "$(vram complete commands 2>/dev/null) vram.conf" -- "$cur"))
+        ;;
+    headless)
+        COMPREPLY=($(compgen -W "status on off" -- "$cur"))
+        ;;
+    fit)
+        COMPREPLY=($(compgen -f -- "$cur"))
+        ;;
+    run)
+        # after --, the command to run and its arguments
+        for ((i = 1; i < COMP_CWORD; i++)); do
+            if [[ ${COMP_WORDS[i]} == -- ]]; then
+                COMPREPLY=($(compgen -c -- "$cur"))
+                ((i < COMP_CWORD - 1)) && COMPREPLY=($(compgen -f -- "$cur"))
+                return
+            fi
+        done
+        ;;
+    esac
+}
+complete -F _vram vram

@@ -1,0 +1,67 @@
+#!/bin/sh
+# The shell completions (completions/) load in bash, zsh and fish and
+# complete from vram itself: `vram su` to suspend, a command's options, the
+# running daemon's models for load, the GPU processes for suspend.
+. "$(dirname "$0")/lib.sh"
+: "${TESTMODEL:?}"
+export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
+export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
+export VRAM_SOCKET="$T/vram.sock"
+export PATH="$(dirname "$VRAM"):$PATH"
+C="$SRC/completions"
+PORTS=$((20000 + ($$ * 11) % 20000))
+
+# a daemon with a model whose name only the daemon knows
+cat >"$T/vram.conf" <<CONF
+[serve]
+socket = $T/vram.sock
+state = $T/vram.db
+logs = $T/logs
+port_base = $PORTS
+
+[model qwen-compl-$$]
+command = $TESTMODEL --bytes 64M
+vram = 1G
+swap = driver
+CONF
+"$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
+JOBS="$JOBS $!"
+wait_for 10 "$VRAM" ps >/dev/null 2>&1 || cat "$T/serve.log"
+start_job gpujob --bytes 512M || not_ok "a GPU job started"
+JOB=$JOB_PID
+
+# bash: complete -p shows the registration; _vram fills COMPREPLY
+bash_complete() {
+    bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; _vram; printf "%s\n" "${COMPREPLY[@]}"' \
+        sh "$C/vram.bash" "$@"
+}
+expect_eq "bash: the script registers _vram" "$(bash -c ". '$C/vram.bash'; complete -p vram")" "complete -F _vram vram"
+expect_eq "bash: vram su -> suspend" "$(bash_complete vram su)" suspend
+expect_eq "bash: vram status --ener -> --energy" "$(bash_complete vram status --ener)" --energy
+expect_eq "bash: after --color, its values" "$(bash_complete vram status --color a | sort | tr '\n' ' ')" "always auto "
+expect_eq "bash: vram load: the daemon's model" "$(bash_complete vram load qwen-c)" "qwen-compl-$$"
+expect_match "bash: vram suspend: the GPU job's pid" "$(bash_complete vram suspend "")" "^$JOB\$"
+
+# zsh: an interactive zsh in a pseudo-terminal, TAB pressed (zpty)
+if command -v zsh >/dev/null; then
+    zsh_complete() { zsh -f "$SRC/tests/helpers/zsh_complete.zsh" "$C" "$1" | tr ' ' '\n'; }
+    expect_eq "zsh: vram su -> suspend" "$(zsh_complete "vram su")" suspend
+    expect_eq "zsh: vram status --ener -> --energy" "$(zsh_complete "vram status --ener")" --energy
+    expect_eq "zsh: vram load: the daemon's model" "$(zsh_complete "vram load qwen-c")" "qwen-compl-$$"
+    expect_match "zsh: vram suspend: the GPU job's pid" "$(zsh_complete "vram suspend ")" "^$JOB\$"
+    expect_eq "zsh: without the script nothing completes (the harness can fail)" "$(zsh -f "$SRC/tests/helpers/zsh_complete.zsh" "$T" "vram su" | grep -c suspend)" 0
+else
+    not_ok "zsh is installed"
+fi
+
+# fish: complete -C asks for what TAB would offer, without a terminal
+if command -v fish >/dev/null; then
+    fish_complete() { fish -c "source '$C/vram.fish'; complete -C '$1'" | cut -f1; }
+    expect_eq "fish: vram su -> suspend" "$(fish_complete "vram su")" suspend
+    expect_eq "fish: vram status --ener -> --energy" "$(fish_complete "vram status --ener")" --energy
+    expect_eq "fish: vram load: the daemon's model" "$(fish_complete "vram load qwen-c")" "qwen-compl-$$"
+    expect_match "fish: vram suspend: the GPU job's pid" "$(fish_complete "vram suspend ")" "^$JOB\$"
+else
+    not_ok "fish is installed"
+fi
+finish

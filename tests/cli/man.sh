@@ -1,0 +1,46 @@
+#!/bin/sh
+# The man pages (docs/man/*.scd, built with scdoc): one for vram, one for
+# every command, one for vram.conf; man renders each without a warning;
+# vram help shows the same text as man; every option a command's --help
+# lists is in its page.
+. "$(dirname "$0")/lib.sh"
+: "${MANDIR:?}"
+if [ "${MAN_PAGES:-0}" -eq 0 ]; then
+    echo "man pages not built (no scdoc or groff): skipped"
+    exit 77
+fi
+command -v man >/dev/null || { not_ok "man is installed (man-db)"; finish; exit 1; }
+# man's own text rendering: 80 columns, overstrikes and tabs out
+man_text() { LC_ALL=C MANWIDTH=80 man -l "$1" 2>/dev/null | col -bx | cat -s | sed 's/ *$//'; }
+
+for c in $("$VRAM" complete commands) ""; do
+    page=vram${c:+-$c}
+    f="$MANDIR/$page.1"
+    if [ ! -f "$f" ]; then
+        not_ok "$page.1 exists"
+        continue
+    fi
+    warn=$(LC_ALL=C MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null)
+    expect_eq "man -l $page.1 renders without a warning" "$warn" ""
+    expect_match "man -l $page.1 has its NAME" "$(man_text "$f")" "^ +$page - "
+    expect_eq "vram help ${c:-vram} is man's text" "$("$VRAM" help ${c:-vram})" "$(man_text "$f")"
+    [ -n "$c" ] || continue
+    missing=""
+    for o in $("$VRAM" complete options "$c"); do
+        [ "$o" = --help ] && continue
+        "$VRAM" help "$c" | grep -q -- "$o\b" || missing="$missing $o"
+    done
+    expect_eq "every option of vram $c --help is in $page(1)" "$missing" ""
+done
+f="$MANDIR/vram.conf.5"
+expect_eq "man -l vram.conf.5 renders without a warning" \
+    "$(LC_ALL=C man --warnings -l "$f" 2>&1 >/dev/null)" ""
+# every setting config.c knows (the lists its "unknown setting" messages give)
+keys=$(sed -n "/unknown setting/,/name);/p" "$SRC/src/daemon/config.c" | grep -o '[a-z_]*[,)]' | tr -d ',)' | grep -vx 'name' | sort -u)
+expect_match "(the settings are read from config.c)" "$(echo $keys)" "command .*socket"
+missing=""
+for k in $keys; do
+    man_text "$f" | grep -q "^ *$k = " || missing="$missing $k"
+done
+expect_eq "vram.conf(5) describes every setting" "$missing" ""
+finish
