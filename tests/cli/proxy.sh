@@ -79,6 +79,7 @@ curl -sN -m 0.35 "$P/m/p2/stream" >/dev/null
 cut_short() { [ "$(curl -s "$P/m/p2/cancelled")" = $((B + 1)) ]; }
 wait_for 5 cut_short
 expect_eq "a client that leaves: the backend's stream is cut" "$(curl -s "$P/m/p2/cancelled")" $((B + 1))
+wait_for 5 grep -q "proxy p2 /stream" "$T/serve.log" # the log is written every tick
 expect_match "the proxy logs the request with its timings" "$(cat "$T/serve.log")" \
     "proxy p2 /stream [0-9]+ wait [0-9.]+ ms, first byte [0-9.]+ ms, total [0-9.]+ ms"
 

@@ -142,7 +142,7 @@ expect_eq "7 concurrent loads: all succeeded" "$(grep -vc ' 0$' "$T/loads")" 0
 # cap = yes: the model runs under libvramcap with its vram as its slice
 run "$VRAM" load capped --timeout 60s
 expect_match "cap = yes: a model over its slice cannot start (its command continued on an indented line)" \
-    "$OUT" "failed 3 times.*cannot allocate or fill"
+    "$OUT" "failed 3 times.*cannot allocate"
 
 # a command that does not exist: failed with its error, not retried forever
 run "$VRAM" load broken --timeout 60s
