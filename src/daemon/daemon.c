@@ -287,12 +287,15 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
          * on the H200: windows of 17.5 GiB measured for 16.2 moved) */
         dm->tight = dm->moved && dm->moved <= dm->host_bytes;
         dm->preempting = preempt;
-        uint64_t want = dm->tight ? dm->moved : dm->host_bytes;
+        /* a little over what moved: a model that grew by a few buffers
+         * since still fits (the slack goes back once it has moved) */
+        uint64_t want = dm->host_bytes;
+        if (dm->tight && dm->moved + dm->moved / 32 < want)
+            want = dm->moved + dm->moved / 32;
         if (d->pool && dm->cfg.fast && dm->nparked == 1 && dm->moved &&
             dm->moved <= dm->host_bytes)
             dm->parked_bytes[0] = dm->moved;
-        if (d->pool && dm->cfg.fast &&
-            hostpool_take(&d->pool->map, i, want, &j.pool_off, &j.pool_len) < 0) {
+        if (d->pool && dm->cfg.fast && hostpool_take(&d->pool->map, i, want, &j.pool) < 0) {
             char a[32], b[32];
             units_fmt_size(want, a, sizeof a);
             units_fmt_size(d->pool->map.size, b, sizeof b);
@@ -342,17 +345,17 @@ static void park_job(void *arg, const struct worker_job *j, struct worker_report
     const struct daemon *d = arg;
     struct park_result pr[WORKER_MAX_PIDS];
     struct park_fast f[WORKER_MAX_PIDS];
-    uint64_t off = j->pool_off;
+    uint64_t from = 0;
     unsigned done = 0;
     int rc = 0;
     memset(pr, 0, sizeof pr); /* park.c asks each process which path */
     r->fast = true;
     for (unsigned k = 0; k < j->npids && rc == 0; k++, done++) {
         /* each its part of the window: what it held covers what moves */
-        uint64_t len = j->npids == 1 ? j->pool_len : j->bytes[k];
-        f[k] = (struct park_fast){j->pool_len ? off : 0, j->pool_len ? len : 0, j->floor,
-                                  j->fast_only};
-        off += len;
+        uint64_t len = j->npids == 1 ? swapline_window_len(&j->pool) : j->bytes[k];
+        f[k] = (struct park_fast){.floor = j->floor, .fast_only = j->fast_only};
+        swapline_window_part(&j->pool, from, len, &f[k].pool);
+        from += len;
         rc = j->resume ? park_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
                                      j->to[0] ? j->to : NULL, &f[k], &pr[k], r->error,
                                      sizeof r->error)

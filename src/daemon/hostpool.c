@@ -1,5 +1,6 @@
-/* hostpool: the memfd and its windows. The map is a short sorted array:
- * at most one window per model, taken and given at the rate of suspends. */
+/* hostpool: the memfd and its windows. The map is a short sorted array of
+ * pieces (a window is one piece, or a few when the pool is fragmented),
+ * taken and given at the rate of suspends. */
 #include "daemon/hostpool.h"
 
 #include <errno.h>
@@ -21,52 +22,103 @@
 #define FILLERS 8
 #define CHUNK   (1ULL << 30)
 
-int hostpool_take(struct hostpool_map *m, unsigned owner, uint64_t n, uint64_t *off,
-                  uint64_t *len)
+static uint64_t align_up(uint64_t n)
+{
+    return (n + HOSTPOOL_ALIGN - 1) / HOSTPOOL_ALIGN * HOSTPOOL_ALIGN;
+}
+
+/* Puts a piece where its offset says. */
+static void insert(struct hostpool_map *m, struct hostpool_window p)
+{
+    unsigned k = 0;
+    while (k < m->n && m->w[k].off < p.off)
+        k++;
+    memmove(&m->w[k + 1], &m->w[k], (m->n - k) * sizeof m->w[0]);
+    m->w[k] = p;
+    m->n++;
+}
+
+int hostpool_take(struct hostpool_map *m, unsigned owner, uint64_t n, struct swapline_window *w)
 {
     hostpool_give(m, owner);
-    if (!n || n > m->size || m->n == HOSTPOOL_MAX_WINDOWS)
+    w->n = 0;
+    if (!n || n > m->size)
         return -1;
-    n = (n + HOSTPOOL_ALIGN - 1) / HOSTPOOL_ALIGN * HOSTPOOL_ALIGN;
+    n = align_up(n);
+    /* the holes between the pieces, and the smallest that holds n whole */
+    struct swapline_extent hole[HOSTPOOL_MAX_WINDOWS + 1];
+    unsigned nh = 0, best = HOSTPOOL_MAX_WINDOWS + 1;
     uint64_t at = 0;
-    unsigned k = 0;
-    for (; k <= m->n; k++) {
+    for (unsigned k = 0; k <= m->n; k++) {
         uint64_t end = k < m->n ? m->w[k].off : m->size;
-        if (end >= at && end - at >= n)
-            break;
+        if (end > at) {
+            hole[nh] = (struct swapline_extent){at, end - at};
+            if (hole[nh].len >= n && (best > HOSTPOOL_MAX_WINDOWS || hole[nh].len < hole[best].len))
+                best = nh;
+            nh++;
+        }
         if (k < m->n)
             at = m->w[k].off + m->w[k].len;
     }
-    if (k > m->n)
+    if (best <= HOSTPOOL_MAX_WINDOWS) {
+        w->e[w->n++] = (struct swapline_extent){hole[best].off, n};
+    } else { /* in pieces, the largest holes first: the fewest pieces */
+        uint64_t left = n;
+        while (left && w->n < SWAPLINE_MAX_EXTENTS) {
+            unsigned big = 0;
+            for (unsigned h = 1; h < nh; h++)
+                if (hole[h].len > hole[big].len)
+                    big = h;
+            if (!nh || !hole[big].len)
+                break;
+            uint64_t take = hole[big].len < left ? hole[big].len : left;
+            w->e[w->n++] = (struct swapline_extent){hole[big].off, take};
+            hole[big].len = 0;
+            left -= take;
+        }
+        if (left) {
+            w->n = 0;
+            return -1;
+        }
+    }
+    if (m->n + w->n > HOSTPOOL_MAX_WINDOWS) {
+        w->n = 0;
         return -1;
-    memmove(&m->w[k + 1], &m->w[k], (m->n - k) * sizeof m->w[0]);
-    m->w[k] = (struct hostpool_window){at, n, owner};
-    m->n++;
-    *off = at;
-    *len = n;
+    }
+    for (unsigned i = 0; i < w->n; i++)
+        insert(m, (struct hostpool_window){w->e[i].off, w->e[i].len, owner, i});
     return 0;
 }
 
 void hostpool_give(struct hostpool_map *m, unsigned owner)
 {
-    for (unsigned k = 0; k < m->n; k++)
-        if (m->w[k].owner == owner) {
-            memmove(&m->w[k], &m->w[k + 1], (m->n - k - 1) * sizeof m->w[0]);
-            m->n--;
-            return;
-        }
+    unsigned k = 0;
+    for (unsigned i = 0; i < m->n; i++)
+        if (m->w[i].owner != owner)
+            m->w[k++] = m->w[i];
+    m->n = k;
 }
 
 void hostpool_shrink(struct hostpool_map *m, unsigned owner, uint64_t n)
 {
-    if (!n) {
-        hostpool_give(m, owner);
-        return;
-    }
-    n = (n + HOSTPOOL_ALIGN - 1) / HOSTPOOL_ALIGN * HOSTPOOL_ALIGN;
-    for (unsigned k = 0; k < m->n; k++)
-        if (m->w[k].owner == owner && n < m->w[k].len)
+    n = align_up(n);
+    /* the pieces in the order they are filled: the first n bytes stay */
+    for (unsigned seq = 0;; seq++) {
+        unsigned k = 0;
+        while (k < m->n && !(m->w[k].owner == owner && m->w[k].seq == seq))
+            k++;
+        if (k == m->n)
+            return;
+        if (n >= m->w[k].len) {
+            n -= m->w[k].len;
+        } else if (n) {
             m->w[k].len = n;
+            n = 0;
+        } else {
+            memmove(&m->w[k], &m->w[k + 1], (m->n - k - 1) * sizeof m->w[0]);
+            m->n--;
+        }
+    }
 }
 
 uint64_t hostpool_used(const struct hostpool_map *m)

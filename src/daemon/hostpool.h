@@ -2,7 +2,8 @@
  * daemon and shared by its models: one memfd of a fixed size, populated
  * once in the background when the daemon starts, mapped and registered
  * with the driver once by each model (libvramcap, VRAM_SWAP_POOL_FD), and
- * cut into one window per suspended model. So the first suspend of a model
+ * cut into one window per suspended model (in pieces when no hole of the
+ * pool holds it whole). So the first suspend of a model
  * is as fast as the tenth, and the pinned memory of all suspended models
  * together never passes the pool's size. */
 #ifndef VRAM_DAEMON_HOSTPOOL_H
@@ -12,28 +13,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HOSTPOOL_MAX_WINDOWS 64
+#include "ipc/swapline.h"
+
+#define HOSTPOOL_MAX_WINDOWS 128
 #define HOSTPOOL_ALIGN       (2ULL << 20)
 
+/* A piece of an owner's window: the seq-th, counting in the order the
+ * owner fills them. */
 struct hostpool_window {
     uint64_t off, len;
-    unsigned owner;
+    unsigned owner, seq;
 };
 
-/* The windows, in order of offset. */
+/* The pieces, in order of offset. */
 struct hostpool_map {
     uint64_t size;
     struct hostpool_window w[HOSTPOOL_MAX_WINDOWS];
     unsigned n;
 };
 
-/* A window of at least n bytes (rounded up to HOSTPOOL_ALIGN) for owner,
- * the lowest that fits: 0 with *off and *len, or -1 when none does. An
- * owner has one window: a second take gives the first back first. */
-int hostpool_take(struct hostpool_map *m, unsigned owner, uint64_t n, uint64_t *off,
-                  uint64_t *len);
+/* A window of n bytes (rounded up to HOSTPOOL_ALIGN) for owner in *w: the
+ * smallest free hole that holds it whole, else pieces of the largest
+ * holes (at most SWAPLINE_MAX_EXTENTS). 0, or -1 when the free space is
+ * short. An owner has one window: a second take gives the first back
+ * first. */
+int hostpool_take(struct hostpool_map *m, unsigned owner, uint64_t n, struct swapline_window *w);
 
-/* Shrinks owner's window to n bytes (rounded up); 0 gives it back. */
+/* Shrinks owner's window to its first n bytes (rounded up); 0 gives it
+ * back. */
 void hostpool_shrink(struct hostpool_map *m, unsigned owner, uint64_t n);
 
 /* Gives owner's window back (nothing if it has none). */

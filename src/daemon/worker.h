@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ipc/swapline.h"
+
 struct event_base;
 struct ckpt;
 
@@ -23,9 +25,9 @@ struct worker_job {
     pid_t pids[WORKER_MAX_PIDS];
     uint64_t bytes[WORKER_MAX_PIDS]; /* what each holds: its part of the pool window */
     unsigned npids;
-    bool driver_only;    /* skip fast swap */
-    char from[96], to[96]; /* resume onto another GPU: the UUIDs (driver path only) */
-    uint64_t pool_off, pool_len; /* suspend: its window of the daemon's host pool; len 0: none */
+    bool driver_only;            /* skip fast swap */
+    char from[96], to[96];       /* resume onto another GPU: the UUIDs (driver path only) */
+    struct swapline_window pool; /* suspend: its window of the daemon's host pool; none: n 0 */
     uint64_t floor;              /* resume overlapped: the free memory it must leave; 0: not */
     bool fast_only;              /* suspend mid-request (preempted): no driver checkpoint */
 };

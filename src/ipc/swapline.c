@@ -16,18 +16,45 @@ socklen_t swapline_address(int pid, struct sockaddr_un *a)
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
+uint64_t swapline_window_len(const struct swapline_window *w)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < w->n; i++)
+        n += w->e[i].len;
+    return n;
+}
+
+void swapline_window_part(const struct swapline_window *w, uint64_t from, uint64_t len,
+                          struct swapline_window *out)
+{
+    out->n = 0;
+    for (unsigned i = 0; i < w->n && len; i++) {
+        const struct swapline_extent *e = &w->e[i];
+        if (from >= e->len) {
+            from -= e->len;
+            continue;
+        }
+        uint64_t n = e->len - from < len ? e->len - from : len;
+        out->e[out->n++] = (struct swapline_extent){e->off + from, n};
+        len -= n;
+        from = 0;
+    }
+}
+
 int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
 {
     int n;
     switch (q->verb) {
     case SWAPLINE_SUSPEND:
-        n = q->len ? snprintf(out, len, "suspend %u %llu %llu", q->timeout_ms,
-                              (unsigned long long)q->off, (unsigned long long)q->len)
-                   : snprintf(out, len, "suspend %u", q->timeout_ms);
+        n = snprintf(out, len, "suspend %u", q->timeout_ms);
+        for (unsigned i = 0; i < q->pool.n && n > 0 && (size_t)n < len; i++)
+            n += snprintf(out + n, len - (size_t)n, " %llu %llu",
+                          (unsigned long long)q->pool.e[i].off,
+                          (unsigned long long)q->pool.e[i].len);
         break;
     case SWAPLINE_RESUME:
         n = q->floor ? snprintf(out, len, "resume %llu", (unsigned long long)q->floor)
-                       : snprintf(out, len, "resume");
+                     : snprintf(out, len, "resume");
         break;
     case SWAPLINE_PREPARE:
         n = snprintf(out, len, "prepare");
@@ -62,7 +89,7 @@ static int numbers(const char *s, unsigned long long *v, int max)
 
 int swapline_parse_request(const char *line, struct swapline_req *q)
 {
-    unsigned long long v[3];
+    unsigned long long v[1 + 2 * SWAPLINE_MAX_EXTENTS];
     int n;
     memset(q, 0, sizeof *q);
     if (!strcmp(line, "info")) {
@@ -70,16 +97,16 @@ int swapline_parse_request(const char *line, struct swapline_req *q)
     } else if (!strcmp(line, "prepare")) {
         q->verb = SWAPLINE_PREPARE;
     } else if (!strncmp(line, "suspend", 7) && (!line[7] || line[7] == ' ') &&
-               (n = numbers(line + 7, v, 3)) >= 0 && n != 2) {
+               (n = numbers(line + 7, v, 1 + 2 * SWAPLINE_MAX_EXTENTS)) >= 0 &&
+               (n == 0 || n % 2 == 1)) {
         q->verb = SWAPLINE_SUSPEND;
         if (n >= 1 && v[0] > 24ULL * 3600 * 1000)
             return -1;
         q->timeout_ms = n >= 1 ? (unsigned)v[0] : 0;
-        if (n == 3) {
-            if (!v[2] || v[1] > UINT64_MAX - v[2])
+        for (int i = 1; i + 1 < n; i += 2) {
+            if (!v[i + 1] || v[i] > UINT64_MAX - v[i + 1])
                 return -1;
-            q->off = v[1];
-            q->len = v[2];
+            q->pool.e[q->pool.n++] = (struct swapline_extent){v[i], v[i + 1]};
         }
     } else if (!strncmp(line, "resume", 6) && (!line[6] || line[6] == ' ') &&
                (n = numbers(line + 6, v, 1)) >= 0) {

@@ -2,8 +2,9 @@
  * daemon) and the fast swap inside a process running under libvramcap
  * with VRAM_SWAP=1, on the abstract Unix socket "vram-swap-PID". Both ends
  * build and read it here, so the two cannot drift apart.
- *   request:  info | suspend [TIMEOUT_MS [OFF LEN]] | resume [FLOOR] | prepare
- *             (OFF LEN: the window of the daemon's host pool to swap into;
+ *   request:  info | suspend [TIMEOUT_MS [OFF LEN]...] | resume [FLOOR] | prepare
+ *             (OFF LEN...: the window of the daemon's host pool to swap into,
+ *             up to SWAPLINE_MAX_EXTENTS pieces of it, filled in order;
  *             FLOOR: another process is moving off the GPU now: wait for
  *             room rather than fail, and leave FLOOR bytes free)
  *   answer:   ok KEY=VALUE ... [why=TEXT TO THE END]  |  error MESSAGE */
@@ -25,13 +26,34 @@ struct swapline_info {
     char why[200]; /* why it cannot be swapped fast; empty when it can */
 };
 
+/* A window of the daemon's host pool: pieces of its memfd, which the
+ * process fills in this order as if they were one range. Pieces let a
+ * window use the free space of a fragmented pool (models of the same size
+ * leave holes of that size; one that grew fits none of them whole). */
+#define SWAPLINE_MAX_EXTENTS 8
+
+struct swapline_window {
+    unsigned n;
+    struct swapline_extent {
+        uint64_t off, len;
+    } e[SWAPLINE_MAX_EXTENTS];
+};
+
+/* The window's bytes, all pieces together. */
+uint64_t swapline_window_len(const struct swapline_window *w);
+
+/* Bytes [from, from + len) of w, as a window of their own (fewer bytes when
+ * w ends first). */
+void swapline_window_part(const struct swapline_window *w, uint64_t from, uint64_t len,
+                          struct swapline_window *out);
+
 enum swapline_verb { SWAPLINE_INFO, SWAPLINE_SUSPEND, SWAPLINE_RESUME, SWAPLINE_PREPARE };
 
 struct swapline_req {
     enum swapline_verb verb;
-    unsigned timeout_ms;  /* suspend: how long to wait for calls in flight; 0: default */
-    uint64_t off, len;    /* suspend: the pool window; len 0: none */
-    uint64_t floor;       /* resume: overlapped, leaving this much free; 0: not */
+    unsigned timeout_ms;         /* suspend: how long to wait for calls in flight; 0: default */
+    struct swapline_window pool; /* suspend: the pool window; no pieces: none */
+    uint64_t floor;              /* resume: overlapped, leaving this much free; 0: not */
 };
 
 /* The request line for q, without its newline; its length, or -1. */

@@ -42,12 +42,10 @@ int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
         r->path = PARK_DRIVER;
         snprintf(r->note, sizeof r->note, "the driver's checkpoint was asked for");
     } else if ((r->path != PARK_NONE ? r->path : park_probe(pid, r)) == PARK_FAST) {
-        char req[96];
+        char req[512];
         struct swapline_req q = {.verb = SWAPLINE_SUSPEND, .timeout_ms = timeout_ms};
-        if (f && f->pool_len) {
-            q.off = f->pool_off;
-            q.len = f->pool_len;
-        }
+        if (f)
+            q.pool = f->pool;
         swapline_format_request(&q, req, sizeof req);
         /* the pool may have to grow first: allow for pinning at ~1 GiB/s */
         unsigned wait = timeout_ms + 60000 + (unsigned)(r->fast.bytes >> 20);
@@ -61,8 +59,8 @@ int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
 }
 
 int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,
-                const char *to_uuid, const struct park_fast *f, struct park_result *r,
-                char *err, size_t len)
+                const char *to_uuid, const struct park_fast *f, struct park_result *r, char *err,
+                size_t len)
 {
     char e[240];
     if (r->path == PARK_NONE)

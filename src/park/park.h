@@ -31,7 +31,7 @@ enum park_path park_probe(int pid, struct park_result *r);
  * process is moving off the GPU (overlapped), the free memory to leave:
  * the resume waits for its room instead of failing (0: not overlapped). */
 struct park_fast {
-    uint64_t pool_off, pool_len;
+    struct swapline_window pool; /* its window of the daemon's host pool; no pieces: none */
     uint64_t floor;
     bool fast_only; /* a suspend mid-request: fast swap or nothing, never the driver's */
 };
@@ -48,7 +48,7 @@ int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
  * (from_uuid, to_uuid) is the driver's alone. 0, or -1 with err and the
  * process still suspended. */
 int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,
-                const char *to_uuid, const struct park_fast *f, struct park_result *r,
-                char *err, size_t len);
+                const char *to_uuid, const struct park_fast *f, struct park_result *r, char *err,
+                size_t len);
 
 #endif

@@ -45,13 +45,12 @@ static void answer(int fd, const char *req)
     struct swapline_req q;
     if (swapline_parse_request(req, &q) < 0) {
         snprintf(err, sizeof err,
-                 "unknown request '%.40s' (info, suspend [MS [OFF LEN]], resume [FLOOR], "
+                 "unknown request '%.40s' (info, suspend [MS [OFF LEN]...], resume [FLOOR], "
                  "prepare)",
                  req);
         rc = -1;
     } else if (q.verb == SWAPLINE_SUSPEND) {
-        struct swap_window w = {q.off, q.len};
-        rc = swap_suspend(q.timeout_ms ? q.timeout_ms : 10000, q.len ? &w : NULL, &st, err,
+        rc = swap_suspend(q.timeout_ms ? q.timeout_ms : 10000, q.pool.n ? &q.pool : NULL, &st, err,
                           sizeof err);
     } else if (q.verb == SWAPLINE_RESUME) {
         rc = swap_resume(q.floor, &st, err, sizeof err);
@@ -99,7 +98,7 @@ static bool trusted(int fd)
 
 static void serve_one(int fd)
 {
-    char req[128];
+    char req[512]; /* a suspend with every piece of a window: under 400 */
     size_t n = 0;
     struct pollfd p = {fd, POLLIN, 0};
     while (n < sizeof req - 1 && poll(&p, 1, 5000) == 1) {

@@ -40,7 +40,8 @@ static struct {
     char *base;
     uint64_t size;
     bool registered;
-    uint64_t lo, hi, at; /* the window of this pass, and how far it is used */
+    struct swapline_window win; /* this pass's pieces of the pool */
+    uint64_t at, end;           /* how far the window is used, of its bytes */
 } shared;
 static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -125,17 +126,39 @@ bool pool_ready(void)
     return shared.registered;
 }
 
-int pool_window(uint64_t off, uint64_t len, char *err, size_t errlen)
+int pool_window(const struct swapline_window *w, char *err, size_t errlen)
 {
-    if (!shared.base || off > shared.size || len > shared.size - off) {
-        snprintf(err, errlen, "the host pool window %llu+%llu is outside the "
-                 "daemon's pool of %llu bytes", (unsigned long long)off,
-                 (unsigned long long)len, (unsigned long long)shared.size);
-        return -1;
+    for (unsigned i = 0; i < w->n; i++) {
+        uint64_t off = w->e[i].off, len = w->e[i].len;
+        if (!shared.base || off > shared.size || len > shared.size - off) {
+            snprintf(err, errlen,
+                     "the host pool window %llu+%llu is outside the daemon's pool of %llu bytes",
+                     (unsigned long long)off, (unsigned long long)len,
+                     (unsigned long long)shared.size);
+            return -1;
+        }
     }
-    shared.lo = shared.at = off;
-    shared.hi = off + len;
+    shared.win = *w;
+    shared.at = 0;
+    shared.end = swapline_window_len(w);
     return 0;
+}
+
+char *pool_at(uint64_t pos, uint64_t *n)
+{
+    if (!shared.base)
+        return (char *)(uintptr_t)pos;
+    for (unsigned i = 0; i < shared.win.n; i++) {
+        const struct swapline_extent *e = &shared.win.e[i];
+        if (pos < e->len) {
+            if (*n > e->len - pos)
+                *n = e->len - pos;
+            return shared.base + e->off + pos;
+        }
+        pos -= e->len;
+    }
+    *n = 0; /* past the window: place_all never hands such a place out */
+    return NULL;
 }
 
 uint64_t pool_bytes(void)
@@ -150,7 +173,7 @@ void pool_begin(void)
 {
     for (unsigned i = 0; i < nregions; i++)
         regions[i].used = 0;
-    shared.at = shared.lo;
+    shared.at = 0;
 }
 
 static uint64_t mem_available(void)
@@ -242,34 +265,34 @@ static int grow(uint64_t size, char *err, size_t len)
     return 0;
 }
 
-void *pool_take(uint64_t n, uint64_t want, uint64_t *grow_ms, char *err, size_t len)
+int pool_take(uint64_t n, uint64_t want, uint64_t *pos, uint64_t *grow_ms, char *err, size_t len)
 {
     if (shared.base) { /* the window the daemon gave: no growing */
         char a[32], b[32];
-        if (shared.hi - shared.at < n) {
+        if (shared.end - shared.at < want) { /* want: all that is left to place */
             snprintf(err, len, "the daemon's host pool gave %s for this swap, %s short",
-                     units_fmt_size(shared.hi - shared.lo, a, sizeof a),
-                     units_fmt_size(n - (shared.hi - shared.at), b, sizeof b));
-            return NULL;
+                     units_fmt_size(shared.end, a, sizeof a),
+                     units_fmt_size(want - (shared.end - shared.at), b, sizeof b));
+            return -1;
         }
-        void *p = shared.base + shared.at;
+        *pos = shared.at;
         shared.at += n;
-        return p;
+        return 0;
     }
     for (int tries = 0; tries < 2; tries++) {
         for (unsigned i = 0; i < nregions; i++)
             if (regions[i].size - regions[i].used >= n) {
-                void *p = regions[i].p + regions[i].used;
+                *pos = (uint64_t)(uintptr_t)(regions[i].p + regions[i].used);
                 regions[i].used += n;
-                return p;
+                return 0;
             }
         if (tries)
             break;
         if (pool_grow(want > n ? want : n, grow_ms, err, len) < 0)
-            return NULL;
+            return -1;
     }
     snprintf(err, len, "the host pool is inconsistent");
-    return NULL;
+    return -1;
 }
 
 int pool_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len)

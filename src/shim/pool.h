@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ipc/swapline.h"
+
 enum pool_policy { POOL_KEEP, POOL_NONE, POOL_EAGER };
 
 /* Reads VRAM_SWAP_POOL and VRAM_SWAP_HOST_MAX (a size: the most pinned
@@ -36,9 +38,9 @@ int pool_register(char *err, size_t len);
 /* The shared pool is registered. */
 bool pool_ready(void);
 
-/* The next placement pass uses [off, off + len) of the shared pool only.
- * 0, or -1 with err when it lies outside. */
-int pool_window(uint64_t off, uint64_t len, char *err, size_t errlen);
+/* The next placement pass uses w's pieces of the shared pool only, in
+ * order. 0, or -1 with err when one lies outside. */
+int pool_window(const struct swapline_window *w, char *err, size_t errlen);
 
 /* Bytes pinned now by this process for itself (the shared pool is the
  * daemon's: 0). */
@@ -47,11 +49,17 @@ uint64_t pool_bytes(void);
 /* Starts a placement pass: every byte of the pool is free again. */
 void pool_begin(void);
 
-/* n bytes of pinned memory from the pass, growing the pool by at least
- * want bytes when nothing left fits (want >= n). NULL with err when host
- * RAM or the limit says no, or the driver will not pin. *grow_ms adds the
- * time spent growing. */
-void *pool_take(uint64_t n, uint64_t want, uint64_t *grow_ms, char *err, size_t len);
+/* A place for n bytes of pinned memory from the pass, in *pos (for
+ * pool_at), growing the pool by at least want bytes when nothing left
+ * fits (want >= n). 0, or -1 with err when host RAM or the limit says no,
+ * the window is full, or the driver will not pin. *grow_ms adds the time
+ * spent growing. */
+int pool_take(uint64_t n, uint64_t want, uint64_t *pos, uint64_t *grow_ms, char *err, size_t len);
+
+/* The host address of place pos, and in *n (at most *n) how many bytes
+ * from there are contiguous: the shared pool's window is in pieces, a
+ * region of this process's own is not. */
+char *pool_at(uint64_t pos, uint64_t *n);
 
 /* Adds a region of at least size bytes; *grow_ms adds the time it took.
  * 0, or -1 with err. */

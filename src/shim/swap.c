@@ -249,11 +249,11 @@ static CUresult copy_one(unsigned i, bool to_host)
     int dev = p->prop.location.id;
     CUresult rc = enter_device(dev);
     CUstream s = streams[dev][i % STREAMS];
-    char *host = (char *)(uintptr_t)p->host_off;
-    for (uint64_t off = 0; rc == CUDA_SUCCESS && off < p->size; off += PIECE) {
-        uint64_t n = p->size - off < PIECE ? p->size - off : PIECE;
-        rc = to_host ? real_cuMemcpyDtoHAsync_v2(host + off, p->va + off, n, s)
-                     : real_cuMemcpyHtoDAsync_v2(p->va + off, host + off, n, s);
+    for (uint64_t off = 0, n; rc == CUDA_SUCCESS && off < p->size; off += n) {
+        n = p->size - off < PIECE ? p->size - off : PIECE;
+        char *host = pool_at(p->host_off + off, &n); /* a window's piece may end first */
+        rc = to_host ? real_cuMemcpyDtoHAsync_v2(host, p->va + off, n, s)
+                     : real_cuMemcpyHtoDAsync_v2(p->va + off, host, n, s);
     }
     if (rc == CUDA_SUCCESS && i < nevents && dev == events_dev)
         rc = real_cuEventRecord(events[i], s);
@@ -319,8 +319,8 @@ static CUresult copied(unsigned i, unsigned j)
     return rc;
 }
 
-/* Places every mapped allocation in the pool (host_off holds the host
- * address while swapped out). */
+/* Places every mapped allocation in the pool (host_off holds its place,
+ * pool_at's position, while swapped out). */
 static int place_all(uint64_t *grow_ms, char *err, size_t len)
 {
     uint64_t left = mapped_bytes(NULL);
@@ -329,10 +329,8 @@ static int place_all(uint64_t *grow_ms, char *err, size_t len)
         struct vphys *p = &shim.vtab.v[i];
         if (!p->va)
             continue;
-        void *h = pool_take(p->size, left, grow_ms, err, len);
-        if (!h)
+        if (pool_take(p->size, left, &p->host_off, grow_ms, err, len) < 0)
             return -1;
-        p->host_off = (uint64_t)(uintptr_t)h;
         left -= p->size;
     }
     return 0;
@@ -503,13 +501,14 @@ static void restore_refs(void)
     }
 }
 
-int swap_suspend(unsigned timeout_ms, const struct swap_window *w, struct swap_stats *st,
+int swap_suspend(unsigned timeout_ms, const struct swapline_window *w, struct swap_stats *st,
                  char *err, size_t len)
 {
     memset(st, 0, sizeof *st);
     if (pool_shared() && !w) {
-        snprintf(err, len, "this process swaps into the daemon's host pool: ask the daemon "
-                           "(vram suspend MODEL), or give a window");
+        snprintf(err, len,
+                 "this process swaps into the daemon's host pool: ask the daemon "
+                 "(vram suspend MODEL), or give a window");
         return -1;
     }
     if (suspended) {
@@ -540,7 +539,7 @@ int swap_suspend(unsigned timeout_ms, const struct swap_window *w, struct swap_s
     }
     if (pool_shared()) { /* a context is current: finish_work made one so */
         t = now_ms();
-        if (pool_register(err, len) < 0 || pool_window(w->off, w->len, err, len) < 0)
+        if (pool_register(err, len) < 0 || pool_window(w, err, len) < 0)
             goto refuse;
         st->pool_ms = now_ms() - t;
     }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ipc/swapline.h"
+
 #include "gpu/cuda_api.h"
 
 struct swap_stats {
@@ -22,17 +24,12 @@ int swap_check(uint64_t *bytes, unsigned *allocations, char *why, size_t len);
 
 bool swap_suspended(void);
 
-/* Where in the daemon's host pool a suspend puts the bytes. */
-struct swap_window {
-    uint64_t off, len;
-};
-
 /* Holds the threads (waiting up to timeout_ms for calls in flight), waits
  * for the GPU, copies everything out and frees the VRAM; into w of the
  * daemon's pool when there is one (then w is required), else this
  * process's own pool. 0, or -1 with err and the process running as
  * before. */
-int swap_suspend(unsigned timeout_ms, const struct swap_window *w, struct swap_stats *st,
+int swap_suspend(unsigned timeout_ms, const struct swapline_window *w, struct swap_stats *st,
                  char *err, size_t len);
 
 /* Gets VRAM again, maps it at the same addresses, copies back, releases

@@ -1,6 +1,8 @@
-/* Fuzz target: the answer line of a process's fast-swap socket. The peer
- * is checked to be the pid asked for, but that process runs anything. What
- * is parsed must also format back into a line the parser reads the same. */
+/* Fuzz target: the lines of a process's fast-swap socket. The answer's
+ * peer is checked to be the pid asked for, but that process runs
+ * anything; the request comes from its owner or root, and names pieces of
+ * a shared pool. What is parsed must also format back into a line the
+ * parser reads the same. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (again.bytes != in.bytes || again.pool != in.pool || strcmp(again.why, in.why) ||
             strcmp(again.state, in.state) || again.copy_ms != in.copy_ms)
             abort();
+    }
+    struct swapline_req q, q2;
+    if (!strchr(line, '\n') && swapline_parse_request(line, &q) == 0) {
+        if (q.pool.n > SWAPLINE_MAX_EXTENTS)
+            abort();
+        char req[512];
+        if (swapline_format_request(&q, req, sizeof req) < 0 ||
+            swapline_parse_request(req, &q2) < 0 || q2.verb != q.verb ||
+            q2.timeout_ms != q.timeout_ms || q2.floor != q.floor || q2.pool.n != q.pool.n)
+            abort();
+        for (unsigned i = 0; i < q.pool.n; i++)
+            if (q.pool.e[i].off != q2.pool.e[i].off || q.pool.e[i].len != q2.pool.e[i].len ||
+                !q.pool.e[i].len)
+                abort();
     }
     free(line);
     return 0;
