@@ -566,8 +566,8 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     if (!ps.err[0] && !c->nmodels)
         snprintf(ps.err, sizeof ps.err, "%s: no [model NAME] section: nothing to serve", path);
     if (!ps.err[0] && !c->socket[0])
-        snprintf(ps.err, sizeof ps.err,
-                 "%s: no place for the socket: %s; give socket = PATH in [serve]", path, def.why);
+        snprintf(ps.err, sizeof ps.err, "%s: no place for the socket: %s; give socket = PATH in [serve]",
+                 path, def.why);
     if (!c->logs[0] && !strcmp(c->state, def.state)) {
         snprintf(c->logs, sizeof c->logs, "%s", def.logs);
     } else if (!c->logs[0]) { /* beside a state file the configuration names */
