@@ -214,7 +214,11 @@ static void show(struct ollama *o, struct front_req *r)
 #undef ARCH_KEY
     }
     char t[48];
-    reply_time(dt ? (uint64_t)st.st_mtime * 1000 : 0, t, sizeof t);
+    struct stat cs;
+    reply_time(dt                               ? (uint64_t)st.st_mtime * 1000
+               : stat(o->d->cfg.path, &cs) == 0 ? (uint64_t)cs.st_mtime * 1000
+                                                : 0,
+               t, sizeof t);
     const struct config_model *c = &o->d->dm[i].cfg;
     char modelfile[CONFIG_PATH_MAX + 64];
     snprintf(modelfile, sizeof modelfile, "# served by vram\nFROM %s\n",
