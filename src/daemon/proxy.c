@@ -24,7 +24,7 @@
 #include "core/units.h"
 #include "daemon/front.h"
 #include "daemon/names.h"
-#include "daemon/ollama.h"
+#include "daemon/ollamaroutes.h"
 #include "daemon/panel.h"
 #include "daemon/proxy.h"
 #include "daemon/relay.h"
@@ -45,7 +45,7 @@ struct proxy_model {
 struct proxy {
     struct daemon *d;
     struct panel *panel;   /* /ui and /vram/...: the dashboard and the control API */
-    struct ollama *ollama; /* Ollama's own routes: /, /api/tags, /api/ps, /api/show */
+    struct ollamaroutes *ollama; /* Ollama's own routes: /, /api/tags, /api/ps, /api/show */
     uint64_t answers;      /* translated answers so far, for their ids */
     struct proxy_model pm[CONFIG_MAX_MODELS];
 };
@@ -86,7 +86,7 @@ static void send_json_error(struct front_req *r, int code, const char *reason, c
                             int retry_after)
 {
     if (!strncmp(front_uri(r), "/api/", 5)) { /* Ollama's clients read only its form */
-        ollama_error(r, code, msg);
+        ollamaroutes_error(r, code, msg);
         return;
     }
     json_t *j = json_pack("{s:{s:s, s:s}}", "error", "message", msg, "type", reason);
@@ -589,7 +589,7 @@ static void on_request(void *arg, struct front_req *r)
         list_models(d, r);
         return;
     }
-    if (ollama_route(px->ollama, r, path))
+    if (ollamaroutes_route(px->ollama, r, path))
         return;
     struct preq *p = calloc(1, sizeof *p);
     json_t *body = NULL; /* a JSON body's, when it names the model */
@@ -683,7 +683,7 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
     px->d = d;
     *out = px;
     px->panel = panel_new(d->base, d->cfg.socket, d->cfg.token[0] != '\0');
-    px->ollama = ollama_new(d);
+    px->ollama = ollamaroutes_new(d);
     if (!px->panel || !px->ollama) {
         snprintf(err, len, "out of memory");
         return -1;

@@ -1,4 +1,4 @@
-/* ollama: what Ollama's clients ask of a server besides generating.
+/* ollamaroutes: what Ollama's clients ask of a server besides generating.
  *
  * Open WebUI, Continue and LangChain check GET / and /api/version before
  * anything else, list models with /api/tags, read a model's context length
@@ -9,7 +9,7 @@
  * and mtime), since a GGUF's header can take milliseconds to walk. A
  * suspended model is listed by /api/ps as Ollama lists a model held in
  * host memory: its size, and 0 of it in VRAM. */
-#include "daemon/ollama.h"
+#include "daemon/ollamaroutes.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -29,14 +29,14 @@ struct details {
     struct model_info info;
 };
 
-struct ollama {
+struct ollamaroutes {
     struct daemon *d;
     struct details det[CONFIG_MAX_MODELS];
 };
 
-struct ollama *ollama_new(struct daemon *d)
+struct ollamaroutes *ollamaroutes_new(struct daemon *d)
 {
-    struct ollama *o = calloc(1, sizeof *o);
+    struct ollamaroutes *o = calloc(1, sizeof *o);
     if (o)
         o->d = d;
     return o;
@@ -52,13 +52,13 @@ static void answer(struct front_req *r, int status, json_t *j)
     json_decref(j);
 }
 
-void ollama_error(struct front_req *r, int status, const char *text)
+void ollamaroutes_error(struct front_req *r, int status, const char *text)
 {
     answer(r, status, json_pack("{s:s}", "error", text));
 }
 
 /* The model's file, read when it changed; NULL without one. */
-static const struct details *details_of(struct ollama *o, unsigned i, struct stat *st)
+static const struct details *details_of(struct ollamaroutes *o, unsigned i, struct stat *st)
 {
     const struct config_model *c = &o->d->dm[i].cfg;
     struct details *dt = &o->det[i];
@@ -114,7 +114,7 @@ static uint64_t size_of(const struct daemon *d, unsigned i)
 }
 
 /* One model as /api/tags and /api/ps list it. */
-static json_t *entry(struct ollama *o, unsigned i)
+static json_t *entry(struct ollamaroutes *o, unsigned i)
 {
     struct daemon *d = o->d;
     struct stat st;
@@ -131,7 +131,7 @@ static json_t *entry(struct ollama *o, unsigned i)
                      details_json(dt));
 }
 
-static void tags(struct ollama *o, struct front_req *r)
+static void tags(struct ollamaroutes *o, struct front_req *r)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < o->d->sched.nmodels; i++)
@@ -140,7 +140,7 @@ static void tags(struct ollama *o, struct front_req *r)
     answer(r, 200, json_pack("{s:o}", "models", a));
 }
 
-static void ps(struct ollama *o, struct front_req *r)
+static void ps(struct ollamaroutes *o, struct front_req *r)
 {
     struct daemon *d = o->d;
     json_t *a = json_array();
@@ -168,7 +168,7 @@ static void ps(struct ollama *o, struct front_req *r)
     answer(r, 200, json_pack("{s:o}", "models", a));
 }
 
-static void show(struct ollama *o, struct front_req *r)
+static void show(struct ollamaroutes *o, struct front_req *r)
 {
     struct evbuffer *b = front_body(r);
     size_t n = evbuffer_get_length(b);
@@ -178,7 +178,7 @@ static void show(struct ollama *o, struct front_req *r)
         m = json_object_get(j, "name"); /* the older clients' field */
     if (!json_is_string(m)) {
         json_decref(j);
-        ollama_error(r, 400, "send JSON with a \"model\" field (GET /api/tags lists them)");
+        ollamaroutes_error(r, 400, "send JSON with a \"model\" field (GET /api/tags lists them)");
         return;
     }
     int i = names_find(o->d, json_string_value(m));
@@ -187,7 +187,7 @@ static void show(struct ollama *o, struct front_req *r)
         snprintf(msg, sizeof msg, "model '%.100s' not found (GET /api/tags lists them)",
                  json_string_value(m));
         json_decref(j);
-        ollama_error(r, 404, msg);
+        ollamaroutes_error(r, 404, msg);
         return;
     }
     json_decref(j);
@@ -229,7 +229,7 @@ static void show(struct ollama *o, struct front_req *r)
                      "capabilities", "completion", "modified_at", t));
 }
 
-bool ollama_route(struct ollama *o, struct front_req *r, const char *path)
+bool ollamaroutes_route(struct ollamaroutes *o, struct front_req *r, const char *path)
 {
     enum evhttp_cmd_type cmd = front_method(r);
     static const char *const text[] = {"Content-Type"};

@@ -1,10 +1,10 @@
-/* ollama: Ollama's own routes on the proxy's address, answered by the
+/* ollamaroutes: Ollama's own routes on the proxy's address, answered by the
  * daemon from its model table and the models' files: GET and HEAD /
  * ("Ollama is running"), /api/version, /api/tags, /api/ps, /api/show. It
  * owns what it read of each model's file (details), read once per file
  * version. */
-#ifndef VRAM_DAEMON_OLLAMA_H
-#define VRAM_DAEMON_OLLAMA_H
+#ifndef VRAM_DAEMON_OLLAMAROUTES_H
+#define VRAM_DAEMON_OLLAMAROUTES_H
 
 #include <stdbool.h>
 
@@ -14,14 +14,14 @@
 /* The version /api/version says: that of Ollama's API the proxy speaks. */
 #define OLLAMA_API_VERSION "0.11.0"
 
-struct ollama;
+struct ollamaroutes;
 
-struct ollama *ollama_new(struct daemon *d);
+struct ollamaroutes *ollamaroutes_new(struct daemon *d);
 
 /* Answers r when path is one of the routes above; false when it is not. */
-bool ollama_route(struct ollama *o, struct front_req *r, const char *path);
+bool ollamaroutes_route(struct ollamaroutes *o, struct front_req *r, const char *path);
 
 /* {"error": "text"}, Ollama's error body, with status. */
-void ollama_error(struct front_req *r, int status, const char *text);
+void ollamaroutes_error(struct front_req *r, int status, const char *text);
 
 #endif
