@@ -29,7 +29,7 @@ static void test_sse_split_anywhere(void **state)
 {
     (void)state;
     const char *text =
-        ": comment\r\ndata: one\r\n\r\nevent: x\ndata:two\ndata: lines\n\ndata: [DONE]\r\n\r\n";
+        ": comment\r\ndata: one\r\n\r\nevent: x\r\ndata:two\r\ndata: lines\n\ndata: [DONE]\r\n\r\n";
     size_t n = strlen(text);
     for (size_t cut = 0; cut <= n; cut++) {
         struct sse s;
