@@ -44,9 +44,9 @@ struct proxy_model {
 
 struct proxy {
     struct daemon *d;
-    struct panel *panel;   /* /ui and /vram/...: the dashboard and the control API */
+    struct panel *panel;         /* /ui and /vram/...: the dashboard and the control API */
     struct ollamaroutes *ollama; /* Ollama's own routes: /, /api/tags, /api/ps, /api/show */
-    uint64_t answers;      /* translated answers so far, for their ids */
+    uint64_t answers;            /* translated answers so far, for their ids */
     struct proxy_model pm[CONFIG_MAX_MODELS];
 };
 
@@ -69,6 +69,7 @@ struct preq {
     /* a request on the API its backend does not speak (translate.h) */
     enum translate_route route;
     struct translate *tr;
+    char xuri[64];         /* the backend's path for it (uri stays the client's, for the log) */
     bool load_only;        /* Ollama's load or unload: answered once the model is ready */
     uint64_t t_sent;       /* when it left for the backend */
     struct evbuffer *xout; /* the translated answer's next part */
@@ -303,7 +304,8 @@ static void forward(struct preq *p)
     }
     p->t_sent = now_us();
     p->up = relay_get(d->base, pm->idle, &pm->nidle, d->dm[p->model].port);
-    if (p->up && relay_send(p->up, p->cmd, p->uri, names, values, n, p->body, &up_ops, p) == 0)
+    if (p->up && relay_send(p->up, p->tr ? EVHTTP_REQ_POST : p->cmd, p->tr ? p->xuri : p->uri,
+                            names, values, n, p->body, &up_ops, p) == 0)
         return;
     relay_close(p->up);
     p->up = NULL;
@@ -550,8 +552,8 @@ static const char *shape_body(struct proxy *px, struct preq *p, unsigned model, 
     struct evbuffer *out = evbuffer_new();
     if (!out)
         return "out of memory";
-    const char *why = translate_request(p->route, body, own, clock_wall_ms(), ++px->answers, p->uri,
-                                        sizeof p->uri, out, &p->tr);
+    const char *why = translate_request(p->route, body, own, clock_wall_ms(), ++px->answers,
+                                        p->xuri, sizeof p->xuri, out, &p->tr);
     if (!why) {
         evbuffer_free(p->body);
         p->body = out;
