@@ -13,8 +13,12 @@ Q4_K_M keeps the output (or a tied embedding) and some attn_v and ffn_down
 layers in Q6_K; K-quant rows that are not whole 256-blocks fall back to
 Q5_0/Q8_0 as llama-quantize does.
 
-usage: mkgguf.py DIR [NAME...]      NAME is MODEL-QUANT, e.g. llama8b-q4_k_m;
-       mkgguf.py --list             the models and quantizations known
+With --random SEED the weights are written, random (f16 only): a model
+that says something, for a real llama.cpp behind the proxy in the tests
+(tests/cli/clients.sh makes tiny-f16, 0.5 MiB).
+
+usage: mkgguf.py [--random SEED] DIR [NAME...]   NAME is MODEL-QUANT, e.g. llama8b-q4_k_m;
+       mkgguf.py --list                          the models and quantizations known
 Stdlib only (runs on the GPU machine's python3 with nothing installed)."""
 import os
 import struct
@@ -22,6 +26,8 @@ import sys
 
 # shapes of released models (their config.json), arch as llama.cpp names it
 MODELS = {
+    "tiny": dict(arch="llama", layers=2, hidden=64, heads=4, kv=2, ff=128, vocab=512,
+                 tied=True, ctx=2048, eps=1e-5, rope=1e4),
     "qwen05b": dict(arch="qwen2", layers=24, hidden=896, heads=14, kv=2, ff=4864, vocab=151936,
                     tied=True, bias=True, ctx=32768, eps=1e-6, rope=1e6),
     "llama1b": dict(arch="llama", layers=16, hidden=2048, heads=32, kv=8, ff=8192, vocab=128256,
@@ -123,7 +129,27 @@ class Writer:
             self.b += struct.pack("<%d%s" % (len(values), {5: "i", 6: "f"}[etype]), *values)
 
 
-def write(path, model, quant):
+def random_data(ts, seed):
+    """The tensors' bytes: norms 1.0 (f32), the rest f16 uniform in [-0.5, 0.5]."""
+    import random
+    rng = random.Random(seed)
+    out = bytearray()
+    for _name, shape, t in ts:
+        n = 1
+        for d in shape:
+            n *= d
+        if t == F32:
+            out += struct.pack("<%df" % n, *([1.0] * n))
+        elif t == F16:
+            out += struct.pack("<%de" % n, *(rng.uniform(-0.5, 0.5) for _ in range(n)))
+        else:
+            sys.exit("mkgguf: --random writes f16 only")
+        while len(out) % 32:
+            out.append(0)
+    return out
+
+
+def write(path, model, quant, seed=None):
     m = MODELS[model]
     a = m["arch"]
     ts = tensors(m, quant)
@@ -177,6 +203,8 @@ def write(path, model, quant):
         w.b.append(0)
     with open(path, "wb") as f:
         f.write(w.b)
+        if seed is not None:
+            f.write(random_data(ts, seed))
         f.truncate(len(w.b) + off)
     return len(w.b) + off
 
@@ -185,15 +213,20 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--list":
         print(" ".join(f"{m}-{q}" for m in MODELS for q in QUANTS))
         return
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    seed = None
+    if args[:1] == ["--random"] and len(args) > 1:
+        seed = int(args[1])
+        args = args[2:]
+    if not args:
         sys.exit(__doc__)
-    out = sys.argv[1]
+    out = args[0]
     os.makedirs(out, exist_ok=True)
-    for name in sys.argv[2:] or [f"{m}-{q}" for m in MODELS for q in QUANTS]:
+    for name in args[1:] or [f"{m}-{q}" for m in MODELS if m != "tiny" for q in QUANTS]:
         model, quant = name.rsplit("-", 1)
         if model not in MODELS or quant not in QUANTS:
             sys.exit(f"mkgguf: {name}: not one of: mkgguf.py --list")
-        size = write(os.path.join(out, name + ".gguf"), model, quant)
+        size = write(os.path.join(out, name + ".gguf"), model, quant, seed)
         print(f"{name}.gguf {size / 2**30:.2f} GiB", flush=True)
 
 

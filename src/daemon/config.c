@@ -136,6 +136,65 @@ static bool parse_budget(const char *v, struct config *c)
     return true;
 }
 
+/* env = KEY=VALUE ...: words split at blanks, a value quoted ("..." with
+ * \" and \\, or '...') when it holds blanks. The names vram sets itself
+ * are refused: a model's placement and its tie to the daemon are not the
+ * configuration's to change. NULL, or what is wrong. */
+static const char *parse_env(const char *v, struct config_model *m)
+{
+    const char *p = v;
+    while (*p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        const char *k = p;
+        if (!isalpha((unsigned char)*p) && *p != '_')
+            return "each entry is KEY=VALUE, KEY letters, digits and '_'";
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        if (*p != '=')
+            return "each entry is KEY=VALUE, KEY letters, digits and '_'";
+        size_t kl = (size_t)(p - k);
+        if ((kl == 4 && !strncmp(k, "PORT", 4)) || !strncmp(k, "VRAM_", kl < 5 ? kl + 1 : 5) ||
+            (kl == 20 && !strncmp(k, "CUDA_VISIBLE_DEVICES", 20)) ||
+            (kl == 10 && !strncmp(k, "LD_PRELOAD", 10)))
+            return "PORT, CUDA_VISIBLE_DEVICES, LD_PRELOAD and VRAM_* are vram's to set";
+        p++;
+        char val[CONFIG_ENV_MAX];
+        size_t n = 0;
+        while (*p && *p != ' ' && *p != '\t') {
+            char q = *p;
+            if (q == '"' || q == '\'') {
+                for (p++; *p && *p != q; p++) {
+                    if (q == '"' && *p == '\\' && (p[1] == '"' || p[1] == '\\'))
+                        p++;
+                    if (n + 1 < sizeof val)
+                        val[n++] = *p;
+                }
+                if (*p != q)
+                    return "a quoted value does not end";
+                p++;
+            } else if (n + 1 < sizeof val) {
+                val[n++] = *p++;
+            } else {
+                p++;
+            }
+        }
+        val[n] = '\0';
+        size_t need = kl + 1 + n + 1;
+        if (m->env_len + need > sizeof m->env)
+            return "too long: at most 1023 characters in all";
+        memcpy(m->env + m->env_len, k, kl + 1); /* KEY= */
+        memcpy(m->env + m->env_len + kl + 1, val, n + 1);
+        m->env_len += need;
+        m->nenv++;
+    }
+    return NULL;
+}
+
+static bool good_name(const char *n);
+
 static int serve_key(struct parse *ps, const char *section, const char *name, const char *v)
 {
     struct config *c = ps->c;
@@ -278,9 +337,37 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
     } else if (!strcmp(name, "start_timeout")) {
         if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1)
             FAIL("start_timeout '%s': a duration, like 2m", v);
+    } else if (!strcmp(name, "api")) {
+        if (!strcmp(v, "openai"))
+            m->api = CONFIG_API_OPENAI;
+        else if (!strcmp(v, "ollama"))
+            m->api = CONFIG_API_OLLAMA;
+        else if (!strcmp(v, "both"))
+            m->api = CONFIG_API_BOTH;
+        else
+            FAIL("api '%s': openai (its backend speaks /v1/... only), ollama (/api/... only) "
+                 "or both",
+                 v);
+        m->api_set = true;
+    } else if (!strcmp(name, "aliases")) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", v);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+            if (!good_name(t))
+                FAIL("alias '%s': letters, digits, '-', '_', '.', ':' only, up to 63", t);
+            if (m->naliases == CONFIG_ALIASES)
+                FAIL("more than %d aliases", CONFIG_ALIASES);
+            snprintf(m->aliases[m->naliases++], sizeof m->aliases[0], "%s", t);
+        }
+    } else if (!strcmp(name, "env")) { /* again: an indented line that continues it */
+        const char *why = parse_env(v, m);
+        if (why)
+            FAIL("env: %s (env = KEY=VALUE KEY2=\"with blanks\")", why);
     } else
         FAIL("unknown setting '%s' (command, file, vram, gpu, gpus, keep_alive, evict, priority, "
-             "pinned, cap, swap, swap_pool, health, start_timeout, concurrency, preempt, slice)",
+             "pinned, cap, swap, swap_pool, health, start_timeout, concurrency, preempt, slice, "
+             "api, aliases, env)",
              name);
     return 1;
 }
@@ -334,6 +421,61 @@ static int handler(void *user, const char *section, const char *name, const char
         return model_key(ps, m, section, name, value);
     }
     FAIL("unknown section [%s]: [serve] or [model NAME]", section);
+}
+
+/* A name a client may write for model i (its own or an alias) that another
+ * model also answers to, or an alias that is also i's name: said with the
+ * alias's line. Ollama's NAME:latest is NAME, so aliases are compared so. */
+static bool same_name(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 7 && !strcmp(a + la - 7, ":latest"))
+        la -= 7;
+    if (lb > 7 && !strcmp(b + lb - 7, ":latest"))
+        lb -= 7;
+    return la == lb && !strncmp(a, b, la);
+}
+
+static void config_check_names(const struct config *c, size_t i, const char *text, struct parse *ps)
+{
+    const struct config_model *m = &c->models[i];
+    char sec[80];
+    snprintf(sec, sizeof sec, "model %s", m->name);
+    for (unsigned a = 0; a < m->naliases; a++) {
+        const char *al = m->aliases[a];
+        const char *clash = same_name(al, m->name) ? m->name : NULL;
+        for (size_t j = 0; !clash && j < c->nmodels; j++) {
+            if (j != i && same_name(al, c->models[j].name))
+                clash = c->models[j].name;
+            for (unsigned b = 0; !clash && j != i && b < c->models[j].naliases; b++)
+                if (same_name(al, c->models[j].aliases[b]))
+                    clash = c->models[j].name;
+            for (unsigned b = 0; !clash && j == i && b < a; b++)
+                if (same_name(al, m->aliases[b]))
+                    clash = m->name;
+        }
+        if (clash) {
+            snprintf(ps->err, sizeof ps->err,
+                     "%s:%u: alias '%s' of [model %s] is also [model %s]'s name or alias: a "
+                     "name must lead to one model",
+                     c->path, line_of(text, sec, "aliases"), al, m->name, clash);
+            return;
+        }
+    }
+}
+
+enum config_api config_guess_api(const char *command)
+{
+    /* the program's name: the first word, past any directory */
+    const char *p = command;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    const char *end = p + strcspn(p, " \t");
+    const char *base = p;
+    for (const char *q = p; q < end; q++)
+        if (*q == '/')
+            base = q + 1;
+    return end - base == 6 && !strncmp(base, "ollama", 6) ? CONFIG_API_OLLAMA : CONFIG_API_OPENAI;
 }
 
 static char *slurp(const char *path, char *err, size_t len)
@@ -416,6 +558,11 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
                      "estimate from), or give vram = SIZE",
                      path, line, m->name);
     }
+    for (size_t i = 0; !ps.err[0] && i < c->nmodels; i++)
+        config_check_names(c, i, text, &ps);
+    for (size_t i = 0; i < c->nmodels; i++)
+        if (!c->models[i].api_set)
+            c->models[i].api = config_guess_api(c->models[i].command);
     if (!ps.err[0] && !c->nmodels)
         snprintf(ps.err, sizeof ps.err, "%s: no [model NAME] section: nothing to serve", path);
     if (!ps.err[0] && !c->socket[0])

@@ -13,6 +13,15 @@
 #define CONFIG_MAX_MODELS 64
 #define CONFIG_CMD_MAX    1024
 #define CONFIG_PATH_MAX   512
+#define CONFIG_ALIASES    8    /* other names a model answers to */
+#define CONFIG_ENV_MAX    1024 /* its env = KEY=VALUE ... entries, packed */
+
+/* What a model's backend speaks: the proxy translates the other. */
+enum config_api {
+    CONFIG_API_OPENAI, /* /v1/... only (llama-server, vLLM, SGLang, LocalAI) */
+    CONFIG_API_OLLAMA, /* /api/... only */
+    CONFIG_API_BOTH,   /* both: every request passes through as it is */
+};
 
 struct config_model {
     char name[64];
@@ -21,7 +30,7 @@ struct config_model {
     uint64_t vram;                /* 0: auto */
     uint32_t gpus;                /* the GPUs it may use, a bit each; 0: any */
     unsigned width;               /* how many it spans at once (all or none) */
-    double keep_alive_s; /* unused this long: evicted; < 0: forever */
+    double keep_alive_s;          /* unused this long: evicted; < 0: forever */
     enum sched_evict evict;
     int priority;
     bool pinned;
@@ -33,6 +42,15 @@ struct config_model {
     unsigned concurrency; /* proxied requests at once, 0: no limit */
     int preempt;          /* -1: where fast swap can (the default), 0: never, 1: yes */
     double slice_s;       /* the GPU for at least this long before it may be preempted */
+    enum config_api api;
+    bool api_set; /* else guessed from the command (ollama: Ollama's, the rest OpenAI's) */
+    char aliases[CONFIG_ALIASES][64];
+    unsigned naliases;
+    /* KEY=VALUE entries for its process, each NUL-terminated, one after
+     * another; nenv of them */
+    char env[CONFIG_ENV_MAX];
+    size_t env_len;
+    unsigned nenv;
 };
 
 struct config {
@@ -48,8 +66,8 @@ struct config {
     uint64_t budget[SCHED_MAX_GPUS]; /* the most models may hold on each GPU */
     bool budget_set[SCHED_MAX_GPUS];
     uint64_t margin;
-    uint64_t host_budget; /* 0: half of the host's RAM */
-    unsigned port_base;   /* model ports are taken from here up */
+    uint64_t host_budget;  /* 0: half of the host's RAM */
+    unsigned port_base;    /* model ports are taken from here up */
     double min_resident_s; /* a model is not evicted sooner after it became ready */
     bool overlap;          /* a switch moves one model out and the other in at once */
     double preempt_gap_s;  /* at most one preemption per GPU this often */
@@ -60,6 +78,10 @@ struct config {
 
 /* Whether m runs under libvramcap: a cap, or fast swap (which suspends). */
 bool config_uses_vramcap(const struct config_model *m);
+
+/* What a model whose configuration says no api = speaks, from its command:
+ * Ollama's API for `ollama ...`, OpenAI's for the rest. */
+enum config_api config_guess_api(const char *command);
 
 /* Reads and checks path. Returns 0, or -1 with err "FILE:LINE: what, and
  * the fix". */

@@ -193,7 +193,9 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                              dm->cfg.swap_pool,
                              d->sched.host_budget,
                              fast && d->pool ? d->pool->fd : -1,
-                             d->pool ? d->pool->map.size : 0};
+                             d->pool ? d->pool->map.size : 0,
+                             dm->cfg.env,
+                             dm->cfg.nenv};
     char err[256];
     dm->began_ms = daemon_now_ms();
     if (sp.shim && !sp.shim[0]) {

@@ -19,13 +19,17 @@
 #include <strings.h>
 #include <time.h>
 
+#include "app/clock.h"
 #include "app/log.h"
 #include "core/units.h"
 #include "daemon/front.h"
+#include "daemon/names.h"
+#include "daemon/ollamaroutes.h"
 #include "daemon/panel.h"
 #include "daemon/proxy.h"
 #include "daemon/relay.h"
 #include "daemon/super.h"
+#include "daemon/translate.h"
 #include "daemon/wbuf.h"
 
 /* Per model: requests in flight, those over the concurrency limit, idle
@@ -40,7 +44,9 @@ struct proxy_model {
 
 struct proxy {
     struct daemon *d;
-    struct panel *panel; /* /ui and /vram/...: the dashboard and the control API */
+    struct panel *panel;         /* /ui and /vram/...: the dashboard and the control API */
+    struct ollamaroutes *ollama; /* Ollama's own routes: /, /api/tags, /api/ps, /api/show */
+    uint64_t answers;            /* translated answers so far, for their ids */
     struct proxy_model pm[CONFIG_MAX_MODELS];
 };
 
@@ -54,13 +60,20 @@ struct preq {
     struct evbuffer *body;
     struct relay_conn *up; /* while the backend answers */
     bool granted, started, finished;
-    bool gone; /* the client left */
+    bool gone;        /* the client left */
     uint64_t held0;   /* its model's held time when it was granted (daemon_held_ms) */
     bool keep_set;    /* the request asked how long its model stays (keep_alive) */
     uint64_t keep_ms; /* SCHED_FOREVER: for good */
     int status;
     uint64_t t0, t_granted, t_first; /* microseconds */
-    struct preq *next;               /* in the model's queue over its concurrency */
+    /* a request on the API its backend does not speak (translate.h) */
+    enum translate_route route;
+    struct translate *tr;
+    char xuri[64];         /* the backend's path for it (uri stays the client's, for the log) */
+    bool load_only;        /* Ollama's load or unload: answered once the model is ready */
+    uint64_t t_sent;       /* when it left for the backend */
+    struct evbuffer *xout; /* the translated answer's next part */
+    struct preq *next;     /* in the model's queue over its concurrency */
 };
 
 static uint64_t now_us(void)
@@ -73,6 +86,10 @@ static uint64_t now_us(void)
 static void send_json_error(struct front_req *r, int code, const char *reason, const char *msg,
                             int retry_after)
 {
+    if (!strncmp(front_uri(r), "/api/", 5)) { /* Ollama's clients read only its form */
+        ollamaroutes_error(r, code, msg);
+        return;
+    }
     json_t *j = json_pack("{s:{s:s, s:s}}", "error", "message", msg, "type", reason);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     char ra[16];
@@ -155,6 +172,9 @@ static void finish(struct preq *p, bool keep_conn)
         daemon_release_keep(px->d, p->model, p->keep_set, p->keep_ms);
     }
     evbuffer_free(p->body);
+    translate_free(p->tr);
+    if (p->xout)
+        evbuffer_free(p->xout);
     unsigned model = p->model;
     free(p);
     dispatch(px, model);
@@ -183,14 +203,44 @@ static void up_headers(void *arg, int status, const char *const *names, const ch
     p->t_first = now_us();
     p->px->pm[p->model].last_ttfb_s = (double)(p->t_first - p->t0) / 1e6;
     p->started = true;
+    if (p->tr) { /* the answer changes: its type and length with it */
+        const char *type = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (!strcasecmp(names[i], "Content-Type"))
+                type = values[i];
+        static const char *const ct[] = {"Content-Type"};
+        const char *v[] = {translate_head(p->tr, status, type)};
+        front_reply_start(p->client, status, ct, v, 1, false);
+        return;
+    }
     front_reply_start(p->client, status, keep_n, keep_v, k, has_length);
+}
+
+/* What translation made of the answer so far, to the client. */
+static void send_translated(struct preq *p)
+{
+    size_t n = evbuffer_get_length(p->xout);
+    if (n)
+        front_reply_part(p->client, (const char *)evbuffer_pullup(p->xout, -1), n);
+    evbuffer_drain(p->xout, n);
 }
 
 static void up_body(void *arg, const char *data, size_t len)
 {
     struct preq *p = arg;
-    if (p->client)
+    if (p->client && p->tr) {
+        if (translate_body(p->tr, data, len, now_us(), p->xout) < 0) {
+            struct front_req *r = p->client;
+            front_set_arg(r, NULL);
+            p->client = NULL;
+            p->status = 502;
+            front_abort(r); /* the answer cannot be translated: a broken transfer */
+            return;
+        }
+        send_translated(p);
+    } else if (p->client) {
         front_reply_part(p->client, data, len);
+    }
 }
 
 static void up_done(void *arg)
@@ -198,6 +248,11 @@ static void up_done(void *arg)
     struct preq *p = arg;
     if (p->client) {
         struct front_req *r = p->client;
+        if (p->tr) {
+            uint64_t now = now_us();
+            translate_end(p->tr, p->t0, p->t_granted - p->t0, p->t_sent, now, p->xout);
+            send_translated(p);
+        }
         front_set_arg(r, NULL);
         p->client = NULL;
         front_reply_end(r);
@@ -235,8 +290,22 @@ static void forward(struct preq *p)
     struct proxy_model *pm = &p->px->pm[p->model];
     const char *const *names, *const *values;
     size_t n = front_headers(p->client, &names, &values);
+    const char *kn[64], *kv[64];
+    if (p->tr) { /* the answer is read: in plain text, whatever the client takes */
+        size_t k = 0;
+        for (size_t i = 0; i < n && k < 64; i++)
+            if (strcasecmp(names[i], "Accept-Encoding") && strcasecmp(names[i], "Accept")) {
+                kn[k] = names[i];
+                kv[k++] = values[i];
+            }
+        names = kn;
+        values = kv;
+        n = k;
+    }
+    p->t_sent = now_us();
     p->up = relay_get(d->base, pm->idle, &pm->nidle, d->dm[p->model].port);
-    if (p->up && relay_send(p->up, p->cmd, p->uri, names, values, n, p->body, &up_ops, p) == 0)
+    if (p->up && relay_send(p->up, p->tr ? EVHTTP_REQ_POST : p->cmd, p->tr ? p->xuri : p->uri,
+                            names, values, n, p->body, &up_ops, p) == 0)
         return;
     relay_close(p->up);
     p->up = NULL;
@@ -272,6 +341,25 @@ static void granted(void *arg, unsigned model)
     p->px->pm[model].inflight++;
     if (!p->client) {
         finish(p, false);
+        return;
+    }
+    if (p->load_only) { /* Ollama's load (or unload): the model is ready, that is all */
+        struct evbuffer *b = evbuffer_new();
+        if (b)
+            translate_load_reply(p->route, p->d->smodels[model].name,
+                                 p->keep_set && p->keep_ms == 0, clock_wall_ms(), b);
+        static const char *const ct[] = {"Content-Type"};
+        static const char *const json[] = {"application/json"};
+        struct front_req *r = p->client;
+        front_set_arg(r, NULL);
+        p->client = NULL;
+        p->status = 200;
+        size_t n = b ? evbuffer_get_length(b) : 0;
+        front_reply(r, 200, ct, json, 1, n ? (const char *)evbuffer_pullup(b, -1) : "{}",
+                    n ? n : 2);
+        if (b)
+            evbuffer_free(b);
+        finish(p, true);
         return;
     }
     forward(p);
@@ -360,19 +448,20 @@ double proxy_last_ttfb(const struct proxy *px, unsigned model)
 
 /* ---- routing ---- */
 
-static void list_models(struct daemon *d, struct front_req *r, bool ollama)
+/* OpenAI's list, each model with its state in an extra field, as
+ * llama-swap's: "ready" and "busy" are loaded, "suspended" in host RAM. */
+static void list_models(struct daemon *d, struct front_req *r)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < d->sched.nmodels; i++) {
         if (d->dm[i].removed)
             continue;
         const char *n = d->smodels[i].name;
-        json_array_append_new(a, ollama ? json_pack("{s:s, s:s}", "name", n, "model", n)
-                                        : json_pack("{s:s, s:s, s:i, s:s}", "id", n, "object",
-                                                    "model", "created", 0, "owned_by", "vram"));
+        json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:s, s:s}", "id", n, "object", "model",
+                                           "created", 0, "owned_by", "vram", "state",
+                                           sched_state_name(d->smodels[i].state)));
     }
-    json_t *j = ollama ? json_pack("{s:o}", "models", a)
-                       : json_pack("{s:s, s:o}", "object", "list", "data", a);
+    json_t *j = json_pack("{s:s, s:o}", "object", "list", "data", a);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     static const char *const names[] = {"Content-Type"};
     static const char *const values[] = {"application/json"};
@@ -405,8 +494,8 @@ static bool keep_alive_of(json_t *v, uint64_t *ms)
 
 /* The model a JSON body names, into name, and its keep_alive if it has
  * one; an error message otherwise. */
-static const char *model_of_body(struct evbuffer *body, char *name, size_t len,
-                                 struct preq *p)
+static const char *model_of_body(struct evbuffer *body, char *name, size_t len, struct preq *p,
+                                 json_t **keep)
 {
     size_t n = evbuffer_get_length(body);
     if (!n)
@@ -427,7 +516,50 @@ static const char *model_of_body(struct evbuffer *body, char *name, size_t len,
               "loaded for good";
     else if (!why && k)
         p->keep_set = true;
-    json_decref(j);
+    if (!why && keep)
+        *keep = j;
+    else
+        json_decref(j);
+    return why;
+}
+
+/* The body as the model's backend takes it: translated to the API it
+ * speaks, or with the model's own name where the client used another (an
+ * alias, NAME:latest), or as it came. NULL, or what is wrong (400). */
+static const char *shape_body(struct proxy *px, struct preq *p, unsigned model, const char *path,
+                              json_t *body, const char *asked)
+{
+    const char *own = px->d->smodels[model].name;
+    p->route = translate_route(path, px->d->dm[model].cfg.api);
+    if (p->route == TRANSLATE_NONE) {
+        if (!strcmp(asked, own))
+            return NULL;
+        json_object_set_new(body, "model", json_string(own));
+        char *text = json_dumps(body, JSON_COMPACT);
+        if (!text)
+            return "out of memory";
+        evbuffer_drain(p->body, evbuffer_get_length(p->body));
+        evbuffer_add(p->body, text, strlen(text));
+        free(text);
+        return NULL;
+    }
+    if (translate_load_only(p->route, body)) {
+        p->load_only = true;
+        return NULL;
+    }
+    if (!(p->xout = evbuffer_new()))
+        return "out of memory";
+    struct evbuffer *out = evbuffer_new();
+    if (!out)
+        return "out of memory";
+    const char *why = translate_request(p->route, body, own, clock_wall_ms(), ++px->answers,
+                                        p->xuri, sizeof p->xuri, out, &p->tr);
+    if (!why) {
+        evbuffer_free(p->body);
+        p->body = out;
+    } else {
+        evbuffer_free(out);
+    }
     return why;
 }
 
@@ -455,11 +587,14 @@ static void on_request(void *arg, struct front_req *r)
                         0);
         return;
     }
-    if (cmd == EVHTTP_REQ_GET && (!strcmp(path, "/v1/models") || !strcmp(path, "/api/tags"))) {
-        list_models(d, r, path[1] == 'a');
+    if (cmd == EVHTTP_REQ_GET && !strcmp(path, "/v1/models")) {
+        list_models(d, r);
         return;
     }
+    if (ollamaroutes_route(px->ollama, r, path))
+        return;
     struct preq *p = calloc(1, sizeof *p);
+    json_t *body = NULL; /* a JSON body's, when it names the model */
     if (!p || !(p->body = evbuffer_new())) {
         free(p);
         send_json_error(r, 500, "Internal", "out of memory", 0);
@@ -483,7 +618,7 @@ static void on_request(void *arg, struct front_req *r)
     } else if (!strncmp(path, "/v1/", 4) || !strcmp(path, "/api/generate") ||
                !strcmp(path, "/api/chat") || !strcmp(path, "/api/embed") ||
                !strcmp(path, "/api/embeddings")) {
-        why = model_of_body(p->body, name, sizeof name, p);
+        why = model_of_body(p->body, name, sizeof name, p, &body);
         wbuf_copy(p->uri, sizeof p->uri, uri, strlen(uri));
     } else {
         why = "no route: /v1/... and /api/... name the model in the body, /m/NAME/... in the path";
@@ -499,15 +634,21 @@ static void on_request(void *arg, struct front_req *r)
             why = "X-Vram-Keep-Alive: a duration (5m, 0) or -1 for good";
         json_decref(v);
     }
-    int i = why ? -1 : daemon_model_index(d, name);
+    int i = why ? -1 : names_find(d, name);
     if (!why && i < 0) {
         snprintf(msg, sizeof msg, "no model '%.100s' here (GET /v1/models lists them)", name);
         why = msg;
         code = 404;
     }
+    if (!why && body)
+        why = shape_body(px, p, (unsigned)i, path, body, name);
+    json_decref(body);
     if (why) {
         send_json_error(r, code, code == 404 ? "Not Found" : "Bad Request", why, 0);
         evbuffer_free(p->body);
+        translate_free(p->tr);
+        if (p->xout)
+            evbuffer_free(p->xout);
         free(p);
         return;
     }
@@ -544,7 +685,8 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
     px->d = d;
     *out = px;
     px->panel = panel_new(d->base, d->cfg.socket, d->cfg.token[0] != '\0');
-    if (!px->panel) {
+    px->ollama = ollamaroutes_new(d);
+    if (!px->panel || !px->ollama) {
         snprintf(err, len, "out of memory");
         return -1;
     }

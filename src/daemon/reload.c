@@ -44,7 +44,9 @@ void reload_config(struct daemon *d)
                 nm = &c->models[k];
         bool changed = nm && (strcmp(nm->command, d->dm[i].cfg.command) ||
                               nm->vram != d->dm[i].cfg.vram || nm->gpus != d->dm[i].cfg.gpus ||
-                              nm->width != d->dm[i].cfg.width);
+                              nm->width != d->dm[i].cfg.width ||
+                              nm->env_len != d->dm[i].cfg.env_len ||
+                              memcmp(nm->env, d->dm[i].cfg.env, nm->env_len));
         if (changed && d->smodels[i].state == SCHED_BUSY) {
             d->dm[i].reconfigure = true; /* not mid-request: once it is released */
         } else if (!nm || changed) {     /* stopped now; starts again on demand */

@@ -96,6 +96,19 @@ static int env_build(struct env *e, const struct super_spawn *s, const char *por
         if (env_put(e, name, eq + 1) < 0)
             return -1;
     }
+    /* the model's own, before vram's: the names vram sets are its own
+     * (config.c refuses them in env =) */
+    const char *kv = s->env;
+    for (unsigned i = 0; kv && i < s->nenv; i++, kv += strlen(kv) + 1) {
+        const char *eq = strchr(kv, '=');
+        char name[256];
+        if (!eq || (size_t)(eq - kv) >= sizeof name)
+            continue;
+        memcpy(name, kv, (size_t)(eq - kv));
+        name[eq - kv] = '\0';
+        if (env_put(e, name, eq + 1) < 0)
+            return -1;
+    }
     int rc = env_put(e, "PORT", port) | env_put(e, "VRAM_MODEL", s->name) |
              /* the child writes its pid here (family_join) */
              env_put(e, FAMILY_ENV, "0000000000");

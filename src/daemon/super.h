@@ -22,6 +22,8 @@ struct super_spawn {
     uint64_t swap_host_max; /* the most pinned host memory it may take */
     int pool_fd;            /* the daemon's host pool (a memfd) to share, or -1 */
     uint64_t pool_size;
+    const char *env; /* the model's own KEY=VALUE entries, NUL-terminated, one after another */
+    unsigned nenv;
 };
 
 /* Where a model finds the daemon's host pool (VRAM_SWAP_POOL_FD). */

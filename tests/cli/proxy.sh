@@ -123,8 +123,8 @@ printf 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n
 expect_eq "a slow-loris client does not hold up others" "$(code "$P/v1/models")" 200
 exec 3>&-
 expect_match "after all that, streaming still works" "$(chat p1)" 'data: \[DONE\]'
-expect_match "Ollama's route: /api/generate by its model field" \
-    "$(curl -sN -m 20 "$P/api/generate" -d '{"model":"p1","prompt":"hi"}')" 'data: \[DONE\]'
+expect_match "Ollama's route: /api/generate by its model field, answered in Ollama's form" \
+    "$(curl -sN -m 20 "$P/api/generate" -d '{"model":"p1","prompt":"hi"}')" '"done":true,"done_reason":"stop"'
 
 # a token, set by a reload: without it 401, with it served
 sed -i "s/^wait = 10s$/wait = 10s\ntoken = s3cret/" "$T/vram.conf"

@@ -1,0 +1,259 @@
+/* ollamaroutes: what Ollama's clients ask of a server besides generating.
+ *
+ * Open WebUI, Continue and LangChain check GET / and /api/version before
+ * anything else, list models with /api/tags, read a model's context length
+ * and family from /api/show, and show /api/ps. The answers come from the
+ * configuration and the scheduler's table; a model's details (format,
+ * family, parameters, quantization, context) from its file = when it has
+ * one, read with vram fit's readers once per version of the file (its size
+ * and mtime), since a GGUF's header can take milliseconds to walk. A
+ * suspended model is listed by /api/ps as Ollama lists a model held in
+ * host memory: its size, and 0 of it in VRAM. */
+#include "daemon/ollamaroutes.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/sched.h"
+#include "daemon/names.h"
+#include "model/modelfile.h"
+#include "daemon/reply.h"
+
+struct details {
+    char path[CONFIG_PATH_MAX];
+    long long size, mtime; /* the file's, when read; size < 0: never read */
+    bool ok;
+    struct model_info info;
+};
+
+struct ollamaroutes {
+    struct daemon *d;
+    struct details det[CONFIG_MAX_MODELS];
+};
+
+struct ollamaroutes *ollamaroutes_new(struct daemon *d)
+{
+    struct ollamaroutes *o = calloc(1, sizeof *o);
+    if (o)
+        o->d = d;
+    return o;
+}
+
+static void answer(struct front_req *r, int status, json_t *j)
+{
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    static const char *const names[] = {"Content-Type"};
+    static const char *const values[] = {"application/json"};
+    front_reply(r, status, names, values, 1, text ? text : "{}", text ? strlen(text) : 2);
+    free(text);
+    json_decref(j);
+}
+
+void ollamaroutes_error(struct front_req *r, int status, const char *text)
+{
+    answer(r, status, json_pack("{s:s}", "error", text));
+}
+
+/* The model's file, read when it changed; NULL without one. */
+static const struct details *details_of(struct ollamaroutes *o, unsigned i, struct stat *st)
+{
+    const struct config_model *c = &o->d->dm[i].cfg;
+    struct details *dt = &o->det[i];
+    if (!c->file[0] || stat(c->file, st) < 0)
+        return NULL;
+    if (strcmp(dt->path, c->file) || dt->size != (long long)st->st_size ||
+        dt->mtime != (long long)st->st_mtime) {
+        snprintf(dt->path, sizeof dt->path, "%s", c->file);
+        dt->size = (long long)st->st_size;
+        dt->mtime = (long long)st->st_mtime;
+        char err[256];
+        dt->ok = modelfile_load(c->file, &dt->info, err, sizeof err) == 0;
+    }
+    return dt;
+}
+
+/* "7.6B", "494.0M": Ollama's parameter_size. */
+static void param_size(uint64_t n, char *out, size_t len)
+{
+    if (n >= 1000000000ULL)
+        snprintf(out, len, "%.1fB", (double)n / 1e9);
+    else
+        snprintf(out, len, "%.1fM", (double)n / 1e6);
+}
+
+static json_t *details_json(const struct details *dt)
+{
+    json_t *j = json_pack("{s:s}", "parent_model", "");
+    if (!dt || !dt->ok)
+        return j;
+    size_t n = strlen(dt->path);
+    bool gguf = n > 5 && !strcmp(dt->path + n - 5, ".gguf");
+    json_object_set_new(j, "format", json_string(gguf ? "gguf" : "safetensors"));
+    json_object_set_new(j, "family", json_string(dt->info.arch));
+    json_object_set_new(j, "families", json_pack("[s]", dt->info.arch));
+    if (dt->info.params) {
+        char ps[32];
+        param_size(dt->info.params, ps, sizeof ps);
+        json_object_set_new(j, "parameter_size", json_string(ps));
+    }
+    char q[24];
+    snprintf(q, sizeof q, "%s", dt->info.stored);
+    for (char *c = q; *c; c++)
+        *c = (char)toupper((unsigned char)*c);
+    json_object_set_new(j, "quantization_level", json_string(q));
+    return j;
+}
+
+static uint64_t size_of(const struct daemon *d, unsigned i)
+{
+    const struct sched_model *m = &d->smodels[i];
+    return m->need * (m->width ? m->width : 1);
+}
+
+/* One model as /api/tags and /api/ps list it. */
+static json_t *entry(struct ollamaroutes *o, unsigned i)
+{
+    struct daemon *d = o->d;
+    struct stat st;
+    const struct details *dt = details_of(o, i, &st);
+    const char *name = d->smodels[i].name;
+    char t[48];
+    struct stat cs;
+    uint64_t mt = dt                            ? (uint64_t)st.st_mtime * 1000
+                  : stat(d->cfg.path, &cs) == 0 ? (uint64_t)cs.st_mtime * 1000
+                                                : 0;
+    reply_time(mt, t, sizeof t);
+    return json_pack("{s:s, s:s, s:s, s:I, s:o}", "name", name, "model", name, "modified_at", t,
+                     "size", (json_int_t)(dt ? (uint64_t)st.st_size : size_of(d, i)), "details",
+                     details_json(dt));
+}
+
+static void tags(struct ollamaroutes *o, struct front_req *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < o->d->sched.nmodels; i++)
+        if (!o->d->dm[i].removed)
+            json_array_append_new(a, entry(o, (unsigned)i));
+    answer(r, 200, json_pack("{s:o}", "models", a));
+}
+
+static void ps(struct ollamaroutes *o, struct front_req *r)
+{
+    struct daemon *d = o->d;
+    json_t *a = json_array();
+    uint64_t now = daemon_now_ms();
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        const struct sched_model *m = &d->smodels[i];
+        enum sched_state s = m->state;
+        bool on_gpu = s == SCHED_READY || s == SCHED_BUSY || s == SCHED_SUSPENDING;
+        if (d->dm[i].removed || (!on_gpu && s != SCHED_SUSPENDED && s != SCHED_RESUMING))
+            continue;
+        json_t *e = entry(o, (unsigned)i);
+        uint64_t exp = sched_expires(&d->sched, (unsigned)i);
+        if (!exp) /* answering: its keep-alive starts once it is done */
+            exp = m->keep_ms == SCHED_FOREVER ? SCHED_FOREVER : now + m->keep_ms;
+        char t[48];
+        if (exp == SCHED_FOREVER)
+            snprintf(t, sizeof t, "2318-01-01T00:00:00.000Z"); /* Ollama's "forever" */
+        else
+            reply_time(daemon_wall_ms(exp), t, sizeof t);
+        json_object_set_new(e, "expires_at", json_string(t));
+        json_object_set_new(e, "size_vram", json_integer(on_gpu ? (json_int_t)size_of(d, i) : 0));
+        json_object_set_new(e, "state", json_string(sched_state_name(s)));
+        json_array_append_new(a, e);
+    }
+    answer(r, 200, json_pack("{s:o}", "models", a));
+}
+
+static void show(struct ollamaroutes *o, struct front_req *r)
+{
+    struct evbuffer *b = front_body(r);
+    size_t n = evbuffer_get_length(b);
+    json_t *j = n ? json_loadb((const char *)evbuffer_pullup(b, -1), n, 0, NULL) : NULL;
+    json_t *m = json_object_get(j, "model");
+    if (!m)
+        m = json_object_get(j, "name"); /* the older clients' field */
+    if (!json_is_string(m)) {
+        json_decref(j);
+        ollamaroutes_error(r, 400, "send JSON with a \"model\" field (GET /api/tags lists them)");
+        return;
+    }
+    int i = names_find(o->d, json_string_value(m));
+    if (i < 0) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "model '%.100s' not found (GET /api/tags lists them)",
+                 json_string_value(m));
+        json_decref(j);
+        ollamaroutes_error(r, 404, msg);
+        return;
+    }
+    json_decref(j);
+    struct stat st;
+    const struct details *dt = details_of(o, (unsigned)i, &st);
+    json_t *info = json_object();
+    if (dt && dt->ok) {
+        const struct model_info *mi = &dt->info;
+        char k[96];
+        json_object_set_new(info, "general.architecture", json_string(mi->arch));
+        json_object_set_new(info, "general.parameter_count", json_integer((json_int_t)mi->params));
+#define ARCH_KEY(key, v)                                                                           \
+    do {                                                                                           \
+        snprintf(k, sizeof k, "%s." key, mi->arch);                                                \
+        if (v)                                                                                     \
+            json_object_set_new(info, k, json_integer((json_int_t)(v)));                           \
+    } while (0)
+        ARCH_KEY("context_length", mi->max_ctx);
+        ARCH_KEY("embedding_length", mi->hidden);
+        ARCH_KEY("block_count", mi->layers);
+        ARCH_KEY("attention.head_count", mi->heads);
+        ARCH_KEY("attention.head_count_kv", mi->kv_heads);
+        ARCH_KEY("feed_forward_length", mi->ff);
+#undef ARCH_KEY
+    }
+    char t[48];
+    struct stat cs;
+    reply_time(dt                               ? (uint64_t)st.st_mtime * 1000
+               : stat(o->d->cfg.path, &cs) == 0 ? (uint64_t)cs.st_mtime * 1000
+                                                : 0,
+               t, sizeof t);
+    const struct config_model *c = &o->d->dm[i].cfg;
+    char modelfile[CONFIG_PATH_MAX + 64];
+    snprintf(modelfile, sizeof modelfile, "# served by vram\nFROM %s\n",
+             c->file[0] ? c->file : o->d->smodels[i].name);
+    answer(r, 200,
+           json_pack("{s:s, s:s, s:s, s:o, s:o, s:[s], s:s}", "modelfile", modelfile, "parameters",
+                     "", "template", "", "details", details_json(dt), "model_info", info,
+                     "capabilities", "completion", "modified_at", t));
+}
+
+bool ollamaroutes_route(struct ollamaroutes *o, struct front_req *r, const char *path)
+{
+    enum evhttp_cmd_type cmd = front_method(r);
+    static const char *const text[] = {"Content-Type"};
+    static const char *const plain[] = {"text/plain; charset=utf-8"};
+    if (!strcmp(path, "/") && (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD)) {
+        bool head = cmd == EVHTTP_REQ_HEAD;
+        front_reply(r, 200, text, plain, 1, head ? "" : "Ollama is running", head ? 0 : 17);
+        return true;
+    }
+    if (!strcmp(path, "/api/version") && cmd == EVHTTP_REQ_GET) {
+        answer(r, 200, json_pack("{s:s}", "version", OLLAMA_API_VERSION));
+        return true;
+    }
+    if (!strcmp(path, "/api/tags") && cmd == EVHTTP_REQ_GET) {
+        tags(o, r);
+        return true;
+    }
+    if (!strcmp(path, "/api/ps") && cmd == EVHTTP_REQ_GET) {
+        ps(o, r);
+        return true;
+    }
+    if (!strcmp(path, "/api/show") && cmd == EVHTTP_REQ_POST) {
+        show(o, r);
+        return true;
+    }
+    return false;
+}

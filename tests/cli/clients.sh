@@ -1,0 +1,97 @@
+#!/bin/sh
+# The proxy as real clients use it: the official npm clients `openai` (v5)
+# and `ollama` (tests/clients, installed by scripts/check) against vram
+# serve on the simulated driver, with two stub backends that speak one API
+# each (tests/clients/stub.mjs) and a real llama.cpp, node-llama-cpp's
+# prebuilt CPU build, serving a tiny GGUF with random weights made here
+# (bench/mkgguf.py --random). What is checked is in
+# tests/clients/clients_test.mjs: chats streamed and not both ways across
+# the APIs, tool calls, embeddings, errors as each client reads them,
+# aliases and NAME:latest, /api/tags, /api/ps, /api/show, /v1/models with
+# states; and here, with curl: HEAD /, env = reaching the model's process,
+# the config's checks of aliases and env.
+. "$(dirname "$0")/lib.sh"
+C="$SRC/tests/clients"
+if ! command -v node >/dev/null || [ ! -d "$C/node_modules/openai" ] || [ ! -d "$C/node_modules/node-llama-cpp" ] ||
+    [ "$(node -p 'process.versions.node.split(".")[0] >= 20')" != true ]; then
+    echo "clients: needs node 20 or later and the clients (cd $SRC/tests/clients && npm install"
+    echo "--omit=optional --ignore-scripts; scripts/check does it)"
+    [ "${CI:-}" = true ] && exit 1 # CI installs them: there a missing piece is a failure
+    exit 77
+fi
+export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
+export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
+export VRAM_SOCKET="$T/vram.sock"
+PORTS=$((20000 + ($$ * 11) % 20000))
+LISTEN=$((PORTS + 800))
+P="http://127.0.0.1:$LISTEN"
+python3 "$SRC/bench/mkgguf.py" --random 7 "$T" tiny-f16 >/dev/null
+cat >"$T/vram.conf" <<CONF
+[serve]
+socket = $T/vram.sock
+state = $T/vram.db
+logs = $T/logs
+budget = 15G
+port_base = $PORTS
+listen = 127.0.0.1:$LISTEN
+
+[model oai]
+command = node $C/stub.mjs openai
+vram = 1G
+gpu = 0
+swap = driver
+aliases = gpt-4o, oai-alias:v1
+env = STUB_GREETING="hello there" STUB_N=3
+
+[model oll]
+command = node $C/stub.mjs ollama
+api = ollama
+vram = 1G
+gpu = 0
+swap = driver
+
+[model tiny]
+command = node $C/llama_server.mjs $T/tiny-f16.gguf
+file = $T/tiny-f16.gguf
+vram = 1G
+gpu = 1
+swap = driver
+start_timeout = 60s
+CONF
+# the checks of the new settings: every message names the line and the fix
+bad() {
+    printf '[serve]\nsocket = %s/x.sock\n\n[model a]\ncommand = x\nvram = 1G\n%s\n\n[model b]\ncommand = x\nvram = 1G\naliases = b2\n' "$T" "$1" >"$T/bad.conf"
+    "$VRAM" serve --check --config "$T/bad.conf" 2>&1
+}
+expect_match "an alias that is another model's name is refused, with its line" "$(bad 'aliases = b')" \
+    "bad.conf:7: alias 'b' of \[model a\] is also \[model b\]'s name"
+expect_match "... or another's alias (b2:latest is b2)" "$(bad 'aliases = b2:latest')" "also \[model b\]'s name or alias"
+expect_match "env = that sets PORT is refused" "$(bad 'env = PORT=1')" "bad.conf:7: env: PORT, .* are vram's to set"
+expect_match "env = with an unended quote is refused" "$(bad 'env = A="x')" "bad.conf:7: env: a quoted value does not end"
+expect_match "api = something else is refused" "$(bad 'api = grpc')" "bad.conf:7: api 'grpc': openai .*, ollama .* or both"
+
+setsid "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
+DAEMON=$!
+JOBS="$JOBS $DAEMON"
+trap 'kill -TERM $DAEMON 2>/dev/null; sleep 0.5; cleanup' EXIT
+up() { curl -s -m 1 -o /dev/null "$P/api/version"; }
+wait_for 5 up || { not_ok "the daemon starts" "$(cat "$T/serve.log")"; finish; exit 1; }
+
+H=$(curl -s -I -m 5 "$P/")
+expect_match "HEAD /: 200, as Ollama's clients probe it" "$H" "^HTTP/1.1 200"
+expect_eq "HEAD /: no body" "$(curl -s -I -m 5 "$P/" -o /dev/null -w '%{size_download}')" 0
+"$VRAM" load oai >/dev/null
+PID=$("$VRAM" ps --json | jq -r '.models[] | select(.name == "oai") | .pid')
+ENV=$(tr '\0' '\n' <"/proc/$PID/environ" 2>/dev/null | grep '^STUB_' | sort | tr '\n' ' ')
+expect_eq "env =: the model's process has its variables, quotes taken off" "$ENV" "STUB_GREETING=hello there STUB_N=3 "
+
+PROXY="$P" TINY_GGUF="$T/tiny-f16.gguf" node "$C/clients_test.mjs" >"$T/clients.out" 2>&1
+cat "$T/clients.out"
+B=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$T/clients.out")
+[ -n "$B" ] || not_ok "the clients' test ran to its end"
+if [ -n "$B" ]; then
+    PASS=$((PASS + ${B% *}))
+    FAIL=$((FAIL + ${B#* }))
+fi
+[ "$FAIL" -eq 0 ] || { echo "# the daemon's log:"; sed 's/^/#   /' "$T/serve.log" | tail -40; }
+finish
