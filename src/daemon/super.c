@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,7 +193,25 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
         if (!strncmp(env.v[i], FAMILY_ENV "=", sizeof FAMILY_ENV))
             tag = env.v[i];
     char *argv[] = {"sh", "-c", cmd, NULL};
+    /* Until it execs, the child has the daemon's signal handlers, and
+     * libevent's write to a socket the two share: a SIGTERM for a model
+     * stopped as it starts would read, in the daemon, as one for the
+     * daemon (seen: `vram unload` of a starting model stopped vram
+     * serve). So no signal is taken between fork and the child's reset. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t p = fork();
+    if (p == 0) { /* sigaction: async-signal-safe, as a child of threads needs */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; sig++)
+            if (sig != SIGKILL && sig != SIGSTOP)
+                sigaction(sig, &dfl, NULL);
+    } else {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
     if (p < 0) {
         snprintf(err, len, "fork: %s", strerror(errno));
         env_free(&env);

@@ -37,6 +37,7 @@ printf '\n[model k]\ncommand = %s --bytes 32M\nvram = 100M\ngpu = 1\nkeep_alive 
 printf '\n[model s]\ncommand = sh -c "setsid sleep 987654 & exec %s --bytes 32M"\nvram = 100M\ngpu = 1\n' \
     "$TM" >>"$T/vram.conf"
 printf '\n[model w]\ncommand = %s --bytes 32M --startup 4\nvram = 100M\ngpu = 1\n' "$TM" >>"$T/vram.conf"
+printf '\n[model q]\ncommand = %s --bytes 16M\nvram = 50M\ngpu = 1\n' "$TM" >>"$T/vram.conf"
 
 run() { OUT=$("$@" 2>&1); RC=$?; }
 state() { "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }
@@ -118,6 +119,20 @@ expect_eq "s's setsid child runs" "$(pgrep -fc 'sleep 987654')" 1
 "$VRAM" unload s >/dev/null
 wait_for 10 sh -c "! pgrep -f 'sleep 987654' >/dev/null"
 expect_eq "unload s: its setsid child is gone too" "$(pgrep -fc 'sleep 987654')" 0
+
+# 7b. a model stopped the moment it is started (its TERM reaches the child
+#     between fork and exec, with the daemon's signal handlers): the
+#     daemon runs on (it once took the child's TERM for its own and quit)
+for _ in $(seq 1 15); do
+    curl -s -m 20 --unix-socket "$T/vram.sock" -X POST http://x/v1/models/q/load -o /dev/null &
+    L=$!
+    curl -s -m 20 --unix-socket "$T/vram.sock" -X POST http://x/v1/models/q/unload -o /dev/null
+    wait $L
+done
+expect_eq "models stopped as they start: the daemon runs on" \
+    "$(kill -0 "$DAEMON" 2>/dev/null && "$VRAM" ps >/dev/null && echo running)" running
+expect_eq "... and never began to exit" "$(grep -c 'stopping the models' "$T/serve.log")" 0
+"$VRAM" unload q >/dev/null 2>&1
 
 # 8. the daemon does not spin while models swap: a 30 s trace of requests
 #    that switch models every second
