@@ -29,6 +29,7 @@
 #include "core/units.h"
 #include "daemon/events.h"
 #include "daemon/logtail.h"
+#include "daemon/fdguard.h"
 #include "daemon/metrics.h"
 #include "daemon/proxy.h"
 #include "daemon/super.h"
@@ -108,11 +109,11 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
         (json_int_t)(on ? m->need : 0), "host_bytes",
         (json_int_t)(m->state == SCHED_SUSPENDED ? m->host_bytes : 0), "last_used_ms",
         m->last_used_ms ? json_integer((json_int_t)daemon_wall_ms(m->last_used_ms)) : json_null(),
-        "restarts",
-        (int)dm->restarts, "suspended_by", dm->how[0] ? json_string(dm->how) : json_null(), "swap",
-        swap_path(dm), "error", m->error, "holds", (int)m->holds, "suspends", (int)dm->suspends,
-        "resumes", (int)dm->resumes, "last_start_s", dm->last_start_s, "last_suspend_s",
-        dm->last_suspend_s, "last_resume_s", dm->last_resume_s);
+        "restarts", (int)dm->restarts, "suspended_by",
+        dm->how[0] ? json_string(dm->how) : json_null(), "swap", swap_path(dm), "error", m->error,
+        "holds", (int)m->holds, "suspends", (int)dm->suspends, "resumes", (int)dm->resumes,
+        "last_start_s", dm->last_start_s, "last_suspend_s", dm->last_suspend_s, "last_resume_s",
+        dm->last_resume_s);
     if (!j)
         return NULL;
     uint64_t until = sched_expires(&d->sched, i);
@@ -226,8 +227,7 @@ static void refused(void *arg, unsigned model, enum sched_refusal why, const cha
     if (!w->req)
         return;
     bool failed = why == SCHED_REFUSED_FAILED || why == SCHED_REFUSED_RESUME;
-    reply_error(w->req, failed ? 502 : 503, failed ? "Bad Gateway" : "Service Unavailable",
-                text);
+    reply_error(w->req, failed ? 502 : 503, failed ? "Bad Gateway" : "Service Unavailable", text);
 }
 
 static const struct demand_ops demand_ops = {granted, refused};
@@ -411,7 +411,7 @@ static void send_metrics(const struct daemon *d, struct evhttp_request *req)
     } else {
         evbuffer_add(b, text, strlen(text));
         evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                          "text/plain; version=0.0.4");
+                          "text/plain; version=0.0.4; charset=utf-8");
         evhttp_send_reply(req, 200, "OK", b);
     }
     if (b)
@@ -581,16 +581,20 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
         snprintf(err, len, "cannot serve on %s", d->cfg.socket);
         return -1;
     }
+    fdguard_watch(l, "the control socket");
     if (d->cfg.metrics[0]) {
         char host[96];
         unsigned port;
+        struct evhttp_bound_socket *b = NULL;
         api->metrics = server(api, on_metrics_request);
         if (sscanf(d->cfg.metrics, "%95[^:]:%u", host, &port) != 2 || port > 65535 ||
-            !api->metrics || evhttp_bind_socket(api->metrics, host, (uint16_t)port) < 0) {
+            !api->metrics ||
+            !(b = evhttp_bind_socket_with_handle(api->metrics, host, (uint16_t)port))) {
             snprintf(err, len, "metrics = %s: cannot listen there (HOST:PORT, free)",
                      d->cfg.metrics);
             return -1;
         }
+        fdguard_watch(evhttp_bound_socket_get_listener(b), "the metrics address");
     }
     return 0;
 }

@@ -21,7 +21,7 @@ struct config_model {
     uint64_t vram;                /* 0: auto */
     uint32_t gpus;                /* the GPUs it may use, a bit each; 0: any */
     unsigned width;               /* how many it spans at once (all or none) */
-    double keep_alive_s; /* unused this long: evicted; < 0: forever */
+    double keep_alive_s;          /* unused this long: evicted; < 0: forever */
     enum sched_evict evict;
     int priority;
     bool pinned;
@@ -33,6 +33,7 @@ struct config_model {
     unsigned concurrency; /* proxied requests at once, 0: no limit */
     int preempt;          /* -1: where fast swap can (the default), 0: never, 1: yes */
     double slice_s;       /* the GPU for at least this long before it may be preempted */
+    char api_key[128];    /* sent to its server as Authorization: Bearer, "" for none */
 };
 
 struct config {
@@ -45,11 +46,12 @@ struct config {
     char token[128];                 /* bearer token the proxy asks for, "" for none */
     uint64_t max_body;               /* largest proxied request body */
     double wait_s;                   /* how long a proxied request waits for its model */
+    double client_timeout_s;         /* a proxy client idle, or slow to send, this long: closed */
     uint64_t budget[SCHED_MAX_GPUS]; /* the most models may hold on each GPU */
     bool budget_set[SCHED_MAX_GPUS];
     uint64_t margin;
-    uint64_t host_budget; /* 0: half of the host's RAM */
-    unsigned port_base;   /* model ports are taken from here up */
+    uint64_t host_budget;  /* 0: half of the host's RAM */
+    unsigned port_base;    /* model ports are taken from here up */
     double min_resident_s; /* a model is not evicted sooner after it became ready */
     bool overlap;          /* a switch moves one model out and the other in at once */
     double preempt_gap_s;  /* at most one preemption per GPU this often */
