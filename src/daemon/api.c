@@ -28,8 +28,8 @@
 #include "app/render_json.h"
 #include "core/units.h"
 #include "daemon/events.h"
-#include "daemon/logtail.h"
 #include "daemon/fdguard.h"
+#include "daemon/logtail.h"
 #include "daemon/metrics.h"
 #include "daemon/proxy.h"
 #include "daemon/super.h"
@@ -109,11 +109,11 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
         (json_int_t)(on ? m->need : 0), "host_bytes",
         (json_int_t)(m->state == SCHED_SUSPENDED ? m->host_bytes : 0), "last_used_ms",
         m->last_used_ms ? json_integer((json_int_t)daemon_wall_ms(m->last_used_ms)) : json_null(),
-        "restarts", (int)dm->restarts, "suspended_by",
-        dm->how[0] ? json_string(dm->how) : json_null(), "swap", swap_path(dm), "error", m->error,
-        "holds", (int)m->holds, "suspends", (int)dm->suspends, "resumes", (int)dm->resumes,
-        "last_start_s", dm->last_start_s, "last_suspend_s", dm->last_suspend_s, "last_resume_s",
-        dm->last_resume_s);
+        "restarts",
+        (int)dm->restarts, "suspended_by", dm->how[0] ? json_string(dm->how) : json_null(), "swap",
+        swap_path(dm), "error", m->error, "holds", (int)m->holds, "suspends", (int)dm->suspends,
+        "resumes", (int)dm->resumes, "last_start_s", dm->last_start_s, "last_suspend_s",
+        dm->last_suspend_s, "last_resume_s", dm->last_resume_s);
     if (!j)
         return NULL;
     uint64_t until = sched_expires(&d->sched, i);
@@ -227,7 +227,8 @@ static void refused(void *arg, unsigned model, enum sched_refusal why, const cha
     if (!w->req)
         return;
     bool failed = why == SCHED_REFUSED_FAILED || why == SCHED_REFUSED_RESUME;
-    reply_error(w->req, failed ? 502 : 503, failed ? "Bad Gateway" : "Service Unavailable", text);
+    reply_error(w->req, failed ? 502 : 503, failed ? "Bad Gateway" : "Service Unavailable",
+                text);
 }
 
 static const struct demand_ops demand_ops = {granted, refused};

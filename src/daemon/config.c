@@ -187,8 +187,7 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     } else
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
              "max_body, wait, client_timeout, budget, margin, host_budget, min_resident, overlap, "
-             "preempt_gap, "
-             "port_base)",
+             "preempt_gap, port_base)",
              name);
     return 1;
 }
@@ -281,8 +280,8 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         if (units_parse_seconds(v, &m->slice_s) < 0 || m->slice_s < 0.1 || m->slice_s > 86400)
             FAIL("slice '%s': a duration from 100ms, like 5s", v);
     } else if (!strcmp(name, "api_key")) {
-        if (strlen(v) >= sizeof m->api_key || strpbrk(v, "\r\n"))
-            FAIL("api_key: at most %zu characters on one line", sizeof m->api_key - 1);
+        if (strlen(v) >= sizeof m->api_key)
+            FAIL("api_key: at most %zu characters", sizeof m->api_key - 1);
         snprintf(m->api_key, sizeof m->api_key, "%s", v);
     } else if (!strcmp(name, "start_timeout")) {
         if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1)
@@ -430,8 +429,8 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     if (!ps.err[0] && !c->nmodels)
         snprintf(ps.err, sizeof ps.err, "%s: no [model NAME] section: nothing to serve", path);
     if (!ps.err[0] && !c->socket[0])
-        snprintf(ps.err, sizeof ps.err,
-                 "%s: no place for the socket: %s; give socket = PATH in [serve]", path, def.why);
+        snprintf(ps.err, sizeof ps.err, "%s: no place for the socket: %s; give socket = PATH in [serve]",
+                 path, def.why);
     if (!c->logs[0] && !strcmp(c->state, def.state)) {
         snprintf(c->logs, sizeof c->logs, "%s", def.logs);
     } else if (!c->logs[0]) { /* beside a state file the configuration names */

@@ -21,7 +21,7 @@ struct config_model {
     uint64_t vram;                /* 0: auto */
     uint32_t gpus;                /* the GPUs it may use, a bit each; 0: any */
     unsigned width;               /* how many it spans at once (all or none) */
-    double keep_alive_s;          /* unused this long: evicted; < 0: forever */
+    double keep_alive_s; /* unused this long: evicted; < 0: forever */
     enum sched_evict evict;
     int priority;
     bool pinned;
@@ -50,8 +50,8 @@ struct config {
     uint64_t budget[SCHED_MAX_GPUS]; /* the most models may hold on each GPU */
     bool budget_set[SCHED_MAX_GPUS];
     uint64_t margin;
-    uint64_t host_budget;  /* 0: half of the host's RAM */
-    unsigned port_base;    /* model ports are taken from here up */
+    uint64_t host_budget; /* 0: half of the host's RAM */
+    unsigned port_base;   /* model ports are taken from here up */
     double min_resident_s; /* a model is not evicted sooner after it became ready */
     bool overlap;          /* a switch moves one model out and the other in at once */
     double preempt_gap_s;  /* at most one preemption per GPU this often */

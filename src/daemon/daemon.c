@@ -67,8 +67,7 @@ void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seco
     const char *name = model < d->sched.nmodels ? d->smodels[model].name : "";
     store_event(d->store, clock_wall_ms(), name, kind, seconds, detail);
     /* a failure is worth a warning; the rest is the models' life */
-    enum log_level lv =
-        strstr(kind, "fail") || !strcmp(kind, "crashed") ? LOG_LV_WARN : LOG_LV_INFO;
+    enum log_level lv = strstr(kind, "fail") || !strcmp(kind, "crashed") ? LOG_LV_WARN : LOG_LV_INFO;
     char took[32] = "";
     if (seconds > 0)
         snprintf(took, sizeof took, " (%.2f s)", seconds);
@@ -289,7 +288,8 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
         dm->tight = dm->moved && dm->moved <= dm->host_bytes;
         dm->preempting = preempt;
         uint64_t want = dm->tight ? dm->moved : dm->host_bytes;
-        if (d->pool && dm->cfg.fast && dm->nparked == 1 && dm->moved && dm->moved <= dm->host_bytes)
+        if (d->pool && dm->cfg.fast && dm->nparked == 1 && dm->moved &&
+            dm->moved <= dm->host_bytes)
             dm->parked_bytes[0] = dm->moved;
         if (d->pool && dm->cfg.fast &&
             hostpool_take(&d->pool->map, i, want, &j.pool_off, &j.pool_len) < 0) {
@@ -327,8 +327,9 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
     else
         rc = worker_start(d->worker, &j, err, sizeof err);
     if (rc < 0) {
-        struct sched_event e = {
-            .kind = resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED, .model = i, .error = err};
+        struct sched_event e = {.kind = resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED,
+                                .model = i,
+                                .error = err};
         post(d, &e);
     }
 }
@@ -352,11 +353,11 @@ static void park_job(void *arg, const struct worker_job *j, struct worker_report
         f[k] = (struct park_fast){j->pool_len ? off : 0, j->pool_len ? len : 0, j->floor,
                                   j->fast_only};
         off += len;
-        rc = j->resume
-                 ? park_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
-                               j->to[0] ? j->to : NULL, &f[k], &pr[k], r->error, sizeof r->error)
-                 : park_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only, &f[k],
-                                &pr[k], r->error, sizeof r->error);
+        rc = j->resume ? park_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
+                                     j->to[0] ? j->to : NULL, &f[k], &pr[k], r->error,
+                                     sizeof r->error)
+                       : park_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only,
+                                      &f[k], &pr[k], r->error, sizeof r->error);
         r->fast &= pr[k].path == PARK_FAST;
         r->bytes += pr[k].fast.bytes;
     }
@@ -364,8 +365,8 @@ static void park_job(void *arg, const struct worker_job *j, struct worker_report
         char e2[232];
         for (unsigned k = 0; k + 1 < done; k++)
             if (j->resume)
-                park_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only, &f[k], &pr[k],
-                             e2, sizeof e2);
+                park_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only, &f[k],
+                             &pr[k], e2, sizeof e2);
             else
                 park_resume(d->ckpt, d->ckpt_why, j->pids[k], NULL, NULL, NULL, &pr[k], e2,
                             sizeof e2);
@@ -556,8 +557,8 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
     case SCHED_SUSPENDING:
         if (m->preempted) { /* mid-request, for another model: a time slice */
             dm->held_since_ms = daemon_now_ms();
-            snprintf(detail, sizeof detail, "%s, %u request%s held, preemption %u", where, m->holds,
-                     m->holds == 1 ? "" : "s", m->preemptions);
+            snprintf(detail, sizeof detail, "%s, %u request%s held, preemption %u", where,
+                     m->holds, m->holds == 1 ? "" : "s", m->preemptions);
             daemon_emit(d, i, "preempted", 0, detail);
             break;
         }

@@ -47,23 +47,23 @@ struct dmodel {
     unsigned port;
     uint64_t began_ms; /* when the current start, suspend or resume began */
     uint64_t deadline_ms;
-    struct event *timer;   /* health polls while starting; the kill after a grace period */
-    struct health *health; /* the poll in flight */
-    char how[16];          /* how it was last suspended */
-    int left_gpu;          /* the GPU a suspended model left, for the restore's remapping */
-    uint32_t left_gpus;    /* all those it left */
-    pid_t parked[16];      /* its processes a suspend moved, for the resume */
+    struct event *timer;    /* health polls while starting; the kill after a grace period */
+    struct health *health;  /* the poll in flight */
+    char how[16];        /* how it was last suspended */
+    int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
+    uint32_t left_gpus;  /* all those it left */
+    pid_t parked[16];    /* its processes a suspend moved, for the resume */
     uint64_t parked_bytes[16];
     unsigned nparked;
     uint64_t host_bytes;
-    uint64_t moved;  /* what its last fast swap moved: the size of its next pool window */
-    bool tight;      /* this suspend's window is that size: if it is short, again with more */
+    uint64_t moved; /* what its last fast swap moved: the size of its next pool window */
+    bool tight;     /* this suspend's window is that size: if it is short, again with more */
     bool preempting; /* this suspend is a preemption */
     unsigned restarts, starts, suspends, resumes;
     double last_start_s, last_suspend_s, last_resume_s;
     struct hist start_h, suspend_h, resume_h; /* every one of them, for /metrics */
-    uint64_t held_since_ms;                   /* preempted: since when its requests wait; 0: not */
-    uint64_t held_ms; /* time its requests spent waiting while it was preempted */
+    uint64_t held_since_ms; /* preempted: since when its requests wait; 0: not */
+    uint64_t held_ms;       /* time its requests spent waiting while it was preempted */
 };
 
 struct daemon {

@@ -56,7 +56,7 @@ struct preq {
     struct evbuffer *body;
     struct relay_conn *up; /* while the backend answers */
     bool granted, started, finished;
-    bool gone;        /* the client left */
+    bool gone; /* the client left */
     uint64_t held0;   /* its model's held time when it was granted (daemon_held_ms) */
     bool keep_set;    /* the request asked how long its model stays (keep_alive) */
     uint64_t keep_ms; /* SCHED_FOREVER: for good */
@@ -449,7 +449,8 @@ static bool keep_alive_of(json_t *v, uint64_t *ms)
 
 /* The model a JSON body names, into name, and its keep_alive if it has
  * one; an error message otherwise. */
-static const char *model_of_body(struct evbuffer *body, char *name, size_t len, struct preq *p)
+static const char *model_of_body(struct evbuffer *body, char *name, size_t len,
+                                 struct preq *p)
 {
     size_t n = evbuffer_get_length(body);
     if (!n)
