@@ -650,6 +650,11 @@ int front_listen(struct front *f, const char *host, unsigned port, char *err, si
     return 0;
 }
 
+unsigned front_open(const struct front *f)
+{
+    return f->nconns;
+}
+
 enum evhttp_cmd_type front_method(const struct front_req *r)
 {
     return r->method;

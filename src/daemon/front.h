@@ -38,6 +38,8 @@ struct front *front_new(struct event_base *base, const struct front_limits *lim,
 int front_listen(struct front *f, const char *host, unsigned port, char *err, size_t len);
 /* A connected socket, served as an accepted one (tests, the fuzz target). 0, or -1 (closed). */
 int front_adopt(struct front *f, evutil_socket_t fd);
+/* Client connections open now. */
+unsigned front_open(const struct front *f);
 
 enum evhttp_cmd_type front_method(const struct front_req *r);
 const char *front_uri(const struct front_req *r);
