@@ -116,7 +116,7 @@ static int c_headers(http_parser *p)
     if (p->status_code / 100 == 1)
         return 0; /* 100 Continue: the answer follows */
     if (k->refused)
-        abort(); /* nothing after a refusal */
+        abort();            /* nothing after a refusal */
     if (k->next >= nseen) { /* a request the proxy never saw: refused */
         if (p->status_code != 400 && p->status_code != 408 && p->status_code != 413 &&
             p->status_code != 431)
