@@ -28,6 +28,7 @@
 #include "app/render_json.h"
 #include "core/units.h"
 #include "daemon/events.h"
+#include "daemon/fdguard.h"
 #include "daemon/logtail.h"
 #include "daemon/metrics.h"
 #include "daemon/proxy.h"
@@ -411,7 +412,7 @@ static void send_metrics(const struct daemon *d, struct evhttp_request *req)
     } else {
         evbuffer_add(b, text, strlen(text));
         evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                          "text/plain; version=0.0.4");
+                          "text/plain; version=0.0.4; charset=utf-8");
         evhttp_send_reply(req, 200, "OK", b);
     }
     if (b)
@@ -581,16 +582,20 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
         snprintf(err, len, "cannot serve on %s", d->cfg.socket);
         return -1;
     }
+    fdguard_watch(l, "the control socket");
     if (d->cfg.metrics[0]) {
         char host[96];
         unsigned port;
+        struct evhttp_bound_socket *b = NULL;
         api->metrics = server(api, on_metrics_request);
         if (sscanf(d->cfg.metrics, "%95[^:]:%u", host, &port) != 2 || port > 65535 ||
-            !api->metrics || evhttp_bind_socket(api->metrics, host, (uint16_t)port) < 0) {
+            !api->metrics ||
+            !(b = evhttp_bind_socket_with_handle(api->metrics, host, (uint16_t)port))) {
             snprintf(err, len, "metrics = %s: cannot listen there (HOST:PORT, free)",
                      d->cfg.metrics);
             return -1;
         }
+        fdguard_watch(evhttp_bound_socket_get_listener(b), "the metrics address");
     }
     return 0;
 }

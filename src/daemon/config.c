@@ -217,6 +217,10 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     } else if (!strcmp(name, "wait")) {
         if (units_parse_seconds(v, &c->wait_s) < 0 || c->wait_s < 1)
             FAIL("wait '%s': a duration, like 5m", v);
+    } else if (!strcmp(name, "client_timeout")) {
+        if (units_parse_seconds(v, &c->client_timeout_s) < 0 || c->client_timeout_s < 1 ||
+            c->client_timeout_s > 86400)
+            FAIL("client_timeout '%s': a duration from 1s, like 60s", v);
     } else if (!strcmp(name, "budget")) {
         if (!parse_budget(v, c))
             FAIL("budget '%s': a size for every GPU (22G) or per GPU (0:22G,1:20G)", v);
@@ -241,8 +245,8 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         c->port_base = (unsigned)d;
     } else
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
-             "max_body, wait, budget, margin, host_budget, min_resident, overlap, preempt_gap, "
-             "port_base)",
+             "max_body, wait, client_timeout, budget, margin, host_budget, min_resident, overlap, "
+             "preempt_gap, port_base)",
              name);
     return 1;
 }
@@ -334,6 +338,10 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
     } else if (!strcmp(name, "slice")) {
         if (units_parse_seconds(v, &m->slice_s) < 0 || m->slice_s < 0.1 || m->slice_s > 86400)
             FAIL("slice '%s': a duration from 100ms, like 5s", v);
+    } else if (!strcmp(name, "api_key")) {
+        if (strlen(v) >= sizeof m->api_key)
+            FAIL("api_key: at most %zu characters", sizeof m->api_key - 1);
+        snprintf(m->api_key, sizeof m->api_key, "%s", v);
     } else if (!strcmp(name, "start_timeout")) {
         if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1)
             FAIL("start_timeout '%s': a duration, like 2m", v);
@@ -367,7 +375,7 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
     } else
         FAIL("unknown setting '%s' (command, file, vram, gpu, gpus, keep_alive, evict, priority, "
              "pinned, cap, swap, swap_pool, health, start_timeout, concurrency, preempt, slice, "
-             "api, aliases, env)",
+             "api, aliases, env, api_key)",
              name);
     return 1;
 }
@@ -527,6 +535,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     c->port_base = 21000;
     c->max_body = 16ULL << 20;
     c->wait_s = 300;
+    c->client_timeout_s = 60;
     c->min_resident_s = 1;
     c->overlap = true;
     c->preempt_gap_s = 1;

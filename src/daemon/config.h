@@ -51,6 +51,7 @@ struct config_model {
     char env[CONFIG_ENV_MAX];
     size_t env_len;
     unsigned nenv;
+    char api_key[128];    /* sent to its server as Authorization: Bearer, "" for none */
 };
 
 struct config {
@@ -63,6 +64,7 @@ struct config {
     char token[128];                 /* bearer token the proxy asks for, "" for none */
     uint64_t max_body;               /* largest proxied request body */
     double wait_s;                   /* how long a proxied request waits for its model */
+    double client_timeout_s;         /* a proxy client idle, or slow to send, this long: closed */
     uint64_t budget[SCHED_MAX_GPUS]; /* the most models may hold on each GPU */
     bool budget_set[SCHED_MAX_GPUS];
     uint64_t margin;

@@ -524,12 +524,14 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
             break;
         if (was == SCHED_STARTING) {
             dm->last_start_s = took;
+            hist_observe(&dm->start_h, took);
             snprintf(detail, sizeof detail, "%s, port %u, %.2f GiB", where, dm->port,
                      (double)m->need / (1 << 30));
             store_set_footprint(d->store, m->name, d->gpu_name[m->gpu], m->need);
             daemon_emit(d, i, "ready", took, detail);
         } else if (was == SCHED_RESUMING) {
             dm->last_resume_s = took;
+            hist_observe(&dm->resume_h, took);
             dm->resumes++;
             dm->host_bytes = 0;
             daemon_emit(d, i, "resumed", took, where);
@@ -538,6 +540,7 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
     case SCHED_SUSPENDED:
         if (was == SCHED_SUSPENDING) {
             dm->last_suspend_s = took;
+            hist_observe(&dm->suspend_h, took);
             dm->suspends++;
             daemon_emit(d, i, "suspended", took,
                         strcmp(dm->how, "fast") ? "driver checkpoint" : "fast swap");

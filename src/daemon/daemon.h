@@ -22,6 +22,7 @@
 #include "core/snapshot.h"
 #include "daemon/config.h"
 #include "daemon/demand.h"
+#include "daemon/hist.h"
 
 struct api;
 struct events;
@@ -60,6 +61,7 @@ struct dmodel {
     bool preempting; /* this suspend is a preemption */
     unsigned restarts, starts, suspends, resumes;
     double last_start_s, last_suspend_s, last_resume_s;
+    struct hist start_h, suspend_h, resume_h; /* every one of them, for /metrics */
     uint64_t held_since_ms; /* preempted: since when its requests wait; 0: not */
     uint64_t held_ms;       /* time its requests spent waiting while it was preempted */
 };

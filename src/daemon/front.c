@@ -5,9 +5,19 @@
  * that was most of a proxied request's system calls. Here a connection is
  * registered for reading once; answers are written where they are made.
  * The request is parsed by http-parser; vram writes the answers' status
- * lines, headers and chunk framing, which is all the HTTP it writes. */
+ * lines, headers and chunk framing, which is all the HTTP it writes.
+ *
+ * A connection's one timer says how long it may stay as it is: idle
+ * between requests, a request arriving (from its first byte to its last),
+ * an answer its client reads nothing of, a close the client has not
+ * acknowledged. While the proxy has the request and the client takes what
+ * it is sent (a long stream, or one held while its model is suspended) no
+ * timer runs. A connection that fails while the proxy writes to it is
+ * ended on the next loop turn (the timer, made active), never inside the
+ * proxy's own call. */
 #include "daemon/front.h"
 
+#include "daemon/fdguard.h"
 #include "daemon/hdrs.h"
 #include "daemon/wbuf.h"
 
@@ -23,14 +33,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define HEAD_TIMEOUT 30 /* seconds for a request's head to arrive */
+#define LINGER_S 5 /* after our close, for the client's: what it still sends is dropped */
 
 struct front {
     struct event_base *base;
-    size_t max_body;
+    struct front_limits lim;
+    struct timeval timeout;
+    unsigned nconns;
+    struct fdguard *guard; /* the listener's: paused at max_conns and out of descriptors */
     const struct front_ops *ops;
     void *arg;
 };
@@ -39,7 +53,8 @@ struct front_req {
     struct conn *c;
     enum evhttp_cmd_type method;
     struct hdrs h; /* the URL, then the headers */
-    bool keep_alive, chunked, replying;
+    bool keep_alive, http11, chunked, nobody, replying;
+    bool trailers; /* past the headers: fields now are a chunked body's trailer, dropped */
     struct evbuffer *body;
     void *arg;
 };
@@ -51,9 +66,13 @@ struct conn {
     struct evbuffer *in, *out;
     http_parser parser;
     struct front_req req;
+    bool reading;   /* a request has begun and is not whole yet */
     bool complete;  /* a whole request was parsed, the parser paused */
     bool busy;      /* the proxy has the request */
     bool closing;   /* close once the output is written */
+    bool shut;      /* our side is shut: waiting for the client's close */
+    bool peer_eof;  /* the client shut its side: answers still go out, then the end */
+    bool stalled;   /* the output waits for the client to read */
     bool dead;      /* closed; freed when no handler of ours is running */
     bool too_large; /* answered 413: the rest is read and dropped */
     int guard;
@@ -62,25 +81,60 @@ struct conn {
 static void conn_free(struct conn *c);
 static void parse_more(struct conn *c);
 
+static void arm(struct conn *c, const struct timeval *tv)
+{
+    evtimer_add(c->timer, tv);
+}
+
+/* Called at the end of every entry point from outside front.c: a
+ * connection that died meanwhile is ended on the next loop turn. */
+static void settle(struct conn *c)
+{
+    if (c->dead && !c->guard)
+        event_active(c->timer, EV_TIMEOUT, 1);
+}
+
 /* ---- writing ---- */
 
 static void flush_out(struct conn *c)
 {
+    bool wrote = false;
     while (!c->dead && evbuffer_get_length(c->out)) {
         int n = evbuffer_write(c->out, c->fd);
+        if (n > 0) {
+            wrote = true;
+            continue;
+        }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             event_add(c->wr, NULL);
+            /* an answer its client does not read: how long from the last progress */
+            if ((c->busy || c->closing) && (wrote || !c->stalled))
+                arm(c, &c->f->timeout);
+            c->stalled = true;
             return;
         }
-        if (n <= 0) {
-            c->dead = true;
-            return;
-        }
+        c->dead = true;
+        return;
     }
-    if (c->closing && !evbuffer_get_length(c->out))
+    if (c->dead)
+        return;
+    if (c->stalled) {
+        c->stalled = false;
+        if (c->busy)
+            evtimer_del(c->timer);
+    }
+    if (c->closing && c->peer_eof) {
+        c->dead = true; /* all said, and the client has nothing more to say */
+    } else if (c->closing && !c->shut) {
         shutdown(c->fd, SHUT_WR); /* the reader sees the end; we drain its rest */
+        c->shut = true;
+        struct timeval tv = {LINGER_S, 0};
+        if (c->f->timeout.tv_sec < LINGER_S)
+            tv = c->f->timeout;
+        arm(c, &tv);
+    }
 }
 
 static void on_write(evutil_socket_t fd, short what, void *arg)
@@ -97,6 +151,8 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 static const char *reason(int status)
 {
     switch (status) {
+    case 100:
+        return "Continue";
     case 200:
         return "OK";
     case 201:
@@ -105,10 +161,14 @@ static const char *reason(int status)
         return "Accepted";
     case 204:
         return "No Content";
+    case 304:
+        return "Not Modified";
     case 400:
         return "Bad Request";
     case 401:
         return "Unauthorized";
+    case 403:
+        return "Forbidden";
     case 404:
         return "Not Found";
     case 408:
@@ -144,6 +204,8 @@ static void head_out(struct wbuf *w, struct front_req *r, int status, const char
         wbuf_header(w, names[i], values[i]);
     if (!r->keep_alive)
         wbuf_str(w, "Connection: close\r\n");
+    else if (!r->http11) /* an HTTP/1.0 client closes unless told otherwise */
+        wbuf_str(w, "Connection: keep-alive\r\n");
 }
 
 /* The request is answered: the next one on the connection may be read. */
@@ -154,38 +216,65 @@ static void done(struct front_req *r)
     c->busy = false;
     if (!r->keep_alive)
         c->closing = true;
+    c->stalled = false; /* from here the timer is the idle one, or the close's */
     flush_out(c);
     if (!c->closing && !c->dead) {
-        struct timeval tv = {HEAD_TIMEOUT, 0}; /* how long it may stay idle */
         hdrs_reset(&r->h);
-        evtimer_add(c->timer, &tv);
-        parse_more(c); /* a pipelined request may be waiting */
+        arm(c, &c->f->timeout); /* how long it may stay idle */
+        parse_more(c);          /* a pipelined request may be waiting */
     }
+}
+
+/* 1xx, 204 and 304 answers have no body, nor has any answer to HEAD. */
+static bool bodiless(const struct front_req *r, int status)
+{
+    return r->method == EVHTTP_REQ_HEAD || status / 100 == 1 || status == 204 || status == 304;
 }
 
 void front_reply(struct front_req *r, int status, const char *const *names,
                  const char *const *values, size_t n, const char *body, size_t len)
 {
+    struct conn *c = r->c;
     struct wbuf w;
     head_out(&w, r, status, names, values, n);
-    wbuf_str(&w, "Content-Length: ");
-    wbuf_num(&w, len, 10);
-    wbuf_add(&w, "\r\n\r\n", 4);
+    if (status != 204 && status != 304) {
+        wbuf_str(&w, "Content-Length: ");
+        wbuf_num(&w, len, 10);
+        wbuf_add(&w, "\r\n", 2);
+    }
+    wbuf_add(&w, "\r\n", 2);
     wbuf_flush(&w);
-    evbuffer_add(r->c->out, body, len);
+    if (!bodiless(r, status))
+        evbuffer_add(c->out, body, len);
+    c->guard++;
     done(r);
+    c->guard--;
+    settle(c);
+}
+
+void front_error(struct front_req *r, enum errbody_kind kind, const char *msg, int retry_after)
+{
+    char body[1024], ra[24];
+    size_t len = errbody_render(front_uri(r), kind, msg, body, sizeof body);
+    snprintf(ra, sizeof ra, "%d", retry_after);
+    const char *names[] = {"Content-Type", "Retry-After"};
+    const char *values[] = {"application/json", ra};
+    front_reply(r, errbody_status(kind), names, values, retry_after > 0 ? 2 : 1, body, len);
 }
 
 void front_reply_start(struct front_req *r, int status, const char *const *names,
                        const char *const *values, size_t n, bool has_length)
 {
+    r->nobody = bodiless(r, status);
+    /* chunked to HTTP/1.1 clients, so that a cut answer shows as one; an
+     * HTTP/1.0 client knows only the end of the connection */
+    r->chunked = !has_length && !r->nobody && r->http11;
+    if (!has_length && !r->nobody && !r->http11)
+        r->keep_alive = false;
     struct wbuf w;
     head_out(&w, r, status, names, values, n);
-    r->chunked = !has_length && r->keep_alive;
     if (r->chunked)
         wbuf_str(&w, "Transfer-Encoding: chunked\r\n");
-    else if (!has_length)
-        r->c->closing = true; /* the end of the answer is the end of the connection */
     wbuf_add(&w, "\r\n", 2);
     wbuf_flush(&w);
     r->replying = true;
@@ -194,26 +283,34 @@ void front_reply_start(struct front_req *r, int status, const char *const *names
 
 void front_reply_part(struct front_req *r, const char *data, size_t len)
 {
-    if (!len)
+    if (!len || r->nobody)
         return;
+    struct conn *c = r->c;
     if (r->chunked) {
         struct wbuf w;
-        wbuf_init(&w, r->c->out);
+        wbuf_init(&w, c->out);
         wbuf_num(&w, len, 16);
         wbuf_add(&w, "\r\n", 2);
         wbuf_flush(&w);
     }
-    evbuffer_add(r->c->out, data, len);
+    evbuffer_add(c->out, data, len);
     if (r->chunked)
-        evbuffer_add(r->c->out, "\r\n", 2);
-    flush_out(r->c);
+        evbuffer_add(c->out, "\r\n", 2);
+    c->guard++;
+    flush_out(c);
+    c->guard--;
+    settle(c);
 }
 
 void front_reply_end(struct front_req *r)
 {
+    struct conn *c = r->c;
     if (r->chunked)
-        evbuffer_add(r->c->out, "0\r\n\r\n", 5);
+        evbuffer_add(c->out, "0\r\n\r\n", 5);
+    c->guard++;
     done(r);
+    c->guard--;
+    settle(c);
 }
 
 void front_abort(struct front_req *r)
@@ -221,6 +318,7 @@ void front_abort(struct front_req *r)
     struct conn *c = r->c;
     c->busy = false;
     c->dead = true;
+    r->arg = NULL;
     if (!c->guard)
         conn_free(c);
 }
@@ -232,10 +330,11 @@ static int on_begin(http_parser *p)
     struct conn *c = p->data;
     struct front_req *r = &c->req;
     hdrs_reset(&r->h);
-    r->chunked = false;
+    r->chunked = r->nobody = r->trailers = false;
+    r->arg = NULL;
     evbuffer_drain(r->body, evbuffer_get_length(r->body));
-    struct timeval tv = {HEAD_TIMEOUT, 0};
-    evtimer_add(c->timer, &tv);
+    c->reading = true;
+    arm(c, &c->f->timeout); /* the whole request, from its first byte */
     return 0;
 }
 
@@ -246,12 +345,14 @@ static int on_url(http_parser *p, const char *at, size_t len)
 
 static int on_field(http_parser *p, const char *at, size_t len)
 {
-    return hdrs_field(&((struct conn *)p->data)->req.h, at, len);
+    struct front_req *r = &((struct conn *)p->data)->req;
+    return r->trailers ? 0 : hdrs_field(&r->h, at, len);
 }
 
 static int on_value(http_parser *p, const char *at, size_t len)
 {
-    return hdrs_value(&((struct conn *)p->data)->req.h, at, len);
+    struct front_req *r = &((struct conn *)p->data)->req;
+    return r->trailers ? 0 : hdrs_value(&r->h, at, len);
 }
 
 static int on_headers(http_parser *p)
@@ -260,14 +361,19 @@ static int on_headers(http_parser *p)
     struct front_req *r = &c->req;
     if (hdrs_end(&r->h) < 0) /* the last value, or the URL when there are no headers */
         return -1;
-    evtimer_del(c->timer);
-    if (p->content_length != ULLONG_MAX && p->content_length > c->f->max_body) {
+    r->trailers = true;
+    r->http11 = p->http_major > 1 || (p->http_major == 1 && p->http_minor >= 1);
+    bool has_body =
+        (p->flags & F_CHUNKED) || (p->content_length && p->content_length != ULLONG_MAX);
+    if (p->content_length != ULLONG_MAX && p->content_length > c->f->lim.max_body) {
         c->too_large = true;
         return -1;
     }
+    /* answered here, never passed on (the relay drops Expect): a backend's
+     * own 100 would otherwise be read as its answer */
     const char *expect = front_header(r, "Expect");
-    if (expect && !strcasecmp(expect, "100-continue")) {
-        evbuffer_add_printf(c->out, "HTTP/1.1 100 Continue\r\n\r\n");
+    if (expect && !strcasecmp(expect, "100-continue") && r->http11 && has_body) {
+        evbuffer_add(c->out, "HTTP/1.1 100 Continue\r\n\r\n", 25);
         flush_out(c);
     }
     return 0;
@@ -276,7 +382,7 @@ static int on_headers(http_parser *p)
 static int on_body(http_parser *p, const char *at, size_t len)
 {
     struct conn *c = p->data;
-    if (evbuffer_get_length(c->req.body) + len > c->f->max_body) {
+    if (evbuffer_get_length(c->req.body) + len > c->f->lim.max_body) {
         c->too_large = true;
         return -1;
     }
@@ -297,7 +403,9 @@ static int on_complete(http_parser *p)
                         ? methods[p->method]
                         : EVHTTP_REQ_GET;
     c->req.keep_alive = http_should_keep_alive(p) != 0;
+    c->reading = false;
     c->complete = true;
+    evtimer_del(c->timer); /* the proxy has it now: as long as its answer takes */
     http_parser_pause(p, 1);
     return 0;
 }
@@ -312,17 +420,16 @@ static const http_parser_settings settings = {
     .on_message_complete = on_complete,
 };
 
-static void refuse(struct conn *c, int status, const char *msg)
+/* The request cannot be read: answered, and the connection closed. */
+static void refuse(struct conn *c, enum errbody_kind kind, const char *msg)
 {
     struct front_req *r = &c->req;
-    static const char *const n[] = {"Content-Type"};
-    static const char *const v[] = {"application/json"};
-    char body[256];
-    int len = snprintf(body, sizeof body, "{\"error\":{\"message\":\"%s\",\"type\":\"%s\"}}\n", msg,
-                       reason(status));
+    r->h.buf[r->h.len] = '\0'; /* the URL, as far as it came, for the answer's dialect */
     r->keep_alive = false;
+    r->method = EVHTTP_REQ_GET;
+    c->reading = false;
     c->busy = true;
-    front_reply(r, status, n, v, 1, body, (size_t)len);
+    front_error(r, kind, msg, 0);
 }
 
 /* Feeds what was read to the parser, up to one whole request. */
@@ -343,16 +450,30 @@ static void parse_more(struct conn *c)
             continue;
         }
         if (e != HPE_OK && e != HPE_PAUSED) {
+            char msg[160];
             if (c->too_large)
-                refuse(c, 413, "the request is larger than max_body");
+                refuse(c, ERRBODY_TOO_LARGE, "the request is larger than max_body");
             else if (c->req.h.overflow)
-                refuse(c, 431, "the request's headers are too large");
-            else
-                refuse(c, 400, "malformed HTTP request");
+                refuse(c, ERRBODY_HEADERS_TOO_BIG, "the request's headers are too large");
+            else if (snprintf(msg, sizeof msg, "malformed HTTP request (%s)",
+                              http_errno_description(e)) > 0)
+                refuse(c, ERRBODY_BAD_REQUEST, msg);
             return;
         }
         evbuffer_drain(c->in, used);
     }
+}
+
+/* The client is gone: the proxy is told if it had the request. */
+static void gone(struct conn *c)
+{
+    if (c->busy && c->req.arg) {
+        void *a = c->req.arg;
+        c->req.arg = NULL;
+        c->f->ops->closed(c->f->arg, &c->req, a);
+    }
+    c->busy = false;
+    c->dead = true;
 }
 
 static void on_read(evutil_socket_t fd, short what, void *arg)
@@ -363,32 +484,40 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
     c->guard++;
     for (;;) {
         ssize_t n = recv(fd, buf, sizeof buf, 0);
-        if (n > 0)
-            evbuffer_add(c->in, buf, (size_t)n);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
-        if (n <= 0) { /* the client left */
-            if (c->busy && c->req.arg)
-                c->f->ops->closed(c->f->arg, &c->req, c->req.arg);
-            c->busy = false;
-            c->dead = true;
+        if (n == 0) {
+            c->peer_eof = true;
             break;
         }
-        if (c->closing) { /* after a refusal: read and drop, so that it gets the answer */
-            evbuffer_drain(c->in, evbuffer_get_length(c->in));
-            continue;
+        if (n < 0) { /* reset: the client left */
+            gone(c);
+            break;
         }
-        if (evbuffer_get_length(c->in) > HDRS_BYTES + c->f->max_body + 65536) {
-            c->dead = true; /* far more than one request could be: not HTTP */
+        if (c->closing) /* after a refusal: read and drop, so that it gets the answer */
+            continue;
+        evbuffer_add(c->in, buf, (size_t)n);
+        if (evbuffer_get_length(c->in) > HDRS_BYTES + c->f->lim.max_body + 65536) {
+            gone(c); /* far more than one request could be: not HTTP */
             break;
         }
         if ((size_t)n < sizeof buf)
             break; /* drained; what comes later is a new edge */
     }
     if (!c->dead)
-        parse_more(c);
+        parse_more(c); /* what came before the end is answered */
+    if (c->peer_eof && !c->dead) {
+        if (c->busy || c->reading || !evbuffer_get_length(c->out)) {
+            /* the client left mid-answer, or mid-request (a half-close looks the
+             * same, and streams are cancelled by it); or all is said */
+            gone(c);
+        } else {
+            c->closing = true; /* its last answers still go out */
+            evtimer_del(c->timer);
+        }
+    }
     if (--c->guard == 0 && c->dead)
         conn_free(c);
 }
@@ -398,19 +527,20 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     struct conn *c = arg;
-    if (c->busy)
-        return;
     c->guard++;
-    if (!c->req.h.len && !evbuffer_get_length(c->in))
-        c->dead = true; /* an idle keep-alive connection: closed quietly */
+    if (c->dead || c->shut || c->busy || c->closing) /* failed, lingered, or reads nothing */
+        gone(c);
+    else if (c->reading)
+        refuse(c, ERRBODY_TIMEOUT, "the request did not arrive in time (client_timeout)");
     else
-        refuse(c, 408, "the request did not arrive in time");
+        c->dead = true; /* an idle keep-alive connection: closed quietly */
     if (--c->guard == 0 && c->dead)
         conn_free(c);
 }
 
 static void conn_free(struct conn *c)
 {
+    struct front *f = c->f;
     event_free(c->rd);
     event_free(c->wr);
     event_free(c->timer);
@@ -419,19 +549,16 @@ static void conn_free(struct conn *c)
     evbuffer_free(c->req.body);
     close(c->fd);
     free(c);
+    if (f->nconns-- == f->lim.max_conns)
+        fdguard_hold(f->guard, false);
 }
 
-static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
-                      void *arg)
+int front_adopt(struct front *f, evutil_socket_t fd)
 {
-    (void)l;
-    (void)sa;
-    (void)len;
-    struct front *f = arg;
     struct conn *c = calloc(1, sizeof *c);
     if (!c) {
         close(fd);
-        return;
+        return -1;
     }
     c->f = f;
     c->fd = fd;
@@ -449,9 +576,8 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
     c->rd = event_new(f->base, fd, EV_READ | EV_PERSIST | EV_ET, on_read, c);
     c->wr = event_new(f->base, fd, EV_WRITE, on_write, c);
     c->timer = evtimer_new(f->base, on_timeout, c);
-    struct timeval tv = {HEAD_TIMEOUT, 0};
     if (!c->in || !c->out || !c->req.body || !c->rd || !c->wr || !c->timer ||
-        event_add(c->rd, NULL) < 0 || evtimer_add(c->timer, &tv) < 0) {
+        event_add(c->rd, NULL) < 0 || evtimer_add(c->timer, &f->timeout) < 0) {
         if (c->rd)
             event_free(c->rd);
         if (c->wr)
@@ -466,29 +592,67 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
             evbuffer_free(c->req.body);
         close(fd);
         free(c);
+        return -1;
     }
+    /* at the cap, the listener waits (connections queue in the kernel) and
+     * the descriptors left serve the models, the control socket, the logs */
+    if (++f->nconns == f->lim.max_conns)
+        fdguard_hold(f->guard, true);
+    return 0;
 }
 
-int front_listen(struct event_base *base, const char *host, unsigned port, size_t max_body,
-                 const struct front_ops *ops, void *arg, char *err, size_t len)
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
+                      void *arg)
+{
+    (void)l;
+    (void)sa;
+    (void)len;
+    front_adopt(arg, fd);
+}
+
+struct front *front_new(struct event_base *base, const struct front_limits *lim,
+                        const struct front_ops *ops, void *arg)
 {
     struct front *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    *f = (struct front){.base = base, .lim = *lim, .ops = ops, .arg = arg};
+    double t = lim->timeout_s > 0 ? lim->timeout_s : 60;
+    f->timeout.tv_sec = (time_t)t;
+    f->timeout.tv_usec = (suseconds_t)((t - (double)(time_t)t) * 1e6);
+    if (!f->lim.max_conns) {
+        /* a quarter of the descriptors, 32 to 1024, stay for the rest */
+        struct rlimit rl = {1024, 1024};
+        getrlimit(RLIMIT_NOFILE, &rl);
+        rlim_t all =
+            rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1u << 20 ? 1u << 20 : rl.rlim_cur;
+        rlim_t keep = all / 4 < 32 ? 32 : all / 4 > 1024 ? 1024 : all / 4;
+        f->lim.max_conns = all > 2 * keep ? (unsigned)(all - keep) : (unsigned)(all / 2 + 1);
+    }
+    return f;
+}
+
+int front_listen(struct front *f, const char *host, unsigned port, char *err, size_t len)
+{
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    if (!f || inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
         snprintf(err, len, "%s: an IPv4 address, like 127.0.0.1", host);
-        free(f);
         return -1;
     }
-    *f = (struct front){base, max_body, ops, arg};
     struct evconnlistener *l = evconnlistener_new_bind(
-        base, on_accept, f, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE, 512,
-        (struct sockaddr *)&a, sizeof a);
+        f->base, on_accept, f, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
+        512, (struct sockaddr *)&a, sizeof a);
     if (!l) {
         snprintf(err, len, "cannot listen on %s:%u: %s", host, port, strerror(errno));
-        free(f);
         return -1;
     }
+    f->guard = fdguard_watch(l, "the proxy");
     return 0;
+}
+
+unsigned front_open(const struct front *f)
+{
+    return f->nconns;
 }
 
 enum evhttp_cmd_type front_method(const struct front_req *r)

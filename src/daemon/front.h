@@ -2,8 +2,8 @@
  * sockets, each registered with the loop once, requests parsed by
  * http-parser, answers written at once (a write that would block waits for
  * the socket). One request at a time per connection; keep-alive,
- * pipelining, Expect: 100-continue, size limits and a deadline for slow
- * clients. */
+ * pipelining, Expect: 100-continue, HTTP/1.0, size limits, a deadline for
+ * slow clients and a cap on connections below the descriptor limit. */
 #ifndef VRAM_DAEMON_FRONT_H
 #define VRAM_DAEMON_FRONT_H
 
@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "daemon/errbody.h"
+
+struct front;
 struct front_req;
 
 struct front_ops {
@@ -21,8 +24,22 @@ struct front_ops {
     void (*closed)(void *arg, struct front_req *r, void *req_arg);
 };
 
-int front_listen(struct event_base *base, const char *host, unsigned port, size_t max_body,
-                 const struct front_ops *ops, void *arg, char *err, size_t len);
+struct front_limits {
+    size_t max_body;    /* larger request bodies get 413 */
+    double timeout_s;   /* an idle connection, or a request still arriving, is closed after this;
+                         * so is one whose client reads nothing of its answer for this long */
+    unsigned max_conns; /* 0: from the descriptor limit, keeping some for everything else */
+};
+
+/* A server with no address yet (front_listen, front_adopt). NULL on no memory. */
+struct front *front_new(struct event_base *base, const struct front_limits *lim,
+                        const struct front_ops *ops, void *arg);
+/* Listens on host:port (IPv4): 0, or -1 with err. */
+int front_listen(struct front *f, const char *host, unsigned port, char *err, size_t len);
+/* A connected socket, served as an accepted one (tests, the fuzz target). 0, or -1 (closed). */
+int front_adopt(struct front *f, evutil_socket_t fd);
+/* Client connections open now. */
+unsigned front_open(const struct front *f);
 
 enum evhttp_cmd_type front_method(const struct front_req *r);
 const char *front_uri(const struct front_req *r);
@@ -37,9 +54,13 @@ void front_set_arg(struct front_req *r, void *arg);
 /* A whole answer; the request is done. */
 void front_reply(struct front_req *r, int status, const char *const *names,
                  const char *const *values, size_t n, const char *body, size_t len);
+/* An error answer in the route's dialect (errbody.h), with Retry-After
+ * when retry_after > 0; the request is done. */
+void front_error(struct front_req *r, enum errbody_kind kind, const char *msg, int retry_after);
 /* An answer in parts: with has_length the headers carry Content-Length and
- * the parts are sent as they are; without, they are sent chunked. The
- * status line and headers leave with the first part (or the end). */
+ * the parts are sent as they are; without, they are sent chunked to an
+ * HTTP/1.1 client, and to an HTTP/1.0 one up to the connection's close.
+ * The status line and headers leave with the first part (or the end). */
 void front_reply_start(struct front_req *r, int status, const char *const *names,
                        const char *const *values, size_t n, bool has_length);
 void front_reply_part(struct front_req *r, const char *data, size_t len);

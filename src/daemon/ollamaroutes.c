@@ -52,11 +52,6 @@ static void answer(struct front_req *r, int status, json_t *j)
     json_decref(j);
 }
 
-void ollamaroutes_error(struct front_req *r, int status, const char *text)
-{
-    answer(r, status, json_pack("{s:s}", "error", text));
-}
-
 /* The model's file, read when it changed; NULL without one. */
 static const struct details *details_of(struct ollamaroutes *o, unsigned i, struct stat *st)
 {
@@ -178,7 +173,7 @@ static void show(struct ollamaroutes *o, struct front_req *r)
         m = json_object_get(j, "name"); /* the older clients' field */
     if (!json_is_string(m)) {
         json_decref(j);
-        ollamaroutes_error(r, 400, "send JSON with a \"model\" field (GET /api/tags lists them)");
+        front_error(r, ERRBODY_BAD_REQUEST, "send JSON with a \"model\" field (GET /api/tags lists them)", 0);
         return;
     }
     int i = names_find(o->d, json_string_value(m));
@@ -187,7 +182,7 @@ static void show(struct ollamaroutes *o, struct front_req *r)
         snprintf(msg, sizeof msg, "model '%.100s' not found (GET /api/tags lists them)",
                  json_string_value(m));
         json_decref(j);
-        ollamaroutes_error(r, 404, msg);
+        front_error(r, ERRBODY_NO_MODEL, msg, 0);
         return;
     }
     json_decref(j);

@@ -21,7 +21,4 @@ struct ollamaroutes *ollamaroutes_new(struct daemon *d);
 /* Answers r when path is one of the routes above; false when it is not. */
 bool ollamaroutes_route(struct ollamaroutes *o, struct front_req *r, const char *path);
 
-/* {"error": "text"}, Ollama's error body, with status. */
-void ollamaroutes_error(struct front_req *r, int status, const char *text);
-
 #endif

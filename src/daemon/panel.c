@@ -43,15 +43,6 @@ struct panel *panel_new(struct event_base *base, const char *socket, bool token_
     return pn;
 }
 
-static void json_error(struct front_req *r, int code, const char *msg)
-{
-    static const char *const names[] = {"Content-Type"};
-    static const char *const values[] = {"application/json"};
-    char body[400];
-    int n = snprintf(body, sizeof body, "{\"error\":\"%s\"}\n", msg);
-    front_reply(r, code, names, values, 1, body, (size_t)n < sizeof body ? (size_t)n : 0);
-}
-
 static void end(struct pass *p)
 {
     struct panel *pn = p->pn;
@@ -68,16 +59,8 @@ static void up_headers(void *arg, int status, const char *const *names, const ch
 {
     struct pass *p = arg;
     const char *keep_n[64], *keep_v[64];
-    size_t k = 0;
-    bool has_length = false;
-    for (size_t i = 0; i < n && k < 64; i++) {
-        bool length = !strcasecmp(names[i], "Content-Length");
-        if (relay_hop_by_hop(names[i]) && !length)
-            continue;
-        has_length |= length;
-        keep_n[k] = names[i];
-        keep_v[k++] = values[i];
-    }
+    bool has_length;
+    size_t k = relay_end_to_end(names, values, n, keep_n, keep_v, 64, &has_length);
     p->started = true;
     front_reply_start(p->client, status, keep_n, keep_v, k, has_length);
 }
@@ -108,7 +91,7 @@ static void up_error(void *arg, const char *why)
     } else {
         char msg[200];
         snprintf(msg, sizeof msg, "the control socket did not answer (%s)", why);
-        json_error(r, 502, msg);
+        front_error(r, ERRBODY_BACKEND, msg, 0);
     }
     relay_close(p->up);
     end(p);
@@ -122,18 +105,20 @@ bool panel_route(struct panel *pn, struct front_req *r, const char *path, bool a
     if (!page && strncmp(path, "/vram/", 6))
         return false;
     if (!page && !pn->token_set) {
-        json_error(r, 403,
-                   "the control API is served on this address only with a token (token = in "
-                   "[serve]); without one, use the control socket");
+        front_error(r, ERRBODY_FORBIDDEN,
+                    "the control API is served on this address only with a token (token = in "
+                    "[serve]); without one, use the control socket",
+                    0);
         return true;
     }
     if (!page && !authorized) {
-        json_error(r, 401, "this address wants Authorization: Bearer TOKEN");
+        front_error(r, ERRBODY_UNAUTHORIZED, "this address wants Authorization: Bearer TOKEN", 0);
         return true;
     }
     struct pass *p = pn->nlive < MAX_PASSES ? calloc(1, sizeof *p) : NULL;
     if (!p) {
-        json_error(r, 503, "too many requests for the control API at once; try again");
+        front_error(r, ERRBODY_UNAVAILABLE,
+                    "too many requests for the control API at once; try again", 1);
         return true;
     }
     p->pn = pn;
@@ -151,7 +136,7 @@ bool panel_route(struct panel *pn, struct front_req *r, const char *path, bool a
     p->up = relay_get_path(pn->base, pn->idle, &pn->nidle, pn->socket);
     if (!p->up) {
         free(p);
-        json_error(r, 502, "cannot reach the control socket");
+        front_error(r, ERRBODY_BACKEND, "cannot reach the control socket", 0);
         return true;
     }
     /* registered first: a write that fails calls up_error inside relay_send */
@@ -162,7 +147,7 @@ bool panel_route(struct panel *pn, struct front_req *r, const char *path, bool a
         front_set_arg(r, NULL);
         relay_close(p->up);
         end(p);
-        json_error(r, 502, "cannot reach the control socket");
+        front_error(r, ERRBODY_BACKEND, "cannot reach the control socket", 0);
     }
     return true;
 }

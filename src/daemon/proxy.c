@@ -23,6 +23,7 @@
 #include "app/log.h"
 #include "core/units.h"
 #include "daemon/front.h"
+#include "daemon/hdrs.h"
 #include "daemon/names.h"
 #include "daemon/ollamaroutes.h"
 #include "daemon/panel.h"
@@ -37,6 +38,7 @@
 struct proxy_model {
     unsigned inflight;
     double last_ttfb_s; /* of the last answer: from the request to its first byte */
+    struct proxy_stats stats;
     struct preq *waiting, *waiting_tail;
     struct relay_conn *idle[64];
     unsigned nidle;
@@ -81,25 +83,6 @@ static uint64_t now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static void send_json_error(struct front_req *r, int code, const char *reason, const char *msg,
-                            int retry_after)
-{
-    if (!strncmp(front_uri(r), "/api/", 5)) { /* Ollama's clients read only its form */
-        ollamaroutes_error(r, code, msg);
-        return;
-    }
-    json_t *j = json_pack("{s:{s:s, s:s}}", "error", "message", msg, "type", reason);
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    char ra[16];
-    snprintf(ra, sizeof ra, "%d", retry_after);
-    const char *names[] = {"Content-Type", "Retry-After"};
-    const char *values[] = {"application/json", ra};
-    front_reply(r, code, names, values, retry_after > 0 ? 2 : 1, text ? text : "{}",
-                text ? strlen(text) : 2);
-    free(text);
-    json_decref(j);
 }
 
 /* Milliseconds with one decimal, from microseconds. */
@@ -149,6 +132,29 @@ static void log_line(const struct preq *p)
 
 static void dispatch(struct proxy *px, unsigned model);
 
+/* The request's end in its model's statistics. */
+static void count(const struct preq *p)
+{
+    struct proxy_stats *st = &p->px->pm[p->model].stats;
+    unsigned k = 0;
+    while (k < st->ncodes && st->codes[k].code != p->status)
+        k++;
+    if (k == st->ncodes) { /* a new status; past the table's room, all go under 0 */
+        if (st->ncodes < PROXY_CODES - 1) {
+            st->codes[st->ncodes++].code = p->status;
+        } else {
+            k = PROXY_CODES - 1;
+            st->codes[k].code = 0;
+            st->ncodes = PROXY_CODES;
+        }
+    }
+    st->codes[k].n++;
+    uint64_t end = now_us();
+    if (p->t_first)
+        hist_observe(&st->first_byte, (double)(p->t_first - p->t0) / 1e6);
+    hist_observe(&st->total, (double)(end - p->t0) / 1e6);
+}
+
 /* The end of a request, whichever way: the hold is given back, the next
  * waiting request may go, the connection is kept for another. */
 static void finish(struct preq *p, bool keep_conn)
@@ -159,6 +165,7 @@ static void finish(struct preq *p, bool keep_conn)
         return;
     p->finished = true;
     log_line(p);
+    count(p);
     if (p->client) /* not answered (a client that left has no request any more) */
         front_set_arg(p->client, NULL);
     if (p->up) {
@@ -190,16 +197,8 @@ static void up_headers(void *arg, int status, const char *const *names, const ch
         return;
     p->status = status;
     const char *keep_n[64], *keep_v[64];
-    size_t k = 0;
-    bool has_length = false;
-    for (size_t i = 0; i < n && k < 64; i++) {
-        bool length = !strcasecmp(names[i], "Content-Length");
-        if (relay_hop_by_hop(names[i]) && !length)
-            continue;
-        has_length |= length;
-        keep_n[k] = names[i];
-        keep_v[k++] = values[i];
-    }
+    bool has_length;
+    size_t k = relay_end_to_end(names, values, n, keep_n, keep_v, 64, &has_length);
     p->t_first = now_us();
     p->px->pm[p->model].last_ttfb_s = (double)(p->t_first - p->t0) / 1e6;
     p->started = true;
@@ -273,7 +272,7 @@ static void up_error(void *arg, const char *why)
             snprintf(msg, sizeof msg, "%s did not answer (%s)%s%s", p->d->smodels[p->model].name,
                      why, last[0] ? "; its log: " : "", last);
             p->status = 502;
-            send_json_error(r, 502, "Bad Gateway", msg, 0);
+            front_error(r, ERRBODY_BACKEND, msg, 0);
         } else { /* mid-answer: cut the client's stream short, so that it sees an error */
             p->status = 502;
             front_abort(r);
@@ -284,24 +283,37 @@ static void up_error(void *arg, const char *why)
 
 static const struct relay_ops up_ops = {up_headers, up_body, up_done, up_error};
 
+/* The client's headers for the backend, into kn/kv (HDRS_MAX + 1): its
+ * Authorization stops here (it is the proxy's token, or meant for the
+ * proxy); the model's api_key goes instead. bearer holds that header. */
+static size_t upstream_headers(const struct preq *p, const char **kn, const char **kv, char *bearer,
+                               size_t len)
+{
+    const char *const *names, *const *values;
+    size_t n = front_headers(p->client, &names, &values), k = 0;
+    for (size_t i = 0; i < n && k < HDRS_MAX; i++)
+        if ((strlen(names[i]) != 13 || strcasecmp(names[i], "Authorization")) &&
+            /* a translated answer is read here: in plain text, whatever the client takes */
+            (!p->tr || (strcasecmp(names[i], "Accept-Encoding") && strcasecmp(names[i], "Accept")))) {
+            kn[k] = names[i];
+            kv[k++] = values[i];
+        }
+    const char *key = p->d->dm[p->model].cfg.api_key;
+    if (key[0]) {
+        snprintf(bearer, len, "Bearer %s", key);
+        kn[k] = "Authorization";
+        kv[k++] = bearer;
+    }
+    return k;
+}
+
 static void forward(struct preq *p)
 {
     struct daemon *d = p->d;
     struct proxy_model *pm = &p->px->pm[p->model];
-    const char *const *names, *const *values;
-    size_t n = front_headers(p->client, &names, &values);
-    const char *kn[64], *kv[64];
-    if (p->tr) { /* the answer is read: in plain text, whatever the client takes */
-        size_t k = 0;
-        for (size_t i = 0; i < n && k < 64; i++)
-            if (strcasecmp(names[i], "Accept-Encoding") && strcasecmp(names[i], "Accept")) {
-                kn[k] = names[i];
-                kv[k++] = values[i];
-            }
-        names = kn;
-        values = kv;
-        n = k;
-    }
+    const char *names[HDRS_MAX + 1], *values[HDRS_MAX + 1];
+    char bearer[sizeof d->dm[0].cfg.api_key + 8];
+    size_t n = upstream_headers(p, names, values, bearer, sizeof bearer);
     p->t_sent = now_us();
     p->up = relay_get(d->base, pm->idle, &pm->nidle, d->dm[p->model].port);
     if (p->up && relay_send(p->up, p->tr ? EVHTTP_REQ_POST : p->cmd, p->tr ? p->xuri : p->uri,
@@ -325,10 +337,9 @@ static void client_closed(void *arg, struct front_req *r, void *req_arg)
     struct preq *p = req_arg;
     p->client = NULL;
     p->gone = true;
-    if (p->up) {
-        p->status = 499;
+    p->status = 499;
+    if (p->up)
         finish(p, false);
-    }
 }
 
 /* The scheduler's answer to a request's demand (demand.h). */
@@ -376,8 +387,7 @@ static void refused(void *arg, unsigned model, enum sched_refusal why, const cha
             super_last_log(d->cfg.logs, d->smodels[model].name, last, sizeof last);
         snprintf(msg, sizeof msg, "%s%s%s", text, last[0] ? "; its log: " : "", last);
         p->status = failed ? 502 : 503;
-        send_json_error(p->client, p->status, failed ? "Bad Gateway" : "Service Unavailable", msg,
-                        failed ? 0 : 5);
+        front_error(p->client, failed ? ERRBODY_BACKEND : ERRBODY_UNAVAILABLE, msg, failed ? 0 : 5);
         p->client = NULL;
     }
     finish(p, false);
@@ -404,7 +414,8 @@ static void admit(struct preq *p)
         struct front_req *r = p->client;
         front_set_arg(r, NULL);
         p->client = NULL;
-        send_json_error(r, 503, "Service Unavailable", "too many waiting requests; try again", 1);
+        p->status = 503;
+        front_error(r, ERRBODY_UNAVAILABLE, "too many waiting requests; try again", 1);
         finish(p, false);
     }
 }
@@ -421,6 +432,7 @@ static void dispatch(struct proxy *px, unsigned model)
         if (!p->client) {
             p->finished = true; /* never granted: nothing to give back */
             log_line(p);
+            count(p);
             evbuffer_free(p->body);
             free(p);
             continue;
@@ -441,6 +453,11 @@ unsigned proxy_inflight(const struct proxy *px, unsigned model)
     return px ? px->pm[model].inflight : 0;
 }
 
+const struct proxy_stats *proxy_stats(const struct proxy *px, unsigned model)
+{
+    return px ? &px->pm[model].stats : NULL;
+}
+
 double proxy_last_ttfb(const struct proxy *px, unsigned model)
 {
     return px ? px->pm[model].last_ttfb_s : 0;
@@ -448,26 +465,38 @@ double proxy_last_ttfb(const struct proxy *px, unsigned model)
 
 /* ---- routing ---- */
 
-/* OpenAI's list, each model with its state in an extra field, as
- * llama-swap's: "ready" and "busy" are loaded, "suspended" in host RAM. */
+/* OpenAI's model object, in the list and alone (GET /v1/models/NAME),
+ * with its state in an extra field, as llama-swap's: "ready" and "busy"
+ * are loaded, "suspended" in host RAM. */
+static json_t *model_object(const struct daemon *d, size_t i)
+{
+    return json_pack("{s:s, s:s, s:i, s:s, s:s}", "id", d->smodels[i].name, "object", "model",
+                     "created", 0, "owned_by", "vram", "state",
+                     sched_state_name(d->smodels[i].state));
+}
+
+static void reply_json(struct front_req *r, json_t *j)
+{
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    static const char *const names[] = {"Content-Type"};
+    static const char *const values[] = {"application/json"};
+    if (text)
+        front_reply(r, 200, names, values, 1, text, strlen(text));
+    else
+        front_error(r, ERRBODY_INTERNAL, "out of memory", 0);
+    free(text);
+    json_decref(j);
+}
+
 static void list_models(struct daemon *d, struct front_req *r)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < d->sched.nmodels; i++) {
         if (d->dm[i].removed)
             continue;
-        const char *n = d->smodels[i].name;
-        json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:s, s:s}", "id", n, "object", "model",
-                                           "created", 0, "owned_by", "vram", "state",
-                                           sched_state_name(d->smodels[i].state)));
+        json_array_append_new(a, model_object(d, i));
     }
-    json_t *j = json_pack("{s:s, s:o}", "object", "list", "data", a);
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    static const char *const names[] = {"Content-Type"};
-    static const char *const values[] = {"application/json"};
-    front_reply(r, 200, names, values, 1, text ? text : "{}", text ? strlen(text) : 2);
-    free(text);
-    json_decref(j);
+    reply_json(r, json_pack("{s:s, s:o}", "object", "list", "data", a));
 }
 
 /* A keep-alive as Ollama takes it: a duration ("5m", "30s", "0") or a
@@ -583,12 +612,23 @@ static void on_request(void *arg, struct front_req *r)
     if (panel_route(px->panel, r, path, authorized(d, r)))
         return;
     if (!authorized(d, r)) {
-        send_json_error(r, 401, "Unauthorized", "this address wants Authorization: Bearer TOKEN",
-                        0);
+        front_error(r, ERRBODY_UNAUTHORIZED, "this address wants Authorization: Bearer TOKEN", 0);
         return;
     }
     if (cmd == EVHTTP_REQ_GET && !strcmp(path, "/v1/models")) {
         list_models(d, r);
+        return;
+    }
+    if ((cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD) && !strncmp(path, "/v1/models/", 11)) {
+        int i = names_find(d, path + 11); /* an alias, NAME:latest */
+        if (i < 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "no model '%.100s' here (GET /v1/models lists them)",
+                     path + 11);
+            front_error(r, ERRBODY_NO_MODEL, msg, 0);
+        } else {
+            reply_json(r, model_object(d, (size_t)i));
+        }
         return;
     }
     if (ollamaroutes_route(px->ollama, r, path))
@@ -597,7 +637,7 @@ static void on_request(void *arg, struct front_req *r)
     json_t *body = NULL; /* a JSON body's, when it names the model */
     if (!p || !(p->body = evbuffer_new())) {
         free(p);
-        send_json_error(r, 500, "Internal", "out of memory", 0);
+        front_error(r, ERRBODY_INTERNAL, "out of memory", 0);
         return;
     }
     p->px = px;
@@ -608,7 +648,7 @@ static void on_request(void *arg, struct front_req *r)
     evbuffer_add_buffer(p->body, front_body(r));
     const char *why = NULL;
     char msg[200];
-    int code = 400;
+    enum errbody_kind kind = ERRBODY_BAD_REQUEST;
     if (!strncmp(path, "/m/", 3)) {
         const char *slash = strchr(path + 3, '/');
         size_t n = slash ? (size_t)(slash - path - 3) : strlen(path + 3);
@@ -622,7 +662,7 @@ static void on_request(void *arg, struct front_req *r)
         wbuf_copy(p->uri, sizeof p->uri, uri, strlen(uri));
     } else {
         why = "no route: /v1/... and /api/... name the model in the body, /m/NAME/... in the path";
-        code = 404;
+        kind = ERRBODY_NO_ROUTE;
     }
     /* the same for clients that cannot add a field (OpenAI's SDKs): a header */
     const char *kh = why ? NULL : front_header(r, "X-Vram-Keep-Alive");
@@ -638,13 +678,13 @@ static void on_request(void *arg, struct front_req *r)
     if (!why && i < 0) {
         snprintf(msg, sizeof msg, "no model '%.100s' here (GET /v1/models lists them)", name);
         why = msg;
-        code = 404;
+        kind = ERRBODY_NO_MODEL;
     }
     if (!why && body)
         why = shape_body(px, p, (unsigned)i, path, body, name);
     json_decref(body);
     if (why) {
-        send_json_error(r, code, code == 404 ? "Not Found" : "Bad Request", why, 0);
+        front_error(r, kind, why, 0);
         evbuffer_free(p->body);
         translate_free(p->tr);
         if (p->xout)
@@ -690,7 +730,13 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
         snprintf(err, len, "out of memory");
         return -1;
     }
-    if (front_listen(d->base, host, port, d->cfg.max_body, &front_ops, px, why, sizeof why) < 0) {
+    struct front_limits lim = {.max_body = d->cfg.max_body, .timeout_s = d->cfg.client_timeout_s};
+    struct front *f = front_new(d->base, &lim, &front_ops, px);
+    if (!f) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    if (front_listen(f, host, port, why, sizeof why) < 0) {
         snprintf(err, len, "listen = %s: %s", d->cfg.listen, why);
         return -1;
     }

@@ -6,8 +6,22 @@
 #define VRAM_DAEMON_PROXY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "daemon/daemon.h"
+#include "daemon/hist.h"
+
+#define PROXY_CODES 16
+
+/* What /metrics says of a model's proxied requests. */
+struct proxy_stats {
+    struct {
+        int code; /* 499: the client left first */
+        uint64_t n;
+    } codes[PROXY_CODES]; /* the first PROXY_CODES statuses seen; others count as 0 */
+    unsigned ncodes;
+    struct hist first_byte, total; /* seconds, waiting for the model included */
+};
 
 struct proxy;
 
@@ -20,6 +34,9 @@ void proxy_forget_model(struct proxy *p, unsigned model);
 
 /* Proxied requests being answered by model now (0 without a proxy). */
 unsigned proxy_inflight(const struct proxy *p, unsigned model);
+
+/* Model's request statistics (NULL without a proxy). */
+const struct proxy_stats *proxy_stats(const struct proxy *p, unsigned model);
 
 /* Seconds from the last proxied request to model to the first byte of its
  * answer, waiting for the model included; 0 before any. */

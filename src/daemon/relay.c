@@ -33,6 +33,8 @@ struct relay_conn {
     struct evbuffer *out;
     http_parser parser;
     bool busy, broken, head;
+    bool interim;  /* a 1xx answer is being read: skipped, the real one follows */
+    bool trailers; /* past the answer's headers: a chunked body's trailer, dropped */
     const struct relay_ops *ops;
     void *arg;
     struct hdrs h; /* of the answer being read */
@@ -47,9 +49,11 @@ struct relay_conn {
 
 static void destroy(struct relay_conn *c);
 
-static const char *const hop[] = {"Connection",          "Keep-Alive", "Proxy-Authenticate",
-                                  "Proxy-Authorization", "TE",         "Trailer",
-                                  "Transfer-Encoding",   "Upgrade",    "Host",
+/* Hop-by-hop headers (RFC 9110 7.6.1), and Expect: the proxy answers
+ * 100-continue itself, and a backend's own 100 is no answer to pass on.
+ * Host and Content-Length are the relay's to write. */
+static const char *const hop[] = {"Connection",        "Keep-Alive", "TE",     "Trailer",
+                                  "Transfer-Encoding", "Upgrade",    "Expect", "Host",
                                   "Content-Length"};
 
 /* Asked for every header both ways: compare only names of the same
@@ -64,19 +68,74 @@ bool relay_hop_by_hop(const char *name)
     for (size_t i = 0; i < sizeof hop / sizeof hop[0]; i++)
         if (n == hop_len[i] && !strcasecmp(name, hop[i]))
             return true;
+    return n > 6 && !strncasecmp(name, "Proxy-", 6); /* Proxy-Authorization, -Connection... */
+}
+
+/* Whether name is one of the comma-separated tokens of list. */
+static bool listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        size_t k = strcspn(p, ", \t");
+        if (k == n && !strncasecmp(p, name, n))
+            return true;
+        p += k;
+    }
     return false;
+}
+
+/* The Connection header's value when it names headers of its own (more
+ * than close, keep-alive, upgrade), which are hop-by-hop too; else NULL. */
+static const char *connection_names(const char *const *names, const char *const *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(names[i]) != 10 || strcasecmp(names[i], "Connection"))
+            continue;
+        for (const char *p = values[i]; *p;) {
+            while (*p == ' ' || *p == '\t' || *p == ',')
+                p++;
+            size_t k = strcspn(p, ", \t");
+            if (k && !(k == 5 && !strncasecmp(p, "close", 5)) &&
+                !(k == 10 && !strncasecmp(p, "keep-alive", 10)) &&
+                !(k == 7 && !strncasecmp(p, "upgrade", 7)))
+                return values[i];
+            p += k;
+        }
+    }
+    return NULL;
+}
+
+size_t relay_end_to_end(const char *const *names, const char *const *values, size_t n,
+                        const char **kn, const char **kv, size_t max, bool *has_length)
+{
+    const char *extra = connection_names(names, values, n);
+    size_t k = 0;
+    *has_length = false;
+    for (size_t i = 0; i < n && k < max; i++) {
+        bool length = strlen(names[i]) == 14 && !strcasecmp(names[i], "Content-Length");
+        if ((relay_hop_by_hop(names[i]) && !length) || (extra && listed(extra, names[i])))
+            continue;
+        *has_length |= length;
+        kn[k] = names[i];
+        kv[k++] = values[i];
+    }
+    return k;
 }
 
 /* ---- parsing the answer ---- */
 
 static int on_field(http_parser *p, const char *at, size_t len)
 {
-    return hdrs_field(&((struct relay_conn *)p->data)->h, at, len);
+    struct relay_conn *c = p->data;
+    return c->trailers ? 0 : hdrs_field(&c->h, at, len);
 }
 
 static int on_value(http_parser *p, const char *at, size_t len)
 {
-    return hdrs_value(&((struct relay_conn *)p->data)->h, at, len);
+    struct relay_conn *c = p->data;
+    return c->trailers ? 0 : hdrs_value(&c->h, at, len);
 }
 
 static int on_headers_complete(http_parser *p)
@@ -84,6 +143,13 @@ static int on_headers_complete(http_parser *p)
     struct relay_conn *c = p->data;
     if (hdrs_end(&c->h) < 0)
         return -1;
+    if (p->status_code / 100 == 1) {
+        if (p->status_code == 101) /* a switch of protocols nobody asked for (Upgrade is dropped) */
+            return -1;
+        c->interim = true; /* 100 Continue, 103 Early Hints: never the answer */
+        return 0;
+    }
+    c->trailers = true;
     c->ops->headers(c->arg, (int)p->status_code, c->h.names, c->h.values, c->h.n);
     return c->head ? 1 : 0; /* a HEAD answer has no body, whatever it says */
 }
@@ -98,6 +164,11 @@ static int on_body(http_parser *p, const char *at, size_t len)
 static int on_complete(http_parser *p)
 {
     struct relay_conn *c = p->data;
+    if (c->interim) { /* the parser goes on to the answer itself */
+        c->interim = false;
+        hdrs_reset(&c->h);
+        return 0;
+    }
     c->complete = true;
     c->broken = c->broken || !http_should_keep_alive(p);
     http_parser_pause(p, 1);
@@ -295,7 +366,7 @@ int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *ur
     c->busy = true;
     c->head = method == EVHTTP_REQ_HEAD;
     hdrs_reset(&c->h);
-    c->complete = false;
+    c->complete = c->interim = c->trailers = false;
     http_parser_init(&c->parser, HTTP_RESPONSE);
     c->parser.data = c;
     struct wbuf w;
@@ -304,8 +375,9 @@ int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *ur
     wbuf_add(&w, " ", 1);
     wbuf_str(&w, uri);
     wbuf_str(&w, " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    const char *extra = connection_names(names, values, nheaders);
     for (size_t i = 0; i < nheaders; i++)
-        if (!relay_hop_by_hop(names[i]))
+        if (!relay_hop_by_hop(names[i]) && !(extra && listed(extra, names[i])))
             wbuf_header(&w, names[i], values[i]);
     wbuf_str(&w, "Content-Length: ");
     wbuf_num(&w, evbuffer_get_length(body), 10);

@@ -32,8 +32,9 @@ struct relay_conn *relay_get(struct event_base *base, struct relay_conn **pool, 
 struct relay_conn *relay_get_path(struct event_base *base, struct relay_conn **pool,
                                   unsigned *npool, const char *path);
 
-/* Sends method uri with the client's headers (hop-by-hop ones dropped,
- * Host and Content-Length set) and body; the answer goes to ops. 0, or -1
+/* Sends method uri with the client's headers (hop-by-hop ones, Expect
+ * and those the Connection header names dropped; Host and Content-Length
+ * set) and body; the answer goes to ops, 1xx answers skipped. 0, or -1
  * when the connection is broken (ops are not called). */
 int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *uri,
                const char *const *names, const char *const *values, size_t nheaders,
@@ -47,5 +48,11 @@ void relay_close(struct relay_conn *c);
 
 /* Whether a header is hop-by-hop (not passed on by a proxy). */
 bool relay_hop_by_hop(const char *name);
+
+/* An answer's headers to pass on, into kn/kv (at most max): hop-by-hop
+ * ones and those its Connection header names dropped, Content-Length kept
+ * (has_length says whether there was one). How many. */
+size_t relay_end_to_end(const char *const *names, const char *const *values, size_t n,
+                        const char **kn, const char **kv, size_t max, bool *has_length);
 
 #endif

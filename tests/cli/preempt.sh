@@ -2,7 +2,8 @@
 # Time slices (issue 22) against the simulated driver: two models that do
 # not fit together, each answering a long streamed request, take turns on
 # the GPU (each is suspended mid-request by fast swap, its stream held,
-# then resumed); both streams arrive whole and right (every token read
+# then resumed); both streams arrive whole and right, their pauses longer
+# than client_timeout (every token read
 # through the GPU and checked); a short request to either is answered
 # within about a slice and a swap; a pinned model, and one with
 # preempt = no, are never suspended mid-request: the other waits, as
@@ -28,6 +29,8 @@ host_budget = 2G
 port_base = $PORTS
 listen = 127.0.0.1:$LISTEN
 min_resident = 0
+; shorter than a held stream's pause: it must not close a held stream
+client_timeout = 1s
 CONF
 for m in x y; do
     printf '\n[model %s]\ncommand = %s --bytes 256M --chunks 40 --chunk-ms 500\nvram = 600M\ngpu = 0\nslice = 2s\n' \

@@ -141,7 +141,7 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
         evbuffer_add_printf(b, "data: {\"chunk\":%u,\"ok\":%s}\n\n", st->sent++,
                             right ? "true" : "false");
         evhttp_send_reply_chunk(st->req, b);
-        struct timeval tv = {0, (suseconds_t)chunk_ms * 1000};
+        struct timeval tv = {chunk_ms / 1000, (suseconds_t)(chunk_ms % 1000) * 1000};
         evtimer_add(st->tick, &tv);
     } else {
         evbuffer_add_printf(b, "data: [DONE]\n\n");

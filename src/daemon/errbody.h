@@ -1,0 +1,35 @@
+/* errbody: the proxy's error answers, each rendered in the dialect of the
+ * route it answers: Ollama's {"error": "text"} under /api/ (and on the
+ * control API's routes, /vram/ and /ui, which speak the same), OpenAI's
+ * {"error": {"message", "type", "param", "code"}} everywhere else. One
+ * table says each kind's status, type and code. */
+#ifndef VRAM_DAEMON_ERRBODY_H
+#define VRAM_DAEMON_ERRBODY_H
+
+#include <stddef.h>
+
+enum errbody_kind {
+    ERRBODY_BAD_REQUEST,     /* 400: malformed HTTP or JSON, a field missing or wrong */
+    ERRBODY_UNAUTHORIZED,    /* 401: no token, or the wrong one */
+    ERRBODY_FORBIDDEN,       /* 403: not served on this address */
+    ERRBODY_NO_MODEL,        /* 404: no model of that name */
+    ERRBODY_NO_ROUTE,        /* 404: no route of that path */
+    ERRBODY_TIMEOUT,         /* 408: the request did not arrive in time */
+    ERRBODY_TOO_LARGE,       /* 413: a body over max_body */
+    ERRBODY_HEADERS_TOO_BIG, /* 431 */
+    ERRBODY_INTERNAL,        /* 500: out of memory */
+    ERRBODY_BACKEND,         /* 502: the model failed or did not answer */
+    ERRBODY_UNAVAILABLE,     /* 503: the model is not there in time, or too many wait */
+};
+
+/* The HTTP status of kind. */
+int errbody_status(enum errbody_kind kind);
+
+/* The body of an error of kind saying msg (any bytes: escaped, invalid
+ * UTF-8 replaced), for the route whose path or URI is uri (NULL: OpenAI's
+ * dialect). Written NUL-terminated into buf, cut short (still JSON) when it
+ * does not fit; returns its length. len must be at least 128. */
+size_t errbody_render(const char *uri, enum errbody_kind kind, const char *msg, char *buf,
+                      size_t len);
+
+#endif
