@@ -19,12 +19,7 @@ if ! command -v node >/dev/null || [ ! -d "$C/node_modules/openai" ] || [ ! -d "
     [ "${CI:-}" = true ] && exit 1 # CI installs them: there a missing piece is a failure
     exit 77
 fi
-export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
-export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
-export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 11) % 20000))
-LISTEN=$((PORTS + 800))
-P="http://127.0.0.1:$LISTEN"
+daemon_env 11 800
 python3 "$SRC/bench/mkgguf.py" --random 7 "$T" tiny-f16 >/dev/null
 cat >"$T/vram.conf" <<CONF
 [serve]

@@ -66,6 +66,19 @@ wait_ready() {
     done
 }
 
+# daemon_env SEED OFFSET: what a test of vram serve sets first: the
+# simulated two-GPU machine, its socket in $T, and ports of its own (the
+# CLI tests run in parallel): models from PORTS, the proxy on LISTEN
+# (PORTS + OFFSET), P its address
+daemon_env() {
+    export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
+    export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
+    export VRAM_SOCKET="$T/vram.sock"
+    PORTS=$((20000 + ($$ * $1) % 20000))
+    LISTEN=$((PORTS + $2))
+    P="http://127.0.0.1:$LISTEN"
+}
+
 # wait_for SECONDS CMD...: until CMD succeeds, polling every 50 ms; false
 # when SECONDS pass first. Tests wait on conditions, never on a fixed sleep.
 wait_for() {

@@ -12,12 +12,7 @@
 : "${TESTMODEL:?}"
 cp "$TESTMODEL" "$T/testmodel-preempt"
 TM="$T/testmodel-preempt"
-export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
-export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
-export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 17) % 20000))
-LISTEN=$((PORTS + 900))
-P="http://127.0.0.1:$LISTEN"
+daemon_env 17 900
 # GPU 0 holds one of x, y (and one of pin/nope on GPU 1)
 cat >"$T/vram.conf" <<CONF
 [serve]

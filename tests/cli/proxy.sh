@@ -12,12 +12,7 @@
 # never touches another test's (the CLI tests run in parallel)
 cp "$TESTMODEL" "$T/testmodel-proxy"
 TESTMODEL="$T/testmodel-proxy"
-export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
-export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
-export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 7) % 20000))
-LISTEN=$((PORTS + 900))
-P="http://127.0.0.1:$LISTEN"
+daemon_env 7 900
 cat >"$T/vram.conf" <<CONF
 [serve]
 socket = $T/vram.sock

@@ -13,12 +13,7 @@
 cp "$TESTMODEL" "$T/testmodel-limits"
 TM="$T/testmodel-limits"
 TR="$SRC/tests/helpers/trickle.py"
-export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
-export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
-export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 19) % 20000))
-LISTEN=$((PORTS + 900))
-P="http://127.0.0.1:$LISTEN"
+daemon_env 19 900
 cat >"$T/vram.conf" <<CONF
 [serve]
 socket = $T/vram.sock

@@ -12,12 +12,7 @@
 : "${TESTMODEL:?}"
 cp "$TESTMODEL" "$T/testmodel-switch"
 TM="$T/testmodel-switch"
-export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
-export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
-export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 13) % 20000))
-LISTEN=$((PORTS + 900))
-P="http://127.0.0.1:$LISTEN"
+daemon_env 13 900
 # GPU 0 holds two of a, b, c; the host pool holds what fast swap moves of them
 cat >"$T/vram.conf" <<CONF
 [serve]
