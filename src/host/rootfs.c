@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +27,13 @@
 #include <unistd.h>
 
 #include "host/beneath.h"
+#include "host/rootat.h"
 
 #define MANIFEST   ROOTFS_STATE "/manifest"
 #define BACKUPS    ROOTFS_STATE "/backup"
 #define MAGIC_V1   "vram-headless 1" /* before hashes: still read, unchecked */
 #define MAGIC      "vram-headless 2"
 #define MAX_OPS    64
-#define MAX_RELLEN 200
-#define HASH_LEN   (SHA256_DIGEST_STRING_LENGTH - 1)
-#define MAX_HASHED (64 << 20) /* a configuration file is far smaller */
 
 enum op_kind { OP_MKDIR, OP_WRITE, OP_REPLACE, OP_ASIDE };
 static const char *const op_names[] = {"mkdir", "write", "replace", "aside"};
@@ -45,10 +42,10 @@ static const int op_hashes[] = {0, 1, 2, 1};
 
 struct op {
     enum op_kind kind;
-    char path[MAX_RELLEN + 1];
-    char backup[MAX_RELLEN + 1];
-    char old[HASH_LEN + 1]; /* replace, aside: the original's; "" in a v1 record */
-    char new[HASH_LEN + 1]; /* write, replace: what vram wrote; "" in a v1 record */
+    char path[ROOTAT_MAX_REL + 1];
+    char backup[ROOTAT_MAX_REL + 1];
+    char old[ROOTAT_HASH_LEN + 1]; /* replace, aside: the original's; "" in a v1 record */
+    char new[ROOTAT_HASH_LEN + 1]; /* write, replace: what vram wrote; "" in a v1 record */
 };
 
 void rootfs_path(const char *root, const char *rel, char *out, size_t len)
@@ -66,7 +63,7 @@ void rootfs_path(const char *root, const char *rel, char *out, size_t len)
 static bool safe_rel(const char *rel)
 {
     size_t n = strlen(rel);
-    if (n == 0 || n > MAX_RELLEN || rel[0] == '/' || rel[n - 1] == '/' || strstr(rel, "//"))
+    if (n == 0 || n > ROOTAT_MAX_REL || rel[0] == '/' || rel[n - 1] == '/' || strstr(rel, "//"))
         return false;
     for (const char *c = rel; *c; c++)
         if ((unsigned char)*c <= ' ' || *c == 127)
@@ -80,161 +77,12 @@ static bool safe_rel(const char *rel)
 
 static bool is_hash(const char *h)
 {
-    if (strlen(h) != HASH_LEN)
+    if (strlen(h) != ROOTAT_HASH_LEN)
         return false;
     for (; *h; h++)
         if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')))
             return false;
     return true;
-}
-
-/* ---- places beneath the root ---- */
-
-static int open_root(const char *root)
-{
-    return open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-}
-
-/* The folder holding rel, opened beneath the root with no link followed;
- * *name is rel's last component. -1 with errno. */
-static int parent_of(int root, const char *rel, const char **name)
-{
-    const char *slash = strrchr(rel, '/');
-    char sub[MAX_RELLEN + 1];
-    snprintf(sub, sizeof sub, "%.*s", slash ? (int)(slash - rel) : 0, rel);
-    *name = slash ? slash + 1 : rel;
-    mode_t kind;
-    return beneath_open(root, sub, BENEATH_DIR, &kind);
-}
-
-static int lstat_at(int root, const char *rel, struct stat *st)
-{
-    const char *name;
-    int dir = parent_of(root, rel, &name);
-    if (dir < 0)
-        return -1;
-    int rc = fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW);
-    int e = errno;
-    close(dir);
-    errno = e;
-    return rc;
-}
-
-static bool exists(int root, const char *rel)
-{
-    struct stat st;
-    return lstat_at(root, rel, &st) == 0;
-}
-
-/* Why rel cannot be reached, for a message. */
-static void why_not(const char *root, const char *rel, int e, const char *what, char *err,
-                    size_t len)
-{
-    char p[1024];
-    rootfs_path(root, rel, p, sizeof p);
-    if (e == ELOOP)
-        snprintf(err, len,
-                 "cannot %s %s: a symbolic link on the way, and vram follows none under the "
-                 "root it changes (one could lead out of it): put the directory itself there",
-                 what, p);
-    else
-        snprintf(err, len, "cannot %s %s: %s", what, p, strerror(e));
-}
-
-/* Only root, or the user this runs as, may have made it, and no one else
- * may change it. */
-static bool trusted(const struct stat *st)
-{
-    return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & 022);
-}
-
-static void untrusted(const char *root, const char *rel, const struct stat *st, char *err,
-                      size_t len)
-{
-    char p[1024];
-    rootfs_path(root, rel, p, sizeof p);
-    if (st->st_uid != 0 && st->st_uid != geteuid())
-        snprintf(err, len,
-                 "%s belongs to uid %u, not to root%s: vram does not trust a record another "
-                 "user could have written; check it, then chown it to root, or remove it",
-                 p, (unsigned)st->st_uid, geteuid() ? " or this user" : "");
-    else
-        snprintf(err, len,
-                 "%s may be changed by others (mode %04o): vram does not trust such a "
-                 "record; check it, then chmod go-w it",
-                 p, (unsigned)(st->st_mode & 07777));
-}
-
-/* The SHA-256 of what is at name in dir: a regular file's bytes, or a
- * link's target (a link is moved, never followed). -1 with errno (EINVAL:
- * something else, its type in *kind; EFBIG: too large to be a
- * configuration file). */
-static int hash_at(int dir, const char *name, char out[HASH_LEN + 1], mode_t *kind)
-{
-    struct stat st;
-    SHA2_CTX c;
-    SHA256Init(&c);
-    *kind = 0;
-    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return -1;
-    if (S_ISLNK(st.st_mode)) {
-        char target[4096];
-        ssize_t n = readlinkat(dir, name, target, sizeof target);
-        if (n < 0)
-            return -1;
-        SHA256Update(&c, (const uint8_t *)"symlink:", 8);
-        SHA256Update(&c, (const uint8_t *)target, (size_t)n);
-        SHA256End(&c, out);
-        return 0;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        *kind = st.st_mode & S_IFMT;
-        return errno = EINVAL, -1;
-    }
-    if (st.st_size > MAX_HASHED)
-        return errno = EFBIG, -1;
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        *kind = st.st_mode & S_IFMT;
-        close(fd);
-        return errno = EINVAL, -1;
-    }
-    char buf[16384];
-    ssize_t n;
-    size_t total = 0;
-    while ((n = read(fd, buf, sizeof buf)) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 || (total += (size_t)n) > MAX_HASHED) {
-            int e = n < 0 ? errno : EFBIG;
-            close(fd);
-            return errno = e, -1;
-        }
-        SHA256Update(&c, (const uint8_t *)buf, (size_t)n);
-    }
-    close(fd);
-    SHA256End(&c, out);
-    return 0;
-}
-
-static int hash_rel(int root, const char *rel, char out[HASH_LEN + 1], mode_t *kind)
-{
-    const char *name;
-    int dir = parent_of(root, rel, &name);
-    if (dir < 0)
-        return -1;
-    int rc = hash_at(dir, name, out, kind);
-    int e = errno;
-    close(dir);
-    errno = e;
-    return rc;
-}
-
-static void content_hash(const char *content, char out[HASH_LEN + 1])
-{
-    SHA256Data((const uint8_t *)content, strlen(content), out);
 }
 
 /* ---- the record ---- */
@@ -338,7 +186,7 @@ static int read_record(const char *root, struct op *ops, size_t *nops, int64_t *
     char path[1024];
     rootfs_path(root, MANIFEST, path, sizeof path);
     *nops = 0;
-    int r = open_root(root);
+    int r = rootat_open_root(root);
     if (r < 0) {
         snprintf(err, len, "%s: %s", root, strerror(errno));
         return -1;
@@ -351,18 +199,18 @@ static int read_record(const char *root, struct op *ops, size_t *nops, int64_t *
     if (dir < 0 && errno == ENOENT)
         rc = 0;
     else if (dir < 0)
-        why_not(root, ROOTFS_STATE, errno, "read", err, len);
-    else if (fstat(dir, &st) < 0 || !trusted(&st))
-        untrusted(root, ROOTFS_STATE, &st, err, len);
+        rootat_why(root, ROOTFS_STATE, errno, "read", err, len);
+    else if (fstat(dir, &st) < 0 || !rootat_trusted(&st))
+        rootat_untrusted(root, ROOTFS_STATE, &st, err, len);
     else if ((fd = openat(dir, "manifest", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) {
         if (errno == ENOENT)
             rc = 0;
         else
-            why_not(root, MANIFEST, errno, "read", err, len);
+            rootat_why(root, MANIFEST, errno, "read", err, len);
     } else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
         snprintf(err, len, "%s: not a regular file: not a vram record", path);
-    else if (!trusted(&st))
-        untrusted(root, MANIFEST, &st, err, len);
+    else if (!rootat_trusted(&st))
+        rootat_untrusted(root, MANIFEST, &st, err, len);
     else if (!(text = malloc(RECORD_MAX + 1)))
         snprintf(err, len, "out of memory");
     else {
@@ -423,19 +271,19 @@ static int note(struct journal *j, enum op_kind k, const char *path, const char 
 /* Creates the missing directories of rel's parent, noting each. */
 static int make_parents(struct journal *j, const char *rel, char *err, size_t len)
 {
-    char sub[MAX_RELLEN + 1];
+    char sub[ROOTAT_MAX_REL + 1];
     for (const char *s = strchr(rel, '/'); s; s = strchr(s + 1, '/')) {
         snprintf(sub, sizeof sub, "%.*s", (int)(s - rel), rel);
-        if (exists(j->rfd, sub))
+        if (rootat_exists(j->rfd, sub))
             continue;
         if (j->f && note(j, OP_MKDIR, sub, NULL, NULL, NULL) < 0) {
             snprintf(err, len, "cannot write the record: %s", strerror(errno));
             return -1;
         }
         const char *name;
-        int dir = parent_of(j->rfd, sub, &name);
+        int dir = rootat_parent(j->rfd, sub, &name);
         if (dir < 0 || mkdirat(dir, name, 0755) < 0) {
-            why_not(j->root, sub, errno, "create", err, len);
+            rootat_why(j->root, sub, errno, "create", err, len);
             if (dir >= 0)
                 close(dir);
             return -1;
@@ -445,64 +293,19 @@ static int make_parents(struct journal *j, const char *rel, char *err, size_t le
     return 0;
 }
 
-/* content at rel: a new file beside it, then renamed over it, so that a
- * reader never sees half of it; never opened through a link. */
-static int write_file(int root, const char *rel, const char *content)
-{
-    const char *name;
-    int dir = parent_of(root, rel, &name);
-    if (dir < 0)
-        return -1;
-    char tmp[MAX_RELLEN + 16];
-    snprintf(tmp, sizeof tmp, "%s.vram-new", name);
-    unlinkat(dir, tmp, 0); /* one a failed run left */
-    int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    bool ok = fd >= 0;
-    if (ok) {
-        size_t n = strlen(content);
-        ok = write(fd, content, n) == (ssize_t)n && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
-        ok = (close(fd) == 0) && ok;
-    }
-    if (!ok || renameat(dir, tmp, dir, name) < 0) {
-        int e = errno;
-        unlinkat(dir, tmp, 0);
-        close(dir);
-        errno = e;
-        return -1;
-    }
-    close(dir);
-    return 0;
-}
-
-/* Moves from to to, both beneath the root. */
-static int move(int root, const char *from, const char *to)
-{
-    const char *fn, *tn;
-    int fd = parent_of(root, from, &fn);
-    int td = fd >= 0 ? parent_of(root, to, &tn) : -1;
-    int rc = td >= 0 ? renameat(fd, fn, td, tn) : -1;
-    int e = errno;
-    if (fd >= 0)
-        close(fd);
-    if (td >= 0)
-        close(td);
-    errno = e;
-    return rc;
-}
-
 /* Moves rel into the backups, noting it (and its hash) first. */
 static int keep(struct journal *j, enum op_kind k, const char *rel, const char *new_hash, char *err,
                 size_t len)
 {
-    char backup[64], old[HASH_LEN + 1];
+    char backup[64], old[ROOTAT_HASH_LEN + 1];
     mode_t kind;
     snprintf(backup, sizeof backup, BACKUPS "/%u", ++j->nbackup);
-    if (hash_rel(j->rfd, rel, old, &kind) < 0) {
-        why_not(j->root, rel, errno, "read", err, len);
+    if (rootat_hash(j->rfd, rel, old, &kind) < 0) {
+        rootat_why(j->root, rel, errno, "read", err, len);
         return -1;
     }
-    if (note(j, k, rel, backup, old, new_hash) < 0 || move(j->rfd, rel, backup) < 0) {
-        why_not(j->root, rel, errno, "move aside", err, len);
+    if (note(j, k, rel, backup, old, new_hash) < 0 || rootat_move(j->rfd, rel, backup) < 0) {
+        rootat_why(j->root, rel, errno, "move aside", err, len);
         return -1;
     }
     return 0;
@@ -510,21 +313,21 @@ static int keep(struct journal *j, enum op_kind k, const char *rel, const char *
 
 static int apply_step(struct journal *j, const struct hl_step *s, char *err, size_t len)
 {
-    char h[HASH_LEN + 1];
+    char h[ROOTAT_HASH_LEN + 1];
     if (s->op == HL_ASIDE)
-        return exists(j->rfd, s->path) ? keep(j, OP_ASIDE, s->path, NULL, err, len) : 0;
-    content_hash(s->content, h);
+        return rootat_exists(j->rfd, s->path) ? keep(j, OP_ASIDE, s->path, NULL, err, len) : 0;
+    rootat_hash_text(s->content, h);
     if (make_parents(j, s->path, err, len) < 0)
         return -1;
-    if (exists(j->rfd, s->path)) {
+    if (rootat_exists(j->rfd, s->path)) {
         if (keep(j, OP_REPLACE, s->path, h, err, len) < 0)
             return -1;
     } else if (note(j, OP_WRITE, s->path, NULL, h, NULL) < 0) {
         snprintf(err, len, "cannot write the record: %s", strerror(errno));
         return -1;
     }
-    if (write_file(j->rfd, s->path, s->content) < 0) {
-        why_not(j->root, s->path, errno, "write", err, len);
+    if (rootat_write(j->rfd, s->path, s->content) < 0) {
+        rootat_why(j->root, s->path, errno, "write", err, len);
         return -1;
     }
     return 0;
@@ -534,7 +337,7 @@ static int apply_step(struct journal *j, const struct hl_step *s, char *err, siz
  * with no link on the way. */
 static int check_dir(const char *root, int rfd, const char *rel, char *err, size_t len)
 {
-    char sub[MAX_RELLEN + 1], p[1024];
+    char sub[ROOTAT_MAX_REL + 1], p[1024];
     snprintf(sub, sizeof sub, "%s", rel);
     for (;;) {
         char *slash = strrchr(sub, '/');
@@ -544,7 +347,7 @@ static int check_dir(const char *root, int rfd, const char *rel, char *err, size
             sub[0] = '\0';
         rootfs_path(root, sub, p, sizeof p);
         struct stat st;
-        if (!sub[0] || lstat_at(rfd, sub, &st) == 0) {
+        if (!sub[0] || rootat_lstat(rfd, sub, &st) == 0) {
             mode_t kind;
             int d = beneath_open(rfd, sub, BENEATH_DIR, &kind);
             if (d < 0 && (errno == ENOTDIR || (errno == EINVAL && kind))) {
@@ -552,7 +355,7 @@ static int check_dir(const char *root, int rfd, const char *rel, char *err, size
                 return -1;
             }
             if (d < 0) {
-                why_not(root, sub, errno, "reach", err, len);
+                rootat_why(root, sub, errno, "reach", err, len);
                 return -1;
             }
             int ok = faccessat(d, ".", W_OK, 0);
@@ -565,7 +368,7 @@ static int check_dir(const char *root, int rfd, const char *rel, char *err, size
             return 0;
         }
         if (errno != ENOENT && errno != ENOTDIR) { /* ENOTDIR: found further up */
-            why_not(root, sub, errno, "reach", err, len);
+            rootat_why(root, sub, errno, "reach", err, len);
             return -1;
         }
     }
@@ -575,20 +378,22 @@ static int check_dir(const char *root, int rfd, const char *rel, char *err, size
  * large to be checked on the way back. */
 static int check_movable(const char *root, int rfd, const char *rel, char *err, size_t len)
 {
-    char p[1024], h[HASH_LEN + 1];
+    char p[1024], h[ROOTAT_HASH_LEN + 1];
     mode_t kind;
     rootfs_path(root, rel, p, sizeof p);
-    if (!exists(rfd, rel) || hash_rel(rfd, rel, h, &kind) == 0)
+    if (!rootat_exists(rfd, rel) || rootat_hash(rfd, rel, h, &kind) == 0)
         return 0;
     if (errno == EINVAL && kind == S_IFDIR)
         snprintf(err, len, "%s is a directory: move it away first", p);
     else if (errno == EINVAL)
-        snprintf(err, len, "%s is not a regular file (a FIFO, a device...): move it away first", p);
+        snprintf(err, len,
+                 "%s is not a regular file (a FIFO, a device...): move it away first", p);
     else if (errno == EFBIG)
-        snprintf(err, len, "%s is larger than %d MiB, no configuration file: move it away first", p,
-                 MAX_HASHED >> 20);
+        snprintf(err, len,
+                 "%s is larger than %d MiB, no configuration file: move it away first", p,
+                 ROOTAT_MAX_HASHED >> 20);
     else
-        why_not(root, rel, errno, "read", err, len);
+        rootat_why(root, rel, errno, "read", err, len);
     return -1;
 }
 
@@ -602,14 +407,14 @@ static int check_plan(const char *root, int rfd, const struct hl_plan *p, char *
         struct stat st;
         char d[1024];
         rootfs_path(root, own[i], d, sizeof d);
-        if (lstat_at(rfd, own[i], &st) < 0)
+        if (rootat_lstat(rfd, own[i], &st) < 0)
             continue;
         if (!S_ISDIR(st.st_mode)) {
             snprintf(err, len, "%s is not a directory: move it away first", d);
             return -1;
         }
-        if (!trusted(&st)) {
-            untrusted(root, own[i], &st, err, len);
+        if (!rootat_trusted(&st)) {
+            rootat_untrusted(root, own[i], &st, err, len);
             return -1;
         }
     }
@@ -627,7 +432,7 @@ static int check_plan(const char *root, int rfd, const struct hl_plan *p, char *
 
 int rootfs_check(const char *root, const struct hl_plan *p, char *err, size_t len)
 {
-    int rfd = open_root(root);
+    int rfd = rootat_open_root(root);
     if (rfd < 0) {
         snprintf(err, len, "%s: %s", root, strerror(errno));
         return -1;
@@ -639,7 +444,7 @@ int rootfs_check(const char *root, const struct hl_plan *p, char *err, size_t le
 
 int rootfs_apply(const char *root, const struct hl_plan *p, int64_t now, char *err, size_t len)
 {
-    int rfd = open_root(root);
+    int rfd = rootat_open_root(root);
     if (rfd < 0) {
         snprintf(err, len, "%s: %s", root, strerror(errno));
         return -1;
@@ -651,32 +456,32 @@ int rootfs_apply(const char *root, const struct hl_plan *p, int64_t now, char *e
     struct journal j = {NULL, root, rfd, 0};
     err[0] = '\0';
     /* the record's own directories are created first, then noted in it */
-    char created[8][MAX_RELLEN + 1];
+    char created[8][ROOTAT_MAX_REL + 1];
     size_t ncreated = 0;
     const char *dirs = BACKUPS "/";
     for (const char *s = strchr(dirs, '/'); s && ncreated < 8; s = strchr(s + 1, '/')) {
-        char sub[MAX_RELLEN + 1];
+        char sub[ROOTAT_MAX_REL + 1];
         snprintf(sub, sizeof sub, "%.*s", (int)(s - dirs), dirs);
-        if (exists(rfd, sub))
+        if (rootat_exists(rfd, sub))
             continue;
         const char *name;
-        int d = parent_of(rfd, sub, &name);
+        int d = rootat_parent(rfd, sub, &name);
         if (d < 0 || mkdirat(d, name, 0755) < 0) {
-            why_not(root, sub, errno, "create", err, len);
+            rootat_why(root, sub, errno, "create", err, len);
             if (d >= 0)
                 close(d);
             break;
         }
         close(d);
-        snprintf(created[ncreated++], MAX_RELLEN + 1, "%s", sub);
+        snprintf(created[ncreated++], ROOTAT_MAX_REL + 1, "%s", sub);
     }
     const char *mname;
-    int md = err[0] ? -1 : parent_of(rfd, MANIFEST, &mname);
+    int md = err[0] ? -1 : rootat_parent(rfd, MANIFEST, &mname);
     int mfd = md >= 0
                   ? openat(md, mname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)
                   : -1;
     if (mfd < 0 && !err[0])
-        why_not(root, MANIFEST, errno, "create", err, len);
+        rootat_why(root, MANIFEST, errno, "create", err, len);
     if (mfd >= 0 && fchmod(mfd, 0644) == 0)
         j.f = fdopen(mfd, "w");
     else if (mfd >= 0)
@@ -685,10 +490,10 @@ int rootfs_apply(const char *root, const struct hl_plan *p, int64_t now, char *e
         close(md);
     if (!j.f) {
         if (!err[0])
-            why_not(root, MANIFEST, errno, "create", err, len);
+            rootat_why(root, MANIFEST, errno, "create", err, len);
         for (size_t i = ncreated; i-- > 0;) {
             const char *name;
-            int d = parent_of(rfd, created[i], &name);
+            int d = rootat_parent(rfd, created[i], &name);
             if (d >= 0) {
                 unlinkat(d, name, AT_REMOVEDIR);
                 close(d);
@@ -702,7 +507,7 @@ int rootfs_apply(const char *root, const struct hl_plan *p, int64_t now, char *e
     for (size_t i = 0; i < ncreated && rc == 0; i++)
         rc = note(&j, OP_MKDIR, created[i], NULL, NULL, NULL);
     if (rc < 0)
-        why_not(root, MANIFEST, errno, "write", err, len);
+        rootat_why(root, MANIFEST, errno, "write", err, len);
     for (size_t i = 0; i < p->nsteps && rc == 0; i++)
         rc = apply_step(&j, &p->steps[i], err, len);
     fclose(j.f);
@@ -721,25 +526,25 @@ int rootfs_apply(const char *root, const struct hl_plan *p, int64_t now, char *e
  * what it wrote; 0, or -1 with err naming what changed and what to do. */
 static int verify(const char *root, int rfd, const struct op *o, char *err, size_t len)
 {
-    char h[HASH_LEN + 1], p[1024], b[1024];
+    char h[ROOTAT_HASH_LEN + 1], p[1024], b[1024];
     mode_t kind;
     rootfs_path(root, o->path, p, sizeof p);
     rootfs_path(root, o->backup, b, sizeof b);
     if (o->kind == OP_MKDIR)
         return 0;
-    if (o->new[0] && exists(rfd, o->path) &&
-        (hash_rel(rfd, o->path, h, &kind) < 0 || strcmp(h, o->new))) {
+    if (o->new[0] && rootat_exists(rfd, o->path) &&
+        (rootat_hash(rfd, o->path, h, &kind) < 0 || strcmp(h, o->new))) {
         snprintf(err, len,
                  "%s changed since `vram headless on` wrote it: vram removes only what it "
                  "wrote; move it away (keep it if it is yours), then run off again",
                  p);
         return -1;
     }
-    if ((o->kind == OP_REPLACE || o->kind == OP_ASIDE) && exists(rfd, o->backup)) {
+    if ((o->kind == OP_REPLACE || o->kind == OP_ASIDE) && rootat_exists(rfd, o->backup)) {
         struct stat st;
         const char *name;
-        int d = parent_of(rfd, o->backup, &name);
-        bool ok = d >= 0 && fstat(d, &st) == 0 && trusted(&st);
+        int d = rootat_parent(rfd, o->backup, &name);
+        bool ok = d >= 0 && fstat(d, &st) == 0 && rootat_trusted(&st);
         if (d >= 0)
             close(d);
         if (!ok) {
@@ -749,7 +554,7 @@ static int verify(const char *root, int rfd, const struct op *o, char *err, size
                      b);
             return -1;
         }
-        if (o->old[0] && (hash_rel(rfd, o->backup, h, &kind) < 0 || strcmp(h, o->old))) {
+        if (o->old[0] && (rootat_hash(rfd, o->backup, h, &kind) < 0 || strcmp(h, o->old))) {
             snprintf(err, len,
                      "%s is not what `vram headless on` moved there from %s: vram puts "
                      "nothing back that it did not keep; compare them by hand",
@@ -766,10 +571,10 @@ static int undo(int rfd, const char *root, const struct op *o, char *err, size_t
     int d;
     switch (o->kind) {
     case OP_WRITE:
-        if ((d = parent_of(rfd, o->path, &name)) < 0)
-            return errno == ENOENT ? 0 : (why_not(root, o->path, errno, "remove", err, len), -1);
+        if ((d = rootat_parent(rfd, o->path, &name)) < 0)
+            return errno == ENOENT ? 0 : (rootat_why(root, o->path, errno, "remove", err, len), -1);
         if (unlinkat(d, name, 0) < 0 && errno != ENOENT) {
-            why_not(root, o->path, errno, "remove", err, len);
+            rootat_why(root, o->path, errno, "remove", err, len);
             close(d);
             return -1;
         }
@@ -777,27 +582,28 @@ static int undo(int rfd, const char *root, const struct op *o, char *err, size_t
         return 0;
     case OP_REPLACE:
     case OP_ASIDE:
-        if (!exists(rfd, o->backup))
+        if (!rootat_exists(rfd, o->backup))
             return 0; /* never moved: the original is still in place */
-        if (o->kind == OP_ASIDE && exists(rfd, o->path)) {
+        if (o->kind == OP_ASIDE && rootat_exists(rfd, o->path)) {
             char p[1024], b[1024];
             rootfs_path(root, o->path, p, sizeof p);
             rootfs_path(root, o->backup, b, sizeof b);
-            snprintf(err, len, "%s exists again: vram kept the old one as %s; compare them", p, b);
+            snprintf(err, len, "%s exists again: vram kept the old one as %s; compare them",
+                     p, b);
             return -1;
         }
         /* renamed over what vram wrote, which verify() found unchanged */
-        if (move(rfd, o->backup, o->path) < 0) {
-            why_not(root, o->path, errno, "restore", err, len);
+        if (rootat_move(rfd, o->backup, o->path) < 0) {
+            rootat_why(root, o->path, errno, "restore", err, len);
             return -1;
         }
         return 0;
     case OP_MKDIR:
-        if ((d = parent_of(rfd, o->path, &name)) < 0)
+        if ((d = rootat_parent(rfd, o->path, &name)) < 0)
             return 0;
         if (unlinkat(d, name, AT_REMOVEDIR) < 0 && errno != ENOENT && errno != ENOTEMPTY &&
             errno != EEXIST) {
-            why_not(root, o->path, errno, "remove", err, len);
+            rootat_why(root, o->path, errno, "remove", err, len);
             close(d);
             return -1;
         }
@@ -817,7 +623,7 @@ int rootfs_plan_revert(const char *root, void (*fn)(const char *line, void *arg)
         return -1;
     }
     int rc = read_record(root, ops, &n, NULL, err, len);
-    int rfd = rc > 0 ? open_root(root) : -1;
+    int rfd = rc > 0 ? rootat_open_root(root) : -1;
     for (size_t i = 0; rc > 0 && i < n; i++)
         if (rfd < 0 || verify(root, rfd, &ops[i], err, len) < 0)
             rc = -1;
@@ -844,7 +650,7 @@ int rootfs_revert(const char *root, char *err, size_t len)
         return -1;
     }
     int rc = read_record(root, ops, &n, NULL, err, len);
-    int rfd = rc > 0 ? open_root(root) : -1;
+    int rfd = rc > 0 ? rootat_open_root(root) : -1;
     if (rc <= 0 || rfd < 0) {
         if (rc > 0)
             snprintf(err, len, "%s: %s", root, strerror(errno));
@@ -863,7 +669,7 @@ int rootfs_revert(const char *root, char *err, size_t len)
             rc = undo(rfd, root, &ops[i], err, len);
     if (rc == 0) {
         const char *name;
-        int d = parent_of(rfd, MANIFEST, &name);
+        int d = rootat_parent(rfd, MANIFEST, &name);
         if (d >= 0) {
             unlinkat(d, name, 0);
             close(d);
