@@ -7,11 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/clock.h"
 #include "app/log.h"
 #include "app/paths.h"
 #include "cli/cmd.h"
 #include "daemon/config.h"
 #include "daemon/serve.h"
+#include "probe/probe.h"
 
 static int cmd_serve(int argc, char **argv);
 
@@ -39,6 +41,28 @@ const struct cmd_entry cmd_serve_entry = {
     .exec = cmd_serve,
 };
 
+/* The sizes against this machine's GPUs, when a driver answers here:
+ * 0 (or no driver: the daemon checks when it starts), or -1 with err. */
+static int check_sizes(const struct config *cfg, char *err, size_t len)
+{
+    struct probe *p;
+    char e[256];
+    if (probe_open(&p, "/proc", e, sizeof e) < 0)
+        return 0;
+    struct snap s;
+    memset(&s, 0, sizeof s);
+    probe_sample(p, &s, PROBE_MEMORY, clock_wall_ms());
+    uint64_t holds[SCHED_MAX_GPUS];
+    size_t n = s.ngpus < SCHED_MAX_GPUS ? s.ngpus : SCHED_MAX_GPUS;
+    for (size_t g = 0; g < n; g++)
+        holds[g] = config_gpu_holds(cfg, (unsigned)g, s.gpus[g].mem.total, s.gpus[g].mem.reserved);
+    int rc = n ? config_check_sizes(cfg, holds, n, err, len) : 0;
+    snap_free(&s);
+    probe_exiting(p);
+    probe_close(p);
+    return rc;
+}
+
 static int check_config(const char *path)
 {
     char err[600], why[600], shim[1024];
@@ -46,7 +70,8 @@ static int check_config(const char *path)
     if (!cfg)
         return 1;
     int rc = 0;
-    if (config_load(path, cfg, err, sizeof err) < 0) {
+    if (config_load(path, cfg, err, sizeof err) < 0 ||
+        config_check_socket(cfg, err, sizeof err) < 0 || check_sizes(cfg, err, sizeof err) < 0) {
         fprintf(stderr, "vram serve: %s\n", err);
         rc = 2;
     } else if (serve_find_vramcap(cfg, shim, sizeof shim, why, sizeof why, err, sizeof err) < 0) {

@@ -6,10 +6,13 @@
  * meanwhile. A small record in vram's run directory remembers the GPU it
  * left. */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/client.h"
@@ -20,6 +23,7 @@
 #include "core/units.h"
 #include "park/ckpt.h"
 #include "park/park.h"
+#include "host/pidref.h"
 #include "host/proc.h"
 #include "probe/probe.h"
 #include "ipc/group.h"
@@ -35,7 +39,8 @@ const struct cmd_entry cmd_suspend_entry = {
             "  -d, --driver        use the driver's checkpoint even if fast swap could\n"
             "  -s, --socket PATH   for a MODEL: vram serve's socket\n"
             "\n"
-            "A MODEL is one of vram serve's (vram ps); a PID any CUDA process of yours.\n"
+            "A MODEL is one of vram serve's (vram ps); a PID any CUDA process of yours\n"
+            "(another user's only as root, as kill).\n"
             "A process started with `vram run --swap` (libvramcap, VRAM_SWAP=1) is moved\n"
             "by fast swap: pinned copies at PCIe speed, same addresses on return. Any\n"
             "other goes through the NVIDIA driver's process checkpoints (driver 570 or\n"
@@ -89,6 +94,49 @@ static int by_name(const struct cmd_entry *e, const char *sock, const char *name
 static void record_path(int pid, char *out, size_t len)
 {
     snprintf(out, len, "%s/suspended-%d", group_dir(), pid);
+}
+
+/* The record sits in a folder every user may write (/dev/shm): it is made
+ * anew, never through a link or into another's file, and read only when
+ * it is this user's (or root's) and no one else may write it. */
+static void record_write(int pid, const char *uuid, uint64_t bytes)
+{
+    char path[600];
+    record_path(pid, path, sizeof path);
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+        unlink(path); /* ours, from a process that had this pid before */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        fprintf(stderr,
+                "vram suspend: cannot write %s (%s): vram resume --gpu will not know the GPU "
+                "it left\n",
+                path, strerror(errno));
+        return;
+    }
+    fprintf(f, "%llu %s %llu\n", (unsigned long long)hostproc_start_ticks((uint32_t)pid), uuid,
+            (unsigned long long)bytes);
+    fclose(f);
+}
+
+static FILE *record_open(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != 0) ||
+        (st.st_mode & 022)) {
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f)
+        close(fd);
+    return f;
 }
 
 /* Where pid's memory is: the GPU and the bytes, from one snapshot. */
@@ -173,17 +221,25 @@ static int cmd_suspend(int argc, char **argv)
         return -c;
     if (c == 0)
         return by_name(&cmd_suspend_entry, sock, argv[optind], -1);
+    struct pidref ref;
+    char err[512];
+    if (pidref_open(&ref, pid, err, sizeof err) < 0) {
+        fprintf(stderr, "vram suspend: %s\n", err);
+        return 1;
+    }
     struct probe *p;
     struct ckpt *ck;
     struct snap s;
     char why[512];
     struct park_result pr = {0};
     bool fast = !driver && park_probe(pid, &pr) == PARK_FAST;
-    if ((c = open_all(&cmd_suspend_entry, &p, &ck, &s, !fast, why, sizeof why)))
+    if ((c = open_all(&cmd_suspend_entry, &p, &ck, &s, !fast, why, sizeof why))) {
+        pidref_close(&ref);
         return c;
+    }
     size_t g;
     uint64_t bytes;
-    char err[512], b[32], l[32];
+    char b[32], l[32];
     int rc = 1;
     /* fast swap answers for its process even when NVML cannot see it
      * (held by the driver's checkpoint, say), and says what it can do */
@@ -200,6 +256,10 @@ static int cmd_suspend(int argc, char **argv)
     }
     char uuid[96];
     snprintf(uuid, sizeof uuid, "%s", s.gpus[g].uuid);
+    if (!pidref_same(&ref)) {
+        fprintf(stderr, "vram suspend: pid %d exited\n", pid);
+        goto out;
+    }
     uint64_t t0 = clock_mono_ms();
     struct progress bar;
     char what[64];
@@ -213,14 +273,7 @@ static int cmd_suspend(int argc, char **argv)
         goto out;
     }
     uint64_t t1 = clock_mono_ms();
-    char path[600];
-    record_path(pid, path, sizeof path);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fprintf(f, "%llu %s %llu\n", (unsigned long long)hostproc_start_ticks((uint32_t)pid), uuid,
-                (unsigned long long)bytes);
-        fclose(f);
-    }
+    record_write(pid, uuid, bytes);
     probe_sample(p, &s, PROBE_PROCS, clock_wall_ms());
     size_t g2;
     uint64_t left = 0;
@@ -239,6 +292,7 @@ static int cmd_suspend(int argc, char **argv)
     rc = 0;
 out:
     close_all(p, ck, &s);
+    pidref_close(&ref);
     return rc;
 }
 
@@ -273,6 +327,12 @@ static int cmd_resume(int argc, char **argv)
         return -c;
     if (c == 0)
         return by_name(&cmd_resume_entry, sock, argv[optind], gpu);
+    struct pidref ref;
+    char err[512];
+    if (pidref_open(&ref, pid, err, sizeof err) < 0) {
+        fprintf(stderr, "vram resume: %s\n", err);
+        return 1;
+    }
     struct probe *p;
     struct ckpt *ck;
     struct snap s;
@@ -280,13 +340,15 @@ static int cmd_resume(int argc, char **argv)
     struct park_result pr;
     park_probe(pid, &pr);
     bool fast = strcmp(pr.fast.state, "suspended") == 0;
-    if ((c = open_all(&cmd_resume_entry, &p, &ck, &s, !fast, why, sizeof why)))
+    if ((c = open_all(&cmd_resume_entry, &p, &ck, &s, !fast, why, sizeof why))) {
+        pidref_close(&ref);
         return c;
+    }
     int rc = 1;
-    char err[512], path[600], from[96] = "", b[32];
+    char path[600], from[96] = "", b[32];
     unsigned long long start = 0, bytes = 0;
     record_path(pid, path, sizeof path);
-    FILE *f = fopen(path, "r");
+    FILE *f = record_open(path);
     if (f) {
         if (fscanf(f, "%llu %95s %llu", &start, from, &bytes) != 3 ||
             start != hostproc_start_ticks((uint32_t)pid))
@@ -306,6 +368,10 @@ static int cmd_resume(int argc, char **argv)
         goto out;
     }
     const char *to = gpu >= 0 ? s.gpus[gpu].uuid : NULL;
+    if (!pidref_same(&ref)) {
+        fprintf(stderr, "vram resume: pid %d exited\n", pid);
+        goto out;
+    }
     uint64_t t0 = clock_mono_ms();
     struct progress bar;
     char what[64];
@@ -333,5 +399,6 @@ static int cmd_resume(int argc, char **argv)
     rc = 0;
 out:
     close_all(p, ck, &s);
+    pidref_close(&ref);
     return rc;
 }

@@ -58,6 +58,8 @@ struct api {
     struct evhttp *http, *metrics;
     struct logtail *logtail;
     struct wait waits[MAX_WAITS];
+    dev_t sock_dev; /* the socket file this daemon made, removed at exit only if still it */
+    ino_t sock_ino;
 };
 
 static void reply_json(struct evhttp_request *req, int code, const char *reason, json_t *body)
@@ -532,6 +534,14 @@ static struct evhttp *server(struct api *api, void (*cb)(struct evhttp_request *
     return h;
 }
 
+void api_remove_socket(struct api *api)
+{
+    struct stat st;
+    if (api && api->sock_ino && lstat(api->d->cfg.socket, &st) == 0 && S_ISSOCK(st.st_mode) &&
+        st.st_dev == api->sock_dev && st.st_ino == api->sock_ino)
+        unlink(api->d->cfg.socket);
+}
+
 int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
 {
     struct api *api = calloc(1, sizeof *api);
@@ -560,11 +570,19 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
         return -1;
     }
     close(fd);
+    /* only ever a socket of ours is taken over; anything else stays */
+    if (config_check_socket(&d->cfg, err, len) < 0)
+        return -1;
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     unlink(d->cfg.socket);
     mode_t old = umask(0117);
     int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
     umask(old);
+    struct stat st;
+    if (rc == 0 && lstat(d->cfg.socket, &st) == 0) {
+        api->sock_dev = st.st_dev;
+        api->sock_ino = st.st_ino;
+    }
     struct group *grp = rc == 0 ? getgrnam("vram") : NULL;
     if (grp && chown(d->cfg.socket, (uid_t)-1, grp->gr_gid) < 0)
         log_msg(LOG_LV_WARN, "cannot give %s to group vram: %s", d->cfg.socket, strerror(errno));

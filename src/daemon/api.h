@@ -15,6 +15,9 @@ struct api;
 /* Listens on d->cfg.socket (and d->cfg.metrics): 0, or -1 with err. */
 int api_listen(struct daemon *d, struct api **out, char *err, size_t len);
 
+/* Removes the socket file api_listen made, if it still is that one. */
+void api_remove_socket(struct api *api);
+
 /* Answers the requests waiting for a model to reach a state, or out of
  * time at now_ms. Called after every scheduler step. */
 void api_states_changed(struct api *api, uint64_t now_ms);

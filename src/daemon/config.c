@@ -9,14 +9,19 @@
 #include "daemon/config.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "app/paths.h"
 #include "core/units.h"
+#include "model/reader.h"
 
 struct parse {
     struct config *c;
@@ -194,29 +199,46 @@ static const char *parse_env(const char *v, struct config_model *m)
 }
 
 static bool good_name(const char *n);
+/* A text setting kept whole, or refused: a value cut to fit would be
+ * another value (a token cut short gets every client a 401). */
+#define COPY(dst, fix)                                                                             \
+    do {                                                                                           \
+        if (strlen(v) >= sizeof(dst))                                                              \
+            FAIL("%s: %zu characters, more than the %zu vram keeps: %s", name, strlen(v),          \
+                 sizeof(dst) - 1, fix);                                                            \
+        memcpy(dst, v, strlen(v) + 1);                                                             \
+    } while (0)
+
+#define PATH_FIX "a shorter path"
+#define MAX_WAIT (24 * 3600.0) /* a duration past this is a typo, and overflows milliseconds */
+#define MAX_BODY (16ULL << 30)
 
 static int serve_key(struct parse *ps, const char *section, const char *name, const char *v)
 {
     struct config *c = ps->c;
     double d;
-    if (!strcmp(name, "socket"))
-        snprintf(c->socket, sizeof c->socket, "%s", v);
-    else if (!strcmp(name, "state"))
-        snprintf(c->state, sizeof c->state, "%s", v);
+    if (!strcmp(name, "socket")) {
+        COPY(c->socket, PATH_FIX);
+        c->socket_line = line_of(ps->text, section, name);
+        if (strlen(v) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+            FAIL("socket '%s': a Unix socket's path has at most %zu characters: a shorter path", v,
+                 sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+    } else if (!strcmp(name, "state"))
+        COPY(c->state, PATH_FIX);
     else if (!strcmp(name, "logs"))
-        snprintf(c->logs, sizeof c->logs, "%s", v);
+        COPY(c->logs, PATH_FIX);
     else if (!strcmp(name, "metrics"))
-        snprintf(c->metrics, sizeof c->metrics, "%s", v);
+        COPY(c->metrics, "HOST:PORT");
     else if (!strcmp(name, "listen"))
-        snprintf(c->listen, sizeof c->listen, "%s", v);
+        COPY(c->listen, "HOST:PORT");
     else if (!strcmp(name, "token"))
-        snprintf(c->token, sizeof c->token, "%s", v);
+        COPY(c->token, "a shorter token (openssl rand -hex 32 makes one of 64)");
     else if (!strcmp(name, "max_body")) {
-        if (units_parse_size(v, &c->max_body) < 0 || c->max_body < 1024)
-            FAIL("max_body '%s': a size of at least 1K, like 16M", v);
+        if (units_parse_size(v, &c->max_body) < 0 || c->max_body < 1024 || c->max_body > MAX_BODY)
+            FAIL("max_body '%s': a size from 1K to 16G, like 16M", v);
     } else if (!strcmp(name, "wait")) {
-        if (units_parse_seconds(v, &c->wait_s) < 0 || c->wait_s < 1)
-            FAIL("wait '%s': a duration, like 5m", v);
+        if (units_parse_seconds(v, &c->wait_s) < 0 || c->wait_s < 1 || c->wait_s > MAX_WAIT)
+            FAIL("wait '%s': a duration from 1s to 24h, like 5m", v);
     } else if (!strcmp(name, "client_timeout")) {
         if (units_parse_seconds(v, &c->client_timeout_s) < 0 || c->client_timeout_s < 1 ||
             c->client_timeout_s > 86400)
@@ -261,10 +283,11 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
             FAIL("command longer than %d characters", CONFIG_CMD_MAX - 1);
         snprintf(m->command + have, sizeof m->command - have, "%s%s", have ? " " : "", v);
     } else if (!strcmp(name, "file"))
-        snprintf(m->file, sizeof m->file, "%s", v);
+        COPY(m->file, PATH_FIX);
     else if (!strcmp(name, "vram")) {
         if (strcmp(v, "auto") && (units_parse_size(v, &m->vram) < 0 || !m->vram))
             FAIL("vram '%s': a size (6G) or auto", v);
+        m->vram_line = line_of(ps->text, section, name);
     } else if (!strcmp(name, "gpus")) {
         if (!parse_gpus(v, m))
             FAIL("gpus '%s': how many GPUs it spans (1, 2...: any with room), or which "
@@ -322,7 +345,7 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
     } else if (!strcmp(name, "health")) {
         if (v[0] != '/')
             FAIL("health '%s': a path on the model's server, like /health", v);
-        snprintf(m->health, sizeof m->health, "%s", v);
+        COPY(m->health, "a shorter path");
     } else if (!strcmp(name, "concurrency")) {
         long n = strtol(v, &end, 10);
         if (*end || !*v || n < 0 || n > 10000)
@@ -343,8 +366,9 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
             FAIL("api_key: at most %zu characters", sizeof m->api_key - 1);
         snprintf(m->api_key, sizeof m->api_key, "%s", v);
     } else if (!strcmp(name, "start_timeout")) {
-        if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1)
-            FAIL("start_timeout '%s': a duration, like 2m", v);
+        if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1 ||
+            m->start_timeout_s > MAX_WAIT)
+            FAIL("start_timeout '%s': a duration from 1s to 24h, like 2m", v);
     } else if (!strcmp(name, "api")) {
         if (!strcmp(v, "openai"))
             m->api = CONFIG_API_OPENAI;
@@ -486,22 +510,158 @@ enum config_api config_guess_api(const char *command)
     return end - base == 6 && !strncmp(base, "ollama", 6) ? CONFIG_API_OLLAMA : CONFIG_API_OPENAI;
 }
 
+/* The configuration's text: a regular file only (a FIFO would wedge the
+ * daemon on SIGHUP), at most CONFIG_MAX_BYTES, and one only root or this
+ * user can change, since its commands run as this user. */
 static char *slurp(const char *path, char *err, size_t len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    struct stat st;
+    /* a device is not even opened (opening one may act); a FIFO swapped in
+     * after this is opened without waiting, and refused below */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, len,
+                 "%s: %s, not a regular file: vram serve reads its configuration only "
+                 "from a file",
+                 path, reader_kind(st.st_mode));
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
         snprintf(err, len, "%s: cannot read it: %m", path);
         return NULL;
     }
-    char *t = calloc(1, 1 << 20);
-    size_t n = t ? fread(t, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (t && n == (1 << 20) - 1) {
+    char *t = NULL;
+    if (fstat(fd, &st) < 0)
+        snprintf(err, len, "%s: cannot read it: %m", path);
+    else if (!S_ISREG(st.st_mode))
+        snprintf(err, len,
+                 "%s: %s, not a regular file: vram serve reads its configuration only "
+                 "from a file",
+                 path, reader_kind(st.st_mode));
+    else if (st.st_size >= CONFIG_MAX_BYTES)
         snprintf(err, len, "%s: larger than 1 MiB: not a vram config", path);
-        free(t);
-        return NULL;
+    else if (st.st_uid != 0 && st.st_uid != geteuid())
+        snprintf(err, len,
+                 "%s: owned by uid %u, neither root nor this user: its commands would run as "
+                 "this user; chown it to root (or to this user)",
+                 path, (unsigned)st.st_uid);
+    else if ((st.st_mode & S_IWOTH) ||
+             ((st.st_mode & S_IWGRP) && st.st_gid != 0 && st.st_gid != getegid()))
+        snprintf(err, len,
+                 "%s: others may write it (mode %04o): its commands would run as this user; "
+                 "chmod go-w it",
+                 path, (unsigned)(st.st_mode & 07777));
+    else if (!(t = calloc(1, CONFIG_MAX_BYTES + 1)))
+        snprintf(err, len, "out of memory");
+    else {
+        size_t n = 0;
+        ssize_t r;
+        while (n < CONFIG_MAX_BYTES && (r = read(fd, t + n, CONFIG_MAX_BYTES - n)) != 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0) {
+                snprintf(err, len, "%s: cannot read it: %m", path);
+                break;
+            }
+            n += (size_t)r;
+        }
+        if (err[0] || n == CONFIG_MAX_BYTES) { /* it grew while read */
+            if (!err[0])
+                snprintf(err, len, "%s: larger than 1 MiB: not a vram config", path);
+            free(t);
+            t = NULL;
+        }
     }
+    close(fd);
     return t;
+}
+
+/* A line's text from p, its edges trimmed, into out ("" when too long). */
+static void trimmed(const char *p, size_t n, char *out, size_t len)
+{
+    while (n && (*p == ' ' || *p == '\t'))
+        p++, n--;
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+        n--;
+    if (n >= len)
+        n = 0;
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+/* A section given twice, or a setting twice in one section, read as inih
+ * reads lines: inih merges the first and joins the second's command to the
+ * first's, silently. The first repeat, with both lines, into err. */
+static bool repeats(const char *text, const char *path, char *err, size_t len)
+{
+    enum { MAX_SEEN = 4096 }; /* more is no configuration; inih reads the rest unchecked */
+    struct seen {
+        unsigned sec; /* index of its section in seen (0: before any) */
+        bool is_sec;
+        unsigned line;
+        char name[72];
+    } *seen = calloc(MAX_SEEN, sizeof *seen);
+    if (!seen)
+        return false;
+    size_t n = 0;
+    unsigned sec = 0, line = 1;
+    bool prev_key = false, found = false;
+    if (!strncmp(text, "\xEF\xBB\xBF", 3))
+        text += 3; /* inih skips a byte-order mark */
+    for (const char *l = text; *l && !found && n < MAX_SEEN; line++) {
+        const char *e = strchr(l, '\n');
+        size_t ll = e ? (size_t)(e - l) : strlen(l);
+        const char *p = l;
+        while (p < l + ll && (*p == ' ' || *p == '\t'))
+            p++;
+        bool indented = p > l;
+        struct seen s = {0};
+        if (p == l + ll || *p == ';' || *p == '#' || (indented && prev_key)) {
+            /* nothing, a comment, or a value going on (inih's multi-line) */
+        } else if (*p == '[') {
+            const char *end = memchr(p, ']', (size_t)(l + ll - p));
+            if (end) {
+                s.is_sec = true;
+                trimmed(p + 1, (size_t)(end - p - 1), s.name, sizeof s.name);
+            }
+            prev_key = false;
+        } else {
+            size_t k = strcspn(p, "=:\n");
+            if (p + k <= l + ll && p[k] && p[k] != '\n') {
+                trimmed(p, k, s.name, sizeof s.name);
+                s.sec = sec;
+                prev_key = true;
+            }
+        }
+        if (s.name[0]) {
+            s.line = line;
+            for (size_t i = 0; i < n && !found; i++)
+                if (seen[i].is_sec == s.is_sec && seen[i].sec == s.sec &&
+                    !strcmp(seen[i].name, s.name)) {
+                    found = true;
+                    if (s.is_sec)
+                        snprintf(err, len,
+                                 "%s:%u: [%s] again (it began at line %u): one section each; "
+                                 "merge the two, or rename one",
+                                 path, line, s.name, seen[i].line);
+                    else
+                        snprintf(err, len,
+                                 "%s:%u: %s again in [%s] (first at line %u): say it once%s", path,
+                                 line, s.name, sec ? seen[sec - 1].name : "", seen[i].line,
+                                 strcmp(s.name, "command") ? ""
+                                                           : " (a long command goes on over "
+                                                             "indented lines)");
+                }
+            seen[n++] = s;
+            if (s.is_sec)
+                sec = (unsigned)n; /* index + 1 of this section */
+        }
+        if (!e)
+            break;
+        l = e + 1;
+    }
+    free(seen);
+    return found;
 }
 
 /* The first line inih could not read whole (0: none), and its length. */
@@ -548,7 +708,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
                  "%s:%u: a line of %zu characters, more than the %d the INI reader takes: go on "
                  "on the next line, indented (a command continues over indented lines)",
                  path, long_at, long_len, INI_MAX_LINE - 2);
-    else
+    else if (!repeats(text, path, ps.err, sizeof ps.err))
         rc = ini_parse_string(text, handler, &ps);
     if (!ps.err[0] && rc > 0)
         snprintf(ps.err, sizeof ps.err, "%s:%d: not INI syntax (a [section] or name = value)", path,
@@ -601,10 +761,73 @@ bool config_uses_vramcap(const struct config_model *m)
 
 int config_load(const char *path, struct config *c, char *err, size_t len)
 {
+    err[0] = '\0';
     char *text = slurp(path, err, len);
     if (!text)
         return -1;
     int rc = config_parse(text, path, c, err, len);
     free(text);
     return rc;
+}
+
+uint64_t config_gpu_holds(const struct config *c, unsigned g, uint64_t total, uint64_t reserved)
+{
+    uint64_t all = total > reserved + c->margin ? total - reserved - c->margin : 0;
+    if (g < SCHED_MAX_GPUS && c->budget_set[g] && c->budget[g] < all)
+        return c->budget[g];
+    return all;
+}
+
+int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngpus, char *err,
+                       size_t len)
+{
+    for (size_t i = 0; i < c->nmodels; i++) {
+        const struct config_model *m = &c->models[i];
+        if (!m->vram)
+            continue; /* auto: sized from its file when the daemon adds it */
+        unsigned n = 0;
+        uint64_t most = 0;
+        for (size_t g = 0; g < ngpus && g < SCHED_MAX_GPUS; g++) {
+            if (m->gpus && !(m->gpus & (1u << g)))
+                continue;
+            most = holds[g] > most ? holds[g] : most;
+            n += holds[g] >= m->vram;
+        }
+        if (n >= (m->width ? m->width : 1))
+            continue;
+        char a[32], b[32];
+        snprintf(err, len,
+                 "%s:%u: [model %s] vram = %s on each of %u GPU%s: more than %s, the most a GPU "
+                 "it may use holds for models (its memory less the reserve and margin, or its "
+                 "budget): lower vram, or raise budget",
+                 c->path, m->vram_line, m->name, units_fmt_size(m->vram, a, sizeof a),
+                 m->width ? m->width : 1, m->width > 1 ? "s" : "",
+                 units_fmt_size(most, b, sizeof b));
+        return -1;
+    }
+    return 0;
+}
+
+int config_check_socket(const struct config *c, char *err, size_t len)
+{
+    struct stat st;
+    if (lstat(c->socket, &st) < 0)
+        return 0; /* nothing there (or its folder is missing: listening says so) */
+    if (S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+        return 0;
+    char where[40] = "";
+    if (c->socket_line)
+        snprintf(where, sizeof where, "%u:", c->socket_line);
+    if (S_ISSOCK(st.st_mode))
+        snprintf(err, len,
+                 "%s:%s socket = %s: a socket of uid %u is there (another user's daemon?); vram "
+                 "serve removes only its own: give another path",
+                 c->path, where, c->socket, (unsigned)st.st_uid);
+    else
+        snprintf(err, len,
+                 "%s:%s socket = %s: %s is there, not a socket vram serve left; it removes "
+                 "nothing else: give another path, or remove it yourself if nobody needs it",
+                 c->path, where, c->socket,
+                 S_ISREG(st.st_mode) ? "a regular file" : reader_kind(st.st_mode));
+    return -1;
 }

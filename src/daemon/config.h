@@ -22,12 +22,14 @@ enum config_api {
     CONFIG_API_OLLAMA, /* /api/... only */
     CONFIG_API_BOTH,   /* both: every request passes through as it is */
 };
+#define CONFIG_MAX_BYTES  (1 << 20) /* a larger file is no vram.conf */
 
 struct config_model {
     char name[64];
     char command[CONFIG_CMD_MAX]; /* run by /bin/sh -c, ${PORT} filled in */
     char file[CONFIG_PATH_MAX];   /* the model file, for vram = auto */
     uint64_t vram;                /* 0: auto */
+    unsigned vram_line;           /* where vram = is, for messages */
     uint32_t gpus;                /* the GPUs it may use, a bit each; 0: any */
     unsigned width;               /* how many it spans at once (all or none) */
     double keep_alive_s;          /* unused this long: evicted; < 0: forever */
@@ -57,6 +59,7 @@ struct config_model {
 struct config {
     char path[CONFIG_PATH_MAX];
     char socket[CONFIG_PATH_MAX];
+    unsigned socket_line;            /* where socket = is; 0: the default */
     char state[CONFIG_PATH_MAX];     /* the SQLite file */
     char logs[CONFIG_PATH_MAX];      /* a log file per model */
     char metrics[128];               /* HOST:PORT for /metrics, "" for none */
@@ -87,6 +90,25 @@ enum config_api config_guess_api(const char *command);
 
 /* Reads and checks path. Returns 0, or -1 with err "FILE:LINE: what, and
  * the fix". */
+/* What GPU g holds for models: its memory less the driver's reserve and
+ * the margin, or its budget when that is less. */
+uint64_t config_gpu_holds(const struct config *c, unsigned g, uint64_t total, uint64_t reserved);
+
+/* Whether each model's vram fits on as many of the GPUs it may use as it
+ * spans (holds[g] as config_gpu_holds says, for ngpus): 0, or -1 with err
+ * "FILE:LINE: ..." naming the first model that never could. */
+int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngpus, char *err,
+                       size_t len);
+
+/* Whether the daemon may take socket = PATH: nothing there, or a socket
+ * of this user's (one a daemon left; whether one still answers there is
+ * api.c's to find out). Anything else would have to be removed: 0, or -1
+ * with err "FILE:LINE: ..." and the fix. */
+int config_check_socket(const struct config *c, char *err, size_t len);
+
+/* Reads and checks path: a regular file (not a FIFO, a device...) under
+ * CONFIG_MAX_BYTES, owned by root or this user, writable by no one else.
+ * Returns 0, or -1 with err "FILE:LINE: what, and the fix". */
 int config_load(const char *path, struct config *c, char *err, size_t len);
 /* The same from text already read (path names it in messages). */
 int config_parse(const char *text, const char *path, struct config *c, char *err, size_t len);

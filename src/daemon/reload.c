@@ -21,6 +21,8 @@ void reload_config(struct daemon *d)
         return;
     notify_send("RELOADING=1");
     int bad = config_load(d->cfg.path, c, err, sizeof err);
+    if (bad == 0)
+        bad = table_check_sizes(d, c, err, sizeof err);
     for (size_t k = 0; bad == 0 && !d->shim[0] && k < c->nmodels; k++)
         if (config_uses_vramcap(&c->models[k])) {
             snprintf(err, sizeof err,

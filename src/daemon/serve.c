@@ -169,6 +169,7 @@ int serve_run(const char *config_path, char *err, size_t len)
     int rc = -1;
     char why[600];
     if (config_load(config_path, &d->cfg, err, len) < 0 ||
+        config_check_socket(&d->cfg, err, len) < 0 ||
         serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, sizeof why, err, len) < 0)
         goto out;
     make_folders(&d->cfg);
@@ -211,6 +212,8 @@ int serve_run(const char *config_path, char *err, size_t len)
         snprintf(err, len, "no GPU to serve on");
         goto out;
     }
+    if (table_check_sizes(d, &d->cfg, err, len) < 0)
+        goto out;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     d->sched.host_budget =
         d->cfg.host_budget ? d->cfg.host_budget : (uint64_t)pages * (uint64_t)page / 2;
@@ -236,7 +239,7 @@ int serve_run(const char *config_path, char *err, size_t len)
              d->sched.ngpus);
     notify_send(st);
     rc = daemon_loop(d) < 0 ? -1 : 0;
-    unlink(d->cfg.socket);
+    api_remove_socket(d->api);
 out:
     /* the process exits next: the kernel takes back the rest */
     store_close(d->store);

@@ -41,6 +41,16 @@ static uint64_t need_of(struct daemon *d, const struct config_model *m)
     return r.total / (m->width ? m->width : 1);
 }
 
+int table_check_sizes(const struct daemon *d, const struct config *c, char *err, size_t len)
+{
+    uint64_t holds[SCHED_MAX_GPUS];
+    for (size_t g = 0; g < d->sched.ngpus; g++) {
+        const struct sched_gpu *G = &d->sched.gpus[g];
+        holds[g] = G->budget && G->budget < G->capacity ? G->budget : G->capacity;
+    }
+    return config_check_sizes(c, holds, d->sched.ngpus, err, len);
+}
+
 void table_set(struct daemon *d, unsigned i, const struct config_model *c)
 {
     struct sched_model *m = &d->smodels[i];

@@ -8,20 +8,29 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+/* Up to len - 1 bytes of a regular file (sysfs's attributes are): a FIFO
+ * or a device in a tree given with --root is not read, so never waited on. */
 static bool read_text(const char *path, char *buf, size_t len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
         return false;
-    size_t n = fread(buf, 1, len - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return true;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return false;
+    }
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return n >= 0;
 }
 
 static bool is_card(const char *name)
@@ -177,14 +186,9 @@ int display_scan(const char *root, struct hl_system *sys)
     scan_servers(root, sys);
     char path[600];
     snprintf(path, sizeof path, "%s/etc/X11/xorg.conf", root);
-    FILE *f = fopen(path, "r");
-    char *text = f ? malloc(64 * 1024) : NULL;
-    if (text) {
-        size_t n = fread(text, 1, 64 * 1024, f);
-        sys->xorg_conf_nvidia = headless_xorg_names_nvidia(text, n);
-    }
+    char *text = malloc(64 * 1024 + 1);
+    if (text && read_text(path, text, 64 * 1024 + 1))
+        sys->xorg_conf_nvidia = headless_xorg_names_nvidia(text, strlen(text));
     free(text);
-    if (f)
-        fclose(f);
     return 0;
 }

@@ -12,7 +12,16 @@ socklen_t swapline_address(int pid, struct sockaddr_un *a)
 {
     memset(a, 0, sizeof *a);
     a->sun_family = AF_UNIX;
-    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "vram-swap-%d", pid);
+    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, SWAPLINE_NAME "%d", pid);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+socklen_t swapline_address_alt(int pid, uint64_t nonce, struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, SWAPLINE_NAME "%d.%016llx", pid,
+                     (unsigned long long)nonce);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 

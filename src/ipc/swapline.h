@@ -1,6 +1,7 @@
 /* swapline: the one-line protocol between `vram` (suspend, resume, the
  * daemon) and the fast swap inside a process running under libvramcap
- * with VRAM_SWAP=1, on the abstract Unix socket "vram-swap-PID". Both ends
+ * with VRAM_SWAP=1, on the abstract Unix socket "vram-swap-PID" (or, when
+ * another process squats that name, "vram-swap-PID.NONCE"). Both ends
  * build and read it here, so the two cannot drift apart.
  *   request:  info | suspend [TIMEOUT_MS [OFF LEN]...] | resume [FLOOR] | prepare
  *             (OFF LEN...: the window of the daemon's host pool to swap into,
@@ -62,8 +63,15 @@ int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
 /* Reads a request line (without its newline): 0, or -1 when it is none. */
 int swapline_parse_request(const char *line, struct swapline_req *q);
 
+#define SWAPLINE_NAME "vram-swap-"
+
 /* The socket address of pid's control thread. */
 socklen_t swapline_address(int pid, struct sockaddr_un *a);
+
+/* Where it listens when another process took that name first (anyone may
+ * bind any abstract name): "vram-swap-PID.NONCE", NONCE random. The client
+ * finds it among the sockets pid itself holds (park/swapctl.c). */
+socklen_t swapline_address_alt(int pid, uint64_t nonce, struct sockaddr_un *a);
 
 /* The "ok ..." answer for info, newline included; its length, or -1 when
  * out is too small. */

@@ -5,7 +5,9 @@
  *   info | suspend [TIMEOUT_MS] | resume | prepare
  *   -> "ok state=... bytes=... [times]" or "error MESSAGE"
  * Only the same user or root is answered (SO_PEERCRED); the client checks
- * in turn that the socket belongs to the pid it meant. The thread also
+ * in turn that the socket belongs to the pid it meant. A name another
+ * process took first is left to it: this one listens on a name of its own
+ * (ipc/swapline.h), which the client finds among this process's sockets. The thread also
  * grows the host pool ahead of the first swap under VRAM_SWAP_POOL=eager,
  * once allocations have settled for two seconds. */
 #include <errno.h>
@@ -16,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -160,16 +164,73 @@ static void *loop(void *arg)
     return NULL;
 }
 
+/* Who holds the name a: "pid N, uid U", for the warning. */
+static void holder(const struct sockaddr_un *a, socklen_t alen, char *out, size_t len)
+{
+    snprintf(out, len, "another process");
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    struct ucred c;
+    socklen_t n = sizeof c;
+    if (fd >= 0 && connect(fd, (const struct sockaddr *)a, alen) == 0 &&
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &n) == 0)
+        snprintf(out, len, "pid %d (uid %u)", (int)c.pid, (unsigned)c.uid);
+    if (fd >= 0)
+        close(fd);
+}
+
+static uint64_t nonce(void)
+{
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        v ^= (uint64_t)t.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)t.tv_sec;
+    }
+    return v;
+}
+
+/* The name is abstract, so anyone may bind it first, for a pid yet to
+ * come: then a name of our own with a random part, which the client finds
+ * among the sockets this process holds. A squatter delays nobody. */
+static int bind_ctl(void)
+{
+    struct sockaddr_un a;
+    socklen_t alen = swapline_address(getpid(), &a);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&a, alen) == 0)
+        return fd;
+    if (errno != EADDRINUSE) {
+        close(fd);
+        return -1;
+    }
+    char who[64], name[sizeof a.sun_path];
+    holder(&a, alen, who, sizeof who);
+    snprintf(name, sizeof name, "%s", a.sun_path + 1);
+    for (int i = 0; i < 8; i++) {
+        alen = swapline_address_alt(getpid(), nonce(), &a);
+        if (bind(fd, (struct sockaddr *)&a, alen) == 0) {
+            fprintf(stderr,
+                    "libvramcap: %s is taken by %s, not this process: fast swap listens on "
+                    "%s instead (vram finds it)\n",
+                    name, who, a.sun_path + 1);
+            return fd;
+        }
+    }
+    close(fd);
+    errno = EADDRINUSE;
+    return -1;
+}
+
 void ctl_start(void)
 {
     if (!shim.swap || atomic_exchange(&started, true))
         return;
-    struct sockaddr_un a;
-    socklen_t alen = swapline_address(getpid(), &a);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, alen) < 0 || listen(fd, 8) < 0) {
-        fprintf(stderr, "libvramcap: no fast swap: cannot listen on %s (%s)\n", a.sun_path + 1,
-                strerror(errno));
+    int fd = bind_ctl();
+    if (fd < 0 || listen(fd, 8) < 0) {
+        fprintf(stderr, "libvramcap: no fast swap: cannot listen on " SWAPLINE_NAME "%d (%s)\n",
+                (int)getpid(), strerror(errno));
         if (fd >= 0)
             close(fd);
         return;

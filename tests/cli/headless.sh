@@ -143,4 +143,102 @@ expect_eq "missing root: exit 2" "$RC" 2
 run "$VRAM" headless --frobnicate
 expect_eq "unknown option: exit 2" "$RC" 2
 
+# ---- a tree another user controls (issue 17, item 6), and records to distrust ----
+. "$(dirname "$0")/users.sh"
+if make_users; then
+    # A's copy of the tree, etc/X11/xorg.conf.d a link out of it to a folder of root's
+    mkdir -p "$T/outside"
+    cp -a "$R" "$T/a/tree"
+    L="$T/a/tree"
+    rm -rf "$L/etc/X11/xorg.conf.d"
+    ln -s "$T/outside" "$L/etc/X11/xorg.conf.d"
+    chown -hR vramsec_a:vramsec_a "$L"
+    LINKED=$(print_tree "$L")
+    run timeout 10 "$VRAM" headless on --yes --root "$L"
+    expect_eq "a link out of the tree: root's on --yes refuses (exit 1)" "$RC" 1
+    expect_match "a link out of the tree: says which, and why" "$OUT" \
+        "$L/etc/X11/xorg.conf.d(/20-vram-headless.conf)?: a symbolic link on the way, and vram follows none"
+    expect_eq "a link out of the tree: nothing written outside it" "$(ls -A "$T/outside")" ""
+    expect_eq "a link out of the tree: nothing changed in it" "$(print_tree "$L")" "$LINKED"
+    # the record's own folder a link out of the tree
+    rm "$L/etc/X11/xorg.conf.d" && mkdir "$L/etc/X11/xorg.conf.d" && chown vramsec_a "$L/etc/X11/xorg.conf.d"
+    mkdir -p "$T/outside/lib" && ln -s "$T/outside" "$L/var" && chown -h vramsec_a "$L/var"
+    run timeout 10 "$VRAM" headless on --yes --root "$L"
+    expect_eq "var a link out of the tree: refused" "$RC" 1
+    expect_eq "var a link out of the tree: no record written outside" "$(find "$T/outside" -mindepth 1 | grep -v '/lib$')" ""
+    rm "$L/var"
+
+    # A's forged record (version 1, which vram still reads) in a tree whose etc/ is root's:
+    # off must not remove root's file, nor plant A's program in root's folder
+    F="$T/a/forged"
+    mkdir -p "$F/etc/cron.d" "$F/var/lib/vram/headless/backup"
+    echo "root's own" >"$F/etc/important"
+    printf '#!/bin/sh\necho owned\n' >"$F/var/lib/vram/headless/backup/1"
+    chmod 755 "$F/var/lib/vram/headless/backup/1"
+    printf 'vram-headless 1 100\nwrite etc/important\naside etc/cron.d/evil var/lib/vram/headless/backup/1\n' \
+        >"$F/var/lib/vram/headless/manifest"
+    chown vramsec_a:vramsec_a "$F" "$F/var" "$F/var/lib"
+    chown -R vramsec_a:vramsec_a "$F/var/lib/vram"
+    run timeout 10 "$VRAM" headless off --yes --root "$F"
+    expect_eq "A's record: root's off --yes refuses (exit 1)" "$RC" 1
+    expect_match "A's record: says whose it is, and what to do" "$OUT" \
+        "$F/var/lib/vram/headless belongs to uid $UID_A, not to root: vram does not trust a record another user could have written"
+    expect_eq "A's record: root's file is still there" "$(cat "$F/etc/important")" "root's own"
+    expect_eq "A's record: nothing planted in root's folder" "$(ls -A "$F/etc/cron.d")" ""
+    # the same record in a folder of root's, but the record itself A's, or anyone's to write
+    chown root:root "$F/var/lib/vram/headless"
+    run timeout 10 "$VRAM" headless off --yes --root "$F"
+    expect_match "A's record in root's folder: refused" "$OUT" "manifest belongs to uid $UID_A"
+    chown root:root "$F/var/lib/vram/headless/manifest"
+    chmod 666 "$F/var/lib/vram/headless/manifest"
+    run timeout 10 "$VRAM" headless off --yes --root "$F"
+    expect_match "a record anyone may write: refused, with the fix" "$OUT" \
+        "manifest may be changed by others \(mode 0666\): vram does not trust such a record; check it, then chmod go-w it"
+    expect_eq "refused records: root's file is still there" "$(cat "$F/etc/important")" "root's own"
+
+    # B runs on for its own tree with a link in it: the same rule for every user
+    cp -a "$T/a/tree" "$T/b/tree"
+    ln -s /tmp "$T/b/tree/etc/environment.d"
+    chown -hR vramsec_b:vramsec_b "$T/b/tree"
+    run timeout 10 $AS_B "$VRAM" headless on --yes --root "$T/b/tree"
+    expect_match "B's own tree with a link: refused too" "$OUT" "environment.d: a symbolic link on the way"
+else
+    echo "# skipped the two-user cases: they need root, useradd and setpriv"
+fi
+
+# what off puts back is what on moved aside, and what it removes is what on wrote
+H="$T/hashed"
+cp -a "$R" "$H"
+HBEFORE=$(print_tree "$H")
+"$VRAM" headless on --yes --root "$H" >/dev/null
+echo "# the admin's line" >>"$H/etc/X11/xorg.conf.d/20-vram-headless.conf"
+EDITED=$(print_tree "$H")
+run "$VRAM" headless off --yes --root "$H"
+expect_eq "a file vram wrote, changed since: off refuses (exit 1)" "$RC" 1
+expect_match "a file vram wrote, changed since: names it and what to do" "$OUT" \
+    "$H/etc/X11/xorg.conf.d/20-vram-headless.conf changed since .vram headless on. wrote it: vram removes only what it wrote; move it away"
+expect_eq "a file vram wrote, changed since: nothing half-done" "$(print_tree "$H")" "$EDITED"
+run "$VRAM" headless off --root "$H"
+expect_match "the dry run says so too" "$OUT" "changed since"
+sed -i '$d' "$H/etc/X11/xorg.conf.d/20-vram-headless.conf"
+echo "evil" >"$H/var/lib/vram/headless/backup/1"
+SWAPPED=$(print_tree "$H")
+run "$VRAM" headless off --yes --root "$H"
+expect_eq "a backup swapped: off refuses (exit 1)" "$RC" 1
+expect_match "a backup swapped: names it" "$OUT" \
+    "$H/var/lib/vram/headless/backup/1 is not what .vram headless on. moved there from $H/etc/"
+expect_eq "a backup swapped: nothing put back" "$(print_tree "$H")" "$SWAPPED"
+# FIFOs: as xorg.conf (read by status), and where on would replace a file
+Q="$T/fifo"
+cp -a "$R" "$Q"
+rm "$Q/etc/X11/xorg.conf" "$Q/etc/udev/rules.d/61-vram-headless.rules"
+mkfifo "$Q/etc/X11/xorg.conf" "$Q/etc/udev/rules.d/61-vram-headless.rules"
+FIFOS=$(print_tree "$Q")
+run timeout 10 "$VRAM" headless --root "$Q"
+expect_eq "a FIFO as xorg.conf: status answers, not waiting for a writer" "$RC" 0
+run timeout 10 "$VRAM" headless on --yes --root "$Q"
+expect_match "a FIFO where on would replace a file: refused by name" "$OUT" \
+    "$Q/etc/udev/rules.d/61-vram-headless.rules is not a regular file \(a FIFO, a device...\): move it away first"
+expect_eq "FIFOs: nothing changed" "$(print_tree "$Q")" "$FIFOS"
+
 finish

@@ -1,7 +1,9 @@
 /* Fuzz target: vram.conf, read by inih and checked by config.c (the line
  * scan for lines inih cannot read whole, continued commands, every value's
- * check and the search for a bad value's line). A config is written by an
- * administrator, but a daemon that crashes on a typo serves nothing. */
+ * check and the search for a bad value's line, the scan for sections and
+ * settings given twice). A config is written by an administrator, but a
+ * daemon that crashes on a typo serves nothing, and one that accepts a cut
+ * token or a merged section serves the wrong thing. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +25,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (config_parse(text, "fuzz.conf", c, err, sizeof err) == 0) {
         if (c->nmodels == 0 || c->nmodels > CONFIG_MAX_MODELS)
             abort(); /* accepted means at least one model, within the table */
-        for (size_t i = 0; i < c->nmodels; i++)
-            if (!c->models[i].command[0] ||
-                strnlen(c->models[i].command, CONFIG_CMD_MAX) == CONFIG_CMD_MAX)
+        for (size_t i = 0; i < c->nmodels; i++) {
+            const struct config_model *m = &c->models[i];
+            if (!m->command[0] || strnlen(m->command, CONFIG_CMD_MAX) == CONFIG_CMD_MAX)
                 abort();
+            /* every bound holds: nothing overflows its milliseconds */
+            if (m->start_timeout_s > 86400 || m->keep_alive_s > 365 * 86400.0)
+                abort();
+            for (size_t k = 0; k < i; k++) /* a section twice is refused, not merged */
+                if (!strcmp(c->models[k].name, m->name))
+                    abort();
+        }
+        if (c->wait_s > 86400 || c->max_body > (16ULL << 30) ||
+            strnlen(c->token, sizeof c->token) == sizeof c->token)
+            abort();
     } else if (strnlen(err, sizeof err) == sizeof err || strncmp(err, "fuzz.conf", 9)) {
         abort(); /* every refusal names the file */
     }

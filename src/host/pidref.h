@@ -1,0 +1,29 @@
+/* pidref: a process named by its pid, held by a pidfd where the kernel has
+ * them, so that what vram checks about it (may this user act on it?) is
+ * about the process it then acts on, and not another that took the pid
+ * after the first exited. */
+#ifndef VRAM_HOST_PIDREF_H
+#define VRAM_HOST_PIDREF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pidref {
+    int pid;
+    int fd;         /* the pidfd, -1 where the kernel has none (before 5.3) */
+    uint64_t start; /* start time in clock ticks (host/proc.h), the check without a pidfd */
+};
+
+/* Holds pid, and checks that the caller may act on it as kill(2) would
+ * let it signal it: root, or the process's own user. 0, or -1 with err
+ * (no such process; another user's, named, with what to do). */
+int pidref_open(struct pidref *r, int pid, char *err, size_t len);
+
+/* Whether r still is the process pidref_open checked: running, and its
+ * pid not taken by another. */
+bool pidref_same(const struct pidref *r);
+
+void pidref_close(struct pidref *r);
+
+#endif
