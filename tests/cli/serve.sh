@@ -125,7 +125,11 @@ expect_match "/metrics: suspend counts" "$M" 'vram_model_transitions_total\{mode
 "$VRAM" load e >/dev/null
 EPID=$(state e pid)
 kill -9 "$EPID"
-restarted() { [ "$(state e state)" = ready ] && [ "$(state e pid)" != "$EPID" ]; }
+# state and pid from one look: two could see it ready, then its pid gone
+restarted() {
+    set -- $(state e 'state + " " + (.pid | tostring)')
+    [ "${1:-}" = ready ] && [ "${2:-}" != "$EPID" ]
+}
 wait_for 10 restarted
 expect_eq "e killed: restarted and ready" "$(state e state)" ready
 expect_eq "e's restarts count it" "$(state e restarts)" 1
