@@ -343,6 +343,44 @@ uint64_t sched_expires(const struct sched *s, unsigned i)
     return m->last_used_ms + m->keep_ms;
 }
 
+static void sooner(uint64_t *next, uint64_t t, uint64_t now)
+{
+    if (t > now && t < *next)
+        *next = t;
+}
+
+uint64_t sched_next_ms(const struct sched *s, uint64_t now)
+{
+    uint64_t next = SCHED_FOREVER;
+    bool waiting = s->nqueue > 0;
+    for (size_t i = 0; i < s->nqueue; i++)
+        if (s->queue[i].deadline_ms)
+            sooner(&next, s->queue[i].deadline_ms, now);
+    for (size_t k = 0; k < s->nmodels; k++) {
+        const struct sched_model *m = &s->models[k];
+        waiting |= m->want && (m->state == SCHED_SUSPENDED || m->state == SCHED_STOPPED);
+        if (m->state == SCHED_STOPPED && m->want)
+            sooner(&next, m->retry_at_ms, now);
+        uint64_t until = sched_expires(s, (unsigned)k);
+        if (until && until != SCHED_FOREVER)
+            sooner(&next, until, now);
+    }
+    for (size_t k = 0; waiting && k < s->nmodels; k++) {
+        const struct sched_model *m = &s->models[k];
+        if (m->pinned)
+            continue;
+        if (m->state == SCHED_READY && !m->holds)
+            sooner(&next, m->resident_ms + s->min_resident_ms, now);
+        else if (m->state == SCHED_BUSY && m->preempt && m->gpu >= 0 &&
+                 (size_t)m->gpu < s->ngpus) {
+            uint64_t t = m->resident_ms + m->slice_ms;
+            uint64_t gap = s->gpus[m->gpu].last_preempt_ms + s->preempt_gap_ms;
+            sooner(&next, t > gap ? t : gap, now);
+        }
+    }
+    return next;
+}
+
 /* Suspended if its path allows and the host budget has room, else stopped. */
 static void evict(struct sched *s, unsigned i, struct out *o)
 {

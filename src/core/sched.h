@@ -178,6 +178,14 @@ size_t sched_step(struct sched *s, const struct sched_event *e, uint64_t now_ms,
  * resident and idle). */
 uint64_t sched_expires(const struct sched *s, unsigned i);
 
+/* The next time after now at which time alone would change a decision:
+ * a model someone waits for could evict one that turns min_resident old
+ * or preempt one whose slice ends, a keep-alive ends, a start is retried,
+ * a demand runs out of time. SCHED_FOREVER when nothing is due. The
+ * daemon steps again then, not at its next tick: a wait bounded by
+ * min_resident is that long, not up to a tick more. */
+uint64_t sched_next_ms(const struct sched *s, uint64_t now);
+
 /* What models on gpu hold or are about to: the sum of their needs. */
 uint64_t sched_committed(const struct sched *s, int gpu);
 

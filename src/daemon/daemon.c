@@ -585,6 +585,38 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
         remember(d, i);
 }
 
+static void on_wake(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct daemon *d = arg;
+    d->wake_at_ms = 0;
+    struct sched_event e = {.kind = SCHED_EV_TICK};
+    daemon_step(d, &e);
+}
+
+/* Steps again when time alone would change a decision, instead of at the
+ * next tick (up to TICK_MS later). */
+static void arm_wake(struct daemon *d)
+{
+    if (!d->base)
+        return;
+    if (!d->wake && !(d->wake = evtimer_new(d->base, on_wake, d)))
+        return;
+    uint64_t now = daemon_now_ms(), at = sched_next_ms(&d->sched, now);
+    if (at == SCHED_FOREVER || at - now >= TICK_MS) { /* the tick comes first */
+        if (d->wake_at_ms)
+            evtimer_del(d->wake);
+        d->wake_at_ms = 0;
+        return;
+    }
+    if (d->wake_at_ms == at)
+        return;
+    struct timeval tv = {0, (suseconds_t)((at - now) * 1000)};
+    if (evtimer_add(d->wake, &tv) == 0)
+        d->wake_at_ms = at;
+}
+
 void daemon_step(struct daemon *d, const struct sched_event *e)
 {
     post(d, e);
@@ -612,6 +644,7 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
             api_states_changed(d->api, n ? daemon_now_ms() : now);
     }
     d->stepping = false;
+    arm_wake(d);
 }
 
 /* ---- health checks, stop timeouts ---- */

@@ -86,6 +86,8 @@ struct daemon {
     struct worker *worker;
     struct hostpool *pool; /* fast swap's pinned host memory; NULL: each model its own */
     struct event *tick, *sig[4];
+    struct event *wake;   /* one shot: when time alone changes a decision (sched_next_ms) */
+    uint64_t wake_at_ms; /* what it is armed for; 0: not armed */
     /* events raised while actions run, applied after them in order */
     struct sched_event evq[64];
     char evq_err[64][232];

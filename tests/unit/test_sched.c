@@ -317,6 +317,35 @@ static void min_residency_against_thrash(void **st)
     assert_non_null(find(SCHED_ACT_SUSPEND, 0));
 }
 
+/* The next moment time alone changes a decision, for the daemon to step
+ * then rather than at its next tick: a waiter's victim turning
+ * min_resident old, a keep-alive's end, a demand's deadline; nothing due,
+ * nothing. */
+static void next_wake(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    S.min_resident_ms = 1000;
+    bring_up(0, 0); /* ready at 10 */
+    assert_true(sched_next_ms(&S, 100) == SCHED_FOREVER); /* nobody waits, keep-alive forever */
+    step((struct sched_event){.kind = SCHED_EV_DEMAND, .model = 1, .id = 7, .deadline_ms = 9000},
+         500);
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    uint64_t at = sched_next_ms(&S, 500);
+    assert_int_equal(at, models[0].resident_ms + 1000);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, at); /* then, not a tick later */
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    /* m0 leaving, m1 to come: the demand's deadline is what is left */
+    assert_int_equal(sched_next_ms(&S, at), 9000);
+    assert_true(sched_next_ms(&S, 9000) == SCHED_FOREVER); /* never now or before */
+
+    setup_models(2, need, NULL);
+    models[0].keep_alive_ms = 5000;
+    bring_up(0, 0);
+    assert_int_equal(sched_next_ms(&S, 100), sched_expires(&S, 0));
+}
+
 /* Keep-alive gives memory back with no one asking: suspended (or
  * stopped, per evict) once unused that long; pinned and forever stay. */
 static void keep_alive_without_pressure(void **st)
@@ -785,6 +814,7 @@ int main(void)
         cmocka_unit_test(listed_gpus_and_claims),
         cmocka_unit_test(multi_gpu_comes_back_where_it_left),
         cmocka_unit_test(too_big_refused_at_once),
+        cmocka_unit_test(next_wake),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
