@@ -72,8 +72,7 @@ int sim_fits_locked(struct sim *s, unsigned gpu, uint64_t bytes)
 /* For `vram --sim FILE`: a broken machine file is reported with its line
  * and column before vram restarts itself onto this library. vram finds
  * this by dlsym, so that it never links or includes the simulator. */
-__attribute__((visibility("default"))) int vram_sim_check(const char *path, char *err,
-                                                          size_t len)
+__attribute__((visibility("default"))) int vram_sim_check(const char *path, char *err, size_t len)
 {
     struct sim_machine *m = malloc(sizeof *m);
     if (!m) {

@@ -147,8 +147,7 @@ static int publish(struct probe *p, struct snap *s, int pick, uint64_t size,
 {
     if (group_create(out->group_path, sizeof out->group_path, size ? size : UINT64_MAX,
                      (unsigned)pick, s->gpus[pick].uuid, clock_wall_ms()) < 0) {
-        snprintf(err, errlen, "cannot create a group file in %s: %s", group_dir(),
-                 strerror(errno));
+        snprintf(err, errlen, "cannot create a group file in %s: %s", group_dir(), strerror(errno));
         return VRAM_EFAIL;
     }
     const char *name = strrchr(out->group_path, '/');

@@ -78,9 +78,16 @@ int group_dir_check(char *err, size_t len)
     return 0;
 }
 
+/* (pid, start) names a live process; a start of 0 names none (a forged
+ * entry for a pid that does not exist would match a gone pid's 0) */
+static bool same_process(int32_t pid, uint64_t start)
+{
+    return pid > 0 && start != 0 && hostproc_start_ticks((uint32_t)pid) == start;
+}
+
 static bool member_alive(const struct group_member *m)
 {
-    return m->pid > 0 && hostproc_start_ticks((uint32_t)m->pid) == m->start;
+    return same_process(m->pid, m->start);
 }
 
 /* A writer's bracket: readers that see an odd count, or two different
@@ -209,8 +216,7 @@ int group_create(char *path, size_t len, uint64_t cap, unsigned gpu_index, const
     const char *dir = group_dir();
     char tmp[GROUP_PATH_MAX];
     unsigned uid = (unsigned)geteuid();
-    snprintf(tmp, sizeof tmp, "%s/.vram-new-%u-%016llx", dir, uid,
-             (unsigned long long)random64());
+    snprintf(tmp, sizeof tmp, "%s/.vram-new-%u-%016llx", dir, uid, (unsigned long long)random64());
     int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
@@ -401,8 +407,7 @@ void group_release(struct group *g, uint64_t bytes)
 
 static bool measurer_alive(const struct group_shared *sh)
 {
-    return sh->ctx_measurer > 0 &&
-           hostproc_start_ticks((uint32_t)sh->ctx_measurer) == sh->ctx_measurer_start;
+    return same_process(sh->ctx_measurer, sh->ctx_measurer_start);
 }
 
 int group_ctx_reserve(struct group *g, uint64_t *bytes)
@@ -507,9 +512,8 @@ static int read_fd(int fd, struct group_view *v)
     v->peak = sh->peak;
     v->ctx_bytes = sh->ctx_bytes;
     v->creator = sh->creator;
-    v->creator_alive = sh->creator > 0 &&
-                       hostproc_start_ticks((uint32_t)sh->creator) == sh->creator_start &&
-                       owned_by((uint32_t)sh->creator, v->owner);
+    v->creator_alive =
+        same_process(sh->creator, sh->creator_start) && owned_by((uint32_t)sh->creator, v->owner);
     v->gpu_index = sh->gpu_index;
     memcpy(v->gpu_uuid, sh->gpu_uuid, sizeof v->gpu_uuid);
     v->gpu_uuid[sizeof v->gpu_uuid - 1] = '\0';

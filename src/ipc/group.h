@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GROUP_MEMBERS 256
-#define GROUP_PREFIX  "vram-group-"
+#define GROUP_MEMBERS  256
+#define GROUP_PREFIX   "vram-group-"
 #define GROUP_PATH_MAX 300
 
 /* How long a member waits for its group's lock before it gives up (an
@@ -36,13 +36,13 @@ struct group_member {
 struct group_shared {
     uint64_t magic;
     uint32_t version, nmembers;
-    uint32_t seq;   /* odd while a member writes: readers retry */
-    uint32_t state; /* enum group_state */
+    uint32_t seq;         /* odd while a member writes: readers retry */
+    uint32_t state;       /* enum group_state */
     pthread_mutex_t lock; /* robust and process-shared: the members' only */
     uint64_t cap, used, peak;
-    uint64_t ctx_bytes;    /* a context's footprint on this GPU, once measured */
-    uint32_t ctx_known;    /* ctx_bytes is measured (0 bytes: NVML could not say) */
-    int32_t ctx_measurer;  /* the member making the first context, 0: none */
+    uint64_t ctx_bytes;   /* a context's footprint on this GPU, once measured */
+    uint32_t ctx_known;   /* ctx_bytes is measured (0 bytes: NVML could not say) */
+    int32_t ctx_measurer; /* the member making the first context, 0: none */
     uint64_t ctx_measurer_start;
     uint64_t recount_ms; /* when dead members were last looked for */
     int32_t creator;     /* the `vram run` that made the group */
@@ -55,9 +55,9 @@ struct group_shared {
 
 struct group {
     struct group_shared *sh;
-    bool mapped;    /* a file (shared), or private memory (VRAM_CAP alone) */
-    int slot;       /* this process's member slot, -1 until it first charges */
-    uint64_t owed;  /* frees that could not take the lock yet */
+    bool mapped;   /* a file (shared), or private memory (VRAM_CAP alone) */
+    int slot;      /* this process's member slot, -1 until it first charges */
+    uint64_t owed; /* frees that could not take the lock yet */
 };
 
 /* Where group files live: $VRAM_RUN_DIR, else /dev/shm. One machine, one

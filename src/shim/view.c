@@ -261,8 +261,12 @@ SHIM_EXPORT CUresult cuCtxCreate_v4(CUcontext *ctx, void *params, unsigned flags
     GATE_SCOPE();
     if (!REAL(cuCtxCreate_v4))
         return CUDA_ERROR_NOT_INITIALIZED;
-    struct maker m = {
-        .make = make_created, .ctx = ctx, .dev = dev, .flags = flags, .params4 = params, .version = 4};
+    struct maker m = {.make = make_created,
+                      .ctx = ctx,
+                      .dev = dev,
+                      .flags = flags,
+                      .params4 = params,
+                      .version = 4};
     return created(charged_make(&m), ctx, dev);
 }
 

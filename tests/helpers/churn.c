@@ -8,7 +8,7 @@
  *   churn join [SIZE]            makes a context (and allocates SIZE), then
  *                                exits: 0 joined, 3 refused
  *   churn spawn N STOP_FILE      keeps N processes joining (as `churn join
- *                                2M`, holding on for up to 20 ms) and leaving
+ *                                2M`, staying 50 to 250 ms) and leaving
  *                                until STOP_FILE exists; prints
  *                                "joins J refused R". They are forks of a
  *                                process that never loaded libcuda: each is
@@ -125,8 +125,7 @@ static int do_spawn(int n, const char *stop)
             if (pid == 0) {
                 int rc = do_join("2M");
                 srand((unsigned)getpid());
-                if (rc == 0)
-                    usleep((useconds_t)(rand() % 20000));
+                usleep((useconds_t)(50000 + rand() % 200000));
                 _exit(rc);
             }
             if (pid > 0)

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
         if (used > max)
             max = used;
         /* leave the lock to the allocators between samples */
-        struct timespec ts = {0, 200 * 1000};
+        struct timespec ts = {0, 500 * 1000};
         nanosleep(&ts, NULL);
     }
     printf("samples %llu over %llu max %llu\n", samples, over, (unsigned long long)max);

@@ -258,6 +258,28 @@ static void another_owners_file(void **st)
     group_close(&g);
 }
 
+static void forged_entries(void **st)
+{
+    (void)st;
+    /* entries for pids that do not exist, with a start of 0 (what a gone
+     * pid's start reads as): no member, no live creator */
+    struct group g;
+    assert_int_equal(group_open(&g, path), 0);
+    g.sh->members[5] = (struct group_member){4194300, 0, 0, 50 * MiB, 50 * MiB};
+    g.sh->used = 50 * MiB;
+    g.sh->creator = 4194301;
+    g.sh->creator_start = 0;
+    struct group_view v;
+    assert_int_equal(group_read(path, &v), 0);
+    assert_int_equal(v.nmembers, 0);
+    assert_int_equal(v.used, 0);
+    assert_false(v.creator_alive);
+    /* and the members' own accounting drops it too */
+    assert_int_equal(group_reserve(&g, 100 * MiB), 0);
+    group_release(&g, 100 * MiB);
+    group_close(&g);
+}
+
 static void first_context_measured_once(void **st)
 {
     (void)st;
@@ -357,6 +379,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stuck_member_blocks_no_one, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(not_group_files, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(another_owners_file, each_setup, each_teardown),
+        cmocka_unit_test_setup_teardown(forged_entries, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(first_context_measured_once, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(dead_measurer_hands_over, each_setup, each_teardown),
         cmocka_unit_test(private_budget),

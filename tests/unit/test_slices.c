@@ -181,8 +181,10 @@ static void no_folder(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(real_and_forged),         cmocka_unit_test(what_a_promise_is),
-        cmocka_unit_test(others_dead_slices_stay), cmocka_unit_test(a_flood_is_read_so_far),
+        cmocka_unit_test(real_and_forged),
+        cmocka_unit_test(what_a_promise_is),
+        cmocka_unit_test(others_dead_slices_stay),
+        cmocka_unit_test(a_flood_is_read_so_far),
         cmocka_unit_test(no_folder),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
