@@ -152,15 +152,15 @@ static void unlock(struct group_shared *sh)
     pthread_mutex_unlock(&sh->lock);
 }
 
-/* The lock, GROUP_LOCK_MS at most; frees owed from earlier timeouts are
+/* The lock, g->lock_ms at most; frees owed from earlier timeouts are
  * settled first. 0, or -1 when it stayed taken. */
 static int lock(struct group *g)
 {
     struct group_shared *sh = g->sh;
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += GROUP_LOCK_MS / 1000;
-    until.tv_nsec += (GROUP_LOCK_MS % 1000) * 1000000L;
+    until.tv_sec += g->lock_ms / 1000;
+    until.tv_nsec += (long)(g->lock_ms % 1000) * 1000000L;
     if (until.tv_nsec >= 1000000000L) {
         until.tv_sec++;
         until.tv_nsec -= 1000000000L;
@@ -266,6 +266,7 @@ int group_open(struct group *g, const char *path)
 {
     memset(g, 0, sizeof *g);
     g->slot = -1;
+    g->lock_ms = GROUP_LOCK_MS;
     int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -291,6 +292,7 @@ int group_open_private(struct group *g, uint64_t cap)
 {
     memset(g, 0, sizeof *g);
     g->slot = -1;
+    g->lock_ms = GROUP_LOCK_MS;
     g->sh = malloc(sizeof *g->sh);
     if (!g->sh)
         return -1;

@@ -18,8 +18,10 @@
 #define GROUP_PATH_MAX 300
 
 /* How long a member waits for its group's lock before it gives up (an
- * allocation is then refused; a free is remembered and given back later). */
-#define GROUP_LOCK_MS 2000
+ * allocation is then refused; a free is remembered and given back later):
+ * held for microseconds, the lock is only this late when its holder is
+ * stopped, or starved on a machine many times overloaded. */
+#define GROUP_LOCK_MS 10000
 
 /* While `vram run` checks the room after publishing its slice, the slice is
  * pending; then admitted (see cli/runplace.c). */
@@ -55,9 +57,10 @@ struct group_shared {
 
 struct group {
     struct group_shared *sh;
-    bool mapped;   /* a file (shared), or private memory (VRAM_CAP alone) */
-    int slot;      /* this process's member slot, -1 until it first charges */
-    uint64_t owed; /* frees that could not take the lock yet */
+    bool mapped;      /* a file (shared), or private memory (VRAM_CAP alone) */
+    int slot;         /* this process's member slot, -1 until it first charges */
+    uint64_t owed;    /* frees that could not take the lock yet */
+    unsigned lock_ms; /* GROUP_LOCK_MS (tests shorten it) */
 };
 
 /* Where group files live: $VRAM_RUN_DIR, else /dev/shm. One machine, one
