@@ -123,6 +123,17 @@ static CUresult unmake(struct maker *m)
 
 static pthread_mutex_t charge_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* a fork may happen while another thread holds it */
+static void charge_mu_reset(void)
+{
+    pthread_mutex_init(&charge_mu, NULL);
+}
+
+__attribute__((constructor)) static void charge_mu_setup(void)
+{
+    pthread_atfork(NULL, NULL, charge_mu_reset);
+}
+
 /* The first context of this process on a GPU is charged before the driver
  * makes it: a process joining a full group is refused without the driver
  * ever holding its context, and the group's sum never passes the cap while
