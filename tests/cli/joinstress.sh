@@ -22,12 +22,19 @@ wait_for 5 grep -qs '^sampling' "$T/sum.out" || not_ok "the sampler started" "$(
 # until the allocators are done
 START=$(date +%s)
 "$VRAM" run --quiet --vram $CAP -- sh -c "
-    for i in \$(seq 1 $N); do '$CHURN' alloc $EACH \$i '$T/go' >'$T/alloc.'\$i 2>&1 & done
-    while [ \$(cat '$T'/alloc.* 2>/dev/null | grep -c '^ready\\|^no context') -lt $N ]; do sleep 0.05; done
+    A=
+    for i in \$(seq 1 $N); do
+        '$CHURN' alloc $EACH \$i '$T/go' >'$T/alloc.'\$i 2>&1 &
+        A=\"\$A \$!\"
+    done
+    k=0
+    while [ \$(cat '$T'/alloc.* 2>/dev/null | grep -c '^ready\\|^no context') -lt $N ] && [ \$k -lt 200 ]; do
+        sleep 0.05; k=\$((k + 1))
+    done
     touch '$T/go'
     '$CHURN' spawn 40 '$T/stop' >'$T/spawn.out' 2>&1 &
     S=\$!
-    while [ \$(cat '$T'/alloc.* 2>/dev/null | grep -c '^allocs\\|^no context') -lt $N ]; do sleep 0.2; done
+    wait \$A
     touch '$T/stop'
     wait \$S" >"$T/run.out" 2>&1 </dev/null
 RC=$?
