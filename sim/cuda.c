@@ -125,12 +125,10 @@ CUresult simcu_charge(CUdevice dev, int64_t delta)
     int gi = simcu_gpu(dev);
     if (!s || gi < 0)
         return CUDA_ERROR_INVALID_DEVICE;
-    const struct sim_gpu_def *g = &s->machine.gpus[gi];
     CUresult rc = CUDA_SUCCESS;
     sim_state_lock(&s->state);
     unsigned at = sim_state_actual(&s->state, (unsigned)gi);
-    g = &s->machine.gpus[at];
-    if (delta > 0 && g->reserved + sim_used_locked(s, at) + (uint64_t)delta > g->memory)
+    if (delta > 0 && !sim_fits_locked(s, at, (uint64_t)delta))
         rc = CUDA_ERROR_OUT_OF_MEMORY;
     else if (sim_state_charge(&s->state, (unsigned)gi, ptype(), delta) < 0)
         rc = CUDA_ERROR_UNKNOWN;

@@ -46,20 +46,33 @@ struct sim *sim_get(void)
     return the_sim;
 }
 
-uint64_t sim_used_locked(struct sim *s, unsigned gpu)
+static uint64_t used_with(struct sim *s, unsigned gpu, uint64_t ledger)
 {
     const struct sim_gpu_def *g = &s->machine.gpus[gpu];
-    uint64_t used = g->hidden + sim_state_used(&s->state, gpu);
+    uint64_t used = g->hidden + ledger;
     for (unsigned i = 0; i < g->nprocs; i++)
         used += g->procs[i].used;
     return used;
 }
 
+uint64_t sim_used_locked(struct sim *s, unsigned gpu)
+{
+    return used_with(s, gpu, sim_state_used(&s->state, gpu));
+}
+
+int sim_fits_locked(struct sim *s, unsigned gpu, uint64_t bytes)
+{
+    const struct sim_gpu_def *g = &s->machine.gpus[gpu];
+    /* the dead count in the bound: only near the top is /proc asked */
+    if (g->reserved + used_with(s, gpu, sim_state_used_bound(&s->state, gpu)) + bytes <= g->memory)
+        return 1;
+    return g->reserved + sim_used_locked(s, gpu) + bytes <= g->memory;
+}
+
 /* For `vram --sim FILE`: a broken machine file is reported with its line
  * and column before vram restarts itself onto this library. vram finds
  * this by dlsym, so that it never links or includes the simulator. */
-__attribute__((visibility("default"))) int vram_sim_check(const char *path, char *err,
-                                                          size_t len)
+__attribute__((visibility("default"))) int vram_sim_check(const char *path, char *err, size_t len)
 {
     struct sim_machine *m = malloc(sizeof *m);
     if (!m) {

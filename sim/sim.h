@@ -18,4 +18,8 @@ struct sim *sim_get(void);
 /* Memory in use on a GPU, the driver's reserve not included. Under the lock. */
 uint64_t sim_used_locked(struct sim *s, unsigned gpu);
 
+/* Under the lock: whether bytes more fit on gpu (what sim_used_locked
+ * decides, asking /proc only when the GPU is nearly full). */
+int sim_fits_locked(struct sim *s, unsigned gpu, uint64_t bytes);
+
 #endif

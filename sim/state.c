@@ -110,6 +110,24 @@ static int alive(const struct sim_slot *sl)
     return sl->pid > 0 && sim_state_start_of(sl->pid) == sl->start;
 }
 
+/* This process's start time, read once per pid (a fork is a new pid): a
+ * slot is this process's own when both match, without asking /proc. */
+static uint64_t self_start(int32_t pid)
+{
+    static int32_t known_pid;
+    static uint64_t known_start;
+    if (__atomic_load_n(&known_pid, __ATOMIC_ACQUIRE) != pid) {
+        known_start = sim_state_start_of(pid);
+        __atomic_store_n(&known_pid, pid, __ATOMIC_RELEASE);
+    }
+    return known_start;
+}
+
+static int is_self(const struct sim_slot *sl, int32_t pid)
+{
+    return sl->pid == pid && sl->start == self_start(pid);
+}
+
 uint64_t sim_state_used(struct sim_state *s, unsigned gpu)
 {
     uint64_t sum = 0;
@@ -127,10 +145,21 @@ uint64_t sim_state_used(struct sim_state *s, unsigned gpu)
     return sum;
 }
 
+uint64_t sim_state_used_bound(struct sim_state *s, unsigned gpu)
+{
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < SIM_SLOTS; i++) {
+        const struct sim_slot *sl = &s->ledger->slots[i];
+        if (sl->pid != 0 && sl->gpu == gpu)
+            sum += sl->used;
+    }
+    return sum;
+}
+
 int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t delta)
 {
     int32_t pid = (int32_t)getpid();
-    uint64_t start = sim_state_start_of(pid);
+    uint64_t start = self_start(pid);
     struct sim_slot *free_slot = NULL;
     for (unsigned i = 0; i < SIM_SLOTS; i++) {
         struct sim_slot *sl = &s->ledger->slots[i];
@@ -139,9 +168,13 @@ int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t d
             sl->used = delta < 0 && (uint64_t)-delta > sl->used ? 0 : sl->used + (uint64_t)delta;
             return 0;
         }
-        if (!free_slot && (sl->pid == 0 || !alive(sl)))
+        if (!free_slot && sl->pid == 0)
             free_slot = sl;
     }
+    /* no free slot: the first one whose process died */
+    for (unsigned i = 0; !free_slot && i < SIM_SLOTS; i++)
+        if (!alive(&s->ledger->slots[i]))
+            free_slot = &s->ledger->slots[i];
     if (!free_slot)
         return -1;
     *free_slot = (struct sim_slot){.pid = pid,
@@ -156,10 +189,9 @@ int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t d
 void sim_state_busy(struct sim_state *s, unsigned gpu)
 {
     int32_t pid = (int32_t)getpid();
-    uint64_t start = sim_state_start_of(pid);
     for (unsigned i = 0; i < SIM_SLOTS; i++) {
         struct sim_slot *sl = &s->ledger->slots[i];
-        if (sl->pid == pid && sl->start == start && sl->vgpu == gpu)
+        if (is_self(sl, pid) && sl->vgpu == gpu)
             sl->busy_ms = sim_now_ms();
     }
 }
@@ -169,7 +201,7 @@ unsigned sim_state_actual(struct sim_state *s, unsigned vgpu)
     int32_t pid = (int32_t)getpid();
     for (unsigned i = 0; i < SIM_SLOTS; i++) {
         const struct sim_slot *sl = &s->ledger->slots[i];
-        if (sl->pid == pid && sl->vgpu == vgpu && alive(sl))
+        if (is_self(sl, pid) && sl->vgpu == vgpu)
             return sl->gpu;
     }
     return vgpu;
@@ -181,7 +213,7 @@ uint32_t sim_state_ckpt_self(struct sim_state *s)
     uint32_t st = 0;
     for (unsigned i = 0; i < SIM_SLOTS; i++) {
         const struct sim_slot *sl = &s->ledger->slots[i];
-        if (sl->pid == pid && alive(sl) && sl->ckpt > st)
+        if (is_self(sl, pid) && sl->ckpt > st)
             st = sl->ckpt;
     }
     return st;

@@ -47,6 +47,11 @@ void sim_state_unlock(struct sim_state *s);
  * that died are freed on the way, as the real driver frees their memory. */
 uint64_t sim_state_used(struct sim_state *s, unsigned gpu);
 
+/* Under the lock: at least what sim_state_used says, without asking /proc
+ * which processes live (what the slots hold, the dead included): when even
+ * this leaves room, so does the exact figure. */
+uint64_t sim_state_used_bound(struct sim_state *s, unsigned gpu);
+
 /* Under the lock: adds delta (may be negative) to this process's slot. */
 int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t delta);
 

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -239,7 +238,6 @@ static int cmd_run(int argc, char **argv)
     uint64_t t0 = clock_mono_ms();
     int exec_errno = 0;
     pid_t pid = start_child(argv + first, &exec_errno);
-    runplace_admitted(&place); /* the group file now stands for the slice */
     if (pid < 0 || exec_errno) {
         if (pid > 0)
             wait_child(pid);

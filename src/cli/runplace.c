@@ -1,22 +1,28 @@
 /* runplace: where `vram run` puts a job, and what it leaves behind.
  *
  * Admission: a slice is a promise. A GPU's room is its free memory less what
- * the other live slices on it have not allocated yet, so two jobs started
- * at the same moment cannot both count the same free bytes. Choices are
- * made one at a time under a lock file, held until the chosen job's group
- * file exists. Group files of jobs whose `vram run` died are removed on the
- * way, so a crash never leaves a promise that blocks the GPU. */
+ * the other live slices on it, every user's, have not allocated yet.
+ * There is no lock to take (one that every user can take is one any user
+ * can hold forever): a job publishes its slice first, pending, and only
+ * then checks the room, counting every other slice it sees, pending ones
+ * too. Of two jobs deciding at once, the later to publish sees the other's
+ * slice, so the same free bytes are never promised twice; if both fall
+ * short they withdraw and try again after a random pause, for a moment
+ * even without --wait. Group files of jobs whose `vram run` died are
+ * removed on the way (this user's; others' are ignored), so a crash never
+ * leaves a promise that blocks the GPU. */
 #include "cli/runplace.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,34 +34,85 @@
 #include "core/units.h"
 #include "host/proc.h"
 #include "ipc/group.h"
+#include "ipc/slices.h"
 
-struct promised {
-    unsigned gpu;
-    uint64_t sum;
+#define MAX_GPUS 64
+/* how long jobs deciding at the same instant retry before a refusal */
+#define CONTEND_MS 500
+
+/* What the live slices promise on each GPU, but for our own. */
+struct tally {
+    const struct snap *s;
+    size_t n;
+    const char *self; /* our group file's name, or NULL */
+    uint64_t sum[MAX_GPUS];
+    bool pending[MAX_GPUS]; /* some of it by jobs deciding now */
+    /* the largest promise on each GPU, to say whose it is */
+    uint64_t top[MAX_GPUS];
+    uint32_t top_uid[MAX_GPUS];
+    int32_t top_pid[MAX_GPUS];
 };
 
-static int add_promise(const char *path, void *arg)
+static int add_promise(const struct slice *sl, void *arg)
 {
-    struct promised *pr = arg;
-    struct group_view v;
-    if (group_read(path, &v) < 0)
+    struct tally *t = arg;
+    if (t->self && strcmp(sl->name, t->self) == 0)
         return 0;
-    bool creator_alive = v.creator > 0 && (kill(v.creator, 0) == 0 || errno == EPERM);
-    if (!creator_alive) {
-        if (v.nmembers == 0)
-            unlink(path); /* a `vram run` that died: its promise is void */
-        return 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct snap_gpu *g = &t->s->gpus[i];
+        if (!slices_promises(sl, (unsigned)i, g->uuid, g->mem.total))
+            continue;
+        uint64_t u = slices_unused(sl);
+        t->sum[i] = t->sum[i] + u < t->sum[i] ? UINT64_MAX : t->sum[i] + u;
+        if (sl->v.state == GROUP_PENDING)
+            t->pending[i] = true;
+        if (u > t->top[i]) {
+            t->top[i] = u;
+            t->top_uid[i] = sl->v.owner;
+            t->top_pid[i] = sl->v.creator;
+        }
     }
-    if (v.gpu_index == pr->gpu && v.cap != UINT64_MAX)
-        pr->sum += v.cap > v.used ? v.cap - v.used : 0;
     return 0;
 }
 
-static uint64_t promised_on(unsigned gpu)
+/* Room on every GPU: free memory less the others' promises. */
+static void rooms(const struct snap *s, const char *self, struct tally *t, uint64_t *room)
 {
-    struct promised pr = {gpu, 0};
-    group_each(add_promise, &pr);
-    return pr.sum;
+    memset(t, 0, sizeof *t);
+    t->s = s;
+    t->n = s->ngpus < MAX_GPUS ? s->ngpus : MAX_GPUS;
+    t->self = self;
+    slices_each(true, add_promise, t);
+    for (size_t i = 0; i < t->n; i++)
+        room[i] = place_room(s->gpus[i].mem.free, t->sum[i]);
+}
+
+/* "a" random pause of 2 to 20 ms, so that two jobs that withdrew together
+ * do not collide again */
+static void pause_randomly(void)
+{
+    unsigned r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+        r = (unsigned)getpid() ^ (unsigned)clock_mono_ms();
+    struct timespec ts = {0, (long)(2 + r % 19) * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* "; the largest promise there: 9.00 GiB, user bob's (vram run 4242)" */
+static void whose(const struct tally *t, size_t gpu, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (gpu >= t->n || t->top[gpu] == 0)
+        return;
+    char b[32], user[64];
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+    if (getpwuid_r(t->top_uid[gpu], &pw, buf, sizeof buf, &res) == 0 && res)
+        snprintf(user, sizeof user, "%s", res->pw_name);
+    else
+        snprintf(user, sizeof user, "%u", (unsigned)t->top_uid[gpu]);
+    snprintf(out, len, "; the largest promise there: %s, user %s's (vram run %d)",
+             units_fmt_size(t->top[gpu], b, sizeof b), user, (int)t->top_pid[gpu]);
 }
 
 /* "auto" -> -1; an index or a UUID (or its prefix) -> that GPU; else -2. */
@@ -82,11 +139,37 @@ static void list_gpus(const struct snap *s, char *out, size_t len)
         at += (size_t)snprintf(out + at, len - at, "%s%zu (%s)", i ? ", " : "", i, s->gpus[i].uuid);
 }
 
+/* Publishes our slice on pick, then checks again with it in place: VRAM_OK
+ * (admitted), or 1 (withdrawn: room[pick] is the room seen). */
+static int publish(struct probe *p, struct snap *s, int pick, uint64_t size,
+                   struct runplace_choice *out, struct tally *t, uint64_t *room, char *err,
+                   size_t errlen)
+{
+    if (group_create(out->group_path, sizeof out->group_path, size ? size : UINT64_MAX,
+                     (unsigned)pick, s->gpus[pick].uuid, clock_wall_ms()) < 0) {
+        snprintf(err, errlen, "cannot create a group file in %s: %s", group_dir(), strerror(errno));
+        return VRAM_EFAIL;
+    }
+    const char *name = strrchr(out->group_path, '/');
+    name = name ? name + 1 : out->group_path;
+    probe_sample(p, s, 0, clock_wall_ms());
+    rooms(s, name, t, room);
+    struct group g;
+    if (room[pick] >= size && group_open(&g, out->group_path) == 0) {
+        group_set_state(&g, GROUP_ADMITTED);
+        group_close(&g);
+        out->gpu = (unsigned)pick;
+        return VRAM_OK;
+    }
+    unlink(out->group_path);
+    out->group_path[0] = '\0';
+    return 1;
+}
+
 int runplace_pick(struct probe *p, struct snap *s, const char *gpu, uint64_t size, bool wait,
                   double timeout, bool quiet, struct runplace_choice *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    out->lock_fd = -1;
     if (probe_sample(p, s, PROBE_ENERGY, clock_wall_ms()) < 0 || s->ngpus == 0) {
         snprintf(err, errlen, "no NVIDIA GPU found");
         return VRAM_EFAIL;
@@ -98,57 +181,46 @@ int runplace_pick(struct probe *p, struct snap *s, const char *gpu, uint64_t siz
         snprintf(err, errlen, "--gpu '%s': no such GPU; there are: %s", gpu, list);
         return VRAM_EINPUT;
     }
-    char lock_path[300];
-    snprintf(lock_path, sizeof lock_path, "%s/vram-run.lock", group_dir());
-    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (lock >= 0)
-        fchmod(lock, 0666); /* one line for every user's jobs */
+    if (group_dir_check(err, errlen) < 0)
+        return VRAM_EFAIL;
     uint64_t start = clock_mono_ms(), last_note = 0;
-    char b1[32], b2[32];
-    for (;;) {
-        if (lock >= 0)
-            flock(lock, LOCK_EX);
-        probe_sample(p, s, PROBE_ENERGY, clock_wall_ms());
-        uint64_t room[64] = {0};
-        size_t n = s->ngpus < 64 ? s->ngpus : 64;
-        for (size_t i = 0; i < n; i++)
-            room[i] = place_room(s->gpus[i].mem.free, promised_on((unsigned)i));
+    char b1[32], b2[32], who[200];
+    struct tally t;
+    for (bool first = true;; first = false) {
+        if (!first)
+            probe_sample(p, s, PROBE_ENERGY, clock_wall_ms());
+        uint64_t room[MAX_GPUS] = {0};
+        size_t n = s->ngpus < MAX_GPUS ? s->ngpus : MAX_GPUS;
+        rooms(s, NULL, &t, room);
         int pick;
         if (forced >= 0)
             pick = room[forced] >= size ? forced : -1;
         else
             pick = place_best(room, n, size);
         if (pick >= 0) {
-            snprintf(out->group_path, sizeof out->group_path, "%s/%s%d-%08lx", group_dir(),
-                     GROUP_PREFIX, (int)getpid(), (unsigned long)(clock_wall_ms() & 0xffffffff));
-            if (group_create(out->group_path, size ? size : UINT64_MAX, (unsigned)pick,
-                             s->gpus[pick].uuid, clock_wall_ms()) < 0) {
-                snprintf(err, errlen, "cannot create %s: %s", out->group_path, strerror(errno));
-                if (lock >= 0)
-                    close(lock);
-                return VRAM_EFAIL;
+            int rc = publish(p, s, pick, size, out, &t, room, err, errlen);
+            if (rc <= 0) {
+                if (rc == VRAM_OK && !quiet && last_note)
+                    fputc('\n', stderr);
+                return rc;
             }
-            out->gpu = (unsigned)pick;
-            out->lock_fd = lock;
-            if (!quiet && last_note)
-                fputc('\n', stderr);
-            return VRAM_OK;
+            if (t.pending[pick] && clock_mono_ms() - start < CONTEND_MS) {
+                pause_randomly(); /* another job is deciding on this GPU too */
+                continue;
+            }
         }
-        if (lock >= 0)
-            flock(lock, LOCK_UN);
         size_t best = forced >= 0 ? (size_t)forced : 0;
         for (size_t i = 0; forced < 0 && i < n; i++)
             if (room[i] > room[best])
                 best = i;
         double waited = (double)(clock_mono_ms() - start) / 1000;
         if (!wait || (timeout > 0 && waited >= timeout)) {
-            snprintf(err, errlen, "%s: %s free for %s (GPU %zu has the most room: %s)%s",
+            whose(&t, best, who, sizeof who);
+            snprintf(err, errlen, "%s: %s free for %s (GPU %zu has the most room: %s%s)%s",
                      wait ? "timed out waiting" : "no GPU has room",
                      units_fmt_size(size, b1, sizeof b1), forced >= 0 ? "this GPU" : "any GPU",
-                     best, units_fmt_size(room[best], b2, sizeof b2),
+                     best, units_fmt_size(room[best], b2, sizeof b2), who,
                      wait ? "" : "; add --wait to queue until one has");
-            if (lock >= 0)
-                close(lock);
             return VRAM_EFAIL;
         }
         uint64_t now = clock_mono_ms();
@@ -163,16 +235,8 @@ int runplace_pick(struct probe *p, struct snap *s, const char *gpu, uint64_t siz
     }
 }
 
-void runplace_admitted(struct runplace_choice *c)
-{
-    if (c->lock_fd >= 0)
-        close(c->lock_fd);
-    c->lock_fd = -1;
-}
-
 void runplace_done(struct runplace_choice *c)
 {
-    runplace_admitted(c);
     if (c->group_path[0])
         unlink(c->group_path);
     c->group_path[0] = '\0';

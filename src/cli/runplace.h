@@ -9,25 +9,24 @@
 #include <stdint.h>
 
 #include "core/snapshot.h"
+#include "ipc/group.h"
 #include "probe/probe.h"
 
 struct runplace_choice {
     unsigned gpu;
-    char group_path[160];
-    int lock_fd; /* held from the choice until the job has started */
+    char group_path[GROUP_PATH_MAX];
 };
 
 /* Chooses the GPU (gpu: "auto", an index, or a UUID), waiting if asked,
- * and creates the job's group. The admission lock stays held until
- * runplace_admitted. VRAM_EINPUT for a GPU that does not exist, VRAM_EFAIL
- * when none has room (or the wait timed out). */
+ * and creates the job's group, admitted: every other user's admission
+ * counts it from then on. VRAM_EINPUT for a GPU that does not exist,
+ * VRAM_EFAIL when none has room (or the wait timed out), or group_dir() is
+ * not safe to keep slices in. */
 int runplace_pick(struct probe *p, struct snap *s, const char *gpu, uint64_t size, bool wait,
                   double timeout, bool quiet, struct runplace_choice *out, char *err,
                   size_t errlen);
 
-void runplace_admitted(struct runplace_choice *c);
-
-/* Removes the group file and drops the lock if still held. */
+/* Removes the group file. */
 void runplace_done(struct runplace_choice *c);
 
 /* Processes of the job (group members, orphans handed to us as subreaper)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "host/cgroup.h"
@@ -206,6 +207,17 @@ uint64_t hostproc_start_ticks(uint32_t pid)
     if ((st == 'Z' || st == 'X') && hostproc_threads(pid) <= 1)
         return 0;
     return ticks + 1; /* never 0 for a live process */
+}
+
+int hostproc_uid(uint32_t pid, uint32_t *uid)
+{
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%u", pid);
+    if (pid == 0 || stat(path, &st) < 0)
+        return -1;
+    *uid = (uint32_t)st.st_uid;
+    return 0;
 }
 
 int hostproc_threads(uint32_t pid)

@@ -43,6 +43,10 @@ int hostproc_parse_stat(const char *buf, size_t len, char *comm, size_t commlen,
  * (pid, start) pairs are not. */
 uint64_t hostproc_start_ticks(uint32_t pid);
 
+/* The user a live process runs as (the owner of /proc/PID: its effective
+ * uid, root for a process that made itself undumpable). 0 or -1. */
+int hostproc_uid(uint32_t pid, uint32_t *uid);
+
 /* Threads of a process, the exited main thread of a defunct one included. */
 int hostproc_threads(uint32_t pid);
 

@@ -1,7 +1,10 @@
 /* group: a VRAM budget shared by the processes of one `vram run` (a server
- * and its workers, tensor-parallel ranks), in a file in /dev/shm that every
- * member maps. `vram run` creates it, libvramcap charges it, `vram status`
- * reads it. */
+ * and its workers, tensor-parallel ranks), in a file in group_dir() that
+ * every member maps. `vram run` creates it, libvramcap charges it; anyone
+ * may read it (mode 0644), only its owner's processes write it. Readers
+ * copy it without its lock (a sequence count tells a torn copy), so no
+ * member, however stuck or hostile, can make a reader wait; whose word a
+ * file is (its owner) is for ipc/slices.c to weigh. */
 #ifndef VRAM_IPC_GROUP_H
 #define VRAM_IPC_GROUP_H
 
@@ -10,8 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GROUP_MEMBERS 256
-#define GROUP_PREFIX  "vram-group-"
+#define GROUP_MEMBERS  256
+#define GROUP_PREFIX   "vram-group-"
+#define GROUP_PATH_MAX 300
+
+/* How long a member waits for its group's lock before it gives up (an
+ * allocation is then refused; a free is remembered and given back later):
+ * held for microseconds, the lock is only this late when its holder is
+ * stopped, or starved on a machine many times overloaded. */
+#define GROUP_LOCK_MS 10000
+
+/* While `vram run` checks the room after publishing its slice, the slice is
+ * pending; then admitted (see cli/runplace.c). */
+enum group_state { GROUP_PENDING = 1, GROUP_ADMITTED = 2 };
 
 struct group_member {
     int32_t pid; /* 0: free */
@@ -24,11 +38,18 @@ struct group_member {
 struct group_shared {
     uint64_t magic;
     uint32_t version, nmembers;
-    pthread_mutex_t lock; /* robust and process-shared */
+    uint32_t seq;         /* odd while a member writes: readers retry */
+    uint32_t state;       /* enum group_state */
+    pthread_mutex_t lock; /* robust and process-shared: the members' only */
     uint64_t cap, used, peak;
-    uint64_t ctx_bytes; /* a context's footprint on this GPU, once measured */
-    int32_t creator;    /* the `vram run` that made the group */
+    uint64_t ctx_bytes;   /* a context's footprint on this GPU, once measured */
+    uint32_t ctx_known;   /* ctx_bytes is measured (0 bytes: NVML could not say) */
+    int32_t ctx_measurer; /* the member making the first context, 0: none */
+    uint64_t ctx_measurer_start;
+    uint64_t recount_ms; /* when dead members were last looked for */
+    int32_t creator;     /* the `vram run` that made the group */
     uint32_t gpu_index;
+    uint64_t creator_start;
     char gpu_uuid[96];
     uint64_t created_ms;
     struct group_member members[GROUP_MEMBERS];
@@ -36,15 +57,29 @@ struct group_shared {
 
 struct group {
     struct group_shared *sh;
-    bool mapped; /* a file (shared), or private memory (VRAM_CAP alone) */
-    int slot;    /* this process's member slot, -1 until it first charges */
+    bool mapped;      /* a file (shared), or private memory (VRAM_CAP alone) */
+    int slot;         /* this process's member slot, -1 until it first charges */
+    uint64_t owed;    /* frees that could not take the lock yet */
+    unsigned lock_ms; /* GROUP_LOCK_MS (tests shorten it) */
 };
 
-/* Creates the group file at path (mode 0600, fails if it exists). */
-int group_create(const char *path, uint64_t cap, unsigned gpu_index, const char *uuid,
+/* Where group files live: $VRAM_RUN_DIR, else /dev/shm. One machine, one
+ * folder (a container sharing the host's GPUs mounts the host's). */
+const char *group_dir(void);
+
+/* Whether group_dir() is safe to keep slices in: a folder owned by root or
+ * this user that others cannot write, or can only with the sticky bit (as
+ * /dev/shm). 0, or -1 with the reason and the fix in err. */
+int group_dir_check(char *err, size_t len);
+
+/* Publishes a new group file in group_dir() (pending, mode 0644, owned by
+ * this user, under a random name), whole or not at all: readers never see
+ * it half made. Its path goes to path. 0, or -1 with errno. */
+int group_create(char *path, size_t len, uint64_t cap, unsigned gpu_index, const char *uuid,
                  uint64_t now_ms);
 
-/* Maps an existing group file; -1 if it is not one. */
+/* Maps an existing group file as a member: -1 unless it is a regular group
+ * file owned by this user or root and writable by no one else. */
 int group_open(struct group *g, const char *path);
 
 /* A budget for this process alone, when no group file was given. */
@@ -52,8 +87,12 @@ int group_open_private(struct group *g, uint64_t cap);
 
 void group_close(struct group *g);
 
+/* `vram run`: the slice is admitted (or back to pending). */
+void group_set_state(struct group *g, enum group_state st);
+
 /* Takes bytes from the budget before they are allocated: 0, or -1 when that
- * would pass the cap (after giving back the shares of members that died). */
+ * would pass the cap (after giving back the shares of members that died),
+ * or when the lock stayed taken past GROUP_LOCK_MS. */
 int group_reserve(struct group *g, uint64_t bytes);
 
 /* Gives bytes back (a free, or an allocation that failed after reserving). */
@@ -62,24 +101,42 @@ void group_release(struct group *g, uint64_t bytes);
 /* The member slot of this process is its parent's after fork: forget it. */
 void group_forget_slot(struct group *g);
 
-/* A consistent copy of the group for readers, with dead members dropped. */
+/* Before this process makes its first context: GROUP_CTX_RESERVED when the
+ * footprint is known and now reserved (*bytes), GROUP_CTX_MEASURE when no
+ * one has measured it yet and this process is to (make the context, then
+ * group_ctx_measured), -1 when the group has no room for it. A process
+ * that finds another measuring waits for it (a few seconds at most). */
+enum { GROUP_CTX_RESERVED = 0, GROUP_CTX_MEASURE = 1 };
+int group_ctx_reserve(struct group *g, uint64_t *bytes);
+
+/* The measurer's answer (0: NVML could not say); it then reserves the
+ * bytes itself. A measurer that failed to make its context says so with
+ * group_ctx_abandon, and the next one measures. */
+void group_ctx_measured(struct group *g, uint64_t bytes);
+void group_ctx_abandon(struct group *g);
+
+/* A consistent copy of a group file for any reader, taken without its lock,
+ * with dead members dropped, and members that are not processes of the
+ * file's owner dropped too (a file speaks only for its owner). */
 struct group_view {
+    uint32_t owner; /* the file's owner, from the file system */
+    uint32_t state;
     uint64_t cap, used, peak, ctx_bytes;
     int32_t creator;
+    bool creator_alive; /* the `vram run` that made it lives, as the owner's process */
     unsigned gpu_index;
     char gpu_uuid[96];
+    uint64_t created_ms;
     unsigned nmembers;
     struct group_member members[GROUP_MEMBERS];
 };
+
+/* Reads the group file at path: -1 when it is not one (not a regular file,
+ * writable by others, the wrong size or format). Never blocks: FIFOs,
+ * devices and links are refused before any read. */
 int group_read(const char *path, struct group_view *v);
 
-/* Where group files and `vram run`'s lock live: $VRAM_RUN_DIR, else
- * /dev/shm. One machine, one folder (a container sharing the host's GPUs
- * mounts the host's). */
-const char *group_dir(void);
-
-/* Calls fn for every group file in group_dir(); stops when fn returns
- * nonzero. */
-int group_each(int (*fn)(const char *path, void *arg), void *arg);
+/* The same for the entry name of an open folder. */
+int group_read_at(int dirfd, const char *name, struct group_view *v);
 
 #endif

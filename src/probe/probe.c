@@ -23,7 +23,7 @@
 #include "gpu/cudaver.h"
 #include "gpu/nvml.h"
 #include "host/proc.h"
-#include "ipc/group.h"
+#include "ipc/slices.h"
 
 struct probe {
     struct nvml *nvml;
@@ -167,21 +167,22 @@ static int add_holders(struct probe *p, struct snap *s)
     return VRAM_OK;
 }
 
-/* Caps and counts of processes under `vram run`, from the group files. */
-static int apply_group(const char *path, void *arg)
+/* Caps and counts of processes under `vram run`, from every user's group
+ * files: read without a lock, and only for processes of each file's owner
+ * (ipc/slices.c), so no file can block a sample or label someone else's
+ * process. */
+static int apply_group(const struct slice *sl, void *arg)
 {
     struct snap *s = arg;
-    struct group_view v;
-    if (group_read(path, &v) < 0)
-        return 0; /* another user's group, or not one */
-    for (unsigned m = 0; m < v.nmembers; m++)
+    const struct group_view *v = &sl->v;
+    for (unsigned m = 0; m < v->nmembers; m++)
         for (size_t gi = 0; gi < s->ngpus; gi++)
             for (size_t i = 0; i < s->gpus[gi].nprocs; i++) {
                 struct snap_proc *pr = &s->gpus[gi].procs[i];
-                if (pr->pid != (uint32_t)v.members[m].pid)
+                if (pr->pid != (uint32_t)v->members[m].pid)
                     continue;
-                pr->cap = v.cap == UINT64_MAX ? 0 : v.cap;
-                pr->counted = v.members[m].used;
+                pr->cap = v->cap == UINT64_MAX ? 0 : v->cap;
+                pr->counted = v->members[m].used;
             }
     return 0;
 }
@@ -300,6 +301,6 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
     if (what & (PROBE_PROCS | PROBE_HOLDERS))
         rc = add_holders(p, s);
     if (what & PROBE_PROCS)
-        group_each(apply_group, s);
+        slices_each(false, apply_group, s);
     return rc;
 }

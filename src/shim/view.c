@@ -3,10 +3,12 @@
  * cuDeviceTotalMem and NVML's memory queries all say total = cap and
  * free = cap - used (never more than the GPU really has free), so
  * frameworks that size themselves from free memory size themselves to the
- * slice. The context's own footprint counts against the cap: it is
- * measured once per GPU (NVML's figure for this process right after its
- * first context) and shared through the group with the other members. */
+ * slice. The context's own footprint counts against the cap, charged
+ * before the context is made: it is measured once per group (NVML's figure
+ * for the first member right after its first context) and shared through
+ * the group with the other members. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,27 +101,86 @@ static uint64_t measure_context(CUdevice dev)
     return bytes;
 }
 
-CUresult view_charge_context(CUdevice dev)
+/* How a context is made and unmade, for charged_make. */
+struct maker {
+    CUresult (*make)(struct maker *m);
+    CUcontext *ctx;
+    CUdevice dev;
+    unsigned flags;
+    CUexecAffinityParamPtr params;
+    int n;
+    void *params4;
+    int version; /* 0: the primary context, 2-4: cuCtxCreate_vN */
+};
+
+static CUresult unmake(struct maker *m)
 {
+    if (m->version == 0)
+        return real_cuDevicePrimaryCtxRelease_v2 ? real_cuDevicePrimaryCtxRelease_v2(m->dev)
+                                                 : CUDA_SUCCESS;
+    return real_cuCtxDestroy_v2 ? real_cuCtxDestroy_v2(*m->ctx) : CUDA_SUCCESS;
+}
+
+static pthread_mutex_t charge_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* a fork may happen while another thread holds it */
+static void charge_mu_reset(void)
+{
+    pthread_mutex_init(&charge_mu, NULL);
+}
+
+__attribute__((constructor)) static void charge_mu_setup(void)
+{
+    pthread_atfork(NULL, NULL, charge_mu_reset);
+}
+
+/* The first context of this process on a GPU is charged before the driver
+ * makes it: a process joining a full group is refused without the driver
+ * ever holding its context, and the group's sum never passes the cap while
+ * processes join. Only the group's very first context, whose footprint no
+ * one has measured yet, is made first and charged after, and no other
+ * member makes one meanwhile (group_ctx_reserve). */
+static CUresult charged_make(struct maker *m)
+{
+    CUdevice dev = m->dev;
     if (!shim.capped || dev < 0 || dev >= SHIM_MAX_DEVICES)
-        return CUDA_SUCCESS;
-    CUresult rc = CUDA_SUCCESS;
-    pthread_mutex_lock(&shim.ctx_mu);
-    if (shim.ctx_charged[dev] == 0) {
-        struct group_shared *sh = shim.group.sh;
-        uint64_t bytes = __atomic_load_n(&sh->ctx_bytes, __ATOMIC_ACQUIRE);
-        if (bytes == 0) {
-            bytes = measure_context(dev);
-            if (bytes)
-                __atomic_store_n(&sh->ctx_bytes, bytes, __ATOMIC_RELEASE);
-        }
-        if (bytes && group_reserve(&shim.group, bytes) < 0)
-            rc = CUDA_ERROR_OUT_OF_MEMORY;
-        else
+        return m->make(m);
+    pthread_mutex_lock(&charge_mu);
+    CUresult rc;
+    uint64_t bytes = 0;
+    int how = shim.ctx_charged[dev] ? 2 : group_ctx_reserve(&shim.group, &bytes);
+    if (how == 2) { /* charged already: one footprint per process and GPU */
+        rc = m->make(m);
+    } else if (how < 0) {
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    } else if (how == GROUP_CTX_RESERVED) {
+        rc = m->make(m);
+        if (rc == CUDA_SUCCESS)
             shim.ctx_charged[dev] = bytes ? bytes : 1;
+        else
+            group_release(&shim.group, bytes);
+    } else {
+        rc = m->make(m);
+        if (rc != CUDA_SUCCESS) {
+            group_ctx_abandon(&shim.group);
+        } else {
+            bytes = measure_context(dev);
+            group_ctx_measured(&shim.group, bytes);
+            if (bytes && group_reserve(&shim.group, bytes) < 0) {
+                unmake(m);
+                rc = CUDA_ERROR_OUT_OF_MEMORY;
+            } else {
+                shim.ctx_charged[dev] = bytes ? bytes : 1;
+            }
+        }
     }
-    pthread_mutex_unlock(&shim.ctx_mu);
+    pthread_mutex_unlock(&charge_mu);
     return rc;
+}
+
+static CUresult make_primary(struct maker *m)
+{
+    return real_cuDevicePrimaryCtxRetain(m->ctx, m->dev);
 }
 
 SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
@@ -127,12 +188,7 @@ SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
     GATE_SCOPE();
     if (!REAL(cuDevicePrimaryCtxRetain))
         return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = real_cuDevicePrimaryCtxRetain(ctx, dev);
-    if (rc == CUDA_SUCCESS && view_charge_context(dev) != CUDA_SUCCESS) {
-        if (real_cuDevicePrimaryCtxRelease_v2)
-            real_cuDevicePrimaryCtxRelease_v2(dev);
-        rc = CUDA_ERROR_OUT_OF_MEMORY;
-    }
+    CUresult rc = charged_make(&(struct maker){.make = make_primary, .ctx = ctx, .dev = dev});
     if (rc == CUDA_SUCCESS && dev >= 0 && dev < SHIM_MAX_DEVICES) {
         shim.primary_used[dev] = true;
         ctl_start();
@@ -143,11 +199,6 @@ SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 /* Contexts the application makes are remembered: a swap waits for them. */
 static CUresult created(CUresult rc, CUcontext *ctx, CUdevice dev)
 {
-    if (rc == CUDA_SUCCESS && view_charge_context(dev) != CUDA_SUCCESS) {
-        if (real_cuCtxDestroy_v2)
-            real_cuCtxDestroy_v2(*ctx);
-        rc = CUDA_ERROR_OUT_OF_MEMORY;
-    }
     if (rc == CUDA_SUCCESS && shim.swap) {
         pthread_mutex_lock(&shim.ctx_mu);
         if (shim.nctx < SHIM_MAX_CONTEXTS) {
@@ -158,6 +209,18 @@ static CUresult created(CUresult rc, CUcontext *ctx, CUdevice dev)
         ctl_start();
     }
     return rc;
+}
+
+static CUresult make_created(struct maker *m)
+{
+    switch (m->version) {
+    case 2:
+        return real_cuCtxCreate_v2(m->ctx, m->flags, m->dev);
+    case 3:
+        return real_cuCtxCreate_v3(m->ctx, m->params, m->n, m->flags, m->dev);
+    default:
+        return real_cuCtxCreate_v4(m->ctx, m->params4, m->flags, m->dev);
+    }
 }
 
 SHIM_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
@@ -184,7 +247,8 @@ SHIM_EXPORT CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned flags, CUdevice dev
     GATE_SCOPE();
     if (!REAL(cuCtxCreate_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
-    return created(real_cuCtxCreate_v2(ctx, flags, dev), ctx, dev);
+    struct maker m = {.make = make_created, .ctx = ctx, .dev = dev, .flags = flags, .version = 2};
+    return created(charged_make(&m), ctx, dev);
 }
 
 SHIM_EXPORT CUresult cuCtxCreate_v3(CUcontext *ctx, CUexecAffinityParamPtr params, int n,
@@ -193,7 +257,14 @@ SHIM_EXPORT CUresult cuCtxCreate_v3(CUcontext *ctx, CUexecAffinityParamPtr param
     GATE_SCOPE();
     if (!REAL(cuCtxCreate_v3))
         return CUDA_ERROR_NOT_INITIALIZED;
-    return created(real_cuCtxCreate_v3(ctx, params, n, flags, dev), ctx, dev);
+    struct maker m = {.make = make_created,
+                      .ctx = ctx,
+                      .dev = dev,
+                      .flags = flags,
+                      .params = params,
+                      .n = n,
+                      .version = 3};
+    return created(charged_make(&m), ctx, dev);
 }
 
 SHIM_EXPORT CUresult cuCtxCreate_v4(CUcontext *ctx, void *params, unsigned flags, CUdevice dev)
@@ -201,7 +272,13 @@ SHIM_EXPORT CUresult cuCtxCreate_v4(CUcontext *ctx, void *params, unsigned flags
     GATE_SCOPE();
     if (!REAL(cuCtxCreate_v4))
         return CUDA_ERROR_NOT_INITIALIZED;
-    return created(real_cuCtxCreate_v4(ctx, params, flags, dev), ctx, dev);
+    struct maker m = {.make = make_created,
+                      .ctx = ctx,
+                      .dev = dev,
+                      .flags = flags,
+                      .params4 = params,
+                      .version = 4};
+    return created(charged_make(&m), ctx, dev);
 }
 
 /* NVML asked from inside the capped process sees the slice too, on the GPU

@@ -22,7 +22,4 @@ typedef void *CUexecAffinityParamPtr;
     X(nvmlDeviceGetMemoryInfo, (nvmlDevice_t d, nvmlMemory_v1_t * m))                              \
     X(nvmlDeviceGetMemoryInfo_v2, (nvmlDevice_t d, nvmlMemory_v2_t * m))
 
-/* Charges this process's context footprint on dev once. */
-CUresult view_charge_context(CUdevice dev);
-
 #endif

@@ -1,0 +1,63 @@
+#!/bin/sh
+# The cap under joins (issue 17): 40 processes joining and leaving a full
+# group while others allocate and free at random; the simulated driver's sum
+# for the GPU, sampled throughout, must never pass the cap. A context is
+# charged before it is made, so a process joining a full group is refused
+# without the driver ever holding its context.
+# JOINSTRESS_ALLOCS: how many allocations to make at least (default 10^6).
+. "$(dirname "$0")/lib.sh"
+: "${CHURN:?}" "${LEDGERSUM:?}"
+export VRAM_SIM="$WS"
+export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
+WANT=${JOINSTRESS_ALLOCS:-1000000}
+N=${JOINSTRESS_ALLOCATORS:-4}
+EACH=$(((WANT + N - 1) / N))
+CAP=4G
+
+"$LEDGERSUM" "$WS" 0 $CAP "$T/stop" >"$T/sum.out" 2>&1 &
+SAMPLER=$!
+JOBS="$JOBS $SAMPLER"
+wait_for 5 grep -qs '^sampling' "$T/sum.out" || not_ok "the sampler started" "$(cat "$T/sum.out")"
+# the group: N allocators keeping it full, and 40 joiners coming and going
+# until the allocators are done
+START=$(date +%s)
+"$VRAM" run --quiet --vram $CAP -- sh -c "
+    A=
+    for i in \$(seq 1 $N); do
+        '$CHURN' alloc $EACH \$i '$T/go' >'$T/alloc.'\$i 2>&1 &
+        A=\"\$A \$!\"
+    done
+    k=0
+    while [ \$(cat '$T'/alloc.* 2>/dev/null | grep -c '^ready\\|^no context') -lt $N ] && [ \$k -lt 200 ]; do
+        sleep 0.05; k=\$((k + 1))
+    done
+    touch '$T/go'
+    '$CHURN' spawn 40 '$T/stop' >'$T/spawn.out' 2>&1 &
+    S=\$!
+    wait \$A
+    touch '$T/stop'
+    wait \$S" >"$T/run.out" 2>&1 </dev/null
+RC=$?
+touch "$T/stop"
+wait $SAMPLER
+SECS=$(($(date +%s) - START))
+expect_eq "the group's command finished" "$RC" 0
+ALLOCS=$(cat "$T"/alloc.* | awk '/^allocs/ {n += $2} END {print n + 0}')
+REFUSED=$(cat "$T"/alloc.* | awk '/^allocs/ {n += $4} END {print n + 0}')
+JOINS=$(awk '{print $2}' "$T/spawn.out")
+JREFUSED=$(awk '{print $4}' "$T/spawn.out")
+read -r _ SAMPLES _ OVER _ MAX <<EOS
+$(tail -1 "$T/sum.out")
+EOS
+echo "# $ALLOCS allocations ($REFUSED refused at the cap), $JOINS joins ($JREFUSED refused)," \
+    "$SAMPLES samples of the driver's sum in $SECS s: $OVER over the cap, the most $MAX"
+[ "$ALLOCS" -ge "$WANT" ] && ok "at least $WANT allocations ($ALLOCS)" ||
+    not_ok "at least $WANT allocations" "$ALLOCS" "$(cat "$T"/alloc.* "$T/run.out")"
+[ "${JOINS:-0}" -gt 0 ] && [ "${JREFUSED:-0}" -gt 0 ] &&
+    ok "joiners came in and were refused at the cap ($JOINS joined, $JREFUSED refused)" ||
+    not_ok "joiners came and went" "$(cat "$T/spawn.out")"
+[ "$REFUSED" -gt 0 ] && ok "the group was full (allocations refused)" || not_ok "the group was full"
+[ "${SAMPLES:-0}" -gt 1000 ] && ok "the driver's sum was sampled throughout ($SAMPLES)" ||
+    not_ok "sampled throughout" "$(cat "$T/sum.out")"
+expect_eq "no sample of the driver's sum over the 4 GiB cap" "${OVER:-x}" 0
+finish
