@@ -207,9 +207,15 @@ static void fail(struct relay_conn *c, const char *why)
     }
 }
 
-static void read_all(struct relay_conn *c)
+/* closed: the edge also said the backend closed (EV_CLOSED). Its last
+ * bytes and its close often come as one edge: a short read does not drain
+ * the socket then, and the close, which ends an answer delimited by it or
+ * cuts one short, would never be seen. */
+static void read_all(struct relay_conn *c, bool closed)
 {
     char buf[65536];
+    if (closed)
+        c->broken = true; /* whatever it answers now, it takes no more requests */
     for (;;) {
         ssize_t n = recv(c->fd, buf, sizeof buf, 0);
         if (n < 0 && errno == EINTR)
@@ -243,7 +249,7 @@ static void read_all(struct relay_conn *c)
             fail(c, why);
             return;
         }
-        if ((size_t)n < sizeof buf)
+        if ((size_t)n < sizeof buf && !closed)
             return; /* drained; what comes later is a new edge (the socket is edge-triggered) */
     }
 }
@@ -251,10 +257,9 @@ static void read_all(struct relay_conn *c)
 static void on_read(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
-    (void)what;
     struct relay_conn *c = arg;
     c->guard++;
-    read_all(c);
+    read_all(c, what & EV_CLOSED);
     if (--c->guard == 0 && c->closing)
         destroy(c);
 }
@@ -300,7 +305,7 @@ static struct relay_conn *conn_new(struct event_base *base, int family, const st
         setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (c->fd < 0 || (connect(c->fd, addr, alen) < 0 && errno != EINPROGRESS) ||
         !(c->out = evbuffer_new()) ||
-        !(c->rd = event_new(base, c->fd, EV_READ | EV_PERSIST | EV_ET, on_read, c)) ||
+        !(c->rd = event_new(base, c->fd, EV_READ | EV_CLOSED | EV_PERSIST | EV_ET, on_read, c)) ||
         !(c->wr = event_new(base, c->fd, EV_WRITE, on_write, c)) || event_add(c->rd, NULL) < 0) {
         relay_close(c);
         return NULL;

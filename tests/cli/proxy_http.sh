@@ -120,6 +120,17 @@ wait_for 5 grep -q "proxy sse /stream" "$T/serve.log"
 expect_eq "the log says they succeeded (200, not 499)" \
     "$(grep -c 'proxy sse /stream 499' "$T/serve.log") $(grep -c 'proxy sse /stream 200' "$T/serve.log")" "0 2"
 
+# 2b. a backend that ends its answer by closing, the close in the same
+#    segment as the last bytes (one edge of the socket for both): the
+#    answer ends there, whole; cut mid-chunk, a broken transfer, not a hang
+for i in 1 2 3; do
+    curl -s -m 10 -H "$AUTH" -w ' %{http_code}' "$P/m/up/close" >"$T/close"
+    expect_eq "an answer ended by the backend's close arrives, ended ($i)" "$?: $(cat "$T/close")" '0: {"close": true}
+ 200'
+done
+curl -s -m 10 -H "$AUTH" "$P/m/up/cut" >"$T/cut"
+expect_eq "an answer the backend cut short: a broken transfer (curl 18), not a hang (28)" "$?" 18
+
 # 3. the metrics address: /metrics only, even where the token would open
 #    the control API
 code() { curl -s -m 10 -o "$T/body" -w '%{http_code}' "$@"; }

@@ -8,6 +8,9 @@ llama-server, Ollama and uvicorn do. Serves on $PORT (threads, keep-alive):
   GET  /small     {"small": true, "peer": PORT}
   GET  /headers   {"headers": {NAME: VALUE...}, "peer": PORT}: what reached it
   GET  /stream?n=N  N server-sent events, chunked, then [DONE]
+  GET  /close     {"close": true}, ended by the close (no length), which
+                  comes in the same segment as the answer
+  GET  /cut       a chunked answer cut mid-chunk by the close, the same way
 
 peer is the proxy's port on the connection, so that a test can tell which
 pooled connection carried a request. With --api-key KEY every route but
@@ -17,6 +20,7 @@ import hashlib
 import http.server
 import json
 import os
+import socket
 import sys
 import time
 import urllib.parse
@@ -71,7 +75,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 time.sleep(0.01)
             self.wfile.write(b"0\r\n\r\n")
             return None
+        if url.path in ("/close", "/cut"):
+            return self.closing(url.path)
         return self.answer(404, {"error": "not here"})
+
+    def closing(self, path):
+        """The answer and the close in one segment (corked by MSG_MORE until
+        the shutdown), as a server that writes and closes at once often
+        sends them: the proxy sees one edge for both."""
+        if path == "/close":
+            raw = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"close": true}\n'
+        else:
+            raw = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n20\r\ndata: {\"cut\":"
+        self.connection.send(raw, socket.MSG_MORE)
+        self.connection.shutdown(socket.SHUT_WR)
+        self.close_connection = True
 
     def do_POST(self):
         if not self.keyed():
