@@ -283,7 +283,7 @@ static void up_error(void *arg, const char *why)
 
 static const struct relay_ops up_ops = {up_headers, up_body, up_done, up_error};
 
-/* The client's headers for the backend, into kn/kv (HDRS_MAX + 1): its
+/* The client's headers for the backend, into kn/kv (HDRS_MAX + 2): its
  * Authorization stops here (it is the proxy's token, or meant for the
  * proxy); the model's api_key goes instead. bearer holds that header. */
 static size_t upstream_headers(const struct preq *p, const char **kn, const char **kv, char *bearer,
@@ -293,11 +293,19 @@ static size_t upstream_headers(const struct preq *p, const char **kn, const char
     size_t n = front_headers(p->client, &names, &values), k = 0;
     for (size_t i = 0; i < n && k < HDRS_MAX; i++)
         if ((strlen(names[i]) != 13 || strcasecmp(names[i], "Authorization")) &&
-            /* a translated answer is read here: in plain text, whatever the client takes */
-            (!p->tr || (strcasecmp(names[i], "Accept-Encoding") && strcasecmp(names[i], "Accept")))) {
+            /* a translated answer is read here: in plain text, whatever the client takes;
+             * and the request is the proxy's JSON, whatever the client called its own
+             * (curl -d says a form, which FastAPI's servers, vLLM's, do not read as JSON) */
+            (!p->tr ||
+             (strcasecmp(names[i], "Accept-Encoding") && strcasecmp(names[i], "Accept") &&
+              strcasecmp(names[i], "Content-Type") && strcasecmp(names[i], "Content-Encoding")))) {
             kn[k] = names[i];
             kv[k++] = values[i];
         }
+    if (p->tr) {
+        kn[k] = "Content-Type";
+        kv[k++] = "application/json";
+    }
     const char *key = p->d->dm[p->model].cfg.api_key;
     if (key[0]) {
         snprintf(bearer, len, "Bearer %s", key);
@@ -311,7 +319,7 @@ static void forward(struct preq *p)
 {
     struct daemon *d = p->d;
     struct proxy_model *pm = &p->px->pm[p->model];
-    const char *names[HDRS_MAX + 1], *values[HDRS_MAX + 1];
+    const char *names[HDRS_MAX + 2], *values[HDRS_MAX + 2];
     char bearer[sizeof d->dm[0].cfg.api_key + 8];
     size_t n = upstream_headers(p, names, values, bearer, sizeof bearer);
     p->t_sent = now_us();

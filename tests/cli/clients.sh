@@ -80,6 +80,15 @@ PID=$("$VRAM" ps --json | jq -r '.models[] | select(.name == "oai") | .pid')
 ENV=$(tr '\0' '\n' <"/proc/$PID/environ" 2>/dev/null | grep '^STUB_' | sort | tr '\n' ' ')
 expect_eq "env =: the model's process has its variables, quotes taken off" "$ENV" "STUB_GREETING=hello there STUB_N=3 "
 
+# a translated request is JSON, whatever the client called it: curl -d (as
+# in Ollama's own examples) says application/x-www-form-urlencoded, which
+# vLLM's and SGLang's servers (FastAPI) do not read as JSON (422)
+curl -s -m 10 -o /dev/null "$P/api/chat" -d '{"model":"oai","stream":false,"messages":[{"role":"user","content":"hi"}]}'
+expect_eq "Ollama's curl example, translated: the backend gets Content-Type: application/json" \
+    "$(curl -s -m 5 "$P/m/oai/last/headers" | jq -r '."content-type"')" application/json
+curl -s -m 10 -o /dev/null "$P/v1/chat/completions" -d '{"model":"oll","messages":[{"role":"user","content":"hi"}]}'
+expect_eq "... and the other way" "$(curl -s -m 5 "$P/m/oll/last/headers" | jq -r '."content-type"')" application/json
+
 PROXY="$P" TINY_GGUF="$T/tiny-f16.gguf" node "$C/clients_test.mjs" >"$T/clients.out" 2>&1
 cat "$T/clients.out"
 B=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$T/clients.out")
