@@ -548,6 +548,8 @@ static const char *model_of_body(struct evbuffer *body, char *name, size_t len, 
     else
         snprintf(name, len, "%s", json_string_value(m));
     json_t *k = j ? json_object_get(j, "keep_alive") : NULL;
+    if (json_is_null(k))
+        k = NULL; /* the default, as Ollama takes it */
     if (!why && k && !keep_alive_of(k, &p->keep_ms))
         why = "keep_alive: a duration (\"5m\", \"0\") or seconds; negative keeps the model "
               "loaded for good";

@@ -97,5 +97,14 @@ if [ -n "$B" ]; then
     PASS=$((PASS + ${B% *}))
     FAIL=$((FAIL + ${B#* }))
 fi
+# keep_alive as Ollama reads it: Go's durations ("1h30m"), and null for the default
+code() { curl -s -m 10 -o "$T/body" -w '%{http_code}' "$@"; }
+expect_eq "keep_alive \"1h30m\" (a Go duration, as Ollama takes it): 200" \
+    "$(code "$P/api/generate" -d '{"model":"oai","prompt":"hi","stream":false,"keep_alive":"1h30m"}')" 200
+LEFT=$(curl -s -m 5 "$P/api/ps" | jq -r '.models[] | select(.name == "oai") | .expires_at | sub("\\.[0-9]+"; "") | fromdateiso8601 - now | floor')
+expect_eq "... and the model stays 90 minutes" "$((LEFT > 5300 && LEFT <= 5400))" 1
+expect_eq "keep_alive null (the default, as Ollama takes it): 200" \
+    "$(code "$P/api/chat" -d '{"model":"oai","stream":false,"keep_alive":null,"messages":[{"role":"user","content":"hi"}]}')" 200
+
 [ "$FAIL" -eq 0 ] || { echo "# the daemon's log:"; sed 's/^/#   /' "$T/serve.log" | tail -40; }
 finish
