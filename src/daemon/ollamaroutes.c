@@ -173,7 +173,8 @@ static void show(struct ollamaroutes *o, struct front_req *r)
         m = json_object_get(j, "name"); /* the older clients' field */
     if (!json_is_string(m)) {
         json_decref(j);
-        front_error(r, ERRBODY_BAD_REQUEST, "send JSON with a \"model\" field (GET /api/tags lists them)", 0);
+        front_error(r, ERRBODY_BAD_REQUEST,
+                    "send JSON with a \"model\" field (GET /api/tags lists them)", 0);
         return;
     }
     int i = names_find(o->d, json_string_value(m));
@@ -229,16 +230,17 @@ bool ollamaroutes_route(struct ollamaroutes *o, struct front_req *r, const char 
     enum evhttp_cmd_type cmd = front_method(r);
     static const char *const text[] = {"Content-Type"};
     static const char *const plain[] = {"text/plain; charset=utf-8"};
-    if (!strcmp(path, "/") && (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD)) {
-        bool head = cmd == EVHTTP_REQ_HEAD;
-        front_reply(r, 200, text, plain, 1, head ? "" : "Ollama is running", head ? 0 : 17);
+    /* HEAD as GET, as Ollama answers these three (front sends no body for it) */
+    bool get = cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD;
+    if (!strcmp(path, "/") && get) {
+        front_reply(r, 200, text, plain, 1, "Ollama is running", 17);
         return true;
     }
-    if (!strcmp(path, "/api/version") && cmd == EVHTTP_REQ_GET) {
+    if (!strcmp(path, "/api/version") && get) {
         answer(r, 200, json_pack("{s:s}", "version", OLLAMA_API_VERSION));
         return true;
     }
-    if (!strcmp(path, "/api/tags") && cmd == EVHTTP_REQ_GET) {
+    if (!strcmp(path, "/api/tags") && get) {
         tags(o, r);
         return true;
     }

@@ -637,7 +637,7 @@ static void on_request(void *arg, struct front_req *r)
         front_error(r, ERRBODY_UNAUTHORIZED, "this address wants Authorization: Bearer TOKEN", 0);
         return;
     }
-    if (cmd == EVHTTP_REQ_GET && !strcmp(path, "/v1/models")) {
+    if ((cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD) && !strcmp(path, "/v1/models")) {
         list_models(d, r);
         return;
     }

@@ -75,6 +75,14 @@ wait_for 5 up || { not_ok "the daemon starts" "$(cat "$T/serve.log")"; finish; e
 H=$(curl -s -I -m 5 "$P/")
 expect_match "HEAD /: 200, as Ollama's clients probe it" "$H" "^HTTP/1.1 200"
 expect_eq "HEAD /: no body" "$(curl -s -I -m 5 "$P/" -o /dev/null -w '%{size_download}')" 0
+# HEAD wherever GET is, as Ollama answers /, /api/version and /api/tags
+# (probes, curl -I): the GET's status and length, no body
+for u in / /api/version /api/tags /v1/models; do
+    LEN=$(curl -s -m 5 "$P$u" | wc -c)
+    expect_eq "HEAD $u: 200, the GET's Content-Length, no body" \
+        "$(curl -s -I -m 5 "$P$u" -D "$T/head" -o /dev/null -w '%{http_code} %{size_download}') $(tr -d '\r' <"$T/head" | sed -n 's/^Content-Length: //Ip')" \
+        "200 0 $LEN"
+done
 "$VRAM" load oai >/dev/null
 PID=$("$VRAM" ps --json | jq -r '.models[] | select(.name == "oai") | .pid')
 ENV=$(tr '\0' '\n' <"/proc/$PID/environ" 2>/dev/null | grep '^STUB_' | sort | tr '\n' ' ')
