@@ -102,6 +102,29 @@ static json_t *details_json(const struct details *dt)
     return j;
 }
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ ((const unsigned char *)p)[k]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Ollama's digest is its manifest's SHA-256, and its CLI prints the first
+ * 12 digits (a panic on ""): here 64 hex digits that name the model's name,
+ * command and file (path, size, time), so that they change with them. */
+static void digest_of(const struct daemon *d, unsigned i, const struct stat *st, char out[65])
+{
+    const struct config_model *c = &d->dm[i].cfg;
+    long long v[2] = {st ? (long long)st->st_size : 0, st ? (long long)st->st_mtime : 0};
+    for (unsigned k = 0; k < 4; k++) {
+        uint64_t h =
+            fnv(0xcbf29ce484222325ULL ^ k, d->smodels[i].name, strlen(d->smodels[i].name) + 1);
+        h = fnv(h, c->command, strlen(c->command) + 1);
+        h = fnv(fnv(h, c->file, strlen(c->file) + 1), v, sizeof v);
+        snprintf(out + 16 * k, 17, "%016llx", (unsigned long long)h);
+    }
+}
+
 static uint64_t size_of(const struct daemon *d, unsigned i)
 {
     const struct sched_model *m = &d->smodels[i];
@@ -121,9 +144,11 @@ static json_t *entry(struct ollamaroutes *o, unsigned i)
                   : stat(d->cfg.path, &cs) == 0 ? (uint64_t)cs.st_mtime * 1000
                                                 : 0;
     reply_time(mt, t, sizeof t);
-    return json_pack("{s:s, s:s, s:s, s:I, s:o}", "name", name, "model", name, "modified_at", t,
-                     "size", (json_int_t)(dt ? (uint64_t)st.st_size : size_of(d, i)), "details",
-                     details_json(dt));
+    char digest[65];
+    digest_of(d, i, dt ? &st : NULL, digest);
+    return json_pack("{s:s, s:s, s:s, s:I, s:s, s:o}", "name", name, "model", name, "modified_at",
+                     t, "size", (json_int_t)(dt ? (uint64_t)st.st_size : size_of(d, i)), "digest",
+                     digest, "details", details_json(dt));
 }
 
 static void tags(struct ollamaroutes *o, struct front_req *r)

@@ -97,6 +97,16 @@ expect_eq "Ollama's curl example, translated: the backend gets Content-Type: app
 curl -s -m 10 -o /dev/null "$P/v1/chat/completions" -d '{"model":"oll","messages":[{"role":"user","content":"hi"}]}'
 expect_eq "... and the other way" "$(curl -s -m 5 "$P/m/oll/last/headers" | jq -r '."content-type"')" application/json
 
+# every model has a digest, 64 hex digits as Ollama's: its CLI prints
+# digest[:12] (OLLAMA_HOST=... ollama list / ollama ps), a panic on ""
+DIG=$(curl -s -m 5 "$P/api/tags" | jq -r '[.models[] | .digest // "" | test("^[0-9a-f]{64}$")] | all')
+expect_eq "/api/tags: every model has a digest of 64 hex digits" "$DIG" true
+expect_eq "/api/ps: the same digest as /api/tags" \
+    "$(curl -s -m 5 "$P/api/ps" | jq -r '.models[] | select(.name == "oai") | .digest // "none in ps"')" \
+    "$(curl -s -m 5 "$P/api/tags" | jq -r '.models[] | select(.name == "oai") | .digest')"
+expect_eq "... and one model's differs from another's" \
+    "$(curl -s -m 5 "$P/api/tags" | jq -r '[.models[].digest] | unique | length')" 3
+
 PROXY="$P" TINY_GGUF="$T/tiny-f16.gguf" node "$C/clients_test.mjs" >"$T/clients.out" 2>&1
 cat "$T/clients.out"
 B=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$T/clients.out")
