@@ -445,6 +445,8 @@ static void parse_more(struct conn *c)
         if (c->complete) {
             evbuffer_drain(c->in, used);
             c->complete = false;
+            if (c->dead) /* its 100 Continue could not be written: the client is gone */
+                return;
             c->busy = true;
             c->f->ops->request(c->f->arg, &c->req);
             continue;
@@ -518,8 +520,10 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
             evtimer_del(c->timer);
         }
     }
-    if (--c->guard == 0 && c->dead)
+    if (--c->guard == 0 && c->dead) {
+        gone(c); /* a request it still had is told, whatever made it dead */
         conn_free(c);
+    }
 }
 
 static void on_timeout(evutil_socket_t fd, short what, void *arg)

@@ -131,6 +131,25 @@ done
 curl -s -m 10 -H "$AUTH" "$P/m/up/cut" >"$T/cut"
 expect_eq "an answer the backend cut short: a broken transfer (curl 18), not a hang (28)" "$?" 18
 
+# 2c. clients that send a request with Expect: 100-continue and reset the
+#     connection at once: the proxy's 100 cannot be written, and the
+#     request must die with its connection (it was passed on, and its
+#     answer written to the freed connection: the daemon crashed)
+python3 - "$LISTEN" <<'PY'
+import socket, struct, sys
+body = b'{"model":"up"}'
+for i in range(200):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.sendall(b"POST /m/up/upload HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+              b"Authorization: Bearer s3cret\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    s.close()
+PY
+curl -s -m 10 -H "$AUTH" "$P/m/up/small" >"$T/small2"
+expect_eq "after 200 clients reset with Expect, the proxy still answers" \
+    "$(jq -r .small "$T/small2" 2>/dev/null)" true
+expect_eq "... and its log has no sanitizer's report" "$(grep -c 'Sanitizer' "$T/serve.log")" 0
+
 # 3. the metrics address: /metrics only, even where the token would open
 #    the control API
 code() { curl -s -m 10 -o "$T/body" -w '%{http_code}' "$@"; }
