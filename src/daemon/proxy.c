@@ -393,6 +393,8 @@ static void refused(void *arg, unsigned model, enum sched_refusal why, const cha
         char msg[600], last[160] = "";
         if (failed)
             super_last_log(d->cfg.logs, d->smodels[model].name, last, sizeof last);
+        if (last[0] && strstr(text, last))
+            last[0] = '\0'; /* the scheduler's text has it already */
         snprintf(msg, sizeof msg, "%s%s%s", text, last[0] ? "; its log: " : "", last);
         p->status = failed ? 502 : 503;
         front_error(p->client, failed ? ERRBODY_BACKEND : ERRBODY_UNAVAILABLE, msg, failed ? 0 : 5);

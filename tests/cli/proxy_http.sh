@@ -182,6 +182,7 @@ expect_eq "/api/tags without the token: 401, a string" "$(code "$P/api/tags") $(
 expect_eq "/api/generate, a model that cannot start: 502, a string with its log" \
     "$(code -H "$AUTH" "$P/api/generate" -d '{"model":"broken"}') $(err '.error | type')" "502 string"
 expect_match "... its log" "$(err .error)" "command not found"
+expect_eq "... its log's line once, not twice" "$(err .error | grep -o "model-server: not found" | wc -l)" 1
 expect_eq "/v1/chat/completions, unknown model: 404 not_found_error, model_not_found" \
     "$(code -H "$AUTH" "$P/v1/chat/completions" -d '{"model":"nope"}') $(err '"\(.error.type) \(.error.code) \(.error.message | type)"')" \
     "404 not_found_error model_not_found string"
