@@ -240,6 +240,8 @@ static void up_body(void *arg, const char *data, size_t len)
     } else if (p->client) {
         front_reply_part(p->client, data, len);
     }
+    if (p->client && p->up && front_backlogged(p->client))
+        relay_pause(p->up, true); /* a client slower than its backend: TCP holds the rest */
 }
 
 static void up_done(void *arg)
@@ -721,7 +723,17 @@ static void on_request(void *arg, struct front_req *r)
     admit(p);
 }
 
-static const struct front_ops front_ops = {on_request, client_closed};
+/* The client has taken most of what waited for it: its backend is read again. */
+static void client_drained(void *arg, struct front_req *r, void *req_arg)
+{
+    (void)arg;
+    (void)r;
+    struct preq *p = req_arg;
+    if (p->up)
+        relay_pause(p->up, false);
+}
+
+static const struct front_ops front_ops = {on_request, client_closed, client_drained};
 
 int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
 {

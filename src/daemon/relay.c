@@ -33,6 +33,7 @@ struct relay_conn {
     struct evbuffer *out;
     http_parser parser;
     bool busy, broken, head;
+    bool paused;   /* its client takes the answer slower than it comes: not read for now */
     bool interim;  /* a 1xx answer is being read: skipped, the real one follows */
     bool trailers; /* past the answer's headers: a chunked body's trailer, dropped */
     const struct relay_ops *ops;
@@ -182,7 +183,8 @@ static bool deliver(struct relay_conn *c, size_t used, size_t n)
         return false;
     c->complete = false;
     c->busy = false;
-    if (used != n) /* bytes after the answer: not ours to keep */
+    relay_pause(c, false); /* the next answer is read as it comes */
+    if (used != n)         /* bytes after the answer: not ours to keep */
         c->broken = true;
     c->ops->done(c->arg);
     return true;
@@ -249,6 +251,8 @@ static void read_all(struct relay_conn *c, bool closed)
             fail(c, why);
             return;
         }
+        if (c->paused)
+            return; /* the rest waits in the socket, the backend held back by TCP */
         if ((size_t)n < sizeof buf && !closed)
             return; /* drained; what comes later is a new edge (the socket is edge-triggered) */
     }
@@ -394,6 +398,19 @@ int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *ur
     if (--c->guard == 0 && c->closing)
         destroy(c);
     return 0;
+}
+
+void relay_pause(struct relay_conn *c, bool pause)
+{
+    if (c->closing || c->paused == pause)
+        return;
+    c->paused = pause;
+    if (pause) {
+        event_del(c->rd);
+    } else {
+        event_add(c->rd, NULL);
+        event_active(c->rd, EV_READ, 1); /* what came meanwhile gave its edge already */
+    }
 }
 
 void relay_put(struct relay_conn *c, struct relay_conn **pool, unsigned *npool, unsigned max)

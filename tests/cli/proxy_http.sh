@@ -150,6 +150,46 @@ expect_eq "after 200 clients reset with Expect, the proxy still answers" \
     "$(jq -r .small "$T/small2" 2>/dev/null)" true
 expect_eq "... and its log has no sanitizer's report" "$(grep -c 'Sanitizer' "$T/serve.log")" 0
 
+# 2d. a client that reads nothing of a large answer: the proxy stops
+#     reading the backend (it does not hold the answer in its memory), and
+#     the answer arrives whole once the client reads
+python3 - "$LISTEN" "$DAEMON" >"$T/slowread" 2>&1 <<'PY'
+import json, socket, sys, time, urllib.request
+port, pid = int(sys.argv[1]), sys.argv[2]
+def progress():
+    req = urllib.request.Request("http://127.0.0.1:%d/m/up/progress" % port,
+                                 headers={"Authorization": "Bearer s3cret"})
+    return json.load(urllib.request.urlopen(req, timeout=10))["mib"]
+def rss_mib():
+    for line in open("/proc/%s/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"GET /m/up/big?mb=256 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n")
+# until the backend writes no more (it is held back) or has written it all
+last, since = -1, time.time()
+while time.time() - since < 1.0 and last < 256:
+    time.sleep(0.05)
+    now = progress()
+    if now != last:
+        last, since = now, time.time()
+held = rss_mib()
+s.settimeout(30)
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(65536)
+got = len(head.split(b"\r\n\r\n", 1)[1])
+while got < 256 << 20:
+    d = s.recv(1 << 20)
+    if not d:
+        break
+    got += len(d)
+print("backend wrote %d MiB, the daemon held %d MiB, the client got %d bytes" % (last, held, got))
+PY
+expect_match "a client that reads nothing: the backend is held back, the daemon stays small" \
+    "$(cat "$T/slowread")" "backend wrote ([0-9]|[1-9][0-9]) MiB, the daemon held ([0-9]|[1-9][0-9]|1[0-9][0-9]) MiB"
+expect_match "... and the answer arrives whole once it reads" "$(cat "$T/slowread")" "got 268435456 bytes"
+
 # 3. the metrics address: /metrics only, even where the token would open
 #    the control API
 code() { curl -s -m 10 -o "$T/body" -w '%{http_code}' "$@"; }
