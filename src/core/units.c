@@ -92,7 +92,32 @@ int units_parse_seconds(const char *s, double *out)
 {
     static const struct unit table[] = {{"", 1},   {"s", 1},    {"ms", 1e-3},
                                         {"m", 60}, {"min", 60}, {"h", 3600}};
-    return parse_with_unit(s, table, sizeof table / sizeof table[0], out);
+    if (!s)
+        return -1;
+    /* Go's compound form too ("1h30m", which Ollama's keep_alive takes):
+     * each number with its unit, summed */
+    double sum = 0;
+    const char *p = skip_space(s);
+    do {
+        const char *q = p;
+        while (*q && !isalpha((unsigned char)*q))
+            q++;
+        while (isalpha((unsigned char)*q))
+            q++;
+        char part[64];
+        double v;
+        if (q == p || (size_t)(q - p) >= sizeof part ||
+            (!isalpha((unsigned char)q[-1]) && p != skip_space(s)))
+            return -1; /* a number without its unit is seconds alone ("90"), not "1h30" */
+        memcpy(part, p, (size_t)(q - p));
+        part[q - p] = '\0';
+        if (parse_with_unit(part, table, sizeof table / sizeof table[0], &v) < 0)
+            return -1;
+        sum += v;
+        p = q;
+    } while (*skip_space(p));
+    *out = sum;
+    return 0;
 }
 
 const char *units_fmt_duration(double seconds, char *buf, size_t len)

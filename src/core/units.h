@@ -13,7 +13,8 @@
 /* "16G", "1.5GiB", "512M", "300MB", "4096" (bytes), "0.45 G". Returns 0 or -1. */
 int units_parse_size(const char *s, uint64_t *out);
 
-/* "2s", "1.5", "500ms", "10m", "1h"; a bare number is seconds. Returns 0 or -1. */
+/* "2s", "1.5", "500ms", "10m", "1h", "1h30m"; a bare number is seconds.
+ * Returns 0 or -1. */
 int units_parse_seconds(const char *s, double *out);
 
 /* The largest whole unit: "2h", "10m", "90s", "1.5s"; units_parse_seconds

@@ -73,6 +73,7 @@ struct conn {
     bool shut;      /* our side is shut: waiting for the client's close */
     bool peer_eof;  /* the client shut its side: answers still go out, then the end */
     bool stalled;   /* the output waits for the client to read */
+    bool throttled; /* the output is past FRONT_HIGH: the proxy is told when it is under LOW */
     bool dead;      /* closed; freed when no handler of ours is running */
     bool too_large; /* answered 413: the rest is read and dropped */
     int guard;
@@ -96,6 +97,31 @@ static void settle(struct conn *c)
 
 /* ---- writing ---- */
 
+/* An answer's bytes waiting for a client that reads slower than its
+ * backend writes: past HIGH its backend is not read (the proxy holds
+ * about this much per connection, not the whole answer), under LOW it is
+ * again. */
+#define FRONT_HIGH (1u << 20)
+#define FRONT_LOW  (256u << 10)
+
+static void unthrottle(struct conn *c)
+{
+    if (c->throttled && evbuffer_get_length(c->out) <= FRONT_LOW) {
+        c->throttled = false;
+        if (c->busy && c->req.arg && c->f->ops->drained)
+            c->f->ops->drained(c->f->arg, &c->req, c->req.arg);
+    }
+}
+
+bool front_backlogged(struct front_req *r)
+{
+    struct conn *c = r->c;
+    if (c->dead || evbuffer_get_length(c->out) <= FRONT_HIGH)
+        return false;
+    c->throttled = true;
+    return true;
+}
+
 static void flush_out(struct conn *c)
 {
     bool wrote = false;
@@ -113,6 +139,7 @@ static void flush_out(struct conn *c)
             if ((c->busy || c->closing) && (wrote || !c->stalled))
                 arm(c, &c->f->timeout);
             c->stalled = true;
+            unthrottle(c);
             return;
         }
         c->dead = true;
@@ -120,6 +147,7 @@ static void flush_out(struct conn *c)
     }
     if (c->dead)
         return;
+    unthrottle(c);
     if (c->stalled) {
         c->stalled = false;
         if (c->busy)
@@ -445,6 +473,8 @@ static void parse_more(struct conn *c)
         if (c->complete) {
             evbuffer_drain(c->in, used);
             c->complete = false;
+            if (c->dead) /* its 100 Continue could not be written: the client is gone */
+                return;
             c->busy = true;
             c->f->ops->request(c->f->arg, &c->req);
             continue;
@@ -518,8 +548,10 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
             evtimer_del(c->timer);
         }
     }
-    if (--c->guard == 0 && c->dead)
+    if (--c->guard == 0 && c->dead) {
+        gone(c); /* a request it still had is told, whatever made it dead */
         conn_free(c);
+    }
 }
 
 static void on_timeout(evutil_socket_t fd, short what, void *arg)

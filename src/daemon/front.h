@@ -22,6 +22,8 @@ struct front_ops {
     void (*request)(void *arg, struct front_req *r);
     /* its client left before the answer was whole: r is gone after this */
     void (*closed)(void *arg, struct front_req *r, void *req_arg);
+    /* its client took enough of what front_backlogged said was too much (may be NULL) */
+    void (*drained)(void *arg, struct front_req *r, void *req_arg);
 };
 
 struct front_limits {
@@ -42,6 +44,9 @@ int front_adopt(struct front *f, evutil_socket_t fd);
 unsigned front_open(const struct front *f);
 
 enum evhttp_cmd_type front_method(const struct front_req *r);
+/* More of the answer waits for its client than the proxy should hold
+ * (1 MiB): stop reading its backend until ops->drained. */
+bool front_backlogged(struct front_req *r);
 const char *front_uri(const struct front_req *r);
 /* The request's headers, as arrays; how many. */
 size_t front_headers(const struct front_req *r, const char *const **names,

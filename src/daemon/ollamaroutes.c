@@ -102,6 +102,29 @@ static json_t *details_json(const struct details *dt)
     return j;
 }
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ ((const unsigned char *)p)[k]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Ollama's digest is its manifest's SHA-256, and its CLI prints the first
+ * 12 digits (a panic on ""): here 64 hex digits that name the model's name,
+ * command and file (path, size, time), so that they change with them. */
+static void digest_of(const struct daemon *d, unsigned i, const struct stat *st, char out[65])
+{
+    const struct config_model *c = &d->dm[i].cfg;
+    long long v[2] = {st ? (long long)st->st_size : 0, st ? (long long)st->st_mtime : 0};
+    for (unsigned k = 0; k < 4; k++) {
+        uint64_t h =
+            fnv(0xcbf29ce484222325ULL ^ k, d->smodels[i].name, strlen(d->smodels[i].name) + 1);
+        h = fnv(h, c->command, strlen(c->command) + 1);
+        h = fnv(fnv(h, c->file, strlen(c->file) + 1), v, sizeof v);
+        snprintf(out + 16 * k, 17, "%016llx", (unsigned long long)h);
+    }
+}
+
 static uint64_t size_of(const struct daemon *d, unsigned i)
 {
     const struct sched_model *m = &d->smodels[i];
@@ -121,9 +144,11 @@ static json_t *entry(struct ollamaroutes *o, unsigned i)
                   : stat(d->cfg.path, &cs) == 0 ? (uint64_t)cs.st_mtime * 1000
                                                 : 0;
     reply_time(mt, t, sizeof t);
-    return json_pack("{s:s, s:s, s:s, s:I, s:o}", "name", name, "model", name, "modified_at", t,
-                     "size", (json_int_t)(dt ? (uint64_t)st.st_size : size_of(d, i)), "details",
-                     details_json(dt));
+    char digest[65];
+    digest_of(d, i, dt ? &st : NULL, digest);
+    return json_pack("{s:s, s:s, s:s, s:I, s:s, s:o}", "name", name, "model", name, "modified_at",
+                     t, "size", (json_int_t)(dt ? (uint64_t)st.st_size : size_of(d, i)), "digest",
+                     digest, "details", details_json(dt));
 }
 
 static void tags(struct ollamaroutes *o, struct front_req *r)
@@ -173,7 +198,8 @@ static void show(struct ollamaroutes *o, struct front_req *r)
         m = json_object_get(j, "name"); /* the older clients' field */
     if (!json_is_string(m)) {
         json_decref(j);
-        front_error(r, ERRBODY_BAD_REQUEST, "send JSON with a \"model\" field (GET /api/tags lists them)", 0);
+        front_error(r, ERRBODY_BAD_REQUEST,
+                    "send JSON with a \"model\" field (GET /api/tags lists them)", 0);
         return;
     }
     int i = names_find(o->d, json_string_value(m));
@@ -229,16 +255,17 @@ bool ollamaroutes_route(struct ollamaroutes *o, struct front_req *r, const char 
     enum evhttp_cmd_type cmd = front_method(r);
     static const char *const text[] = {"Content-Type"};
     static const char *const plain[] = {"text/plain; charset=utf-8"};
-    if (!strcmp(path, "/") && (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD)) {
-        bool head = cmd == EVHTTP_REQ_HEAD;
-        front_reply(r, 200, text, plain, 1, head ? "" : "Ollama is running", head ? 0 : 17);
+    /* HEAD as GET, as Ollama answers these three (front sends no body for it) */
+    bool get = cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD;
+    if (!strcmp(path, "/") && get) {
+        front_reply(r, 200, text, plain, 1, "Ollama is running", 17);
         return true;
     }
-    if (!strcmp(path, "/api/version") && cmd == EVHTTP_REQ_GET) {
+    if (!strcmp(path, "/api/version") && get) {
         answer(r, 200, json_pack("{s:s}", "version", OLLAMA_API_VERSION));
         return true;
     }
-    if (!strcmp(path, "/api/tags") && cmd == EVHTTP_REQ_GET) {
+    if (!strcmp(path, "/api/tags") && get) {
         tags(o, r);
         return true;
     }

@@ -240,6 +240,8 @@ static void up_body(void *arg, const char *data, size_t len)
     } else if (p->client) {
         front_reply_part(p->client, data, len);
     }
+    if (p->client && p->up && front_backlogged(p->client))
+        relay_pause(p->up, true); /* a client slower than its backend: TCP holds the rest */
 }
 
 static void up_done(void *arg)
@@ -283,7 +285,7 @@ static void up_error(void *arg, const char *why)
 
 static const struct relay_ops up_ops = {up_headers, up_body, up_done, up_error};
 
-/* The client's headers for the backend, into kn/kv (HDRS_MAX + 1): its
+/* The client's headers for the backend, into kn/kv (HDRS_MAX + 2): its
  * Authorization stops here (it is the proxy's token, or meant for the
  * proxy); the model's api_key goes instead. bearer holds that header. */
 static size_t upstream_headers(const struct preq *p, const char **kn, const char **kv, char *bearer,
@@ -293,11 +295,19 @@ static size_t upstream_headers(const struct preq *p, const char **kn, const char
     size_t n = front_headers(p->client, &names, &values), k = 0;
     for (size_t i = 0; i < n && k < HDRS_MAX; i++)
         if ((strlen(names[i]) != 13 || strcasecmp(names[i], "Authorization")) &&
-            /* a translated answer is read here: in plain text, whatever the client takes */
-            (!p->tr || (strcasecmp(names[i], "Accept-Encoding") && strcasecmp(names[i], "Accept")))) {
+            /* a translated answer is read here: in plain text, whatever the client takes;
+             * and the request is the proxy's JSON, whatever the client called its own
+             * (curl -d says a form, which FastAPI's servers, vLLM's, do not read as JSON) */
+            (!p->tr ||
+             (strcasecmp(names[i], "Accept-Encoding") && strcasecmp(names[i], "Accept") &&
+              strcasecmp(names[i], "Content-Type") && strcasecmp(names[i], "Content-Encoding")))) {
             kn[k] = names[i];
             kv[k++] = values[i];
         }
+    if (p->tr) {
+        kn[k] = "Content-Type";
+        kv[k++] = "application/json";
+    }
     const char *key = p->d->dm[p->model].cfg.api_key;
     if (key[0]) {
         snprintf(bearer, len, "Bearer %s", key);
@@ -311,7 +321,7 @@ static void forward(struct preq *p)
 {
     struct daemon *d = p->d;
     struct proxy_model *pm = &p->px->pm[p->model];
-    const char *names[HDRS_MAX + 1], *values[HDRS_MAX + 1];
+    const char *names[HDRS_MAX + 2], *values[HDRS_MAX + 2];
     char bearer[sizeof d->dm[0].cfg.api_key + 8];
     size_t n = upstream_headers(p, names, values, bearer, sizeof bearer);
     p->t_sent = now_us();
@@ -385,6 +395,8 @@ static void refused(void *arg, unsigned model, enum sched_refusal why, const cha
         char msg[600], last[160] = "";
         if (failed)
             super_last_log(d->cfg.logs, d->smodels[model].name, last, sizeof last);
+        if (last[0] && strstr(text, last))
+            last[0] = '\0'; /* the scheduler's text has it already */
         snprintf(msg, sizeof msg, "%s%s%s", text, last[0] ? "; its log: " : "", last);
         p->status = failed ? 502 : 503;
         front_error(p->client, failed ? ERRBODY_BACKEND : ERRBODY_UNAVAILABLE, msg, failed ? 0 : 5);
@@ -540,6 +552,8 @@ static const char *model_of_body(struct evbuffer *body, char *name, size_t len, 
     else
         snprintf(name, len, "%s", json_string_value(m));
     json_t *k = j ? json_object_get(j, "keep_alive") : NULL;
+    if (json_is_null(k))
+        k = NULL; /* the default, as Ollama takes it */
     if (!why && k && !keep_alive_of(k, &p->keep_ms))
         why = "keep_alive: a duration (\"5m\", \"0\") or seconds; negative keeps the model "
               "loaded for good";
@@ -627,7 +641,7 @@ static void on_request(void *arg, struct front_req *r)
         front_error(r, ERRBODY_UNAUTHORIZED, "this address wants Authorization: Bearer TOKEN", 0);
         return;
     }
-    if (cmd == EVHTTP_REQ_GET && !strcmp(path, "/v1/models")) {
+    if ((cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD) && !strcmp(path, "/v1/models")) {
         list_models(d, r);
         return;
     }
@@ -709,7 +723,17 @@ static void on_request(void *arg, struct front_req *r)
     admit(p);
 }
 
-static const struct front_ops front_ops = {on_request, client_closed};
+/* The client has taken most of what waited for it: its backend is read again. */
+static void client_drained(void *arg, struct front_req *r, void *req_arg)
+{
+    (void)arg;
+    (void)r;
+    struct preq *p = req_arg;
+    if (p->up)
+        relay_pause(p->up, false);
+}
+
+static const struct front_ops front_ops = {on_request, client_closed, client_drained};
 
 int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
 {

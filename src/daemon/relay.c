@@ -33,6 +33,7 @@ struct relay_conn {
     struct evbuffer *out;
     http_parser parser;
     bool busy, broken, head;
+    bool paused;   /* its client takes the answer slower than it comes: not read for now */
     bool interim;  /* a 1xx answer is being read: skipped, the real one follows */
     bool trailers; /* past the answer's headers: a chunked body's trailer, dropped */
     const struct relay_ops *ops;
@@ -182,7 +183,8 @@ static bool deliver(struct relay_conn *c, size_t used, size_t n)
         return false;
     c->complete = false;
     c->busy = false;
-    if (used != n) /* bytes after the answer: not ours to keep */
+    relay_pause(c, false); /* the next answer is read as it comes */
+    if (used != n)         /* bytes after the answer: not ours to keep */
         c->broken = true;
     c->ops->done(c->arg);
     return true;
@@ -207,9 +209,15 @@ static void fail(struct relay_conn *c, const char *why)
     }
 }
 
-static void read_all(struct relay_conn *c)
+/* closed: the edge also said the backend closed (EV_CLOSED). Its last
+ * bytes and its close often come as one edge: a short read does not drain
+ * the socket then, and the close, which ends an answer delimited by it or
+ * cuts one short, would never be seen. */
+static void read_all(struct relay_conn *c, bool closed)
 {
     char buf[65536];
+    if (closed)
+        c->broken = true; /* whatever it answers now, it takes no more requests */
     for (;;) {
         ssize_t n = recv(c->fd, buf, sizeof buf, 0);
         if (n < 0 && errno == EINTR)
@@ -243,7 +251,9 @@ static void read_all(struct relay_conn *c)
             fail(c, why);
             return;
         }
-        if ((size_t)n < sizeof buf)
+        if (c->paused)
+            return; /* the rest waits in the socket, the backend held back by TCP */
+        if ((size_t)n < sizeof buf && !closed)
             return; /* drained; what comes later is a new edge (the socket is edge-triggered) */
     }
 }
@@ -251,10 +261,9 @@ static void read_all(struct relay_conn *c)
 static void on_read(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
-    (void)what;
     struct relay_conn *c = arg;
     c->guard++;
-    read_all(c);
+    read_all(c, what & EV_CLOSED);
     if (--c->guard == 0 && c->closing)
         destroy(c);
 }
@@ -300,7 +309,7 @@ static struct relay_conn *conn_new(struct event_base *base, int family, const st
         setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (c->fd < 0 || (connect(c->fd, addr, alen) < 0 && errno != EINPROGRESS) ||
         !(c->out = evbuffer_new()) ||
-        !(c->rd = event_new(base, c->fd, EV_READ | EV_PERSIST | EV_ET, on_read, c)) ||
+        !(c->rd = event_new(base, c->fd, EV_READ | EV_CLOSED | EV_PERSIST | EV_ET, on_read, c)) ||
         !(c->wr = event_new(base, c->fd, EV_WRITE, on_write, c)) || event_add(c->rd, NULL) < 0) {
         relay_close(c);
         return NULL;
@@ -389,6 +398,19 @@ int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *ur
     if (--c->guard == 0 && c->closing)
         destroy(c);
     return 0;
+}
+
+void relay_pause(struct relay_conn *c, bool pause)
+{
+    if (c->closing || c->paused == pause)
+        return;
+    c->paused = pause;
+    if (pause) {
+        event_del(c->rd);
+    } else {
+        event_add(c->rd, NULL);
+        event_active(c->rd, EV_READ, 1); /* what came meanwhile gave its edge already */
+    }
 }
 
 void relay_put(struct relay_conn *c, struct relay_conn **pool, unsigned *npool, unsigned max)

@@ -41,6 +41,8 @@ int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *ur
                struct evbuffer *body, const struct relay_ops *ops, void *arg);
 
 /* Back to the pool after done, if it may be reused; else closed. */
+/* Stops reading the answer (pause) while its client is behind, or goes on. */
+void relay_pause(struct relay_conn *c, bool pause);
 void relay_put(struct relay_conn *c, struct relay_conn **pool, unsigned *npool, unsigned max);
 
 /* Closes it now, its answer unread; no more callbacks. */

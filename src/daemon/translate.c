@@ -446,7 +446,7 @@ const char *translate_request(enum translate_route route, json_t *body, const ch
     json_t *s = json_object_get(body, "stream");
     bool embed = route == TRANSLATE_OLLAMA_EMBED || route == TRANSLATE_OLLAMA_EMBEDDINGS ||
                  route == TRANSLATE_OPENAI_EMBEDDINGS;
-    if (s && !json_is_boolean(s))
+    if (s && !json_is_boolean(s) && !json_is_null(s)) /* null: the API's default */
         return "stream: true or false";
     bool stream = !embed && (ollama ? !json_is_false(s) : json_is_true(s));
     json_t *o = json_object();

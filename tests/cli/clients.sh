@@ -75,10 +75,37 @@ wait_for 5 up || { not_ok "the daemon starts" "$(cat "$T/serve.log")"; finish; e
 H=$(curl -s -I -m 5 "$P/")
 expect_match "HEAD /: 200, as Ollama's clients probe it" "$H" "^HTTP/1.1 200"
 expect_eq "HEAD /: no body" "$(curl -s -I -m 5 "$P/" -o /dev/null -w '%{size_download}')" 0
+# HEAD wherever GET is, as Ollama answers /, /api/version and /api/tags
+# (probes, curl -I): the GET's status and length, no body
+for u in / /api/version /api/tags /v1/models; do
+    LEN=$(curl -s -m 5 "$P$u" | wc -c)
+    expect_eq "HEAD $u: 200, the GET's Content-Length, no body" \
+        "$(curl -s -I -m 5 "$P$u" -D "$T/head" -o /dev/null -w '%{http_code} %{size_download}') $(tr -d '\r' <"$T/head" | sed -n 's/^Content-Length: //Ip')" \
+        "200 0 $LEN"
+done
 "$VRAM" load oai >/dev/null
 PID=$("$VRAM" ps --json | jq -r '.models[] | select(.name == "oai") | .pid')
 ENV=$(tr '\0' '\n' <"/proc/$PID/environ" 2>/dev/null | grep '^STUB_' | sort | tr '\n' ' ')
 expect_eq "env =: the model's process has its variables, quotes taken off" "$ENV" "STUB_GREETING=hello there STUB_N=3 "
+
+# a translated request is JSON, whatever the client called it: curl -d (as
+# in Ollama's own examples) says application/x-www-form-urlencoded, which
+# vLLM's and SGLang's servers (FastAPI) do not read as JSON (422)
+curl -s -m 10 -o /dev/null "$P/api/chat" -d '{"model":"oai","stream":false,"messages":[{"role":"user","content":"hi"}]}'
+expect_eq "Ollama's curl example, translated: the backend gets Content-Type: application/json" \
+    "$(curl -s -m 5 "$P/m/oai/last/headers" | jq -r '."content-type"')" application/json
+curl -s -m 10 -o /dev/null "$P/v1/chat/completions" -d '{"model":"oll","messages":[{"role":"user","content":"hi"}]}'
+expect_eq "... and the other way" "$(curl -s -m 5 "$P/m/oll/last/headers" | jq -r '."content-type"')" application/json
+
+# every model has a digest, 64 hex digits as Ollama's: its CLI prints
+# digest[:12] (OLLAMA_HOST=... ollama list / ollama ps), a panic on ""
+DIG=$(curl -s -m 5 "$P/api/tags" | jq -r '[.models[] | .digest // "" | test("^[0-9a-f]{64}$")] | all')
+expect_eq "/api/tags: every model has a digest of 64 hex digits" "$DIG" true
+expect_eq "/api/ps: the same digest as /api/tags" \
+    "$(curl -s -m 5 "$P/api/ps" | jq -r '.models[] | select(.name == "oai") | .digest // "none in ps"')" \
+    "$(curl -s -m 5 "$P/api/tags" | jq -r '.models[] | select(.name == "oai") | .digest')"
+expect_eq "... and one model's differs from another's" \
+    "$(curl -s -m 5 "$P/api/tags" | jq -r '[.models[].digest] | unique | length')" 3
 
 PROXY="$P" TINY_GGUF="$T/tiny-f16.gguf" node "$C/clients_test.mjs" >"$T/clients.out" 2>&1
 cat "$T/clients.out"
@@ -88,5 +115,14 @@ if [ -n "$B" ]; then
     PASS=$((PASS + ${B% *}))
     FAIL=$((FAIL + ${B#* }))
 fi
+# keep_alive as Ollama reads it: Go's durations ("1h30m"), and null for the default
+code() { curl -s -m 10 -o "$T/body" -w '%{http_code}' "$@"; }
+expect_eq "keep_alive \"1h30m\" (a Go duration, as Ollama takes it): 200" \
+    "$(code "$P/api/generate" -d '{"model":"oai","prompt":"hi","stream":false,"keep_alive":"1h30m"}')" 200
+LEFT=$(curl -s -m 5 "$P/api/ps" | jq -r '.models[] | select(.name == "oai") | .expires_at | sub("\\.[0-9]+"; "") | fromdateiso8601 - now | floor')
+expect_eq "... and the model stays 90 minutes" "$((LEFT > 5300 && LEFT <= 5400))" 1
+expect_eq "keep_alive null (the default, as Ollama takes it): 200" \
+    "$(code "$P/api/chat" -d '{"model":"oai","stream":false,"keep_alive":null,"messages":[{"role":"user","content":"hi"}]}')" 200
+
 [ "$FAIL" -eq 0 ] || { echo "# the daemon's log:"; sed 's/^/#   /' "$T/serve.log" | tail -40; }
 finish

@@ -120,6 +120,76 @@ wait_for 5 grep -q "proxy sse /stream" "$T/serve.log"
 expect_eq "the log says they succeeded (200, not 499)" \
     "$(grep -c 'proxy sse /stream 499' "$T/serve.log") $(grep -c 'proxy sse /stream 200' "$T/serve.log")" "0 2"
 
+# 2b. a backend that ends its answer by closing, the close in the same
+#    segment as the last bytes (one edge of the socket for both): the
+#    answer ends there, whole; cut mid-chunk, a broken transfer, not a hang
+for i in 1 2 3; do
+    curl -s -m 10 -H "$AUTH" -w ' %{http_code}' "$P/m/up/close" >"$T/close"
+    expect_eq "an answer ended by the backend's close arrives, ended ($i)" "$?: $(cat "$T/close")" '0: {"close": true}
+ 200'
+done
+curl -s -m 10 -H "$AUTH" "$P/m/up/cut" >"$T/cut"
+expect_eq "an answer the backend cut short: a broken transfer (curl 18), not a hang (28)" "$?" 18
+
+# 2c. clients that send a request with Expect: 100-continue and reset the
+#     connection at once: the proxy's 100 cannot be written, and the
+#     request must die with its connection (it was passed on, and its
+#     answer written to the freed connection: the daemon crashed)
+python3 - "$LISTEN" <<'PY'
+import socket, struct, sys
+body = b'{"model":"up"}'
+for i in range(200):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.sendall(b"POST /m/up/upload HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+              b"Authorization: Bearer s3cret\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    s.close()
+PY
+curl -s -m 10 -H "$AUTH" "$P/m/up/small" >"$T/small2"
+expect_eq "after 200 clients reset with Expect, the proxy still answers" \
+    "$(jq -r .small "$T/small2" 2>/dev/null)" true
+expect_eq "... and its log has no sanitizer's report" "$(grep -c 'Sanitizer' "$T/serve.log")" 0
+
+# 2d. a client that reads nothing of a large answer: the proxy stops
+#     reading the backend (it does not hold the answer in its memory), and
+#     the answer arrives whole once the client reads
+python3 - "$LISTEN" "$DAEMON" >"$T/slowread" 2>&1 <<'PY'
+import json, socket, sys, time, urllib.request
+port, pid = int(sys.argv[1]), sys.argv[2]
+def progress():
+    req = urllib.request.Request("http://127.0.0.1:%d/m/up/progress" % port,
+                                 headers={"Authorization": "Bearer s3cret"})
+    return json.load(urllib.request.urlopen(req, timeout=10))["mib"]
+def rss_mib():
+    for line in open("/proc/%s/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"GET /m/up/big?mb=256 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n")
+# until the backend writes no more (it is held back) or has written it all
+last, since = -1, time.time()
+while time.time() - since < 1.0 and last < 256:
+    time.sleep(0.05)
+    now = progress()
+    if now != last:
+        last, since = now, time.time()
+held = rss_mib()
+s.settimeout(30)
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(65536)
+got = len(head.split(b"\r\n\r\n", 1)[1])
+while got < 256 << 20:
+    d = s.recv(1 << 20)
+    if not d:
+        break
+    got += len(d)
+print("backend wrote %d MiB, the daemon held %d MiB, the client got %d bytes" % (last, held, got))
+PY
+expect_match "a client that reads nothing: the backend is held back, the daemon stays small" \
+    "$(cat "$T/slowread")" "backend wrote ([0-9]|[1-9][0-9]) MiB, the daemon held ([0-9]|[1-9][0-9]|1[0-9][0-9]) MiB"
+expect_match "... and the answer arrives whole once it reads" "$(cat "$T/slowread")" "got 268435456 bytes"
+
 # 3. the metrics address: /metrics only, even where the token would open
 #    the control API
 code() { curl -s -m 10 -o "$T/body" -w '%{http_code}' "$@"; }
@@ -152,6 +222,7 @@ expect_eq "/api/tags without the token: 401, a string" "$(code "$P/api/tags") $(
 expect_eq "/api/generate, a model that cannot start: 502, a string with its log" \
     "$(code -H "$AUTH" "$P/api/generate" -d '{"model":"broken"}') $(err '.error | type')" "502 string"
 expect_match "... its log" "$(err .error)" "command not found"
+expect_eq "... its log's line once, not twice" "$(err .error | grep -o "model-server: not found" | wc -l)" 1
 expect_eq "/v1/chat/completions, unknown model: 404 not_found_error, model_not_found" \
     "$(code -H "$AUTH" "$P/v1/chat/completions" -d '{"model":"nope"}') $(err '"\(.error.type) \(.error.code) \(.error.message | type)"')" \
     "404 not_found_error model_not_found string"

@@ -5,13 +5,15 @@
 // stub."), streamed with each JSON object cut in two writes, so that the
 // proxy's translation must join events split across reads. A message
 // "fail" gets a 400 with the backend's own error; "call a tool" a tool
-// call. GET /last is the last request's body, as the backend got it.
+// call. GET /last is the last request's body, as the backend got it, and
+// GET /last/headers its headers.
 // PORT comes from the environment (vram serve sets it).
 import http from 'node:http';
 
 const API = process.argv[2];
 const WORDS = ['Hello', ' from', ' the', ` ${API}`, ' stub.'];
 let last = null;
+let lastHeaders = null;
 
 const later = (ms) => new Promise((r) => setTimeout(r, ms));
 // each object in two writes, the cut inside the JSON
@@ -120,11 +122,13 @@ http.createServer((req, res) => {
   req.on('end', async () => {
     if (req.url === '/health' || (req.method === 'GET' && req.url === '/')) return json(res, 200, { ok: true });
     if (req.url === '/last') return json(res, 200, last || {});
+    if (req.url === '/last/headers') return json(res, 200, lastHeaders || {});
     let body = {};
     try { body = data ? JSON.parse(data) : {}; } catch { return json(res, 400, { error: 'not JSON' }); }
     const mine = API === 'openai' ? req.url.startsWith('/v1/') : req.url.startsWith('/api/');
     if (!mine) return json(res, 404, API === 'openai' ? { error: { message: `${req.url}: not here (OpenAI's API only)` } } : { error: `${req.url}: not here (Ollama's API only)` });
     last = body;
+    lastHeaders = req.headers;
     (API === 'openai' ? openai : ollama)(req, res, body).catch(() => res.destroy());
   });
 }).listen(Number(process.env.PORT), '127.0.0.1');

@@ -8,6 +8,11 @@ llama-server, Ollama and uvicorn do. Serves on $PORT (threads, keep-alive):
   GET  /small     {"small": true, "peer": PORT}
   GET  /headers   {"headers": {NAME: VALUE...}, "peer": PORT}: what reached it
   GET  /stream?n=N  N server-sent events, chunked, then [DONE]
+  GET  /close     {"close": true}, ended by the close (no length), which
+                  comes in the same segment as the answer
+  GET  /cut       a chunked answer cut mid-chunk by the close, the same way
+  GET  /big?mb=N  N MiB of zeros, with a length, as fast as they are taken
+  GET  /progress  {"mib": N}: how many MiB /big has written so far
 
 peer is the proxy's port on the connection, so that a test can tell which
 pooled connection carried a request. With --api-key KEY every route but
@@ -17,11 +22,13 @@ import hashlib
 import http.server
 import json
 import os
+import socket
 import sys
 import time
 import urllib.parse
 
 KEY = None
+WRITTEN = 0  # MiB /big has written
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -71,7 +78,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 time.sleep(0.01)
             self.wfile.write(b"0\r\n\r\n")
             return None
+        if url.path == "/big":
+            n = int(urllib.parse.parse_qs(url.query).get("mb", ["1"])[0])
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(n << 20))
+            self.end_headers()
+            mib = bytes(1 << 20)
+            global WRITTEN
+            WRITTEN = 0
+            for _ in range(n):
+                self.wfile.write(mib)
+                WRITTEN += 1
+            return None
+        if url.path == "/progress":
+            return self.answer(200, {"mib": WRITTEN})
+        if url.path in ("/close", "/cut"):
+            return self.closing(url.path)
         return self.answer(404, {"error": "not here"})
+
+    def closing(self, path):
+        """The answer and the close in one segment (corked by MSG_MORE until
+        the shutdown), as a server that writes and closes at once often
+        sends them: the proxy sees one edge for both."""
+        if path == "/close":
+            raw = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"close": true}\n'
+        else:
+            raw = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n20\r\ndata: {\"cut\":"
+        self.connection.send(raw, socket.MSG_MORE)
+        self.connection.shutdown(socket.SHUT_WR)
+        self.close_connection = True
 
     def do_POST(self):
         if not self.keyed():

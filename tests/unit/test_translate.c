@@ -163,6 +163,34 @@ static void test_openai_image_url_refused(void **state)
     json_decref(body);
 }
 
+/* "stream": null is each API's default (Ollama: streamed, OpenAI: not), as both servers take it */
+static void test_stream_null_is_the_default(void **state)
+{
+    (void)state;
+    json_t *body = json_loads("{\"model\":\"m\",\"stream\":null,\"messages\":[{\"role\":"
+                              "\"user\",\"content\":\"x\"}]}",
+                              0, NULL);
+    char uri[64];
+    struct evbuffer *out = evbuffer_new();
+    struct translate *t = NULL;
+    assert_null(
+        translate_request(TRANSLATE_OLLAMA_CHAT, body, "m", 1, 1, uri, sizeof uri, out, &t));
+    json_t *o =
+        json_loadb((const char *)evbuffer_pullup(out, -1), evbuffer_get_length(out), 0, NULL);
+    assert_true(json_is_true(json_object_get(o, "stream")));
+    json_decref(o);
+    translate_free(t);
+    evbuffer_drain(out, evbuffer_get_length(out));
+    assert_null(
+        translate_request(TRANSLATE_OPENAI_CHAT, body, "m", 1, 1, uri, sizeof uri, out, &t));
+    o = json_loadb((const char *)evbuffer_pullup(out, -1), evbuffer_get_length(out), 0, NULL);
+    assert_true(json_is_false(json_object_get(o, "stream")));
+    json_decref(o);
+    translate_free(t);
+    evbuffer_free(out);
+    json_decref(body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_ollama_chat_to_openai),
         cmocka_unit_test(test_openai_error_from_ollama),
         cmocka_unit_test(test_openai_image_url_refused),
+        cmocka_unit_test(test_stream_null_is_the_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

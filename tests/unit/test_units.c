@@ -52,6 +52,15 @@ static void durations(void **st)
     assert_int_equal(units_parse_seconds("abc", &d), -1);
     assert_int_equal(units_parse_seconds("-1", &d), -1);
     assert_int_equal(units_parse_seconds("1x", &d), -1);
+    assert_int_equal(units_parse_seconds("1h30m", &d), 0); /* Go's form, as Ollama's keep_alive */
+    assert_true(d == 5400);
+    assert_int_equal(units_parse_seconds("1m 30s", &d), 0);
+    assert_true(d == 90);
+    assert_int_equal(units_parse_seconds("1h30", &d), -1);
+    assert_int_equal(units_parse_seconds("1h-30m", &d), -1);
+    assert_int_equal(units_parse_seconds("1h30x", &d), -1);
+    assert_int_equal(units_parse_seconds("", &d), -1);
+    assert_int_equal(units_parse_seconds("h", &d), -1);
 }
 
 static void printing(void **st)
