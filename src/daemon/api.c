@@ -58,6 +58,7 @@ struct api {
     struct evhttp *http, *metrics;
     struct logtail *logtail;
     struct wait waits[MAX_WAITS];
+    size_t nwaits; /* slots at or past this are unused: scans stop here (twice a proxied request) */
     dev_t sock_dev; /* the socket file this daemon made, removed at exit only if still it */
     ino_t sock_ino;
 };
@@ -155,7 +156,7 @@ json_t *api_models_json(const struct daemon *d)
 static void client_left(struct evhttp_connection *c, void *arg)
 {
     struct api *api = arg;
-    for (size_t k = 0; k < MAX_WAITS; k++)
+    for (size_t k = 0; k < api->nwaits; k++)
         if (api->waits[k].used && api->waits[k].conn == c)
             api->waits[k].req = NULL;
 }
@@ -169,6 +170,8 @@ static struct wait *wait_new(struct api *api, struct evhttp_request *req, unsign
         memset(w, 0, sizeof *w);
         w->used = true;
         w->api = api;
+        if (k >= api->nwaits)
+            api->nwaits = k + 1;
         w->req = req;
         w->conn = evhttp_request_get_connection(req);
         w->model = model;
@@ -238,7 +241,9 @@ static const struct demand_ops demand_ops = {granted, refused};
 void api_states_changed(struct api *api, uint64_t now)
 {
     const struct daemon *d = api->d;
-    for (size_t k = 0; k < MAX_WAITS; k++) {
+    while (api->nwaits && !api->waits[api->nwaits - 1].used)
+        api->nwaits--;
+    for (size_t k = 0; k < api->nwaits; k++) {
         struct wait *w = &api->waits[k];
         if (!w->used || !w->for_state)
             continue;

@@ -168,13 +168,21 @@ run as_user env -u XDG_RUNTIME_DIR "$VRAM" serve --check
 expect_match "no XDG_RUNTIME_DIR and no socket line: refused with the fix" "$OUT" \
     "no place for the socket: XDG_RUNTIME_DIR is not set .*give socket = PATH in \[serve\]"
 as_user "$VRAM" serve >"$T/user.log" 2>&1 &
-DAEMON=$!
-JOBS="$JOBS $DAEMON"
+SUB=$!
+JOBS="$JOBS $SUB"
 wait_for 10 as_user "$VRAM" ps >/dev/null 2>&1
+# a function in the background is a subshell: the daemon is its child
+# (or the subshell itself, where the shell execs a last command)
+DAEMON=$(pgrep -P "$SUB" | head -1)
+DAEMON=${DAEMON:-$SUB}
+JOBS="$JOBS $DAEMON"
 run as_user "$VRAM" load m1
 expect_eq "the user's clients find the user daemon's socket by themselves" "$RC" 0
 expect_eq "its model's log is in ~/.local/state/vram/logs" \
     "$([ -f "$U/home/.local/state/vram/logs/m1.log" ] && echo yes)" yes
 expect_eq "the runtime folder is the user's alone" "$(stat -c %a "$U/run/vram")" 700
+MPID=$(as_user "$VRAM" ps --json | jq -r '.models[] | select(.name == "m1") | .pid')
 stop_daemon
+expect_eq "the user's daemon stops, and its model with it" \
+    "$(kill -0 "$DAEMON" 2>/dev/null || kill -0 "$MPID" 2>/dev/null || echo gone)" gone
 finish
