@@ -11,12 +11,15 @@
 #   checkpoint swap = driver: the driver's process checkpoint
 #   fast       swap = fast (the default): libvramcap's fast swap, the
 #              daemon's shared host pool, overlapped switches
+#   fast@DUR   the same with min_resident = DUR (default 1s: how long a
+#              model that came back is kept against thrash)
 # Reports time to first token p50/p99/max, wall time, switches, the
 # daemon's CPU, and whether every model's weights are intact at the end
 # (a checksum read back from the GPU against the one taken at load). Then
 # a switch between two models of SWITCH_GIB each, one at a time on the
 # GPU, timed from the daemon's events, with overlap and without.
 #   bash bench/gpu_trace.sh [N GIB ROOM REQUESTS RATE SWITCH_GIB POLICIES]
+# (SWITCH_MODES="yes" times the switch with overlap only)
 # defaults: 5 6 2 30 1 16 "fast checkpoint restart resident"
 # Expects .devbuild/ (bench/build_for_device.sh). MODEL_CMD (with {gib},
 # {file}, {seed}) and VRAM_SIM let it run on the simulated driver with
@@ -58,6 +61,7 @@ listen = 127.0.0.1:$LISTEN
 wait = 10m
 CONF
     [ "$policy" = fast-sequential ] && echo "overlap = no"
+    case $policy in fast@*) echo "min_resident = ${policy#fast@}" ;; esac
     for spec in "$@"; do
         IFS=: read -r name gib seed <<<"$spec"
         printf '\n[model %s]\ncommand = %s\nvram = %sG\ngpu = 0\nstart_timeout = 5m\nkeep_alive = forever\n' \
@@ -109,7 +113,7 @@ for i in $(seq 1 "$N"); do SPECS="$SPECS m$i:$GIB:$i"; done
 : >"$OUT/table"
 if [ "$SWG" -gt 0 ]; then
     echo "switch of 2 x ${SWG} GiB   overlap  median_s  runs (from 'X suspending' to 'Y resumed')" >>"$OUT/table"
-    for ov in yes no; do
+    for ov in ${SWITCH_MODES:-yes no}; do
         SLOT=$((SWG + 2))
         run=switch-$ov
         policy=fast
