@@ -1,10 +1,12 @@
 /* churn: the traffic of a busy group, for the stress test of its cap
  * (tests/cli/joinstress.sh). Loads libcuda.so.1 as frameworks do.
- *   churn alloc COUNT SEED GO    makes its context, says "ready", waits for
+ *   churn alloc COUNT SEED GO [STOP]
+ *                                makes its context, says "ready", waits for
  *                                the file GO, then allocates and frees at
  *                                random (1 to 64 MiB), keeping the group
  *                                full, until COUNT allocations have
- *                                succeeded; prints "allocs N refused M"
+ *                                succeeded or the file STOP exists; prints
+ *                                "allocs N refused M"
  *   churn join [SIZE]            makes a context (and allocates SIZE), then
  *                                exits: 0 joined, 3 refused
  *   churn spawn N STOP_FILE      keeps N processes joining (as `churn join
@@ -65,7 +67,7 @@ static int context(int primary)
     return setcur_(ctx) == CUDA_SUCCESS ? 0 : -1;
 }
 
-static int do_alloc(unsigned long long count, unsigned seed, const char *go)
+static int do_alloc(unsigned long long count, unsigned seed, const char *go, const char *stop)
 {
     int rc = load() < 0 ? -1 : context(1);
     if (rc != 0) {
@@ -81,7 +83,11 @@ static int do_alloc(unsigned long long count, unsigned seed, const char *go)
     int n = 0;
     unsigned long long allocs = 0, refused = 0;
     srand(seed);
-    while (allocs < count) {
+    for (unsigned long long k = 1; allocs < count; k++) {
+        /* a group full of others' contexts refuses every allocation: a
+         * real GPU's contexts are large, and only a deadline ends that */
+        if (stop && k % 1024 == 0 && access(stop, F_OK) == 0)
+            break;
         /* more allocating than freeing: the group stays at its cap */
         if (n == HELD || (n > 0 && rand() % 8 < 3)) {
             int k = rand() % n;
@@ -151,11 +157,12 @@ static int do_spawn(int n, const char *stop)
 int main(int argc, char **argv)
 {
     if (argc >= 5 && !strcmp(argv[1], "alloc"))
-        return do_alloc(strtoull(argv[2], NULL, 10), (unsigned)atoi(argv[3]), argv[4]);
+        return do_alloc(strtoull(argv[2], NULL, 10), (unsigned)atoi(argv[3]), argv[4],
+                        argc > 5 ? argv[5] : NULL);
     if (argc >= 2 && !strcmp(argv[1], "join"))
         return do_join(argc > 2 ? argv[2] : NULL);
     if (argc >= 4 && !strcmp(argv[1], "spawn"))
         return do_spawn(atoi(argv[2]), argv[3]);
-    fprintf(stderr, "usage: churn alloc COUNT SEED GO | churn join [SIZE] | churn spawn N STOP\n");
+    fprintf(stderr, "usage: churn alloc COUNT SEED GO [STOP] | churn join [SIZE] | churn spawn N STOP\n");
     return 2;
 }
