@@ -150,4 +150,36 @@ done
 kill -TERM "$DAEMON"
 wait_for 15 sh -c "! kill -0 $DAEMON 2>/dev/null"
 expect_eq "SIGTERM: no model process left" "$(pgrep -fc "$TM")" 0
+
+# 6. the daemon's host pool holds a model over 2 GPUs whole: its vram is
+#    what it needs on each GPU, so the pool counts it twice (it counted it
+#    once, and the model, 1.9 GiB over its 2 GPUs, went to the driver's
+#    checkpoint for want of room in a 1 GiB pool)
+export VRAM_SOCKET="$T/wide.sock"
+cat >"$T/wide.conf" <<CONF
+[serve]
+socket = $T/wide.sock
+state = $T/wide.db
+logs = $T/wide-logs
+host_budget = 8G
+port_base = $((PORTS + 200))
+
+[model wide]
+command = $TM --bytes 400M --all-gpus
+vram = 1G
+gpus = 2
+CONF
+"$VRAM" serve --config "$T/wide.conf" >"$T/wide.log" 2>&1 &
+WIDE=$!
+JOBS="$JOBS $WIDE"
+wait_for 10 "$VRAM" ps >/dev/null 2>&1 || not_ok "the second daemon starts" "$(cat "$T/wide.log")"
+wait_for 20 grep -q "host pool: .* ready" "$T/wide.log"
+expect_match "its pool holds the model's share of both GPUs" "$(cat "$T/wide.log")" "host pool: 2.00 GiB"
+run "$VRAM" load wide --timeout 30s
+run "$VRAM" suspend wide
+expect_eq "a model over 2 GPUs is suspended by fast swap, into the pool" "$(state wide suspended_by)" fast
+run "$VRAM" resume wide
+expect_eq "and back, every byte intact on both GPUs" "$(checksum wide | jq -c '.[0]')" true
+kill -TERM "$WIDE"
+wait_for 15 sh -c "! kill -0 $WIDE 2>/dev/null"
 finish
