@@ -86,6 +86,16 @@ CUdevice simcu_device(void)
     return current ? current->dev : -1;
 }
 
+CUcontext simcu_current(void)
+{
+    return current;
+}
+
+CUdevice simcu_ctx_device(CUcontext ctx)
+{
+    return !ctx || (ctx->primary && ctx->refs == 0) ? -1 : ctx->dev;
+}
+
 int simcu_gpu(CUdevice dev)
 {
     return dev >= 0 && dev < nvisible ? visible[dev] : -1;
@@ -306,6 +316,7 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
     pthread_mutex_lock(&mu);
     context_down(s, ctx->dev);
     pthread_mutex_unlock(&mu);
+    simcu_peer_forget(ctx);
     if (current == ctx)
         current = NULL;
     free(ctx);
@@ -336,11 +347,14 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     GPU_OF(dev);
     pthread_mutex_lock(&mu);
     CUresult rc = CUDA_SUCCESS;
+    int gone = 0;
     if (primary[dev].refs == 0)
         rc = CUDA_ERROR_INVALID_CONTEXT;
-    else if (--primary[dev].refs == 0)
+    else if ((gone = --primary[dev].refs == 0))
         context_down(s, dev);
     pthread_mutex_unlock(&mu);
+    if (gone)
+        simcu_peer_forget(&primary[dev]);
     return rc;
 }
 
@@ -397,6 +411,11 @@ EXPORT CUresult cuGetErrorName(CUresult e, const char **s)
         {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE"},
         {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE"},
         {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND"},
+        {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+        {CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"},
+        {CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED"},
+        {CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"},
+        {CUDA_ERROR_TOO_MANY_PEERS, "CUDA_ERROR_TOO_MANY_PEERS"},
         {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED"},
         {CUDA_ERROR_TIMEOUT, "CUDA_ERROR_TIMEOUT"},
         {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN"},
@@ -457,6 +476,10 @@ CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
 CUresult cuMemHostRegister_v2(void *, size_t, unsigned);
 CUresult cuMemHostUnregister(void *);
+/* in cuda_peer.c */
+CUresult cuDeviceCanAccessPeer(int *, CUdevice, CUdevice);
+CUresult cuCtxEnablePeerAccess(CUcontext, unsigned);
+CUresult cuCtxDisablePeerAccess(CUcontext);
 /* in cuda_ckpt.c */
 CUresult cuCheckpointProcessGetState(int, CUprocessState *);
 CUresult cuCheckpointProcessLock(int, CUcheckpointLockArgs *);
@@ -490,6 +513,9 @@ static const struct {
     P("cuCtxGetCurrent", cuCtxGetCurrent, 4000),
     P("cuCtxGetDevice", cuCtxGetDevice, 2000),
     P("cuCtxSynchronize", cuCtxSynchronize, 2000),
+    P("cuDeviceCanAccessPeer", cuDeviceCanAccessPeer, 4000),
+    P("cuCtxEnablePeerAccess", cuCtxEnablePeerAccess, 4000),
+    P("cuCtxDisablePeerAccess", cuCtxDisablePeerAccess, 4000),
     P("cuMemGetInfo", cuMemGetInfo_v2, 3020),
     P("cuMemAlloc", cuMemAlloc_v2, 3020),
     P("cuMemFree", cuMemFree_v2, 3020),

@@ -1,8 +1,11 @@
 /* cuda_internal: what the parts of the simulated libcuda.so.1 share: the
- * process's view of devices and contexts (cuda.c), and the memory ledger
- * and address ranges (cuda_mem.c). */
+ * process's view of devices and contexts (cuda.c), the memory ledger and
+ * address ranges with who may reach them (cuda_mem.c), and peer access
+ * between contexts (cuda_peer.c). */
 #ifndef VRAM_SIM_CUDA_INTERNAL_H
 #define VRAM_SIM_CUDA_INTERNAL_H
+
+#include <stdbool.h>
 
 #include "gpu/cuda_api.h"
 #include "sim/sim.h"
@@ -15,6 +18,12 @@ struct sim *simcu_ready(void);
 
 /* The calling thread's device, -1 without a current context. */
 CUdevice simcu_device(void);
+
+/* The calling thread's current context, or NULL. */
+CUcontext simcu_current(void);
+
+/* The device of a live context, -1 for NULL or a released primary one. */
+CUdevice simcu_ctx_device(CUcontext ctx);
 
 /* Machine GPU index of a visible device; -1 if there is none such. */
 int simcu_gpu(CUdevice dev);
@@ -37,7 +46,19 @@ int simcu_track(CUdeviceptr p, size_t size, size_t charged, CUdevice dev, enum s
 /* Forgets the range starting at p; its charge and size out. -1 if unknown. */
 int simcu_untrack(CUdeviceptr p, enum simcu_kind kind, size_t *size, size_t *charged,
                   CUdevice *dev);
-int simcu_inside(CUdeviceptr p, size_t n);
+/* Whether the current context's device may read (or write) n bytes at p:
+ * CUDA_SUCCESS; INVALID_VALUE outside every range; ILLEGAL_ADDRESS where
+ * the device may not reach the memory; INVALID_CONTEXT without a context. */
+CUresult simcu_reach(CUdeviceptr p, size_t n, bool write);
+/* cuMemSetAccess on the VMM mappings that tile [p, p+n) whole: each desc
+ * (devices already checked) sets that device's access. 0, or -1 with
+ * nothing changed. */
+int simcu_grant(CUdeviceptr p, size_t n, const CUmemAccessDesc *desc, size_t count);
+
+/* Whether a context on device from enabled peer access to one on to. */
+bool simcu_peer_reaches(CUdevice from, CUdevice to);
+/* A context going away takes its peer access, both ways, with it. */
+void simcu_peer_forget(CUcontext ctx);
 
 static inline size_t simcu_round(size_t n)
 {

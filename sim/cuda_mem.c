@@ -4,8 +4,10 @@
  * written, so a test can "allocate" 10 GiB of a simulated card on a small
  * machine), charged to the shared ledger in the driver's 2 MiB pages. Every
  * range that copies may touch is tracked, so a copy outside any allocation
- * fails as it would on a GPU instead of scribbling over the test. */
+ * fails as it would on a GPU instead of scribbling over the test, and so
+ * does a copy by a device that may not reach the memory (simcu_reach). */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@ struct range {
     size_t size, charged;
     CUdevice dev;
     enum simcu_kind kind;
+    uint64_t readers, writers; /* VMM mappings: the devices cuMemSetAccess named */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -39,7 +42,7 @@ int simcu_track(CUdeviceptr p, size_t size, size_t charged, CUdevice dev, enum s
             rc = -1;
     }
     if (rc == 0)
-        ranges[nranges++] = (struct range){p, size, charged, dev, kind};
+        ranges[nranges++] = (struct range){p, size, charged, dev, kind, 0, 0};
     pthread_mutex_unlock(&mu);
     return rc;
 }
@@ -62,26 +65,88 @@ int simcu_untrack(CUdeviceptr p, enum simcu_kind kind, size_t *size, size_t *cha
     return rc;
 }
 
-int simcu_inside(CUdeviceptr p, size_t n)
+/* The tracked range holding p, or NULL. Lock held. */
+static struct range *range_at(CUdeviceptr p)
 {
-    /* a span may cross adjacent mappings, as on a GPU (PyTorch grants
-     * access to a run of its segment's pages in one call) */
+    for (size_t i = 0; i < nranges; i++)
+        if (p >= ranges[i].ptr && p - ranges[i].ptr < ranges[i].size)
+            return &ranges[i];
+    return NULL;
+}
+
+/* Whether device me may touch r: its own device's memory of the legacy
+ * kind, another device's once a context of me enabled peer access to it
+ * (cuCtxEnablePeerAccess covers that kind only), managed memory from
+ * anywhere, and a VMM mapping only from the devices cuMemSetAccess gave
+ * it to, whoever made it. */
+static bool reaches(const struct range *r, CUdevice me, bool write)
+{
+    uint64_t bit = 1ULL << me;
+    switch (r->kind) {
+    case SIMCU_MAPPED:
+        return ((write ? r->writers : r->readers) & bit) != 0;
+    case SIMCU_MANAGED:
+        return true;
+    default:
+        return r->dev == me || simcu_peer_reaches(me, r->dev);
+    }
+}
+
+/* A span may cross adjacent ranges, as on a GPU (PyTorch grants access
+ * to a run of its segment's pages in one call, and copies across them). A
+ * copy here is the current device's own access, like a kernel's loads and
+ * stores: the real driver would stage a copy of legacy memory between
+ * devices without peer access through the host, which the simulation
+ * refuses instead, so that a test sees what a kernel would fault on. */
+CUresult simcu_reach(CUdeviceptr p, size_t n, bool write)
+{
+    if (n == 0)
+        return CUDA_SUCCESS;
+    CUdevice me = simcu_device();
+    if (me < 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
     pthread_mutex_lock(&mu);
-    int ok = 1;
-    while (ok && n > 0) {
-        ok = 0;
-        for (size_t i = 0; i < nranges && !ok; i++) {
-            if (p < ranges[i].ptr || p - ranges[i].ptr >= ranges[i].size)
-                continue;
-            size_t in = ranges[i].size - (size_t)(p - ranges[i].ptr);
-            size_t step = in < n ? in : n;
-            p += step;
-            n -= step;
-            ok = 1;
+    CUresult rc = CUDA_SUCCESS;
+    while (rc == CUDA_SUCCESS && n > 0) {
+        const struct range *r = range_at(p);
+        if (!r) {
+            rc = CUDA_ERROR_INVALID_VALUE;
+            break;
         }
+        size_t in = r->size - (size_t)(p - r->ptr);
+        size_t step = in < n ? in : n;
+        if (!reaches(r, me, write))
+            rc = CUDA_ERROR_ILLEGAL_ADDRESS;
+        p += step;
+        n -= step;
     }
     pthread_mutex_unlock(&mu);
-    return ok;
+    return rc;
+}
+
+/* The simulation keeps access per mapping: a span that cuts one, or
+ * covers anything but mappings, is refused (nothing that runs here grants
+ * part of a mapping; the real driver would take it). */
+int simcu_grant(CUdeviceptr p, size_t n, const CUmemAccessDesc *desc, size_t count)
+{
+    pthread_mutex_lock(&mu);
+    int rc = n ? 0 : -1;
+    for (int apply = 0; rc == 0 && apply < 2; apply++)
+        for (CUdeviceptr at = p, end = p + n; rc == 0 && at < end;) {
+            struct range *r = range_at(at);
+            if (!r || r->kind != SIMCU_MAPPED || r->ptr != at || r->size > end - at) {
+                rc = -1;
+                break;
+            }
+            for (size_t i = 0; apply && i < count; i++) {
+                uint64_t bit = 1ULL << desc[i].location.id;
+                r->readers = desc[i].flags & 1 ? r->readers | bit : r->readers & ~bit;
+                r->writers = desc[i].flags & 2 ? r->writers | bit : r->writers & ~bit;
+            }
+            at += r->size;
+        }
+    pthread_mutex_unlock(&mu);
+    return rc;
 }
 
 static CUresult linear_alloc(CUdeviceptr *dptr, size_t size, enum simcu_kind kind)
@@ -240,8 +305,11 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!src || !simcu_inside(dst, n))
+    if (!src)
         return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = simcu_reach(dst, n, true);
+    if (rc != CUDA_SUCCESS)
+        return rc;
     simcu_gate();
     memcpy((void *)(uintptr_t)dst, src, n);
     simcu_busy();
@@ -252,8 +320,11 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!dst || !simcu_inside(src, n))
+    if (!dst)
         return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = simcu_reach(src, n, false);
+    if (rc != CUDA_SUCCESS)
+        return rc;
     simcu_gate();
     memcpy(dst, (const void *)(uintptr_t)src, n);
     simcu_busy();
@@ -264,8 +335,11 @@ EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!simcu_inside(dst, n) || !simcu_inside(src, n))
-        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = simcu_reach(dst, n, true);
+    if (rc == CUDA_SUCCESS)
+        rc = simcu_reach(src, n, false);
+    if (rc != CUDA_SUCCESS)
+        return rc;
     simcu_gate();
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     simcu_busy();
@@ -276,8 +350,9 @@ EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)
 {
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!simcu_inside(dst, n))
-        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = simcu_reach(dst, n, true);
+    if (rc != CUDA_SUCCESS)
+        return rc;
     simcu_gate();
     memset((void *)(uintptr_t)dst, v, n);
     simcu_busy();

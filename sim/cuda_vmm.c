@@ -6,7 +6,8 @@
  * the simulation keeps the real API's property that matters: the same
  * physical memory can leave an address range and come back to it with its
  * bytes intact. Physical memory is charged at creation and given back when
- * it is both released and unmapped, as the driver does. */
+ * it is both released and unmapped, as the driver does. A mapping can be
+ * touched only by the devices cuMemSetAccess gave it to (cuda_mem.c). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -196,14 +197,26 @@ EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
     return rc;
 }
 
+/* A mapping starts reachable from no device, its own included, as on a
+ * GPU; each desc sets one device's access (0 none, 1 read, 3 read and
+ * write), the others keep theirs. Every simulated GPU can reach every
+ * other (an NVLink server). Host locations are refused: the simulation's
+ * physical memory is always a device's. */
 EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
                                size_t count)
 {
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!desc || count == 0 || !simcu_inside(ptr, size))
+    if (!desc || count == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    return CUDA_SUCCESS;
+    for (size_t i = 0; i < count; i++) {
+        if (desc[i].location.type != 1 ||
+            (desc[i].flags != 0 && desc[i].flags != 1 && desc[i].flags != 3))
+            return CUDA_ERROR_INVALID_VALUE;
+        if (simcu_gpu(desc[i].location.id) < 0)
+            return CUDA_ERROR_INVALID_DEVICE;
+    }
+    return simcu_grant(ptr, size, desc, count) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 static size_t format_bytes(int format)

@@ -100,14 +100,14 @@ static uint64_t ram_for_pool(void)
 }
 
 /* The shared host pool: as large as the models fast swap may move all at
- * once, within host_budget and the RAM there is. Models started before
- * (adopted) keep their own pools. */
+ * once (a model's need is on each of its GPUs), within host_budget and the
+ * RAM there is. Models started before (adopted) keep their own pools. */
 static void open_pool(struct daemon *d)
 {
     uint64_t want = 0;
     for (size_t i = 0; i < d->sched.nmodels; i++)
         if (d->dm[i].cfg.fast && d->dm[i].cfg.evict == SCHED_EVICT_SUSPEND)
-            want += d->smodels[i].need;
+            want += d->smodels[i].need * (d->dm[i].cfg.width ? d->dm[i].cfg.width : 1);
     uint64_t size = want < d->sched.host_budget ? want : d->sched.host_budget;
     uint64_t ram = ram_for_pool();
     char a[32], b[32], err[256];

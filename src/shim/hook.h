@@ -1,13 +1,14 @@
 /* hook: the doors between a program and the driver (the dynamic linker,
  * dlsym, cuGetProcAddress) and the table of entry points libvramcap wraps:
  * each file that wraps some lists them in its header (mem.h, vmm.h,
- * view.h), and hook.c hands out the wrapper for every one. */
+ * view.h, peer.h), and hook.c hands out the wrapper for every one. */
 #ifndef VRAM_SHIM_HOOK_H
 #define VRAM_SHIM_HOOK_H
 
 #include "gpu/cuda_api.h"
 #include "gpu/nvml_api.h"
 #include "shim/mem.h"
+#include "shim/peer.h"
 #include "shim/view.h"
 #include "shim/vmm.h"
 
@@ -20,7 +21,8 @@
  * real name (for programs linked against libcuda) and handed out in place
  * of the real one by dlsym and cuGetProcAddress (for runtimes that look
  * them up). */
-#define SHIM_CUDA_HOOKS(X) HOOK_CUDA_HOOKS(X) MEM_CUDA_HOOKS(X) VMM_CUDA_HOOKS(X) VIEW_CUDA_HOOKS(X)
+#define SHIM_CUDA_HOOKS(X)                                                                         \
+    HOOK_CUDA_HOOKS(X) MEM_CUDA_HOOKS(X) VMM_CUDA_HOOKS(X) VIEW_CUDA_HOOKS(X) PEER_CUDA_HOOKS(X)
 
 /* Entry points the shim calls but does not wrap. */
 #define SHIM_CUDA_HELPERS(X)                                                                       \
@@ -29,6 +31,7 @@
     X(cuMemGetAddressRange_v2, (CUdeviceptr * base, size_t * size, CUdeviceptr p))                 \
     X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev))                                                \
     X(cuCtxSetCurrent, (CUcontext ctx))                                                            \
+    X(cuCtxGetCurrent, (CUcontext * ctx))                                                          \
     X(cuCtxSynchronize, (void))                                                                    \
     X(cuMemGetAllocationGranularity, (size_t * gran, const CUmemAllocationProp *prop, int option)) \
     X(cuStreamCreate, (CUstream * s, unsigned flags))                                              \

@@ -2,8 +2,9 @@
  * allocations, each mapped whole at one address. Suspend: close the gate,
  * wait for every context's work, copy each allocation to the pool on
  * several streams, then unmap and release it, keeping its address range.
- * Resume: create each allocation again, map it where it was, copy back,
- * open the gate. The driver's handle changes; the application's does not.
+ * Resume: create each allocation again, map it where it was, give it the
+ * access it had (its own GPU's and its peers', peer.c), copy back, open
+ * the gate. The driver's handle changes; the application's does not.
  * Any memory the table cannot move (managed, pool, arrays, IPC, pieces)
  * makes suspend refuse with the reason, so that the caller can use the
  * driver's checkpoint instead. */
@@ -17,6 +18,7 @@
 #include "core/units.h"
 #include "shim/gate.h"
 #include "shim/hook.h"
+#include "shim/peer.h"
 #include "shim/pool.h"
 #include "shim/shim.h"
 
@@ -56,12 +58,6 @@ static CUmemAllocationProp device_prop(int dev)
     return p;
 }
 
-static CUresult grant(CUdeviceptr va, uint64_t size, int dev)
-{
-    CUmemAccessDesc d = {{1, dev}, 3 /* read and write */};
-    return real_cuMemSetAccess(va, size, &d, 1);
-}
-
 CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain)
 {
     int dev = shim_device_now();
@@ -85,14 +81,14 @@ CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain)
         return real_cuMemAlloc_v2(dptr, size);
     }
     rc = real_cuMemCreate(&h, n, &prop, 0);
-    if (rc == CUDA_SUCCESS && (rc = real_cuMemMap(va, n, 0, h, 0)) == CUDA_SUCCESS &&
-        (rc = grant(va, n, dev)) != CUDA_SUCCESS)
-        real_cuMemUnmap(va, n);
-    if (rc == CUDA_SUCCESS) {
+    if (rc == CUDA_SUCCESS && (rc = real_cuMemMap(va, n, 0, h, 0)) == CUDA_SUCCESS) {
+        /* granted under the table's lock: peer access enabled meanwhile
+         * (peer.c) finds it in the table or has already widened the grant */
         struct vphys p = {.real = h, .size = n, .va = va, .prop = prop, .maps = 1, .own = true};
         pthread_mutex_lock(&shim.vtab.mu);
+        peer_own_access(&p);
         p.id = vtab_new_id(&shim.vtab);
-        if (vtab_add(&shim.vtab, &p) < 0)
+        if ((rc = peer_grant(&p)) == CUDA_SUCCESS && vtab_add(&shim.vtab, &p) < 0)
             rc = CUDA_ERROR_OUT_OF_MEMORY;
         pthread_mutex_unlock(&shim.vtab.mu);
         if (rc != CUDA_SUCCESS)
@@ -157,8 +153,8 @@ static const char *blocker(char *buf, size_t len)
     if (shim.vtab.block[VB_EXPORTED])
         return "it exported GPU memory to another process";
     for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].peer)
-            return "it gave other GPUs access to its memory";
+        if (shim.vtab.v[i].odd_access)
+            return "it gave memory access to a location that is not a GPU it can name";
         else if (!dev_ok(shim.vtab.v[i].prop.location.id))
             return "it holds memory on a device it cannot name";
     if (!gate_supported())
@@ -459,7 +455,8 @@ static int make_all(uint64_t floor, char *err, size_t len)
         }
         p->real = h;
         p->made = true;
-        if ((rc = grant(p->va, p->size, dev)) == CUDA_SUCCESS)
+        /* the access it had, its peers' included (peer.c) */
+        if ((rc = peer_grant(p)) == CUDA_SUCCESS)
             rc = copy_one(i, false);
     }
     CUresult r = sync_streams();

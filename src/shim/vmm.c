@@ -172,9 +172,9 @@ SHIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
     return rc;
 }
 
-/* Access beyond the allocation's own GPU (peer access) would have to be
- * granted again on resume, to GPUs that may have changed: such memory
- * stops fast swap. */
+/* Access to other GPUs (PyTorch gives its peers access to its expandable
+ * segments) is recorded on each entry the range maps, so that a resume
+ * grants it again (peer.c). */
 SHIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
                                     size_t count)
 {
@@ -184,10 +184,7 @@ SHIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcc
     CUresult rc = real_cuMemSetAccess(ptr, size, desc, count);
     if (rc == CUDA_SUCCESS && shim.swap && desc) {
         pthread_mutex_lock(&shim.vtab.mu);
-        struct vphys *p = vtab_by_va(&shim.vtab, ptr);
-        for (size_t i = 0; p && i < count; i++)
-            if (desc[i].location.id != p->prop.location.id)
-                p->peer = true;
+        peer_note(ptr, size, desc, count);
         pthread_mutex_unlock(&shim.vtab.mu);
     }
     return rc;

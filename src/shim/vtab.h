@@ -20,11 +20,14 @@ struct vphys {
     uint64_t va;       /* where it is mapped whole; 0 when not */
     uint64_t host_off; /* where its bytes are in the pool while swapped out */
     CUmemAllocationProp prop;
-    int refs;  /* the application's references (own: 0) */
-    int maps;  /* mappings of it */
-    bool own;  /* made by libvramcap for a cuMemAlloc: it owns the range */
-    bool peer; /* access granted beyond its own GPU */
-    bool made; /* re-created by the resume under way */
+    int refs; /* the application's references (own: 0) */
+    int maps; /* mappings of it */
+    /* the devices given access to its mapping (bit = CUdevice), to read
+     * and to write: what a resume grants again (peer.c) */
+    uint64_t readers, writers;
+    bool own;        /* made by libvramcap for a cuMemAlloc: it owns the range */
+    bool odd_access; /* access given to a location that is not a device it can name */
+    bool made;       /* re-created by the resume under way */
 };
 
 /* Why a process cannot be swapped fast; counted while the cause lives, or

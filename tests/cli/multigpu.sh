@@ -4,7 +4,11 @@
 # room; one that needs 4 GPUs where only 2 are free evicts on as many GPUs
 # as it needs and is never placed half; a model's process holds memory on
 # every GPU it was given (CUDA_VISIBLE_DEVICES names them all) and fast
-# swap moves all of it out and back, every byte intact on every GPU.
+# swap moves all of it out and back, every byte intact on every GPU. Peer
+# access (issue 21) survives fast swap: a process whose GPUs reach each
+# other's memory, by cuCtxEnablePeerAccess or by cuMemSetAccess, is moved
+# by fast swap, not the driver's checkpoint, and its GPUs still reach each
+# other after resume.
 . "$(dirname "$0")/lib.sh"
 : "${TESTMODEL:?}"
 cp "$TESTMODEL" "$T/testmodel-multi"
@@ -28,11 +32,59 @@ model two "gpus = 2"
 model quad "gpus = 4"
 model quad2 "gpus = 4"
 model pair "gpus = 6,7"
+peermodel() { printf '\n[model %s]\ncommand = %s --bytes 64M --all-gpus %s\nvram = 1G\ngpus = 2\n' "$1" "$TM" "$2" >>"$T/vram.conf"; }
+peermodel peered "--peer enable"
+peermodel granted "--vmm --peer grant"
 
 run() { OUT=$("$@" 2>&1); RC=$?; }
 state() { "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }
 gpus() { "$VRAM" ps --json | jq -c ".models[] | select(.name == \"$1\") | .gpus"; }
 checksum() { curl -s -m 20 "http://127.0.0.1:$(state "$1" port)/checksum" | jq -c '[.intact, .checked]'; }
+peer() { curl -s -m 20 "http://127.0.0.1:$(state "$1" port)/peer" | jq -c .peer; }
+
+# 0. the simulated driver keeps access as the real one does (what lets the
+#    tests below fail): without peer access GPU 0 cannot touch GPU 1's
+#    memory; cuCtxEnablePeerAccess opens cuMemAlloc memory but not VMM
+#    memory, which only cuMemSetAccess opens. Then the same under
+#    libvramcap's fast swap, where cuMemAlloc memory is VMM memory, without
+#    the daemon: vram suspend PID takes the fast path and the peer copy
+#    works after resume.
+NDIRECT=0
+DPORT=0
+DPID=0
+direct_start() {
+    DPORT=$((PORTS + 100 + NDIRECT))
+    NDIRECT=$((NDIRECT + 1))
+    CUDA_VISIBLE_DEVICES=0,1 PORT=$DPORT "$TM" --bytes 8M --all-gpus "$@" >"$T/direct.log" 2>&1 &
+    DPID=$!
+    JOBS="$JOBS $DPID"
+    wait_for 10 curl -sf -o /dev/null "http://127.0.0.1:$DPORT/health" || echo "# $(cat "$T/direct.log")"
+}
+direct_peer() { curl -s -m 10 "http://127.0.0.1:$DPORT/peer" | jq -c .peer; }
+direct_stop() { kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; }
+direct() { direct_start "$@"; direct_peer; direct_stop; }
+expect_eq "sim: no peer access, no copy between GPUs" "$(direct)" false
+expect_eq "sim: cuCtxEnablePeerAccess opens cuMemAlloc memory" "$(direct --peer enable)" true
+expect_eq "sim: but not VMM memory" "$(direct --vmm --peer enable)" false
+expect_eq "sim: cuMemSetAccess opens VMM memory" "$(direct --vmm --peer grant)" true
+
+for how in "--peer enable" "--vmm --peer grant"; do
+    # shellcheck disable=SC2086 # two words
+    LD_PRELOAD="$SHIM" VRAM_SWAP=1 direct_start $how
+    expect_eq "fast swap, $how: GPU 0 and 1 reach each other's memory" "$(direct_peer)" true
+    run "$VRAM" suspend "$DPID"
+    expect_match "fast swap, $how: vram suspend takes the fast path" "$OUT" "suspended pid $DPID \(fast path\)"
+    run "$VRAM" resume "$DPID"
+    expect_match "fast swap, $how: and resumes by it" "$OUT" "resumed pid $DPID on GPU [0-9]+ \(fast path\)"
+    expect_eq "fast swap, $how: the peer copy works after resume" "$(direct_peer)" true
+    expect_eq "fast swap, $how: every byte intact on both GPUs" \
+        "$(curl -s -m 10 "http://127.0.0.1:$DPORT/checksum" | jq -c .intact)" true
+    if [ "$how" = "--peer enable" ]; then
+        curl -s -m 10 -o /dev/null "http://127.0.0.1:$DPORT/unpeer"
+        expect_eq "fast swap: cuCtxDisablePeerAccess takes the access back" "$(direct_peer)" false
+    fi
+    direct_stop
+done
 "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
 DAEMON=$!
 JOBS="$JOBS $DAEMON"
@@ -80,7 +132,54 @@ run "$VRAM" load pair --timeout 30s
 expect_match "a model with a list of GPUs loads" "$OUT" "^pair: ready"
 expect_eq "on those GPUs" "$(gpus pair)" "[6,7]"
 
+# 5. peer access over fast swap, through the daemon: both ways of giving
+#    it, suspended and resumed by fast swap, reaching and intact after
+for m in peered granted; do
+    run "$VRAM" load $m --timeout 30s
+    expect_match "$m: a model over 2 GPUs with peer access loads" "$OUT" "^$m: ready"
+    expect_eq "$m: its GPUs reach each other's memory" "$(peer $m)" true
+    run "$VRAM" suspend $m
+    expect_match "$m: vram suspend" "$OUT" "^$m: suspended"
+    expect_eq "$m: suspended by fast swap, not the driver's checkpoint" "$(state $m suspended_by)" fast
+    run "$VRAM" resume $m
+    expect_match "$m: vram resume" "$OUT" "^$m: ready"
+    expect_eq "$m: its GPUs still reach each other's memory" "$(peer $m)" true
+    expect_eq "$m: every byte intact on both GPUs" "$(checksum $m | jq -c '.[0]')" true
+done
+
 kill -TERM "$DAEMON"
 wait_for 15 sh -c "! kill -0 $DAEMON 2>/dev/null"
 expect_eq "SIGTERM: no model process left" "$(pgrep -fc "$TM")" 0
+
+# 6. the daemon's host pool holds a model over 2 GPUs whole: its vram is
+#    what it needs on each GPU, so the pool counts it twice (it counted it
+#    once, and the model, 1.9 GiB over its 2 GPUs, went to the driver's
+#    checkpoint for want of room in a 1 GiB pool)
+export VRAM_SOCKET="$T/wide.sock"
+cat >"$T/wide.conf" <<CONF
+[serve]
+socket = $T/wide.sock
+state = $T/wide.db
+logs = $T/wide-logs
+host_budget = 8G
+port_base = $((PORTS + 200))
+
+[model wide]
+command = $TM --bytes 400M --all-gpus
+vram = 1G
+gpus = 2
+CONF
+"$VRAM" serve --config "$T/wide.conf" >"$T/wide.log" 2>&1 &
+WIDE=$!
+JOBS="$JOBS $WIDE"
+wait_for 10 "$VRAM" ps >/dev/null 2>&1 || not_ok "the second daemon starts" "$(cat "$T/wide.log")"
+wait_for 20 grep -q "host pool: .* ready" "$T/wide.log"
+expect_match "its pool holds the model's share of both GPUs" "$(cat "$T/wide.log")" "host pool: 2.00 GiB"
+run "$VRAM" load wide --timeout 30s
+run "$VRAM" suspend wide
+expect_eq "a model over 2 GPUs is suspended by fast swap, into the pool" "$(state wide suspended_by)" fast
+run "$VRAM" resume wide
+expect_eq "and back, every byte intact on both GPUs" "$(checksum wide | jq -c '.[0]')" true
+kill -TERM "$WIDE"
+wait_for 15 sh -c "! kill -0 $WIDE 2>/dev/null"
 finish

@@ -10,7 +10,17 @@
  * or /api/..., or GET /stream, streams --chunks server-sent events, one every
  * --chunk-ms; GET /crash-stream sends two and dies; GET /cancelled says how
  * many streams a client cut short; GET /echo answers "ok" at once (or its
- * X-Echo header, as a header and as the body). */
+ * X-Echo header, as a header and as the body).
+ *
+ * Over several GPUs (--all-gpus), as tensor-parallel models run: --vmm
+ * makes its memory with the virtual memory API (reserve, create, map,
+ * access for its own GPU) instead of cuMemAlloc; --peer enable lets every
+ * GPU's context reach every other's (cuCtxEnablePeerAccess, what
+ * cudaDeviceEnablePeerAccess does), --peer grant gives every other GPU
+ * access to its VMM memory (cuMemSetAccess, what PyTorch's expandable
+ * segments do). GET /peer has each GPU read every other GPU's memory and
+ * write into a scratch buffer on it, device to device, and says whether
+ * every byte arrived; GET /unpeer disables the peer access enabled. */
 #include <dlfcn.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -39,6 +49,10 @@ static CUcontext ctxs[MAX_DEV];
 static int ndev = 1;
 static uint64_t seed0;
 static CUresult (*setcur)(CUcontext);
+static CUresult (*dtod)(CUdeviceptr, CUdeviceptr, size_t);
+static CUdeviceptr scratch[MAX_DEV];
+static bool use_vmm;
+static const char *peer_mode;
 
 static void pattern(uint64_t off, unsigned char *buf, size_t n)
 {
@@ -49,6 +63,11 @@ static void pattern(uint64_t off, unsigned char *buf, size_t n)
         x ^= x << 17;
         buf[i] = (unsigned char)x;
     }
+}
+
+static uint64_t seed_of(int d)
+{
+    return seed0 ^ ((uint64_t)d * 0x9e3779b97f4a7c15ULL);
 }
 
 /* Every region written: both ends and one chunk per stride. */
@@ -90,11 +109,51 @@ static int each_device(int (*fn)(uint64_t off, size_t n))
     for (int d = 0; d < ndev && rc == 0; d++) {
         setcur(ctxs[d]);
         base = bases[d];
-        seed = seed0 ^ ((uint64_t)d * 0x9e3779b97f4a7c15ULL);
+        seed = seed_of(d);
         rc = each_region(fn);
     }
     setcur(ctxs[0]);
     base = bases[0];
+    seed = seed0;
+    return rc;
+}
+
+/* GPU a reads n bytes at off of GPU b's memory into its scratch (a read
+ * of a peer), and copies its own there into b's scratch (a write to a
+ * peer); both are checked from the host. The first error, or 0. */
+static CUresult peer_pair(int a, int b, uint64_t off, size_t n)
+{
+    static unsigned char want[CHUNK], got[CHUNK];
+    CUresult rc;
+    setcur(ctxs[a]);
+    if ((rc = dtod(scratch[a], bases[b] + off, n)) || (rc = dtod(scratch[b], bases[a] + off, n)) ||
+        (rc = dtoh(got, scratch[a], n)))
+        return rc;
+    seed = seed_of(b);
+    pattern(off, want, n);
+    if (memcmp(want, got, n))
+        return -1;
+    setcur(ctxs[b]);
+    if ((rc = dtoh(got, scratch[b], n)))
+        return rc;
+    seed = seed_of(a);
+    pattern(off, want, n);
+    return memcmp(want, got, n) ? -1 : 0;
+}
+
+/* Every GPU with every other, at both ends of the memory: the error of
+ * the first pair that failed, 0 when all arrived; *copies counts those. */
+static CUresult peer_check(unsigned *copies)
+{
+    CUresult rc = 0;
+    size_t n = bytes < CHUNK ? (size_t)bytes : CHUNK;
+    *copies = 0;
+    for (int a = 0; a < ndev && !rc; a++)
+        for (int b = 0; b < ndev && !rc; b++)
+            for (int end = 0; a != b && end < 2 && !rc; end++)
+                if (!(rc = peer_pair(a, b, end ? bytes - n : 0, n)))
+                    *copies += 2;
+    setcur(ctxs[0]);
     seed = seed0;
     return rc;
 }
@@ -174,6 +233,8 @@ static void reply(struct evhttp_request *req, int code, const char *text)
     evbuffer_free(b);
 }
 
+static CUresult close_peers(void);
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
     (void)arg;
@@ -187,6 +248,16 @@ static void on_request(struct evhttp_request *req, void *arg)
         snprintf(text, sizeof text, "{\"intact\":%s,\"checked\":%llu,\"bytes\":%llu}",
                  ok ? "true" : "false", (unsigned long long)checked, (unsigned long long)bytes);
         reply(req, ok ? 200 : 500, text);
+    } else if (!strcmp(uri, "/peer")) {
+        unsigned copies;
+        CUresult rc = ndev > 1 ? peer_check(&copies) : -2;
+        snprintf(text, sizeof text, "{\"peer\":%s,\"copies\":%u,\"error\":%d}",
+                 rc ? "false" : "true", rc ? 0 : copies, rc);
+        reply(req, rc ? 500 : 200, text);
+    } else if (!strcmp(uri, "/unpeer")) {
+        CUresult rc = close_peers();
+        snprintf(text, sizeof text, "{\"error\":%d}", rc);
+        reply(req, rc ? 500 : 200, text);
     } else if (evhttp_request_get_command(req) == EVHTTP_REQ_POST &&
                (!strncmp(uri, "/v1/", 4) || !strncmp(uri, "/api/", 5))) {
         stream(req, false);
@@ -208,6 +279,75 @@ static void on_request(struct evhttp_request *req, void *arg)
     }
 }
 
+static CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+static CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+static CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+                          unsigned long long);
+static CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                       unsigned long long);
+static CUresult (*set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+static CUresult (*enable_peer)(CUcontext, unsigned);
+static CUresult (*disable_peer)(CUcontext);
+
+static uint64_t vmm_size(uint64_t n)
+{
+    return (n + (2u << 20) - 1) & ~(uint64_t)((2u << 20) - 1);
+}
+
+/* n bytes on GPU d, whose context is current: cuMemAlloc's, or with --vmm
+ * one physical allocation mapped whole and given to d alone. */
+static CUresult alloc_on(int d, CUdeviceptr *p, uint64_t n)
+{
+    if (!use_vmm)
+        return mem_alloc(p, n);
+    CUmemAllocationProp prop = {.type = 1, .location = {1, d}};
+    CUmemAccessDesc own = {{1, d}, 3};
+    CUmemGenericAllocationHandle h;
+    CUresult rc;
+    n = vmm_size(n);
+    if ((rc = reserve(p, n, 0, 0, 0)) || (rc = create(&h, n, &prop, 0)) ||
+        (rc = map(*p, n, 0, h, 0)) || (rc = set_access(*p, n, &own, 1)))
+        return rc;
+    return CUDA_SUCCESS;
+}
+
+/* GET /unpeer: every context gives up its peer access. */
+static CUresult close_peers(void)
+{
+    CUresult rc = CUDA_SUCCESS;
+    for (int a = 0; a < ndev && !rc; a++) {
+        setcur(ctxs[a]);
+        for (int b = 0; b < ndev && !rc; b++)
+            if (b != a)
+                rc = disable_peer(ctxs[b]);
+    }
+    setcur(ctxs[0]);
+    return rc;
+}
+
+/* --peer: every context reaches every other GPU (enable), or every GPU
+ * is given access to every other's VMM memory (grant). */
+static CUresult open_peers(void)
+{
+    CUresult rc = CUDA_SUCCESS;
+    CUmemAccessDesc all[MAX_DEV];
+    for (int d = 0; d < ndev; d++)
+        all[d] = (CUmemAccessDesc){{1, d}, 3};
+    for (int a = 0; a < ndev && !rc; a++) {
+        if (!strcmp(peer_mode, "grant")) {
+            if (!(rc = set_access(bases[a], vmm_size(bytes), all, (size_t)ndev)))
+                rc = set_access(scratch[a], vmm_size(CHUNK), all, (size_t)ndev);
+            continue;
+        }
+        setcur(ctxs[a]);
+        for (int b = 0; b < ndev && !rc; b++)
+            if (b != a)
+                rc = enable_peer(ctxs[b], 0);
+    }
+    setcur(ctxs[0]);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     double startup = 0;
@@ -224,9 +364,15 @@ int main(int argc, char **argv)
             chunk_ms = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--all-gpus"))
             ndev = -1;
+        else if (!strcmp(argv[i], "--vmm"))
+            use_vmm = true;
+        else if (!strcmp(argv[i], "--peer") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "enable") || !strcmp(argv[i + 1], "grant")))
+            peer_mode = argv[++i];
         else {
             fprintf(stderr, "usage: testmodel --bytes SIZE [--startup SECONDS] [--chunks N] "
-                            "[--chunk-ms MS] [--all-gpus] (PORT in the environment)\n");
+                            "[--chunk-ms MS] [--all-gpus] [--vmm] [--peer enable|grant] (PORT "
+                            "in the environment)\n");
             return 2;
         }
     }
@@ -248,26 +394,42 @@ int main(int argc, char **argv)
         (CUresult(*)(CUcontext *, CUdevice))dlsym(lib, "cuDevicePrimaryCtxRetain");
     *(void **)&setcur = dlsym(lib, "cuCtxSetCurrent");
     CUresult (*count)(int *) = (CUresult(*)(int *))dlsym(lib, "cuDeviceGetCount");
-    CUresult (*alloc)(CUdeviceptr *, size_t) =
-        (CUresult(*)(CUdeviceptr *, size_t))dlsym(lib, "cuMemAlloc_v2");
+    *(void **)&mem_alloc = dlsym(lib, "cuMemAlloc_v2");
     *(void **)&htod = dlsym(lib, "cuMemcpyHtoD_v2");
     *(void **)&dtoh = dlsym(lib, "cuMemcpyDtoH_v2");
+    *(void **)&dtod = dlsym(lib, "cuMemcpyDtoD_v2");
+    *(void **)&reserve = dlsym(lib, "cuMemAddressReserve");
+    *(void **)&create = dlsym(lib, "cuMemCreate");
+    *(void **)&map = dlsym(lib, "cuMemMap");
+    *(void **)&set_access = dlsym(lib, "cuMemSetAccess");
+    *(void **)&enable_peer = dlsym(lib, "cuCtxEnablePeerAccess");
+    *(void **)&disable_peer = dlsym(lib, "cuCtxDisablePeerAccess");
     CUdevice dev;
     CUresult rc = CUDA_ERROR_NOT_INITIALIZED;
     seed0 = seed;
-    if (!init || !get || !retain || !setcur || !alloc || !htod || !dtoh || !count ||
+    if (!init || !get || !retain || !setcur || !mem_alloc || !htod || !dtoh || !dtod || !count ||
+        !reserve || !create || !map || !set_access || !enable_peer || !disable_peer ||
         (rc = init(0)) || (ndev < 0 && (rc = count(&ndev)))) {
         fprintf(stderr, "testmodel: CUDA setup failed (%d)\n", rc);
         return 1;
     }
+    if (peer_mode && !strcmp(peer_mode, "grant") && !use_vmm) {
+        fprintf(stderr, "testmodel: --peer grant gives access to VMM memory: add --vmm\n");
+        return 2;
+    }
     ndev = ndev < 1 ? 1 : ndev > MAX_DEV ? MAX_DEV : ndev;
     for (int d = 0; d < ndev; d++)
         if ((rc = get(&dev, d)) || (rc = retain(&ctxs[d], dev)) || (rc = setcur(ctxs[d])) ||
-            (rc = alloc(&bases[d], bytes))) {
+            (rc = alloc_on(d, &bases[d], bytes)) ||
+            (ndev > 1 && (rc = alloc_on(d, &scratch[d], CHUNK)))) {
             fprintf(stderr, "testmodel: cannot allocate %llu bytes on GPU %d (%d)\n",
                     (unsigned long long)bytes, d, rc);
             return 1;
         }
+    if (peer_mode && (rc = open_peers())) {
+        fprintf(stderr, "testmodel: --peer %s failed (%d)\n", peer_mode, rc);
+        return 1;
+    }
     if (each_device(write_region) < 0) {
         fprintf(stderr, "testmodel: cannot fill %llu bytes\n", (unsigned long long)bytes);
         return 1;
