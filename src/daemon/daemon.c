@@ -355,7 +355,8 @@ static void park_job(void *arg, const struct worker_job *j, struct worker_report
     for (unsigned k = 0; k < j->npids && rc == 0; k++, done++) {
         /* each its part of the window: what it held covers what moves */
         uint64_t len = j->npids == 1 ? swapline_window_len(&j->pool) : j->bytes[k];
-        f[k] = (struct park_fast){.floor = j->floor, .fast_only = j->fast_only};
+        f[k] = (struct park_fast){
+            .floor = j->floor, .fast_only = j->fast_only, .pool_fd = d->pool ? d->pool->fd : -1};
         swapline_window_part(&j->pool, from, len, &f[k].pool);
         from += len;
         rc = j->resume ? park_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
@@ -365,6 +366,8 @@ static void park_job(void *arg, const struct worker_job *j, struct worker_report
                                       &f[k], &pr[k], r->error, sizeof r->error);
         r->fast &= pr[k].path == PARK_FAST;
         r->bytes += pr[k].fast.bytes;
+        if (pr[k].path == PARK_DRIVER && pr[k].note[0] && !r->note[0])
+            snprintf(r->note, sizeof r->note, "pid %d: %s", (int)j->pids[k], pr[k].note);
     }
     if (rc < 0 && done > 1) { /* all or none: the others go back as they were */
         char e2[232];
@@ -400,6 +403,10 @@ static void on_parked(void *arg, const struct worker_report *r)
                             .bound = !r->resume && r->fast,
                             .error = r->error};
     if (!r->resume && r->ok) {
+        /* never quietly slow: the first suspend by the driver says why */
+        if (!r->fast && r->note[0] && strcmp(dm->how, "checkpoint") != 0)
+            log_msg(LOG_LV_NOTICE, "%s: %s; the driver's checkpoint moves it", dm->cfg.name,
+                    r->note);
         snprintf(dm->how, sizeof dm->how, "%s", r->fast ? "fast" : "checkpoint");
         if (r->fast && r->bytes)
             dm->host_bytes = dm->moved = r->bytes; /* what moved, not what NVML counted */

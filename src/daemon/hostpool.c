@@ -197,7 +197,7 @@ int hostpool_open(struct hostpool *p, uint64_t size, char *err, size_t len)
     memset(p, 0, sizeof *p);
     p->fd = -1;
     size = (size + HOSTPOOL_ALIGN - 1) / HOSTPOOL_ALIGN * HOSTPOOL_ALIGN;
-    int fd = memfd_create("vram-host-pool", MFD_CLOEXEC);
+    int fd = memfd_create(SWAPLINE_POOL_NAME, MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
         snprintf(err, len, "cannot make the host pool (memfd of %llu bytes): %s",
                  (unsigned long long)size, strerror(errno));

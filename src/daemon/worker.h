@@ -38,6 +38,7 @@ struct worker_report {
     bool fast;      /* moved by fast swap: it comes back only on the GPU it left */
     uint64_t bytes; /* what fast swap moved */
     char error[232];
+    char note[240]; /* why fast swap did not move a process it could have */
 };
 
 /* How a job moves a process: park_suspend/park_resume in the daemon; tests

@@ -64,6 +64,11 @@ int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
 int swapline_parse_request(const char *line, struct swapline_req *q);
 
 #define SWAPLINE_NAME "vram-swap-"
+/* The daemon's host pool is a memfd of this name. It reaches a model's
+ * process inherited (VRAM_SWAP_POOL_FD) or, where a parent closed that
+ * descriptor (Python's multiprocessing and subprocess do), passed along
+ * (SCM_RIGHTS) with the daemon's suspend request. */
+#define SWAPLINE_POOL_NAME "vram-host-pool"
 
 /* The socket address of pid's control thread. */
 socklen_t swapline_address(int pid, struct sockaddr_un *a);

@@ -49,7 +49,8 @@ int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
         swapline_format_request(&q, req, sizeof req);
         /* the pool may have to grow first: allow for pinning at ~1 GiB/s */
         unsigned wait = timeout_ms + 60000 + (unsigned)(r->fast.bytes >> 20);
-        return swapctl_call(pid, req, wait, &r->fast, err, len) == 1 ? 0 : -1;
+        int pass = f && f->pool.n ? f->pool_fd : -1;
+        return swapctl_call_fd(pid, req, pass, wait, &r->fast, err, len) == 1 ? 0 : -1;
     }
     if (!c) {
         snprintf(err, len, "%s; and %s", r->note, ckpt_why ? ckpt_why : "no driver checkpoints");

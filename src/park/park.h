@@ -32,6 +32,7 @@ enum park_path park_probe(int pid, struct park_result *r);
  * the resume waits for its room instead of failing (0: not overlapped). */
 struct park_fast {
     struct swapline_window pool; /* its window of the daemon's host pool; no pieces: none */
+    int pool_fd; /* that pool, sent along with a suspend into it; -1: not sent */
     uint64_t floor;
     bool fast_only; /* a suspend mid-request: fast swap or nothing, never the driver's */
 };

@@ -119,8 +119,40 @@ static int connect_alt(int pid, bool *squatted, int *who)
     return fd;
 }
 
+/* Sends the line n bytes long, with pass (if >= 0) alongside it. */
+static bool send_line(int fd, const char *buf, size_t n, int pass)
+{
+    union {
+        char b[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {(void *)buf, n};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (pass >= 0) {
+        memset(&ctl, 0, sizeof ctl);
+        m.msg_control = ctl.b;
+        m.msg_controllen = sizeof ctl.b;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &pass, sizeof pass);
+    }
+    ssize_t w;
+    do
+        w = sendmsg(fd, &m, MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    return w == (ssize_t)n;
+}
+
 int swapctl_call(int pid, const char *req, unsigned timeout_ms, struct swapline_info *info,
                  char *err, size_t len)
+{
+    return swapctl_call_fd(pid, req, -1, timeout_ms, info, err, len);
+}
+
+int swapctl_call_fd(int pid, const char *req, int pass, unsigned timeout_ms,
+                    struct swapline_info *info, char *err, size_t len)
 {
     struct sockaddr_un a;
     socklen_t alen = swapline_address(pid, &a);
@@ -144,7 +176,7 @@ int swapctl_call(int pid, const char *req, unsigned timeout_ms, struct swapline_
     }
     char buf[600];
     int n = snprintf(buf, sizeof buf, "%s\n", req);
-    if (send(fd, buf, (size_t)n, MSG_NOSIGNAL) != n) {
+    if (!send_line(fd, buf, (size_t)n, pass)) {
         close(fd);
         snprintf(err, len, "pid %d: cannot send to its fast-swap socket", pid);
         return -1;

@@ -15,4 +15,9 @@
 int swapctl_call(int pid, const char *req, unsigned timeout_ms, struct swapline_info *info,
                  char *err, size_t len);
 
+/* The same, with the descriptor pass (>= 0) sent along with the request
+ * (the daemon's host pool, to a process that could not inherit it). */
+int swapctl_call_fd(int pid, const char *req, int pass, unsigned timeout_ms,
+                    struct swapline_info *info, char *err, size_t len);
+
 #endif

@@ -100,19 +100,50 @@ static bool trusted(int fd)
            (c.uid == getuid() || c.uid == 0);
 }
 
+/* recv, keeping the first descriptor passed along (in *passed, if none
+ * came before) and closing any other. */
+static ssize_t recv_passed(int fd, char *buf, size_t len, int *passed)
+{
+    union {
+        char b[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {buf, len};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b};
+    ssize_t r = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+    for (struct cmsghdr *c = r >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < k; i++) {
+            int x;
+            memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof x);
+            if (*passed < 0)
+                *passed = x;
+            else
+                close(x);
+        }
+    }
+    return r;
+}
+
 static void serve_one(int fd)
 {
     char req[512]; /* a suspend with every piece of a window: under 400 */
     size_t n = 0;
+    int passed = -1;
     struct pollfd p = {fd, POLLIN, 0};
     while (n < sizeof req - 1 && poll(&p, 1, 5000) == 1) {
-        ssize_t r = recv(fd, req + n, sizeof req - 1 - n, 0);
+        ssize_t r = recv_passed(fd, req + n, sizeof req - 1 - n, &passed);
         if (r <= 0)
             break;
         n += (size_t)r;
         if (memchr(req, '\n', n))
             break;
     }
+    if (passed >= 0)
+        pool_offer(passed);
     req[n] = 0;
     char *nl = strchr(req, '\n');
     if (nl) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ static uint64_t host_max = UINT64_MAX;
 
 /* the daemon's pool, when there is one */
 static struct {
+    bool wanted; /* the daemon gave one (VRAM_SWAP_POOL_FD), mapped or not yet */
     char *base;
     uint64_t size;
     bool registered;
@@ -44,6 +46,22 @@ static struct {
     uint64_t at, end;           /* how far the window is used, of its bytes */
 } shared;
 static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether fd is the daemon's pool: its memfd, of the size it said. An
+ * inherited descriptor number may name any file in a process whose parent
+ * closed the pool's. */
+static bool is_pool(int fd, uint64_t size)
+{
+    char path[40], target[80];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n < 0 || fstat(fd, &st) != 0)
+        return false;
+    target[n] = '\0';
+    return S_ISREG(st.st_mode) && (uint64_t)st.st_size == size &&
+           strncmp(target, "/memfd:" SWAPLINE_POOL_NAME, strlen("/memfd:" SWAPLINE_POOL_NAME)) == 0;
+}
 
 static int shared_setup(const char *fd_text, char *err, size_t len)
 {
@@ -55,6 +73,17 @@ static int shared_setup(const char *fd_text, char *err, size_t len)
         snprintf(err, len, "VRAM_SWAP_POOL_FD='%s' needs VRAM_SWAP_POOL_SIZE, a size", fd_text);
         return -1;
     }
+    shared.wanted = true;
+    shared.size = size;
+    if (!is_pool((int)fd, size)) {
+        /* a parent closed it (or its number is some other file by now):
+         * the daemon's first suspend request brings it (pool_offer) */
+        fprintf(stderr,
+                "libvramcap: descriptor %ld is not the daemon's host pool here (a parent "
+                "closed it); it comes with the daemon's first request\n",
+                fd);
+        return 0;
+    }
     /* the descriptor stays open: a shell that runs the model's command
      * passes it on through exec to the server itself */
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
@@ -64,8 +93,19 @@ static int shared_setup(const char *fd_text, char *err, size_t len)
         return -1;
     }
     shared.base = p;
-    shared.size = size;
     return 0;
+}
+
+void pool_offer(int fd)
+{
+    pthread_mutex_lock(&shared_mu);
+    if (shared.wanted && !shared.base && is_pool(fd, shared.size)) {
+        void *p = mmap(NULL, shared.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p != MAP_FAILED)
+            shared.base = p;
+    }
+    pthread_mutex_unlock(&shared_mu);
+    close(fd);
 }
 
 int pool_setup(char *err, size_t len)
@@ -99,7 +139,7 @@ enum pool_policy pool_policy(void)
 
 bool pool_shared(void)
 {
-    return shared.base != NULL;
+    return shared.wanted;
 }
 
 int pool_register(char *err, size_t len)
@@ -130,7 +170,13 @@ int pool_window(const struct swapline_window *w, char *err, size_t errlen)
 {
     for (unsigned i = 0; i < w->n; i++) {
         uint64_t off = w->e[i].off, len = w->e[i].len;
-        if (!shared.base || off > shared.size || len > shared.size - off) {
+        if (!shared.base) {
+            snprintf(err, errlen,
+                     "the daemon's host pool never reached this process (its parent closed "
+                     "the descriptor, and the request did not bring it)");
+            return -1;
+        }
+        if (off > shared.size || len > shared.size - off) {
             snprintf(err, errlen,
                      "the host pool window %llu+%llu is outside the daemon's pool of %llu bytes",
                      (unsigned long long)off, (unsigned long long)len,

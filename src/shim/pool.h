@@ -28,8 +28,13 @@ enum pool_policy { POOL_KEEP, POOL_NONE, POOL_EAGER };
 int pool_setup(char *err, size_t len);
 enum pool_policy pool_policy(void);
 
-/* The daemon's pool is the pool. */
+/* The daemon's pool is the pool (mapped, or still to come by pool_offer). */
 bool pool_shared(void);
+
+/* A descriptor passed along with a request (the daemon's, SCM_RIGHTS):
+ * mapped as the daemon's pool if this process was given one it could not
+ * open, and it is that pool; closed in every case. */
+void pool_offer(int fd);
 
 /* Registers the shared pool with the driver (a context must be current):
  * once, the first call pays for it. 0, or -1 with err. */

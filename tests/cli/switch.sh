@@ -33,6 +33,11 @@ printf '\n[model s]\ncommand = sh -c "setsid sleep 987654 & exec %s --bytes 32M"
     "$TM" >>"$T/vram.conf"
 printf '\n[model w]\ncommand = %s --bytes 32M --startup 4\nvram = 100M\ngpu = 1\n' "$TM" >>"$T/vram.conf"
 printf '\n[model q]\ncommand = %s --bytes 16M\nvram = 50M\ngpu = 1\n' "$TM" >>"$T/vram.conf"
+# z's parent closes the pool's descriptor and puts another file at its
+# number before the server starts (Python's subprocess and multiprocessing
+# close inherited descriptors: vLLM's workers, a launcher script)
+printf '\n[model z]\ncommand = sh -c "exec 3</dev/null; exec %s --bytes 32M"\nvram = 100M\ngpu = 1\n' \
+    "$TM" >>"$T/vram.conf"
 
 run() { OUT=$("$@" 2>&1); RC=$?; }
 state() { "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }
@@ -128,6 +133,20 @@ expect_eq "models stopped as they start: the daemon runs on" \
     "$(kill -0 "$DAEMON" 2>/dev/null && "$VRAM" ps >/dev/null && echo running)" running
 expect_eq "... and never began to exit" "$(grep -c 'stopping the models' "$T/serve.log")" 0
 "$VRAM" unload q >/dev/null 2>&1
+
+# 7c. a server that did not inherit the pool's descriptor gets it with the
+#     daemon's first suspend, and moves by fast swap into the pool
+"$VRAM" load z >/dev/null
+run "$VRAM" suspend z
+expect_eq "z (pool descriptor closed by its parent) suspended by fast swap" \
+    "$(state z state) $(state z suspended_by)" "suspended fast"
+expect_match "z's log says the pool comes with the daemon's request" "$(cat "$T/logs/z.log")" \
+    'not the daemon.s host pool here .*comes with the daemon.s first request'
+OUT=$(curl -s -m 30 "$P/v1/chat/completions" -d '{"model":"z","stream":true,"messages":[]}')
+expect_match "z answers after coming back" "$OUT" '"chunk":2'
+expect_eq "... every byte of it intact" \
+    "$(curl -s -m 20 "http://127.0.0.1:$(state z port)/checksum" | jq -c .intact)" true
+"$VRAM" unload z >/dev/null 2>&1
 
 # 8. the daemon does not spin while models swap: a 30 s trace of requests
 #    that switch models every second
