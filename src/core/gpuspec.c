@@ -63,9 +63,9 @@ int gpuspec_parse_gpus(const char *s, struct gpuspec_gpus *out)
     memset(out, 0, sizeof *out);
     if (!s || split(s, buf, sizeof buf, parts, GPUSPEC_MAX, &n) < 0)
         return -1;
-    unsigned count;
-    if (n == 1 && !strchr(s, ',') && number(parts[0], GPUSPEC_MAX + 1, &count) == 0) {
-        if (count == 0)
+    if (n == 1 && !strchr(s, ',') && strspn(parts[0], "0123456789") == strlen(parts[0])) {
+        unsigned count; /* digits alone are how many, never a name */
+        if (number(parts[0], GPUSPEC_MAX + 1, &count) < 0 || count == 0)
             return -1;
         out->count = count;
         return 0;
