@@ -4,10 +4,11 @@
  * device's (cuDeviceGetUuid): `vram run` names the GPUs in
  * CUDA_VISIBLE_DEVICES and the files in VRAM_CAP_GROUP in the same order,
  * but a program may reorder or narrow what it sees, and the UUID cannot
- * be mistaken. A file that records no UUID, or a driver that cannot name
- * a device, falls back to that order. A device no group is for has no
- * budget: what it would allocate is refused, since the process was not
- * given that GPU. */
+ * be mistaken. A file that records no UUID, a driver that cannot name a
+ * device, or one whose names match none of the files at all (a MIG
+ * instance is named for itself, not for its GPU) falls back to that order.
+ * A device no group is for has no budget: what it would allocate is
+ * refused, since the process was not given that GPU. */
 #include "shim/budget.h"
 
 #include <stdio.h>
@@ -37,7 +38,31 @@ static bool same_uuid(const struct group *g, const char *uuid)
 static void init(struct budget *b)
 {
     memset(b, 0, sizeof *b);
+    b->uuids_name_them = -1;
     pthread_mutex_init(&b->mu, NULL);
+}
+
+/* Lock held: whether the driver's UUIDs name the files' GPUs here at all,
+ * asked once of every visible device. */
+static bool uuids_name_them(struct budget *b)
+{
+    int n = 0;
+    if (b->uuids_name_them >= 0)
+        return b->uuids_name_them;
+    if (!real_cuDeviceGetCount || real_cuDeviceGetCount(&n) != CUDA_SUCCESS)
+        return true; /* ask again later; meanwhile trust the names */
+    b->uuids_name_them = 0;
+    char uuid[96];
+    for (int dev = 0; dev < n && dev < BUDGET_MAX_DEVICES; dev++) {
+        if (budget_device_uuid(dev, uuid, sizeof uuid) < 0)
+            continue;
+        for (unsigned i = 0; i < b->n; i++)
+            if (same_uuid(&b->slice[i], uuid)) {
+                b->uuids_name_them = 1;
+                return true;
+            }
+    }
+    return false;
 }
 
 int budget_open_files(struct budget *b, const char *list, char *err, size_t len)
@@ -101,8 +126,10 @@ static struct group *find(struct budget *b, int dev)
         for (unsigned i = 0; named && i < b->n; i++)
             if (same_uuid(&b->slice[i], uuid))
                 return &b->slice[i];
-        /* by order: a file that names no GPU, or a device the driver cannot name */
-        if ((unsigned)dev < b->n && (!named || !b->slice[dev].sh->gpu_uuid[0]))
+        /* by order: a file that names no GPU, a device the driver cannot
+         * name, names that match nothing */
+        if ((unsigned)dev < b->n &&
+            (!named || !b->slice[dev].sh->gpu_uuid[0] || !uuids_name_them(b)))
             return &b->slice[dev];
         return NULL;
     }

@@ -25,6 +25,7 @@ struct budget {
     struct group *of[BUDGET_MAX_DEVICES]; /* a device ordinal's group; NULL: none */
     uint8_t known[BUDGET_MAX_DEVICES];    /* of[] is decided (read with acquire) */
     uint64_t told;                        /* devices whose refusal was explained */
+    int8_t uuids_name_them; /* files: some visible device is some file's GPU (-1: not known) */
     pthread_mutex_t mu;
 };
 
