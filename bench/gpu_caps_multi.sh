@@ -52,7 +52,7 @@ check "VRAM_CAP=4G alone: each device its own 4 GiB" "$J" \
 # a process given GPU 0 only that widens what it sees gets nothing on GPU 1
 U1=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 1)
 U0=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 0)
-J=$("$B/vram" run --gpus 0 --vram 4G -- env CUDA_VISIBLE_DEVICES="$U0,$U1" \
+J=$("$B/vram" run --gpu 0 --vram 4G -- env CUDA_VISIBLE_DEVICES="$U0,$U1" \
     "$PY" bench/gpu/caps_multi_torch.py 1 0.5 2>"$OUT/caps_multi_widen.err" | last_json)
 check "a GPU it was not given: refused" "$J" '.devices[0].size == "ok" and .devices[1].size != "ok"'
 grep -q "is not one of the 1 GPU this process was given" "$OUT/caps_multi_widen.err" &&

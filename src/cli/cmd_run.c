@@ -209,7 +209,7 @@ static int parse(int argc, char **argv, struct run_opts *o, int *first)
             if (gpuspec_parse_gpus(optarg, &o->gpus) < 0)
                 return cmd_bad_usage(&cmd_run_entry,
                                      "--gpus '%s': give the GPUs (0,1: indexes or UUIDs) or how "
-                                     "many (2: any with room)",
+                                     "many (2: any with room); one GPU is --gpu N",
                                      optarg);
             o->many = true;
             break;
