@@ -1,8 +1,10 @@
 #!/bin/bash
 # A slice on each of several GPUs (issue 21) on the simulated 8-GPU server:
 # libvramcap caps every device of a process on its own (VRAM_CAP, and
-# VRAM_CAP_GROUP's one group per GPU), answers each device's memory queries
-# with that device's slice and refuses a device it was not given; `vram run
+# VRAM_CAP_GROUP's one group per GPU), charges and gives back on the
+# allocation's own device whatever context is current, answers each
+# device's memory queries with that device's slice and refuses a device it
+# was not given; `vram run
 # --gpus` takes all its GPUs or none, never leaving a slice behind, and two
 # runs deciding at once never both get the same memory; a `gpus = 2` model
 # of vram serve is capped on each of its GPUs.
@@ -55,6 +57,14 @@ expect_eq "--vram 0:4G,1:2G: 4 GiB on GPU 0, 2 GiB on GPU 1" "$(field 0 total) $
     "$((4 * GiB)) $((2 * GiB))"
 expect_match "GPU 0 takes a second GiB" "$OUT" "^dev 0 then ok$"
 expect_match "GPU 1 does not" "$OUT" "^dev 1 then oom 2$"
+# cuMemCreate charges the device its properties name, not the current one
+run "$VRAM" run --gpus 0,1 --vram 0:4G,1:2G -- "$SIMALLOC" --devices 2 --vmm --bytes 1200M --then 1200M
+expect_match "cuMemCreate on GPU 1 from GPU 0's context: GPU 0 still has room" "$OUT" "^dev 0 then ok$"
+expect_match "and GPU 1 is full" "$OUT" "^dev 1 then oom 2$"
+# a free gives back to the GPU it was taken on, whatever context is current
+run "$VRAM" run --gpus 0,1 --vram 2G -- "$SIMALLOC" --devices 2 --bytes 1G --refree 400M
+expect_match "freed from GPU 0's context, GPU 1's 400 MiB can be taken again" "$OUT" \
+    "^dev 1 refree ok$"
 run "$VRAM" run --gpus 3,5 -- sh -c 'echo "$CUDA_VISIBLE_DEVICES"'
 expect_match "the command sees the GPUs in the order given, by UUID" "$OUT" \
     "^$(uuid 3),$(uuid 5)$"

@@ -7,7 +7,12 @@
  * With --devices N it does the same on each of the first N visible devices
  * (a process over several GPUs), then tries --then SIZE more on each, and
  * says what each device reports: "dev D ok|oom RC", "dev D then ok|oom
- * RC", "dev D free F total T devtotal X nvml N". */
+ * RC", "dev D free F total T devtotal X nvml N". With --vmm those
+ * allocations are cuMemCreate's, each naming its device in its properties
+ * while device 0's context stays current (as a process that places memory
+ * on all its GPUs from one thread does). With --refree SIZE, SIZE more on
+ * each device is freed from device 0's context and taken again: "dev D
+ * refree ok|oom RC" (a free gives back to the device it was taken on). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,6 +34,8 @@ typedef CUresult (*info_fn)(size_t *, size_t *);
 typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t);
 typedef CUresult (*devtotal_fn)(size_t *, CUdevice);
 typedef CUresult (*uuid_fn)(CUuuid *, CUdevice);
+typedef CUresult (*create_fn)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+                              unsigned long long);
 
 #define MAX_DEVICES 16
 
@@ -105,8 +112,32 @@ static unsigned long long nvml_total_of(const CUuuid *u)
 
 /* --devices N: allocations on each of N devices in turn, then --then more
  * on each, then what each device says of its memory. */
-static int devices_mode(int ndev, uint64_t bytes, int count, uint64_t then, int hold)
+static create_fn cuMemCreate;
+static setcur_fn setcur_of_vmm;
+static CUcontext vmm_ctx;
+
+/* bytes on device d: cuMemAlloc in d's context, or with --vmm cuMemCreate
+ * for location d from device 0's context */
+static CUresult take_on(int d, alloc_fn cuMemAlloc, uint64_t bytes)
 {
+    if (!cuMemCreate) {
+        CUdeviceptr p;
+        return cuMemAlloc(&p, bytes);
+    }
+    CUmemGenericAllocationHandle h;
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = 1;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = d;
+    setcur_of_vmm(vmm_ctx);
+    return cuMemCreate(&h, (bytes + (2 << 20) - 1) & ~(uint64_t)((2 << 20) - 1), &prop, 0);
+}
+
+static int devices_mode(int ndev, uint64_t bytes, int count, uint64_t then, int hold, int vmm,
+                        uint64_t refree)
+{
+    CUresult (*cuMemFree)(CUdeviceptr) = (CUresult(*)(CUdeviceptr))sym("cuMemFree", "cuMemFree_v2");
     CUresult (*cuInit)(unsigned) = (init_fn)sym("cuInit", "cuInit");
     get_fn cuDeviceGet = (get_fn)sym("cuDeviceGet", "cuDeviceGet");
     retain_fn retain = (retain_fn)sym("cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain");
@@ -128,18 +159,32 @@ static int devices_mode(int ndev, uint64_t bytes, int count, uint64_t then, int 
             ctx[d] = NULL;
             continue;
         }
-        for (int k = 0; k < count && bytes; k++) {
-            CUdeviceptr p;
-            rc = cuMemAlloc(&p, bytes);
+    }
+    if (vmm) {
+        cuMemCreate = (create_fn)sym("cuMemCreate", "cuMemCreate");
+        setcur_of_vmm = setcur;
+        vmm_ctx = ctx[0];
+    }
+    for (int d = 0; d < ndev; d++)
+        for (int k = 0; k < count && bytes && ctx[d] && !setcur(ctx[d]); k++) {
+            rc = take_on(d, cuMemAlloc, bytes);
             printf(rc ? "dev %d oom %d\n" : "dev %d ok\n", d, rc);
         }
-    }
     for (int d = 0; d < ndev && then; d++) {
-        CUdeviceptr p;
         if (!ctx[d] || setcur(ctx[d]))
             continue;
-        rc = cuMemAlloc(&p, then);
+        rc = take_on(d, cuMemAlloc, then);
         printf(rc ? "dev %d then oom %d\n" : "dev %d then ok\n", d, rc);
+    }
+    for (int d = 0; d < ndev && refree; d++) {
+        CUdeviceptr p;
+        if (!ctx[d] || setcur(ctx[d]) || cuMemAlloc(&p, refree) || setcur(ctx[0]) || cuMemFree(p) ||
+            setcur(ctx[d])) {
+            printf("dev %d refree setup failed\n", d);
+            continue;
+        }
+        rc = cuMemAlloc(&p, refree);
+        printf(rc ? "dev %d refree oom %d\n" : "dev %d refree ok\n", d, rc);
     }
     for (int d = 0; d < ndev; d++) {
         size_t fb = 0, tb = 0, dt = 0;
@@ -166,8 +211,8 @@ int main(int argc, char **argv)
     int gpu = 0;
     uint64_t bytes = 0;
     int count = 1;
-    int hold = 0, zombie = 0, busy = 0, ndev = 0;
-    uint64_t then = 0;
+    int hold = 0, zombie = 0, busy = 0, ndev = 0, vmm = 0;
+    uint64_t then = 0, refree = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
             gpu = atoi(argv[++i]);
@@ -184,6 +229,8 @@ int main(int argc, char **argv)
             zombie = 1;
         else if (!strcmp(argv[i], "--busy"))
             busy = 1;
+        else if (!strcmp(argv[i], "--vmm"))
+            vmm = 1;
         else if (!strcmp(argv[i], "--devices") && i + 1 < argc)
             ndev = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--then") && i + 1 < argc) {
@@ -191,11 +238,18 @@ int main(int argc, char **argv)
                 fprintf(stderr, "simalloc: bad size %s\n", argv[i]);
                 return 2;
             }
+        } else if (!strcmp(argv[i], "--refree") && i + 1 < argc) {
+            if (units_parse_size(argv[++i], &refree) < 0) {
+                fprintf(stderr, "simalloc: bad size %s\n", argv[i]);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--proc-address"))
             gpa = (gpa_fn)1; /* resolved below */
         else {
-            fprintf(stderr, "usage: simalloc [--gpu N | --devices N [--then SIZE]] [--bytes SIZE] "
-                            "[--count N] [--proc-address] [--hold] [--zombie] [--busy]\n");
+            fprintf(stderr,
+                    "usage: simalloc [--gpu N | --devices N [--then SIZE] [--vmm] [--refree SIZE]] "
+                    "[--bytes SIZE] "
+                    "[--count N] [--proc-address] [--hold] [--zombie] [--busy]\n");
             return 2;
         }
     }
@@ -207,7 +261,7 @@ int main(int argc, char **argv)
     if (gpa)
         gpa = (gpa_fn)dlsym(lib, "cuGetProcAddress");
     if (ndev > 0)
-        return devices_mode(ndev, bytes, count, then, hold);
+        return devices_mode(ndev, bytes, count, then, hold, vmm, refree);
     init_fn cuInit = (init_fn)sym("cuInit", "cuInit");
     get_fn cuDeviceGet = (get_fn)sym("cuDeviceGet", "cuDeviceGet");
     /* the primary context, as the CUDA runtime makes it */
