@@ -176,7 +176,7 @@ static int resolve_ask(const struct snap *s, const struct gpuspec_gpus *gpus,
     a->sizes = sizes;
     a->n = gpus && gpus->count ? gpus->count : 1;
     a->forced = gpus && gpus->named;
-    if (a->n > RUNPLACE_MAX || (!a->forced && a->n > s->ngpus)) {
+    if (a->n > RUNPLACE_MAX || (!a->forced && a->n > (s->ngpus < MAX_GPUS ? s->ngpus : MAX_GPUS))) {
         snprintf(err, errlen, "%u GPUs asked for; this machine has %zu", a->n, s->ngpus);
         return VRAM_EINPUT;
     }
@@ -185,6 +185,10 @@ static int resolve_ask(const struct snap *s, const struct gpuspec_gpus *gpus,
         if (g == -1 && a->n == 1) { /* --gpu auto */
             a->forced = false;
             break;
+        }
+        if (g >= MAX_GPUS) {
+            snprintf(err, errlen, "GPU %d: vram run places jobs on the first %d GPUs", g, MAX_GPUS);
+            return VRAM_EINPUT;
         }
         if (g < 0) {
             char list[1024];
