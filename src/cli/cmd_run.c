@@ -1,7 +1,7 @@
-/* cmd_run: `vram run`, a command on a GPU slice. Picks the GPU, makes the
- * group budget, starts the command with libvramcap preloaded, forwards
- * signals, and when the command ends says what it used and checks that it
- * left nothing behind on the GPU. */
+/* cmd_run: `vram run`, a command on a GPU slice (or a slice on each of
+ * several GPUs). Picks the GPUs, makes the group budget on each, starts the
+ * command with libvramcap preloaded, forwards signals, and when the command
+ * ends says what it used and checks that it left nothing behind on them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,6 +18,7 @@
 #include "app/clock.h"
 #include "cli/cmd.h"
 #include "core/err.h"
+#include "core/gpuspec.h"
 #include "core/units.h"
 #include "probe/probe.h"
 #include "cli/runplace.h"
@@ -28,16 +29,22 @@ static int cmd_run(int argc, char **argv);
 
 const struct cmd_entry cmd_run_entry = {
     .name = "run",
-    .args = "[--vram SIZE] [--gpu N|UUID|auto] [--wait [--timeout T]] [--swap] [--reap] [--quiet] "
-            "-- "
-            "COMMAND [ARGS...]",
+    .args = "[--vram SIZE|GPU:SIZE,...] [--gpu N|UUID|auto | --gpus LIST|N] [--wait [--timeout T]] "
+            "[--swap] [--reap] [--quiet] -- COMMAND [ARGS...]",
     .summary = "run a command on a slice of a GPU it cannot exceed",
     .help =
         "  -m, --vram SIZE      the slice (\"6G\", \"512M\"): the command and every process it\n"
         "                       starts share it, see it as their whole GPU, and get CUDA's\n"
-        "                       out-of-memory error past it. Without it: no cap, accounting only\n"
+        "                       out-of-memory error past it. Without it: no cap, accounting only.\n"
+        "                       With --gpus, the slice on each GPU; GPU:SIZE,... "
+        "(\"0:20G,1:10G\")\n"
+        "                       gives each GPU of --gpus its own\n"
         "  -g, --gpu N|UUID|auto  the GPU (default auto: the one with the most free memory\n"
         "                       that can hold SIZE, counting other slices as taken)\n"
+        "  -G, --gpus LIST|N    several GPUs at once, all or none: those of LIST (\"0,1\", "
+        "indexes\n"
+        "                       or UUIDs), or any N with room; the command sees them in that\n"
+        "                       order (CUDA_VISIBLE_DEVICES) and each is capped on its own\n"
         "  -w, --wait           if no GPU has room now, wait in line until one has\n"
         "  -t, --timeout T      with --wait, give up after T (\"90s\", \"10m\")\n"
         "  -s, --swap           fast swap: vram suspend/resume (and vram serve) move the\n"
@@ -53,8 +60,11 @@ const struct cmd_entry cmd_run_entry = {
 };
 
 struct run_opts {
-    uint64_t vram;
+    struct gpuspec_sizes vram; /* n == 0: no cap */
+    const char *vram_arg;
     const char *gpu;
+    bool many; /* --gpus */
+    struct gpuspec_gpus gpus;
     bool wait, reap, quiet, swap;
     double timeout;
 };
@@ -123,35 +133,85 @@ static int wait_child(pid_t pid)
     return 1;
 }
 
+/* "vram run: exit 0 after 2.1 s on GPU 0; peak VRAM 1.29 GiB of 4.00 GiB;
+ * GPU energy ...; nothing left on the GPU", each GPU's peak of its slice
+ * for a job over several. */
+static void report(const struct runplace_choice *c, const uint64_t *peak, int status, double secs,
+                   struct probe *p, struct snap *s, bool have_energy, uint64_t energy0, int left)
+{
+    char b1[32], b2[32];
+    bool many = c->n > 1;
+    fprintf(stderr, "vram run: exit %d after %.1f s on GPU%s ", status, secs, many ? "s" : "");
+    for (unsigned i = 0; i < c->n; i++)
+        fprintf(stderr, "%s%u", i ? "," : "", c->gpu[i]);
+    fprintf(stderr, "; peak VRAM");
+    for (unsigned i = 0; i < c->n; i++) {
+        fprintf(stderr, "%s %s", i ? "," : "", units_fmt_size(peak[i], b1, sizeof b1));
+        if (c->size[i])
+            fprintf(stderr, " of %s", units_fmt_size(c->size[i], b2, sizeof b2));
+        if (many)
+            fprintf(stderr, " on GPU %u", c->gpu[i]);
+    }
+    probe_sample(p, s, PROBE_ENERGY, clock_wall_ms());
+    uint64_t energy1 = 0;
+    for (unsigned i = 0; i < c->n && c->gpu[i] < s->ngpus; i++) {
+        have_energy = have_energy && (s->gpus[c->gpu[i]].have & SNAP_HAVE_ENERGY);
+        energy1 += s->gpus[c->gpu[i]].energy_mj;
+    }
+    if (have_energy && energy1 >= energy0) {
+        double j = (double)(energy1 - energy0) / 1000;
+        fprintf(stderr, "; GPU energy %.1f kJ (%.0f W average)", j / 1000, secs > 0 ? j / secs : 0);
+    }
+    fprintf(stderr, "%s\n",
+            left   ? ""
+            : many ? "; nothing left on the GPUs"
+                   : "; nothing left on the GPU");
+}
+
 static int parse(int argc, char **argv, struct run_opts *o, int *first)
 {
     static const struct option opts[] = {
-        {"vram", required_argument, NULL, 'm'},
-        {"gpu", required_argument, NULL, 'g'},
-        {"wait", no_argument, NULL, 'w'},
-        {"timeout", required_argument, NULL, 't'},
-        {"reap", no_argument, NULL, 'r'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"swap", no_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"vram", required_argument, NULL, 'm'},    {"gpu", required_argument, NULL, 'g'},
+        {"gpus", required_argument, NULL, 'G'},    {"wait", no_argument, NULL, 'w'},
+        {"timeout", required_argument, NULL, 't'}, {"reap", no_argument, NULL, 'r'},
+        {"quiet", no_argument, NULL, 'q'},         {"swap", no_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    o->gpu = "auto";
+    o->gpu = NULL;
     int c;
     optind = 1;
     /* "+": stop at the first non-option, the command */
-    while ((c = getopt_long(argc, argv, "+m:g:wt:rqsh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+m:g:G:wt:rqsh", opts, NULL)) != -1) {
         switch (c) {
-        case 'm':
-            if (units_parse_size(optarg, &o->vram) < 0 || o->vram < UNITS_MiB)
+        case 'm': {
+            bool small = false;
+            if (gpuspec_parse_sizes(optarg, &o->vram) == 0)
+                for (unsigned i = 0; i < o->vram.n; i++)
+                    small = small || o->vram.size[i] < UNITS_MiB;
+            if (o->vram.n == 0 || small)
                 return cmd_bad_usage(&cmd_run_entry,
                                      "--vram '%s': give a size of at least 1M, such as 6G or "
-                                     "512M",
+                                     "512M, or one per GPU of --gpus: 0:20G,1:10G",
                                      optarg);
+            if (o->vram.n > 1 && !o->vram.keyed)
+                return cmd_bad_usage(&cmd_run_entry,
+                                     "--vram '%s': name the GPU of each size (0:20G,1:10G), or "
+                                     "give one size for every GPU",
+                                     optarg);
+            o->vram_arg = optarg;
             break;
+        }
         case 'g':
             o->gpu = optarg;
+            break;
+        case 'G':
+            if (gpuspec_parse_gpus(optarg, &o->gpus) < 0)
+                return cmd_bad_usage(&cmd_run_entry,
+                                     "--gpus '%s': give the GPUs (0,1: indexes or UUIDs) or how "
+                                     "many (2: any with room); one GPU is --gpu N",
+                                     optarg);
+            o->many = true;
             break;
         case 'w':
             o->wait = true;
@@ -175,6 +235,25 @@ static int parse(int argc, char **argv, struct run_opts *o, int *first)
             return -1;
         default:
             return cmd_bad_usage(&cmd_run_entry, NULL);
+        }
+    }
+    if (o->gpu && o->many)
+        return cmd_bad_usage(&cmd_run_entry, "--gpu and --gpus: give one of them");
+    if (o->vram.keyed && !(o->many && o->gpus.named))
+        return cmd_bad_usage(&cmd_run_entry,
+                             "--vram '%s': sizes per GPU go with --gpus naming those GPUs (--gpus "
+                             "0,1 --vram 0:20G,1:10G)",
+                             o->vram_arg);
+    if (!o->many) { /* --gpu: a list of one */
+        o->gpus.count = 1;
+        if (o->gpu && (strlen(o->gpu) >= GPUSPEC_NAME || strchr(o->gpu, ',')))
+            return cmd_bad_usage(&cmd_run_entry,
+                                 "--gpu '%s': one GPU (an index, a UUID or auto); for several, "
+                                 "--gpus 0,1 or --gpus 2",
+                                 o->gpu);
+        if (o->gpu) {
+            o->gpus.named = true;
+            snprintf(o->gpus.name[0], sizeof o->gpus.name[0], "%s", o->gpu);
         }
     }
     if (o->timeout && !o->wait)
@@ -206,30 +285,49 @@ static int cmd_run(int argc, char **argv)
     struct snap s;
     memset(&s, 0, sizeof s);
     struct runplace_choice place;
-    rc = runplace_pick(p, &s, o.gpu, o.vram, o.wait, o.timeout, o.quiet, &place, err, sizeof err);
+    rc =
+        runplace_pick(p, &s, &o.gpus, &o.vram, o.wait, o.timeout, o.quiet, &place, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "vram run: %s\n", err);
         snap_free(&s);
         probe_close(p);
         return err_exit_code(rc);
     }
-    const struct snap_gpu *g = &s.gpus[place.gpu];
-    uint64_t energy0 = (g->have & SNAP_HAVE_ENERGY) ? g->energy_mj : 0;
-    bool have_energy = g->have & SNAP_HAVE_ENERGY;
+    uint64_t energy0 = 0;
+    bool have_energy = true;
+    for (unsigned i = 0; i < place.n; i++) {
+        const struct snap_gpu *g = &s.gpus[place.gpu[i]];
+        have_energy = have_energy && (g->have & SNAP_HAVE_ENERGY);
+        energy0 += (g->have & SNAP_HAVE_ENERGY) ? g->energy_mj : 0;
+    }
 
-    /* the child's environment: the slice, the GPU, the library */
+    /* the child's environment: the slices, the GPUs in the same order, the
+     * library */
     const char *pre = getenv("LD_PRELOAD");
+    size_t vlen = place.n * (sizeof s.gpus[0].uuid + 1), glen = place.n * (GROUP_PATH_MAX + 1);
     char *preload = malloc(strlen(shim_path) + (pre ? strlen(pre) : 0) + 2);
-    if (!preload) {
+    char *visible = malloc(vlen), *groups = malloc(glen);
+    if (!preload || !visible || !groups) {
+        free(preload);
+        free(visible);
+        free(groups);
         runplace_done(&place);
+        snap_free(&s);
         probe_close(p);
         return 1;
     }
     sprintf(preload, pre && *pre ? "%s:%s" : "%s", shim_path, pre ? pre : "");
     setenv("LD_PRELOAD", preload, 1);
     free(preload);
-    setenv("VRAM_CAP_GROUP", place.group_path, 1);
-    setenv("CUDA_VISIBLE_DEVICES", g->uuid, 1);
+    for (size_t i = 0, va = 0, ga = 0; i < place.n; i++) {
+        va += (size_t)snprintf(visible + va, vlen - va, "%s%s", i ? "," : "",
+                               s.gpus[place.gpu[i]].uuid);
+        ga += (size_t)snprintf(groups + ga, glen - ga, "%s%s", i ? "," : "", place.group_path[i]);
+    }
+    setenv("VRAM_CAP_GROUP", groups, 1);
+    setenv("CUDA_VISIBLE_DEVICES", visible, 1);
+    free(visible);
+    free(groups);
     if (o.swap)
         setenv("VRAM_SWAP", "1", 1);
 
@@ -253,24 +351,15 @@ static int cmd_run(int argc, char **argv)
     child_pid = 0;
     double secs = (double)(clock_mono_ms() - t0) / 1000;
 
-    struct group_view gv;
-    bool counted = group_read(place.group_path, &gv) == 0;
-    uint64_t peak = counted ? gv.peak : 0;
+    uint64_t peak[RUNPLACE_MAX] = {0};
+    struct group_view *gv = malloc(sizeof *gv);
+    for (unsigned i = 0; gv && i < place.n; i++)
+        if (group_read(place.group_path[i], gv) == 0)
+            peak[i] = gv->peak;
+    free(gv);
     int left = runplace_leftovers(p, &s, &place, o.reap, o.quiet);
-    if (!o.quiet) {
-        char b1[32], b2[32];
-        fprintf(stderr, "vram run: exit %d after %.1f s on GPU %u; peak VRAM %s", status, secs,
-                place.gpu, units_fmt_size(peak, b1, sizeof b1));
-        if (o.vram)
-            fprintf(stderr, " of %s", units_fmt_size(o.vram, b2, sizeof b2));
-        probe_sample(p, &s, PROBE_ENERGY, clock_wall_ms());
-        if (have_energy && (s.gpus[place.gpu].have & SNAP_HAVE_ENERGY)) {
-            double j = (double)(s.gpus[place.gpu].energy_mj - energy0) / 1000;
-            fprintf(stderr, "; GPU energy %.1f kJ (%.0f W average)", j / 1000,
-                    secs > 0 ? j / secs : 0);
-        }
-        fprintf(stderr, "%s\n", left ? "" : "; nothing left on the GPU");
-    }
+    if (!o.quiet)
+        report(&place, peak, status, secs, p, &s, have_energy, energy0, left);
     runplace_done(&place);
     snap_free(&s);
     probe_exiting(p);

@@ -10,7 +10,10 @@
  * short they withdraw and try again after a random pause, for a moment
  * even without --wait. Group files of jobs whose `vram run` died are
  * removed on the way (this user's; others' are ignored), so a crash never
- * leaves a promise that blocks the GPU. */
+ * leaves a promise that blocks the GPU. A job over several GPUs publishes
+ * its slice on each of them before it checks, and withdraws them all if
+ * any falls short: it never holds some of its GPUs while it waits for the
+ * rest. */
 #include "cli/runplace.h"
 
 #include <ctype.h>
@@ -44,7 +47,7 @@
 struct tally {
     const struct snap *s;
     size_t n;
-    const char *self; /* our group file's name, or NULL */
+    const struct runplace_choice *self; /* our group files, or NULL */
     uint64_t sum[MAX_GPUS];
     bool pending[MAX_GPUS]; /* some of it by jobs deciding now */
     /* the largest promise on each GPU, to say whose it is */
@@ -53,10 +56,20 @@ struct tally {
     int32_t top_pid[MAX_GPUS];
 };
 
+static bool ours(const struct runplace_choice *c, const char *name)
+{
+    for (unsigned i = 0; c && i < c->n; i++) {
+        const char *own = strrchr(c->group_path[i], '/');
+        if (strcmp(own ? own + 1 : c->group_path[i], name) == 0)
+            return true;
+    }
+    return false;
+}
+
 static int add_promise(const struct slice *sl, void *arg)
 {
     struct tally *t = arg;
-    if (t->self && strcmp(sl->name, t->self) == 0)
+    if (ours(t->self, sl->name))
         return 0;
     for (size_t i = 0; i < t->n; i++) {
         const struct snap_gpu *g = &t->s->gpus[i];
@@ -76,7 +89,8 @@ static int add_promise(const struct slice *sl, void *arg)
 }
 
 /* Room on every GPU: free memory less the others' promises. */
-static void rooms(const struct snap *s, const char *self, struct tally *t, uint64_t *room)
+static void rooms(const struct snap *s, const struct runplace_choice *self, struct tally *t,
+                  uint64_t *room)
 {
     memset(t, 0, sizeof *t);
     t->s = s;
@@ -139,52 +153,224 @@ static void list_gpus(const struct snap *s, char *out, size_t len)
         at += (size_t)snprintf(out + at, len - at, "%s%zu (%s)", i ? ", " : "", i, s->gpus[i].uuid);
 }
 
-/* Publishes our slice on pick, then checks again with it in place: VRAM_OK
- * (admitted), or 1 (withdrawn: room[pick] is the room seen). */
-static int publish(struct probe *p, struct snap *s, int pick, uint64_t size,
+/* What was asked, resolved: the GPUs named (forced) or how many, and the
+ * slice on each. */
+struct ask {
+    unsigned n;
+    bool forced;
+    unsigned gpu[RUNPLACE_MAX];
+    const struct gpuspec_sizes *sizes;
+};
+
+static uint64_t size_at(const struct ask *a, unsigned pos, unsigned gpu)
+{
+    return a->sizes && a->sizes->n ? gpuspec_size_for(a->sizes, pos, gpu) : 0;
+}
+
+/* The names of gpus to indexes, each once, and keyed sizes for exactly
+ * those: VRAM_OK or VRAM_EINPUT with the reason. */
+static int resolve_ask(const struct snap *s, const struct gpuspec_gpus *gpus,
+                       const struct gpuspec_sizes *sizes, struct ask *a, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    a->sizes = sizes;
+    a->n = gpus && gpus->count ? gpus->count : 1;
+    a->forced = gpus && gpus->named;
+    if (a->n > RUNPLACE_MAX || (!a->forced && a->n > (s->ngpus < MAX_GPUS ? s->ngpus : MAX_GPUS))) {
+        snprintf(err, errlen, "%u GPUs asked for; this machine has %zu", a->n, s->ngpus);
+        return VRAM_EINPUT;
+    }
+    for (unsigned i = 0; a->forced && i < a->n; i++) {
+        int g = resolve_gpu(s, gpus->name[i]);
+        if (g == -1 && a->n == 1) { /* --gpu auto */
+            a->forced = false;
+            break;
+        }
+        if (g >= MAX_GPUS) {
+            snprintf(err, errlen, "GPU %d: vram run places jobs on the first %d GPUs", g, MAX_GPUS);
+            return VRAM_EINPUT;
+        }
+        if (g < 0) {
+            char list[1024];
+            list_gpus(s, list, sizeof list);
+            snprintf(err, errlen, "%s '%s': no such GPU; there are: %s",
+                     a->n == 1 ? "--gpu" : "--gpus", gpus->name[i], list);
+            return VRAM_EINPUT;
+        }
+        for (unsigned j = 0; j < i; j++)
+            if (a->gpu[j] == (unsigned)g) {
+                snprintf(err, errlen, "--gpus names GPU %d twice ('%s' and '%s')", g, gpus->name[j],
+                         gpus->name[i]);
+                return VRAM_EINPUT;
+            }
+        a->gpu[i] = (unsigned)g;
+    }
+    if (!sizes || !sizes->keyed)
+        return VRAM_OK;
+    char keys[256], named[256] = "";
+    gpuspec_fmt_keys(sizes, keys, sizeof keys);
+    bool same = a->forced && sizes->n == a->n;
+    for (unsigned i = 0, at = 0; a->forced && i < a->n; i++) {
+        same = same && gpuspec_size_for(sizes, i, a->gpu[i]) != 0;
+        at += (unsigned)snprintf(named + at, sizeof named - at, "%s%u", i ? "," : "", a->gpu[i]);
+        if (at >= sizeof named)
+            at = sizeof named - 1;
+    }
+    if (same)
+        return VRAM_OK;
+    if (a->forced)
+        snprintf(err, errlen,
+                 "--vram names GPUs %s and --gpus names GPUs %s: give one size for each GPU of "
+                 "--gpus (or one size for all)",
+                 keys, named);
+    else
+        snprintf(err, errlen,
+                 "--vram names GPUs %s: sizes per GPU need --gpus naming the same GPUs (--gpus %s)",
+                 keys, keys);
+    return VRAM_EINPUT;
+}
+
+/* Where the job fits in room: its GPUs into pick, true when every one has
+ * room for its slice. */
+static bool fits(const struct ask *a, const uint64_t *room, size_t n, unsigned *pick)
+{
+    if (a->forced) {
+        for (unsigned i = 0; i < a->n; i++) {
+            pick[i] = a->gpu[i];
+            if (room[pick[i]] < size_at(a, i, pick[i]))
+                return false;
+        }
+        return true;
+    }
+    return place_best_n(room, n, size_at(a, 0, 0), a->n, pick) == (int)a->n;
+}
+
+static void withdraw(struct runplace_choice *c)
+{
+    for (unsigned i = 0; i < c->n; i++)
+        if (c->group_path[i][0])
+            unlink(c->group_path[i]);
+    memset(c, 0, sizeof *c);
+}
+
+/* Publishes our slice on every GPU of pick, then checks again with them in
+ * place: VRAM_OK (admitted), VRAM_EFAIL (no group file could be made), or
+ * 1 (withdrawn, every slice removed: room is the room seen). */
+static int publish(struct probe *p, struct snap *s, const struct ask *a, const unsigned *pick,
                    struct runplace_choice *out, struct tally *t, uint64_t *room, char *err,
                    size_t errlen)
 {
-    if (group_create(out->group_path, sizeof out->group_path, size ? size : UINT64_MAX,
-                     (unsigned)pick, s->gpus[pick].uuid, clock_wall_ms()) < 0) {
-        snprintf(err, errlen, "cannot create a group file in %s: %s", group_dir(), strerror(errno));
-        return VRAM_EFAIL;
+    memset(out, 0, sizeof *out);
+    for (unsigned i = 0; i < a->n; i++) {
+        out->gpu[i] = pick[i];
+        out->size[i] = size_at(a, i, pick[i]);
+        out->n = i + 1;
+        if (group_create(out->group_path[i], sizeof out->group_path[i],
+                         out->size[i] ? out->size[i] : UINT64_MAX, pick[i], s->gpus[pick[i]].uuid,
+                         clock_wall_ms()) < 0) {
+            snprintf(err, errlen, "cannot create a group file in %s: %s", group_dir(),
+                     strerror(errno));
+            out->group_path[i][0] = '\0';
+            withdraw(out);
+            return VRAM_EFAIL;
+        }
     }
-    const char *name = strrchr(out->group_path, '/');
-    name = name ? name + 1 : out->group_path;
     probe_sample(p, s, 0, clock_wall_ms());
-    rooms(s, name, t, room);
-    struct group g;
-    if (room[pick] >= size && group_open(&g, out->group_path) == 0) {
-        group_set_state(&g, GROUP_ADMITTED);
-        group_close(&g);
-        out->gpu = (unsigned)pick;
+    rooms(s, out, t, room);
+    bool all = true;
+    for (unsigned i = 0; i < out->n; i++)
+        all = all && room[out->gpu[i]] >= out->size[i];
+    struct group g[RUNPLACE_MAX];
+    unsigned opened = 0;
+    while (all && opened < out->n && group_open(&g[opened], out->group_path[opened]) == 0)
+        opened++;
+    if (all && opened == out->n) {
+        for (unsigned i = 0; i < opened; i++) {
+            group_set_state(&g[i], GROUP_ADMITTED);
+            group_close(&g[i]);
+        }
         return VRAM_OK;
     }
-    unlink(out->group_path);
-    out->group_path[0] = '\0';
+    for (unsigned i = 0; i < opened; i++)
+        group_close(&g[i]);
+    withdraw(out);
     return 1;
 }
 
-int runplace_pick(struct probe *p, struct snap *s, const char *gpu, uint64_t size, bool wait,
-                  double timeout, bool quiet, struct runplace_choice *out, char *err, size_t errlen)
+/* Why the job does not fit now, for the refusal and the waiting line. */
+static void why_not(const struct ask *a, const struct tally *t, const uint64_t *room, size_t n,
+                    bool wait, char *err, size_t errlen)
+{
+    char b1[32], b2[32], who[200];
+    const char *verdict = wait ? "timed out waiting" : "no GPU has room";
+    const char *hint = wait ? "" : "; add --wait to queue until one has";
+    if (a->n == 1) {
+        size_t best = a->forced ? a->gpu[0] : 0;
+        for (size_t i = 0; !a->forced && i < n; i++)
+            if (room[i] > room[best])
+                best = i;
+        whose(t, best, who, sizeof who);
+        snprintf(err, errlen, "%s: %s free for %s (GPU %zu has the most room: %s%s)%s", verdict,
+                 units_fmt_size(size_at(a, 0, (unsigned)best), b1, sizeof b1),
+                 a->forced ? "this GPU" : "any GPU", best,
+                 units_fmt_size(room[best], b2, sizeof b2), who, hint);
+        return;
+    }
+    hint = wait ? "" : "; add --wait to queue until they have";
+    if (a->forced) { /* the first GPU asked for that is short */
+        unsigned i = 0;
+        char list[256] = "";
+        for (unsigned k = 0, at = 0; k < a->n && at < sizeof list; k++)
+            at += (unsigned)snprintf(list + at, sizeof list - at, "%s%u", k ? "," : "", a->gpu[k]);
+        while (i + 1 < a->n && room[a->gpu[i]] >= size_at(a, i, a->gpu[i]))
+            i++;
+        whose(t, a->gpu[i], who, sizeof who);
+        snprintf(err, errlen, "%s GPU %u of --gpus %s: %s of room for its %s slice%s%s",
+                 wait ? "timed out waiting for room on" : "no room on", a->gpu[i], list,
+                 units_fmt_size(room[a->gpu[i]], b1, sizeof b1),
+                 units_fmt_size(size_at(a, i, a->gpu[i]), b2, sizeof b2), who,
+                 wait ? "" : "; add --wait to queue until all have");
+        return;
+    }
+    /* the a->n-th most room is what falls short */
+    unsigned pick[RUNPLACE_MAX];
+    place_best_n(room, n, 0, a->n, pick);
+    size_t worst = pick[0];
+    for (unsigned i = 1; i < a->n; i++)
+        if (room[pick[i]] < room[worst])
+            worst = pick[i];
+    whose(t, worst, who, sizeof who);
+    snprintf(err, errlen,
+             "%s: %s free on each of %u GPUs (of the %u with the most room, GPU %zu "
+             "has the least: %s%s)%s",
+             wait ? "timed out waiting" : "too few GPUs have room",
+             units_fmt_size(size_at(a, 0, 0), b1, sizeof b1), a->n, a->n, worst,
+             units_fmt_size(room[worst], b2, sizeof b2), who, hint);
+}
+
+int runplace_pick(struct probe *p, struct snap *s, const struct gpuspec_gpus *gpus,
+                  const struct gpuspec_sizes *sizes, bool wait, double timeout, bool quiet,
+                  struct runplace_choice *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (probe_sample(p, s, PROBE_ENERGY, clock_wall_ms()) < 0 || s->ngpus == 0) {
         snprintf(err, errlen, "no NVIDIA GPU found");
         return VRAM_EFAIL;
     }
-    int forced = resolve_gpu(s, gpu);
-    if (forced == -2) {
-        char list[1024];
-        list_gpus(s, list, sizeof list);
-        snprintf(err, errlen, "--gpu '%s': no such GPU; there are: %s", gpu, list);
-        return VRAM_EINPUT;
-    }
+    struct ask a;
+    int rc = resolve_ask(s, gpus, sizes, &a, err, errlen);
+    if (rc < 0)
+        return rc;
     if (group_dir_check(err, errlen) < 0)
         return VRAM_EFAIL;
+    if (a.n > 1 && strchr(group_dir(), ',')) {
+        snprintf(err, errlen,
+                 "%s holds a comma, which separates the group files of a job over several "
+                 "GPUs; set VRAM_RUN_DIR to a folder without one",
+                 group_dir());
+        return VRAM_EFAIL;
+    }
     uint64_t start = clock_mono_ms(), last_note = 0;
-    char b1[32], b2[32], who[200];
     struct tally t;
     for (bool first = true;; first = false) {
         if (!first)
@@ -192,42 +378,40 @@ int runplace_pick(struct probe *p, struct snap *s, const char *gpu, uint64_t siz
         uint64_t room[MAX_GPUS] = {0};
         size_t n = s->ngpus < MAX_GPUS ? s->ngpus : MAX_GPUS;
         rooms(s, NULL, &t, room);
-        int pick;
-        if (forced >= 0)
-            pick = room[forced] >= size ? forced : -1;
-        else
-            pick = place_best(room, n, size);
-        if (pick >= 0) {
-            int rc = publish(p, s, pick, size, out, &t, room, err, errlen);
+        unsigned pick[RUNPLACE_MAX];
+        if (fits(&a, room, n, pick)) {
+            rc = publish(p, s, &a, pick, out, &t, room, err, errlen);
             if (rc <= 0) {
                 if (rc == VRAM_OK && !quiet && last_note)
                     fputc('\n', stderr);
                 return rc;
             }
-            if (t.pending[pick] && clock_mono_ms() - start < CONTEND_MS) {
-                pause_randomly(); /* another job is deciding on this GPU too */
+            bool contended = false;
+            for (unsigned i = 0; i < a.n; i++)
+                contended = contended || t.pending[pick[i]];
+            if (contended && clock_mono_ms() - start < CONTEND_MS) {
+                pause_randomly(); /* another job is deciding on these GPUs too */
                 continue;
             }
         }
-        size_t best = forced >= 0 ? (size_t)forced : 0;
-        for (size_t i = 0; forced < 0 && i < n; i++)
-            if (room[i] > room[best])
-                best = i;
         double waited = (double)(clock_mono_ms() - start) / 1000;
         if (!wait || (timeout > 0 && waited >= timeout)) {
-            whose(&t, best, who, sizeof who);
-            snprintf(err, errlen, "%s: %s free for %s (GPU %zu has the most room: %s%s)%s",
-                     wait ? "timed out waiting" : "no GPU has room",
-                     units_fmt_size(size, b1, sizeof b1), forced >= 0 ? "this GPU" : "any GPU",
-                     best, units_fmt_size(room[best], b2, sizeof b2), who,
-                     wait ? "" : "; add --wait to queue until one has");
+            why_not(&a, &t, room, n, wait, err, errlen);
             return VRAM_EFAIL;
         }
         uint64_t now = clock_mono_ms();
         if (!quiet && now - last_note >= 1000) {
-            fprintf(stderr, "\rvram run: waiting %.0f s for %s free (best now: GPU %zu, %s)  ",
-                    waited, units_fmt_size(size, b1, sizeof b1), best,
-                    units_fmt_size(room[best], b2, sizeof b2));
+            char b1[32], b2[32];
+            size_t best = a.forced ? a.gpu[0] : 0;
+            for (size_t i = 0; !a.forced && i < n; i++)
+                if (room[i] > room[best])
+                    best = i;
+            if (a.n == 1)
+                fprintf(stderr, "\rvram run: waiting %.0f s for %s free (best now: GPU %zu, %s)  ",
+                        waited, units_fmt_size(size_at(&a, 0, (unsigned)best), b1, sizeof b1), best,
+                        units_fmt_size(room[best], b2, sizeof b2));
+            else
+                fprintf(stderr, "\rvram run: waiting %.0f s for room on %u GPUs  ", waited, a.n);
             last_note = now;
         }
         struct timespec ts = {0, 250 * 1000 * 1000};
@@ -237,9 +421,7 @@ int runplace_pick(struct probe *p, struct snap *s, const char *gpu, uint64_t siz
 
 void runplace_done(struct runplace_choice *c)
 {
-    if (c->group_path[0])
-        unlink(c->group_path);
-    c->group_path[0] = '\0';
+    withdraw(c);
 }
 
 /* Our children now: the command's orphans, handed to us as subreaper. */
@@ -302,25 +484,33 @@ static int holding(struct probe *p, struct snap *s, const uint32_t *cand, int n,
     return k;
 }
 
+static int add_once(uint32_t *list, int n, int max, uint32_t pid)
+{
+    for (int j = 0; j < n; j++)
+        if (list[j] == pid)
+            return n;
+    if (n < max)
+        list[n++] = pid;
+    return n;
+}
+
 int runplace_leftovers(struct probe *p, struct snap *s, const struct runplace_choice *c, bool reap,
                        bool quiet)
 {
     uint32_t cand[GROUP_MEMBERS + 256], held[GROUP_MEMBERS + 256];
     int n = 0;
-    struct group_view v;
-    if (group_read(c->group_path, &v) == 0)
-        for (unsigned i = 0; i < v.nmembers; i++)
-            cand[n++] = (uint32_t)v.members[i].pid;
+    struct group_view *v = malloc(sizeof *v);
+    /* a process on several GPUs is a member of each GPU's group: once here */
+    for (unsigned g = 0; v && g < c->n; g++)
+        if (group_read(c->group_path[g], v) == 0)
+            for (unsigned i = 0; i < v->nmembers; i++)
+                n = add_once(cand, n, GROUP_MEMBERS, (uint32_t)v->members[i].pid);
+    free(v);
     /* an orphan that joined the group is both a member and our child */
     uint32_t kids[256];
     int nk = children(kids, 256);
-    for (int i = 0; i < nk; i++) {
-        bool seen = false;
-        for (int j = 0; j < n && !seen; j++)
-            seen = cand[j] == kids[i];
-        if (!seen)
-            cand[n++] = kids[i];
-    }
+    for (int i = 0; i < nk; i++)
+        n = add_once(cand, n, GROUP_MEMBERS + 256, kids[i]);
     if (n == 0)
         return 0;
     int k = holding(p, s, cand, n, held, quiet, "still holds");

@@ -10,6 +10,10 @@
  * or -1 when none can. */
 int place_best(const uint64_t *room, size_t n, uint64_t size);
 
+/* The k GPUs with the most room that can each hold size (ties: the lowest
+ * indexes), into out in index order: k, or -1 when fewer than k can. */
+int place_best_n(const uint64_t *room, size_t n, uint64_t size, unsigned k, unsigned *out);
+
 /* Room on a GPU: free memory, less what slices already promised to running
  * jobs have not yet taken (a slice is a reservation). */
 uint64_t place_room(uint64_t free, uint64_t promised);

@@ -24,8 +24,10 @@ typedef struct {
     char bytes[16];
 } CUuuid;
 
+#define CU_MEM_LOCATION_TYPE_DEVICE 1
+
 typedef struct {
-    int type; /* CU_MEM_LOCATION_TYPE_DEVICE = 1 */
+    int type; /* CU_MEM_LOCATION_TYPE_DEVICE, or the host's */
     int id;
 } CUmemLocation;
 

@@ -176,7 +176,10 @@ static int apply_group(const struct slice *sl, void *arg)
     struct snap *s = arg;
     const struct group_view *v = &sl->v;
     for (unsigned m = 0; m < v->nmembers; m++)
-        for (size_t gi = 0; gi < s->ngpus; gi++)
+        for (size_t gi = 0; gi < s->ngpus; gi++) {
+            /* a process over several GPUs has a group on each */
+            if (v->gpu_uuid[0] && strcmp(v->gpu_uuid, s->gpus[gi].uuid) != 0)
+                continue;
             for (size_t i = 0; i < s->gpus[gi].nprocs; i++) {
                 struct snap_proc *pr = &s->gpus[gi].procs[i];
                 if (pr->pid != (uint32_t)v->members[m].pid)
@@ -184,6 +187,7 @@ static int apply_group(const struct slice *sl, void *arg)
                 pr->cap = v->cap == UINT64_MAX ? 0 : v->cap;
                 pr->counted = v->members[m].used;
             }
+        }
     return 0;
 }
 

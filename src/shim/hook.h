@@ -27,6 +27,7 @@
 /* Entry points the shim calls but does not wrap. */
 #define SHIM_CUDA_HELPERS(X)                                                                       \
     X(cuCtxGetDevice, (CUdevice * dev))                                                            \
+    X(cuDeviceGetCount, (int *n))                                                                  \
     X(cuDeviceGetUuid_v2, (CUuuid * uuid, CUdevice dev))                                           \
     X(cuMemGetAddressRange_v2, (CUdeviceptr * base, size_t * size, CUdeviceptr p))                 \
     X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev))                                                \

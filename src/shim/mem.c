@@ -12,25 +12,40 @@
 #include "shim/shim.h"
 #include "shim/swap.h"
 
+/* Before the driver is asked: the current context's device (where these
+ * entry points allocate) into *dev, and bytes taken from its budget.
+ * CUDA_SUCCESS, or what to answer instead: without a context the driver
+ * would refuse too, and with a cap nothing is allocated uncharged. */
+static CUresult take(int *dev, uint64_t bytes)
+{
+    *dev = shim_device_now();
+    if (!shim.capped)
+        return CUDA_SUCCESS;
+    if (*dev < 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return shim_budget_take(*dev, bytes) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
 /* After the driver answered: keep the charge and remember it, or give it
  * back. A table that cannot grow gives the charge back rather than leak it. */
-static CUresult settle(CUresult rc, uint64_t key, enum atab_kind kind, uint64_t bytes)
+static CUresult settle(CUresult rc, uint64_t key, enum atab_kind kind, int dev, uint64_t bytes)
 {
     if (rc != CUDA_SUCCESS) {
-        shim_budget_give(bytes);
+        shim_budget_give(dev, bytes);
         return rc;
     }
-    if (atab_put(&shim.atab, key, kind, bytes, shim_device_now()) < 0)
-        shim_budget_give(bytes);
+    if (atab_put(&shim.atab, key, kind, bytes, dev) < 0)
+        shim_budget_give(dev, bytes);
     return rc;
 }
 
+/* Back to the device the allocation was charged to, whatever is current. */
 void mem_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
 {
     struct atab_entry e;
     for (size_t i = 0; i < nkinds; i++)
         if (atab_take(&shim.atab, key, kinds[i], &e) == 0) {
-            shim_budget_give(e.bytes);
+            shim_budget_give(e.dev, e.bytes);
             return;
         }
 }
@@ -43,14 +58,16 @@ SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
     if (!REAL(cuMemAlloc_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     uint64_t charge = shim_pages(size);
-    if (!shim_budget_take(charge))
-        return CUDA_ERROR_OUT_OF_MEMORY;
+    int dev;
+    CUresult rc = take(&dev, charge);
+    if (rc != CUDA_SUCCESS)
+        return rc;
     /* with fast swap on, the memory is the VMM's, so it can leave its
      * addresses and come back to them */
     bool plain = !shim.swap;
-    CUresult rc = plain ? real_cuMemAlloc_v2(dptr, size) : swap_alloc(dptr, size, &plain);
+    rc = plain ? real_cuMemAlloc_v2(dptr, size) : swap_alloc(dptr, size, &plain);
     return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, plain && shim.swap ? ATAB_FIXED : ATAB_LINEAR,
-                  charge);
+                  dev, charge);
 }
 
 SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
@@ -63,21 +80,23 @@ SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t
      * alignment of every current GPU, and settle on the real figure */
     uint64_t row = ((uint64_t)width + 511) & ~511ULL;
     uint64_t charge = height && row > UINT64_MAX / height ? UINT64_MAX : shim_pages(row * height);
-    if (!shim_budget_take(charge))
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = real_cuMemAllocPitch_v2(dptr, pitch, width, height, elem);
+    int dev;
+    CUresult rc = take(&dev, charge);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = real_cuMemAllocPitch_v2(dptr, pitch, width, height, elem);
     if (rc == CUDA_SUCCESS && pitch) {
         uint64_t real = shim_pages((uint64_t)*pitch * height);
-        if (real > charge && !shim_budget_take(real - charge)) {
+        if (real > charge && !shim_budget_take(dev, real - charge)) {
             REAL(cuMemFree_v2)(*dptr);
-            shim_budget_give(charge);
+            shim_budget_give(dev, charge);
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
         if (real < charge)
-            shim_budget_give(charge - real);
+            shim_budget_give(dev, charge - real);
         charge = real;
     }
-    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_FIXED, charge);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_FIXED, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned flags)
@@ -86,10 +105,12 @@ SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned 
     if (!REAL(cuMemAllocManaged))
         return CUDA_ERROR_NOT_INITIALIZED;
     uint64_t charge = shim_pages(size);
-    if (!shim_budget_take(charge))
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = real_cuMemAllocManaged(dptr, size, flags);
-    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_MANAGED, charge);
+    int dev;
+    CUresult rc = take(&dev, charge);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = real_cuMemAllocManaged(dptr, size, flags);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_MANAGED, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
@@ -109,10 +130,12 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
         if (!REAL(name))                                                                           \
             return CUDA_ERROR_NOT_INITIALIZED;                                                     \
         uint64_t charge = shim_pages(size);                                                        \
-        if (!shim_budget_take(charge))                                                             \
-            return CUDA_ERROR_OUT_OF_MEMORY;                                                       \
-        CUresult rc = call;                                                                        \
-        return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_ASYNC, charge);                     \
+        int dev;                                                                                   \
+        CUresult rc = take(&dev, charge);                                                          \
+        if (rc != CUDA_SUCCESS)                                                                    \
+            return rc;                                                                             \
+        rc = call;                                                                                 \
+        return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_ASYNC, dev, charge);                \
     }
 
 /* A pool hands out memory it may already hold; counting what is handed out
@@ -178,9 +201,10 @@ static uint64_t array_bytes(size_t w, size_t h, size_t d, int format, unsigned c
     return n > UINT64_MAX / 2 ? UINT64_MAX / 2 : shim_pages((uint64_t)n);
 }
 
-static CUresult array_made(CUresult rc, void *handle, uint64_t charge)
+static CUresult array_made(CUresult rc, void *handle, int dev, uint64_t charge)
 {
-    return settle(rc, rc == CUDA_SUCCESS ? (uint64_t)(uintptr_t)handle : 0, ATAB_ARRAY, charge);
+    return settle(rc, rc == CUDA_SUCCESS ? (uint64_t)(uintptr_t)handle : 0, ATAB_ARRAY, dev,
+                  charge);
 }
 
 SHIM_EXPORT CUresult cuArrayCreate_v2(CUarray *arr, const CUDA_ARRAY_DESCRIPTOR *desc)
@@ -191,10 +215,12 @@ SHIM_EXPORT CUresult cuArrayCreate_v2(CUarray *arr, const CUDA_ARRAY_DESCRIPTOR 
     if (!desc || !arr)
         return real_cuArrayCreate_v2(arr, desc);
     uint64_t charge = array_bytes(desc->Width, desc->Height, 1, desc->Format, desc->NumChannels);
-    if (!shim_budget_take(charge))
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = real_cuArrayCreate_v2(arr, desc);
-    return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, charge);
+    int dev;
+    CUresult rc = take(&dev, charge);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = real_cuArrayCreate_v2(arr, desc);
+    return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *arr, const CUDA_ARRAY3D_DESCRIPTOR *desc)
@@ -206,10 +232,12 @@ SHIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *arr, const CUDA_ARRAY3D_DESCRIP
         return real_cuArray3DCreate_v2(arr, desc);
     uint64_t charge =
         array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels);
-    if (!shim_budget_take(charge))
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = real_cuArray3DCreate_v2(arr, desc);
-    return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, charge);
+    int dev;
+    CUresult rc = take(&dev, charge);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = real_cuArray3DCreate_v2(arr, desc);
+    return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *arr,
@@ -225,10 +253,12 @@ SHIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *arr,
     uint64_t base =
         array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels);
     uint64_t charge = levels > 1 ? shim_pages(base < UINT64_MAX / 4 ? base * 2 : base) : base;
-    if (!shim_budget_take(charge))
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = real_cuMipmappedArrayCreate(arr, desc, levels);
-    return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, charge);
+    int dev;
+    CUresult rc = take(&dev, charge);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = real_cuMipmappedArrayCreate(arr, desc, levels);
+    return array_made(rc, rc == CUDA_SUCCESS ? *arr : NULL, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuArrayDestroy(CUarray arr)
@@ -270,11 +300,13 @@ SHIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle h, 
     if (real_cuMemGetAddressRange_v2 && real_cuMemGetAddressRange_v2(&base, &size, *dptr))
         size = 0;
     uint64_t charge = shim_pages(size);
-    if (!shim_budget_take(charge)) {
+    int dev;
+    CUresult taken = take(&dev, charge);
+    if (taken != CUDA_SUCCESS) {
         REAL(cuIpcCloseMemHandle)(*dptr);
-        return CUDA_ERROR_OUT_OF_MEMORY;
+        return taken;
     }
-    return settle(rc, *dptr, ATAB_IPC, charge);
+    return settle(rc, *dptr, ATAB_IPC, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)

@@ -1,9 +1,12 @@
 /* shim: libvramcap's start. Reads its settings from the environment once,
  * when the library is loaded (nothing on any hot path reads them again):
- *   VRAM_CAP_GROUP  the group file `vram run` made (a budget shared by all
- *                   the processes it starts)
- *   VRAM_CAP        a cap for this process alone ("6G"), when used without
- *                   `vram run`: LD_PRELOAD=libvramcap.so VRAM_CAP=6G prog
+ *   VRAM_CAP_GROUP  the group files `vram run` made, one per GPU, comma
+ *                   separated (a budget on each GPU shared by all the
+ *                   processes it starts)
+ *   VRAM_CAP        a cap for this process alone on each device it uses
+ *                   ("6G"), or per device ordinal ("6G,4G"), when used
+ *                   without `vram run`: LD_PRELOAD=libvramcap.so VRAM_CAP=6G
+ *                   prog
  *   VRAM_SWAP=1     fast swap: device memory made of VMM calls, driver
  *                   entry points gated, a control socket (swap.c, ctl.c);
  *                   VRAM_SWAP_POOL and VRAM_SWAP_HOST_MAX tune its host
@@ -13,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/units.h"
 #include "shim/ctl.h"
 #include "shim/hook.h"
 #include "shim/pool.h"
@@ -33,7 +35,7 @@ static void after_fork_child(void)
 {
     /* the child owns none of its parent's GPU memory or contexts */
     if (shim.capped)
-        group_forget_slot(&shim.group);
+        budget_after_fork(&shim.budget);
     atab_clear(&shim.atab);
     memset(shim.ctx_charged, 0, sizeof shim.ctx_charged);
     vtab_clear(&shim.vtab);
@@ -58,18 +60,18 @@ __attribute__((constructor)) static void shim_start(void)
     }
     const char *path = getenv("VRAM_CAP_GROUP");
     const char *cap = getenv("VRAM_CAP");
+    char err[400];
     if (path && *path) {
-        if (group_open(&shim.group, path) == 0)
+        if (budget_open_files(&shim.budget, path, err, sizeof err) == 0)
             shim.capped = true;
         else
-            fprintf(stderr, "libvramcap: %s is not a vram group; running without a cap\n", path);
+            fprintf(stderr, "libvramcap: %s; running without a cap\n", err);
         return;
     }
     if (cap && *cap) {
-        uint64_t bytes;
-        if (units_parse_size(cap, &bytes) < 0 || bytes == 0)
-            fprintf(stderr, "libvramcap: VRAM_CAP='%s' is not a size (try 6G); no cap\n", cap);
-        else if (group_open_private(&shim.group, bytes) == 0)
+        if (budget_open_sizes(&shim.budget, cap, err, sizeof err) == 0)
             shim.capped = true;
+        else
+            fprintf(stderr, "libvramcap: %s; no cap\n", err);
     }
 }

@@ -1,6 +1,7 @@
 /* shim: what the parts of libvramcap share: the driver entry points it
- * wraps (and the real ones behind them), the process's budget, its
- * allocation table and, with fast swap on, its table of swappable memory. */
+ * wraps (and the real ones behind them), the process's budget on each GPU,
+ * its allocation table and, with fast swap on, its table of swappable
+ * memory. */
 #ifndef VRAM_SHIM_SHIM_H
 #define VRAM_SHIM_SHIM_H
 
@@ -8,19 +9,19 @@
 #include <stdint.h>
 
 #include "shim/atab.h"
+#include "shim/budget.h"
 #include "shim/vtab.h"
 #include "gpu/cuda_api.h"
-#include "ipc/group.h"
 
 #define SHIM_EXPORT      __attribute__((visibility("default")))
-#define SHIM_MAX_DEVICES 64
+#define SHIM_MAX_DEVICES BUDGET_MAX_DEVICES
 
 #define SHIM_MAX_CONTEXTS 64
 
 struct shim {
-    bool capped; /* a budget is in force (VRAM_CAP_GROUP or VRAM_CAP) */
-    bool swap;   /* fast swap is on (VRAM_SWAP=1) */
-    struct group group;
+    bool capped;          /* a budget is in force (VRAM_CAP_GROUP or VRAM_CAP) */
+    bool swap;            /* fast swap is on (VRAM_SWAP=1) */
+    struct budget budget; /* a group per GPU */
     struct atab atab;
     struct vtab vtab;
     pthread_mutex_t ctx_mu;
@@ -40,16 +41,26 @@ static inline uint64_t shim_pages(uint64_t n)
     return n > UINT64_MAX - SHIM_PAGE ? UINT64_MAX : (n + SHIM_PAGE - 1) & ~(SHIM_PAGE - 1);
 }
 
-/* Takes bytes from the budget (always succeeds without a cap). */
-static inline bool shim_budget_take(uint64_t bytes)
+/* Takes bytes from device dev's budget (always succeeds without a cap). A
+ * device the process has no slice on takes nothing: it is refused, and
+ * told why once. */
+static inline bool shim_budget_take(int dev, uint64_t bytes)
 {
-    return !shim.capped || group_reserve(&shim.group, bytes) == 0;
+    if (!shim.capped || bytes == 0)
+        return true;
+    struct group *g = budget_of(&shim.budget, dev);
+    if (!g) {
+        budget_refused(&shim.budget, dev);
+        return false;
+    }
+    return group_reserve(g, bytes) == 0;
 }
 
-static inline void shim_budget_give(uint64_t bytes)
+static inline void shim_budget_give(int dev, uint64_t bytes)
 {
-    if (shim.capped && bytes)
-        group_release(&shim.group, bytes);
+    struct group *g;
+    if (shim.capped && bytes && (g = budget_of(&shim.budget, dev)))
+        group_release(g, bytes);
 }
 
 /* The calling thread's device, -1 without a context. */

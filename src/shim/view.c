@@ -1,12 +1,13 @@
-/* view: what a capped process is told about its GPU, and what its context
+/* view: what a capped process is told about its GPUs, and what its context
  * costs. A process capped at 6 GiB sees a 6 GiB GPU: cuMemGetInfo,
  * cuDeviceTotalMem and NVML's memory queries all say total = cap and
  * free = cap - used (never more than the GPU really has free), so
  * frameworks that size themselves from free memory size themselves to the
- * slice. The context's own footprint counts against the cap, charged
- * before the context is made: it is measured once per group (NVML's figure
- * for the first member right after its first context) and shared through
- * the group with the other members. */
+ * slice. Each GPU answers with its own slice. The context's own footprint
+ * counts against its GPU's cap, charged before the context is made: it is
+ * measured once per group (NVML's figure for the first member right after
+ * its first context) and shared through the group with the other
+ * members. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,12 +21,14 @@
 #include "shim/shim.h"
 #include "shim/view.h"
 
-static uint64_t used_now(void)
+static uint64_t used_of(const struct group *g)
 {
-    struct group_shared *sh = shim.group.sh;
-    return __atomic_load_n(&sh->used, __ATOMIC_RELAXED);
+    return __atomic_load_n(&g->sh->used, __ATOMIC_RELAXED);
 }
 
+/* Each device answers with its own slice: the current context's device
+ * here, the one asked about below. A device the process has no slice on
+ * has nothing free for it. */
 SHIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
 {
     GATE_SCOPE();
@@ -34,7 +37,12 @@ SHIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
     CUresult rc = real_cuMemGetInfo_v2(free_b, total);
     if (rc != CUDA_SUCCESS || !shim.capped || !free_b || !total)
         return rc;
-    uint64_t cap = shim.group.sh->cap, used = used_now();
+    struct group *g = budget_of(&shim.budget, shim_device_now());
+    if (!g) {
+        *free_b = 0;
+        return rc;
+    }
+    uint64_t cap = g->sh->cap, used = used_of(g);
     uint64_t left = used < cap ? cap - used : 0;
     if (cap < *total)
         *total = cap;
@@ -49,28 +57,20 @@ SHIM_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     if (!REAL(cuDeviceTotalMem_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuDeviceTotalMem_v2(bytes, dev);
-    if (rc == CUDA_SUCCESS && shim.capped && bytes && shim.group.sh->cap < *bytes)
-        *bytes = shim.group.sh->cap;
+    struct group *g;
+    if (rc == CUDA_SUCCESS && shim.capped && bytes && (g = budget_of(&shim.budget, dev)) &&
+        g->sh->cap < *bytes)
+        *bytes = g->sh->cap;
     return rc;
-}
-
-static void uuid_string(const CUuuid *u, char *out, size_t len)
-{
-    const unsigned char *b = (const unsigned char *)u->bytes;
-    snprintf(out, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-             b[14], b[15]);
 }
 
 /* NVML's figure for this process on dev, right after its first context:
  * that is the context's footprint. 0 when NVML cannot say. */
 static uint64_t measure_context(CUdevice dev)
 {
-    CUuuid u;
     char uuid[96];
-    if (!real_cuDeviceGetUuid_v2 || real_cuDeviceGetUuid_v2(&u, dev) != CUDA_SUCCESS)
+    if (budget_device_uuid(dev, uuid, sizeof uuid) < 0)
         return 0;
-    uuid_string(&u, uuid, sizeof uuid);
     void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return 0;
@@ -134,21 +134,27 @@ __attribute__((constructor)) static void charge_mu_setup(void)
     pthread_atfork(NULL, NULL, charge_mu_reset);
 }
 
-/* The first context of this process on a GPU is charged before the driver
- * makes it: a process joining a full group is refused without the driver
- * ever holding its context, and the group's sum never passes the cap while
- * processes join. Only the group's very first context, whose footprint no
- * one has measured yet, is made first and charged after, and no other
- * member makes one meanwhile (group_ctx_reserve). */
+/* The first context of this process on a GPU is charged, to that GPU's
+ * group, before the driver makes it: a process joining a full group is
+ * refused without the driver ever holding its context, and the group's sum
+ * never passes the cap while processes join. Only the group's very first
+ * context, whose footprint no one has measured yet, is made first and
+ * charged after, and no other member makes one meanwhile
+ * (group_ctx_reserve). A GPU the process has no slice on gets no context. */
 static CUresult charged_make(struct maker *m)
 {
     CUdevice dev = m->dev;
     if (!shim.capped || dev < 0 || dev >= SHIM_MAX_DEVICES)
         return m->make(m);
+    struct group *g = budget_of(&shim.budget, dev);
+    if (!g) {
+        budget_refused(&shim.budget, dev);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     pthread_mutex_lock(&charge_mu);
     CUresult rc;
     uint64_t bytes = 0;
-    int how = shim.ctx_charged[dev] ? 2 : group_ctx_reserve(&shim.group, &bytes);
+    int how = shim.ctx_charged[dev] ? 2 : group_ctx_reserve(g, &bytes);
     if (how == 2) { /* charged already: one footprint per process and GPU */
         rc = m->make(m);
     } else if (how < 0) {
@@ -158,15 +164,15 @@ static CUresult charged_make(struct maker *m)
         if (rc == CUDA_SUCCESS)
             shim.ctx_charged[dev] = bytes ? bytes : 1;
         else
-            group_release(&shim.group, bytes);
+            group_release(g, bytes);
     } else {
         rc = m->make(m);
         if (rc != CUDA_SUCCESS) {
-            group_ctx_abandon(&shim.group);
+            group_ctx_abandon(g);
         } else {
             bytes = measure_context(dev);
-            group_ctx_measured(&shim.group, bytes);
-            if (bytes && group_reserve(&shim.group, bytes) < 0) {
+            group_ctx_measured(g, bytes);
+            if (bytes && group_reserve(g, bytes) < 0) {
                 unmake(m);
                 rc = CUDA_ERROR_OUT_OF_MEMORY;
             } else {
@@ -281,26 +287,28 @@ SHIM_EXPORT CUresult cuCtxCreate_v4(CUcontext *ctx, void *params, unsigned flags
     return created(charged_make(&m), ctx, dev);
 }
 
-/* NVML asked from inside the capped process sees the slice too, on the GPU
- * the group was made for. */
-static bool is_capped_gpu(nvmlDevice_t d)
+/* NVML asked from inside the capped process sees the slice too, on each
+ * GPU it has one on (found by UUID: NVML counts every GPU of the machine,
+ * not the ones CUDA_VISIBLE_DEVICES shows). */
+static struct group *capped_gpu(nvmlDevice_t d)
 {
     static nvmlReturn_t (*get_uuid)(nvmlDevice_t, char *, unsigned);
-    if (!shim.capped || !shim.group.sh->gpu_uuid[0])
-        return false;
+    if (!shim.capped)
+        return NULL;
     if (!get_uuid) {
         void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD);
         if (!h)
-            return false;
+            return NULL;
         get_uuid = (nvmlReturn_t(*)(nvmlDevice_t, char *, unsigned))hook_real_dlsym(
             h, "nvmlDeviceGetUUID");
         dlclose(h);
         if (!get_uuid)
-            return false;
+            return NULL;
     }
     char uuid[96];
-    return get_uuid(d, uuid, sizeof uuid) == NVML_SUCCESS &&
-           strcmp(uuid, shim.group.sh->gpu_uuid) == 0;
+    if (get_uuid(d, uuid, sizeof uuid) != NVML_SUCCESS)
+        return NULL;
+    return budget_by_uuid(&shim.budget, uuid);
 }
 
 SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_v1_t *m)
@@ -310,10 +318,10 @@ SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_v1_t
     if (!real_nvmlDeviceGetMemoryInfo)
         return NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t rc = real_nvmlDeviceGetMemoryInfo(d, m);
+    struct group *g;
     /* a group without a slice (vram run with no --vram) changes nothing */
-    if (rc == NVML_SUCCESS && m && shim.capped && shim.group.sh->cap < m->total &&
-        is_capped_gpu(d)) {
-        uint64_t cap = shim.group.sh->cap, used = used_now();
+    if (rc == NVML_SUCCESS && m && (g = capped_gpu(d)) && g->sh->cap < m->total) {
+        uint64_t cap = g->sh->cap, used = used_of(g);
         m->total = cap;
         m->used = used < cap ? used : cap;
         m->free = cap - m->used;
@@ -328,9 +336,9 @@ SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v
     if (!real_nvmlDeviceGetMemoryInfo_v2)
         return NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t rc = real_nvmlDeviceGetMemoryInfo_v2(d, m);
-    if (rc == NVML_SUCCESS && m && shim.capped && shim.group.sh->cap < m->total &&
-        is_capped_gpu(d)) {
-        uint64_t cap = shim.group.sh->cap, used = used_now();
+    struct group *g;
+    if (rc == NVML_SUCCESS && m && (g = capped_gpu(d)) && g->sh->cap < m->total) {
+        uint64_t cap = g->sh->cap, used = used_of(g);
         m->total = cap;
         m->reserved = 0;
         m->used = used < cap ? used : cap;

@@ -5,6 +5,8 @@
  * its mapping, its references and who may access it), and the handle the
  * application holds is translated to the driver's current one: after a
  * swap the driver's handle is a new one, the application's is not. */
+#include <string.h>
+
 #include "shim/gate.h"
 #include "shim/hook.h"
 #include "shim/mem.h"
@@ -28,12 +30,15 @@ SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
     GATE_SCOPE();
     if (!REAL(cuMemCreate))
         return CUDA_ERROR_NOT_INITIALIZED;
-    uint64_t charge = shim_pages(size);
-    if (!shim_budget_take(charge))
+    /* the memory is where prop puts it, whatever context is current; on
+     * the host (a location of another type) it is no GPU's memory */
+    int dev = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? prop->location.id : -1;
+    uint64_t charge = dev >= 0 ? shim_pages(size) : 0;
+    if (!shim_budget_take(dev, charge))
         return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc = real_cuMemCreate(h, size, prop, flags);
     if (rc != CUDA_SUCCESS) {
-        shim_budget_give(charge);
+        shim_budget_give(dev, charge);
         return rc;
     }
     if (shim.swap && prop) {
@@ -48,9 +53,8 @@ SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
             shim.vtab.block[VB_PIECES]++; /* untracked: never swap this process */
         pthread_mutex_unlock(&shim.vtab.mu);
     }
-    int dev = prop ? prop->location.id : -1;
     if (atab_put(&shim.atab, *h, ATAB_VMM, charge, dev) < 0)
-        shim_budget_give(charge);
+        shim_budget_give(dev, charge);
     return rc;
 }
 
@@ -71,6 +75,18 @@ SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
         pthread_mutex_unlock(&shim.vtab.mu);
     }
     return rc;
+}
+
+/* The device an imported allocation lives on, as its properties say; the
+ * current context's when the driver cannot tell; -1 on the host. */
+static int imported_device(CUmemGenericAllocationHandle h)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    if (real_cuMemGetAllocationPropertiesFromHandle &&
+        real_cuMemGetAllocationPropertiesFromHandle(&prop, h) == CUDA_SUCCESS)
+        return prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE ? prop.location.id : -1;
+    return shim_device_now();
 }
 
 /* Memory another process exported: its size is only known when mapped, so
@@ -96,13 +112,16 @@ SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     struct atab_entry e;
     bool imported = atab_get(&shim.atab, h, ATAB_IMPORTED, &e) == 0 && e.bytes == 0;
     uint64_t charge = imported ? shim_pages(size) : 0;
-    if (!shim_budget_take(charge))
+    int dev = imported ? imported_device(real_handle(h)) : -1;
+    if (imported && dev < 0)
+        charge = 0; /* on the host: no GPU's memory */
+    if (!shim_budget_take(dev, charge))
         return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc = real_cuMemMap(ptr, size, offset, real_handle(h), flags);
     if (rc != CUDA_SUCCESS)
-        shim_budget_give(charge);
+        shim_budget_give(dev, charge);
     else if (imported)
-        atab_put(&shim.atab, h, ATAB_IMPORTED, charge, shim_device_now());
+        atab_put(&shim.atab, h, ATAB_IMPORTED, charge, dev);
     if (rc == CUDA_SUCCESS && shim.swap) {
         pthread_mutex_lock(&shim.vtab.mu);
         struct vphys *p = vtab_by_id(&shim.vtab, h);

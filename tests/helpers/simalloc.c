@@ -3,7 +3,16 @@
  * what it is told, writes and checks a pattern, says "ready PID" and waits
  * until stdin closes (or, with --hold, until it is killed). With --busy a
  * thread keeps copying to the GPU, so the driver sees it working. Against
- * the simulated driver it shows up in `vram status` like any CUDA process. */
+ * the simulated driver it shows up in `vram status` like any CUDA process.
+ * With --devices N it does the same on each of the first N visible devices
+ * (a process over several GPUs), then tries --then SIZE more on each, and
+ * says what each device reports: "dev D ok|oom RC", "dev D then ok|oom
+ * RC", "dev D free F total T devtotal X nvml N". With --vmm those
+ * allocations are cuMemCreate's, each naming its device in its properties
+ * while device 0's context stays current (as a process that places memory
+ * on all its GPUs from one thread does). With --refree SIZE, SIZE more on
+ * each device is freed from device 0's context and taken again: "dev D
+ * refree ok|oom RC" (a free gives back to the device it was taken on). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +32,12 @@ typedef CUresult (*htod_fn)(CUdeviceptr, const void *, size_t);
 typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t);
 typedef CUresult (*info_fn)(size_t *, size_t *);
 typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t);
+typedef CUresult (*devtotal_fn)(size_t *, CUdevice);
+typedef CUresult (*uuid_fn)(CUuuid *, CUdevice);
+typedef CUresult (*create_fn)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+                              unsigned long long);
+
+#define MAX_DEVICES 16
 
 static void *lib;
 static gpa_fn gpa;
@@ -70,12 +85,134 @@ static void *sleeper(void *arg)
     return NULL;
 }
 
+/* NVML's total for the GPU with this CUDA device's UUID (NVML numbers
+ * every GPU of the machine, whatever CUDA_VISIBLE_DEVICES shows). */
+static unsigned long long nvml_total_of(const CUuuid *u)
+{
+    void *nv = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (!nv)
+        return 0;
+    int (*init)(void) = (int (*)(void))dlsym(nv, "nvmlInit_v2");
+    int (*by_uuid)(const char *, void **) =
+        (int (*)(const char *, void **))dlsym(nv, "nvmlDeviceGetHandleByUUID");
+    int (*meminfo)(void *, unsigned long long *) =
+        (int (*)(void *, unsigned long long *))dlsym(nv, "nvmlDeviceGetMemoryInfo");
+    const unsigned char *b = (const unsigned char *)u->bytes;
+    char uuid[96];
+    snprintf(uuid, sizeof uuid,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+             b[15]);
+    void *d;
+    unsigned long long m[3] = {0}; /* total, free, used */
+    if (!init || !by_uuid || !meminfo || init() || by_uuid(uuid, &d) || meminfo(d, m))
+        return 0;
+    return m[0];
+}
+
+/* --devices N: allocations on each of N devices in turn, then --then more
+ * on each, then what each device says of its memory. */
+static create_fn cuMemCreate;
+static setcur_fn setcur_of_vmm;
+static CUcontext vmm_ctx;
+
+/* bytes on device d: cuMemAlloc in d's context, or with --vmm cuMemCreate
+ * for location d from device 0's context */
+static CUresult take_on(int d, alloc_fn cuMemAlloc, uint64_t bytes)
+{
+    if (!cuMemCreate) {
+        CUdeviceptr p;
+        return cuMemAlloc(&p, bytes);
+    }
+    CUmemGenericAllocationHandle h;
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = 1;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = d;
+    setcur_of_vmm(vmm_ctx);
+    return cuMemCreate(&h, (bytes + (2 << 20) - 1) & ~(uint64_t)((2 << 20) - 1), &prop, 0);
+}
+
+static int devices_mode(int ndev, uint64_t bytes, int count, uint64_t then, int hold, int vmm,
+                        uint64_t refree)
+{
+    CUresult (*cuMemFree)(CUdeviceptr) = (CUresult(*)(CUdeviceptr))sym("cuMemFree", "cuMemFree_v2");
+    CUresult (*cuInit)(unsigned) = (init_fn)sym("cuInit", "cuInit");
+    get_fn cuDeviceGet = (get_fn)sym("cuDeviceGet", "cuDeviceGet");
+    retain_fn retain = (retain_fn)sym("cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain");
+    setcur_fn setcur = (setcur_fn)sym("cuCtxSetCurrent", "cuCtxSetCurrent");
+    alloc_fn cuMemAlloc = (alloc_fn)sym("cuMemAlloc", "cuMemAlloc_v2");
+    info_fn cuMemGetInfo = (info_fn)sym("cuMemGetInfo", "cuMemGetInfo_v2");
+    devtotal_fn total_mem = (devtotal_fn)sym("cuDeviceTotalMem", "cuDeviceTotalMem_v2");
+    uuid_fn get_uuid = (uuid_fn)sym("cuDeviceGetUuid", "cuDeviceGetUuid_v2");
+    CUcontext ctx[MAX_DEVICES];
+    CUresult rc;
+    if (ndev > MAX_DEVICES || (rc = cuInit(0))) {
+        fprintf(stderr, "simalloc: CUDA setup failed\n");
+        return 1;
+    }
+    for (int d = 0; d < ndev; d++) {
+        CUdevice dev;
+        if ((rc = cuDeviceGet(&dev, d)) || (rc = retain(&ctx[d], dev)) || (rc = setcur(ctx[d]))) {
+            printf("dev %d setup %d\n", d, rc);
+            ctx[d] = NULL;
+            continue;
+        }
+    }
+    if (vmm) {
+        cuMemCreate = (create_fn)sym("cuMemCreate", "cuMemCreate");
+        setcur_of_vmm = setcur;
+        vmm_ctx = ctx[0];
+    }
+    for (int d = 0; d < ndev; d++)
+        for (int k = 0; k < count && bytes && ctx[d] && !setcur(ctx[d]); k++) {
+            rc = take_on(d, cuMemAlloc, bytes);
+            printf(rc ? "dev %d oom %d\n" : "dev %d ok\n", d, rc);
+        }
+    for (int d = 0; d < ndev && then; d++) {
+        if (!ctx[d] || setcur(ctx[d]))
+            continue;
+        rc = take_on(d, cuMemAlloc, then);
+        printf(rc ? "dev %d then oom %d\n" : "dev %d then ok\n", d, rc);
+    }
+    for (int d = 0; d < ndev && refree; d++) {
+        CUdeviceptr p;
+        if (!ctx[d] || setcur(ctx[d]) || cuMemAlloc(&p, refree) || setcur(ctx[0]) || cuMemFree(p) ||
+            setcur(ctx[d])) {
+            printf("dev %d refree setup failed\n", d);
+            continue;
+        }
+        rc = cuMemAlloc(&p, refree);
+        printf(rc ? "dev %d refree oom %d\n" : "dev %d refree ok\n", d, rc);
+    }
+    for (int d = 0; d < ndev; d++) {
+        size_t fb = 0, tb = 0, dt = 0;
+        CUuuid u;
+        if (!ctx[d] || setcur(ctx[d]) || cuMemGetInfo(&fb, &tb) || total_mem(&dt, d) ||
+            get_uuid(&u, d))
+            continue;
+        printf("dev %d free %zu total %zu devtotal %zu nvml %llu\n", d, fb, tb, dt,
+               nvml_total_of(&u));
+    }
+    printf("ready %d\n", (int)getpid());
+    fflush(stdout);
+    if (hold)
+        for (;;)
+            pause();
+    char c;
+    while (read(STDIN_FILENO, &c, 1) > 0)
+        ;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int gpu = 0;
     uint64_t bytes = 0;
     int count = 1;
-    int hold = 0, zombie = 0, busy = 0;
+    int hold = 0, zombie = 0, busy = 0, ndev = 0, vmm = 0;
+    uint64_t then = 0, refree = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
             gpu = atoi(argv[++i]);
@@ -92,11 +229,27 @@ int main(int argc, char **argv)
             zombie = 1;
         else if (!strcmp(argv[i], "--busy"))
             busy = 1;
-        else if (!strcmp(argv[i], "--proc-address"))
+        else if (!strcmp(argv[i], "--vmm"))
+            vmm = 1;
+        else if (!strcmp(argv[i], "--devices") && i + 1 < argc)
+            ndev = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--then") && i + 1 < argc) {
+            if (units_parse_size(argv[++i], &then) < 0) {
+                fprintf(stderr, "simalloc: bad size %s\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--refree") && i + 1 < argc) {
+            if (units_parse_size(argv[++i], &refree) < 0) {
+                fprintf(stderr, "simalloc: bad size %s\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--proc-address"))
             gpa = (gpa_fn)1; /* resolved below */
         else {
-            fprintf(stderr, "usage: simalloc [--gpu N] [--bytes SIZE] [--count N] "
-                            "[--proc-address] [--hold] [--zombie] [--busy]\n");
+            fprintf(stderr,
+                    "usage: simalloc [--gpu N | --devices N [--then SIZE] [--vmm] [--refree SIZE]] "
+                    "[--bytes SIZE] "
+                    "[--count N] [--proc-address] [--hold] [--zombie] [--busy]\n");
             return 2;
         }
     }
@@ -107,6 +260,8 @@ int main(int argc, char **argv)
     }
     if (gpa)
         gpa = (gpa_fn)dlsym(lib, "cuGetProcAddress");
+    if (ndev > 0)
+        return devices_mode(ndev, bytes, count, then, hold, vmm, refree);
     init_fn cuInit = (init_fn)sym("cuInit", "cuInit");
     get_fn cuDeviceGet = (get_fn)sym("cuDeviceGet", "cuDeviceGet");
     /* the primary context, as the CUDA runtime makes it */
