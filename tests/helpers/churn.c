@@ -83,10 +83,10 @@ static int do_alloc(unsigned long long count, unsigned seed, const char *go, con
     int n = 0;
     unsigned long long allocs = 0, refused = 0;
     srand(seed);
-    for (unsigned long long k = 1; allocs < count; k++) {
+    for (unsigned long long turn = 1; allocs < count; turn++) {
         /* a group full of others' contexts refuses every allocation: a
          * real GPU's contexts are large, and only a deadline ends that */
-        if (stop && k % 1024 == 0 && access(stop, F_OK) == 0)
+        if (stop && turn % 1024 == 0 && access(stop, F_OK) == 0)
             break;
         /* more allocating than freeing: the group stays at its cap */
         if (n == HELD || (n > 0 && rand() % 8 < 3)) {
