@@ -47,7 +47,8 @@ static struct {
 } shared;
 static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* Whether fd is the daemon's pool: its memfd, of the size it said. An
+/* Whether fd is the daemon's pool: a memfd (the daemon's is named
+ * SWAPLINE_POOL_NAME; any name will do), of the size it said. An
  * inherited descriptor number may name any file in a process whose parent
  * closed the pool's. */
 static bool is_pool(int fd, uint64_t size)
@@ -60,7 +61,7 @@ static bool is_pool(int fd, uint64_t size)
         return false;
     target[n] = '\0';
     return S_ISREG(st.st_mode) && (uint64_t)st.st_size == size &&
-           strncmp(target, "/memfd:" SWAPLINE_POOL_NAME, strlen("/memfd:" SWAPLINE_POOL_NAME)) == 0;
+           strncmp(target, "/memfd:", 7) == 0;
 }
 
 static int shared_setup(const char *fd_text, char *err, size_t len)
