@@ -340,6 +340,7 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
         /* the driver remaps by UUID */
         snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
         snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
+        mgroup_move(dm->pid, dm->start, j.from, (unsigned)gpu, j.to); /* its slice goes too */
     }
     if (!dm->nparked) { /* adopted suspended: a previous daemon moved its server */
         dm->parked[0] = dm->pid;

@@ -13,7 +13,6 @@
  * the daemon's name, and handed to the child right after. */
 #include "daemon/mgroup.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -86,14 +85,45 @@ struct match {
     uid_t me;
     pid_t pid;
     uint64_t start;
+    const char *from; /* mgroup_move's, or NULL: mgroup_remove */
+    unsigned to_index;
+    const char *to;
 };
+
+static bool its(const struct match *m, const struct slice *s)
+{
+    return s->v.owner == m->me && s->v.creator == (int32_t)m->pid && s->v.creator_start == m->start;
+}
 
 static int remove_if_its(const struct slice *s, void *arg)
 {
     const struct match *m = arg;
-    if (s->v.owner == m->me && s->v.creator == (int32_t)m->pid && s->v.creator_start == m->start)
+    if (its(m, s))
         unlinkat(m->dfd, s->name, 0);
     return 0;
+}
+
+static int move_if_its(const struct slice *s, void *arg)
+{
+    const struct match *m = arg;
+    char path[GROUP_PATH_MAX * 2];
+    struct group g;
+    if (!its(m, s) || strcmp(s->v.gpu_uuid, m->from) != 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/%s", group_dir(), s->name);
+    if (group_open(&g, path) == 0) {
+        group_set_gpu(&g, m->to_index, m->to);
+        group_close(&g);
+    }
+    return 1; /* one file per GPU */
+}
+
+void mgroup_move(pid_t pid, uint64_t start, const char *from_uuid, unsigned to_index,
+                 const char *to_uuid)
+{
+    struct match m = {-1, geteuid(), pid, start, from_uuid, to_index, to_uuid};
+    if (pid > 0 && start)
+        slices_each(false, move_if_its, &m);
 }
 
 void mgroup_remove(pid_t pid, uint64_t start)

@@ -32,6 +32,12 @@ int mgroup_create(struct mgroup *g, uint64_t cap, const unsigned *gpu, const cha
 /* The model's main process, once forked: the files are its from now on. */
 void mgroup_own(const struct mgroup *g, pid_t pid, uint64_t start);
 
+/* The model (main process pid, start) comes back on another GPU than it
+ * left (the driver's checkpoint, remapped): its file for GPU from_uuid is
+ * for GPU to_index, to_uuid from now on. */
+void mgroup_move(pid_t pid, uint64_t start, const char *from_uuid, unsigned to_index,
+                 const char *to_uuid);
+
 /* Removes the files made by mgroup_create (a start that failed). */
 void mgroup_discard(struct mgroup *g);
 

@@ -340,6 +340,17 @@ void group_set_creator(struct group *g, int32_t pid, uint64_t start)
         unlock(g->sh);
 }
 
+void group_set_gpu(struct group *g, unsigned gpu_index, const char *uuid)
+{
+    bool locked = lock(g) == 0;
+    write_begin(g->sh);
+    g->sh->gpu_index = gpu_index;
+    snprintf(g->sh->gpu_uuid, sizeof g->sh->gpu_uuid, "%s", uuid ? uuid : "");
+    write_end(g->sh);
+    if (locked)
+        unlock(g->sh);
+}
+
 /* Under the lock: this process's slot, taking a free or dead one. */
 static int join(struct group *g)
 {

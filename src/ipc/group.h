@@ -95,6 +95,9 @@ void group_set_state(struct group *g, enum group_state st);
  * `vram serve` hands its models' files to each model's main process. */
 void group_set_creator(struct group *g, int32_t pid, uint64_t start);
 
+/* The GPU the slice is on, for a process the driver moved to another. */
+void group_set_gpu(struct group *g, unsigned gpu_index, const char *uuid);
+
 /* Takes bytes from the budget before they are allocated: 0, or -1 when that
  * would pass the cap (after giving back the shares of members that died),
  * or when the lock stayed taken past GROUP_LOCK_MS. */

@@ -137,4 +137,19 @@ run "$VRAM" unload duo
 kill -TERM "$DAEMON"
 wait_for 15 sh -c "! kill -0 $DAEMON 2>/dev/null"
 expect_eq "the daemon gone: no group file left" "$(slices)" 0
+
+# 5. a folder others may write without the sticky bit is no place for
+#    slices: the daemon says so and caps each process on its own
+mkdir -m 0777 "$T/open"
+chmod 0777 "$T/open" # whatever the umask
+VRAM_RUN_DIR="$T/open" start_daemon
+rm -f "$T/duo1.out" "$T/duo2.out"
+run "$VRAM" load duo --timeout 30s
+expect_match "duo loads without group files" "$OUT" "^duo: ready"
+expect_match "the daemon says why, and what it does instead" "$(cat "$T/serve.log")" \
+    "duo: no group file \($T/open is writable by other users without the sticky bit.*\): a cap for each of its processes alone"
+wait_for 10 has "$T/duo2.out" '^ready\|^oom'
+expect_match "each process has the share to itself" "$(cat "$T/duo2.out")" "^ready"
+expect_eq "and no file was made" "$(find "$T/open" -name 'vram-group-*' | wc -l)" 0
+run "$VRAM" unload duo
 finish
