@@ -22,6 +22,7 @@
 #include "daemon/events.h"
 #include "daemon/health.h"
 #include "daemon/hostpool.h"
+#include "daemon/mgroup.h"
 #include "daemon/notify.h"
 #include "daemon/proxy.h"
 #include "daemon/reload.h"
@@ -175,10 +176,15 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
     /* every GPU of the model, by UUID (indexes change with what is visible) */
     char visible[SCHED_MAX_GPUS * 100] = "";
     size_t at = 0;
+    unsigned idx[SCHED_MAX_GPUS], n = 0;
+    const char *uuid[SCHED_MAX_GPUS];
     for (size_t g = 0; g < d->sched.ngpus; g++)
-        if (d->smodels[i].gpus & (1u << g))
+        if (d->smodels[i].gpus & (1u << g)) {
             at += (size_t)snprintf(visible + at, sizeof visible - at, "%s%s", at ? "," : "",
                                    d->gpu_uuid[g]);
+            idx[n] = (unsigned)g;
+            uuid[n++] = d->gpu_uuid[g];
+        }
     (void)gpu;
     /* serve.c and reload.c refuse a configuration that needs libvramcap
      * where it is missing: a model never runs without the cap it was given */
@@ -195,7 +201,8 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                              fast && d->pool ? d->pool->fd : -1,
                              d->pool ? d->pool->map.size : 0,
                              dm->cfg.env,
-                             dm->cfg.nenv};
+                             dm->cfg.nenv,
+                             NULL};
     char err[256];
     dm->began_ms = daemon_now_ms();
     if (sp.shim && !sp.shim[0]) {
@@ -206,12 +213,28 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
         post(d, &e);
         return;
     }
+    /* one budget per GPU for all the model's processes (a launcher and its
+     * workers): each alone would have the whole share. Models run as the
+     * daemon's user, who owns the files, so every process of theirs may
+     * write them (ipc/group.h). */
+    static struct mgroup mg; /* large; the loop is one thread */
+    mg.n = 0;
+    if (port && sp.shim && sp.cap) {
+        char why[256];
+        if (mgroup_create(&mg, sp.cap, idx, uuid, n, why, sizeof why) == 0)
+            sp.cap_group = mg.list;
+        else
+            log_msg(LOG_LV_WARN, "%s: no group file (%s): a cap for each of its processes alone",
+                    dm->cfg.name, why);
+    }
     if (!port || super_start(&sp, &dm->pid, &dm->start, err, sizeof err) < 0) {
+        mgroup_discard(&mg);
         struct sched_event e = {
             .kind = SCHED_EV_FAILED, .model = i, .error = port ? err : "no free port"};
         post(d, &e);
         return;
     }
+    mgroup_own(&mg, dm->pid, dm->start);
     dm->child = true;
     dm->port = port;
     dm->starts++;
@@ -225,6 +248,7 @@ static void stop_model(struct daemon *d, unsigned i)
     struct dmodel *dm = &d->dm[i];
     if (dm->pid <= 0 || !super_alive(dm->pid, dm->start)) {
         struct sched_event e = {.kind = SCHED_EV_EXITED, .model = i};
+        mgroup_remove(dm->pid, dm->start);
         dm->pid = 0;
         post(d, &e);
         return;
@@ -316,6 +340,7 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
         /* the driver remaps by UUID */
         snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
         snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
+        mgroup_move(dm->pid, dm->start, j.from, (unsigned)gpu, j.to); /* its slice goes too */
     }
     if (!dm->nparked) { /* adopted suspended: a previous daemon moved its server */
         dm->parked[0] = dm->pid;
@@ -722,6 +747,7 @@ static void exited(struct daemon *d, unsigned i, const char *how)
     health_cancel(dm->health);
     dm->health = NULL;
     family_forget(dm->pid);
+    mgroup_remove(dm->pid, dm->start); /* its slices: whatever is left of it is dying */
     dm->pid = 0;
     if (d->proxy)
         proxy_forget_model(d->proxy, i);

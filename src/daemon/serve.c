@@ -20,6 +20,7 @@
 #include "daemon/api.h"
 #include "daemon/daemon.h"
 #include "daemon/hostpool.h"
+#include "daemon/mgroup.h"
 #include "daemon/notify.h"
 #include "daemon/proxy.h"
 #include "daemon/super.h"
@@ -53,6 +54,7 @@ static void adopt(struct daemon *d)
             (size_t)v[k].gpu >= d->sched.ngpus) {
             if (alive)
                 super_signal(v[k].pid, SIGKILL); /* half started, or gone */
+            mgroup_remove(v[k].pid, v[k].start);
             store_del_proc(d->store, v[k].model);
             continue;
         }
@@ -226,6 +228,7 @@ int serve_run(const char *config_path, char *err, size_t len)
     for (size_t i = 0; i < d->cfg.nmodels; i++)
         table_add(d, &d->cfg.models[i]);
     adopt(d);
+    mgroup_sweep(); /* the slices of models that died while no daemon ran */
     open_pool(d);
     daemon_refresh(d); /* what others use, before the first decision */
     if (api_listen(d, &d->api, err, len) < 0 || proxy_listen(d, &d->proxy, err, len) < 0)

@@ -117,7 +117,9 @@ static int env_build(struct env *e, const struct super_spawn *s, const char *por
         rc |= env_put(e, "CUDA_VISIBLE_DEVICES", s->gpu_uuid);
     if (s->shim)
         rc |= env_put(e, "LD_PRELOAD", s->shim);
-    if (s->shim && s->cap) {
+    if (s->shim && s->cap && s->cap_group) {
+        rc |= env_put(e, "VRAM_CAP_GROUP", s->cap_group);
+    } else if (s->shim && s->cap) {
         snprintf(num, sizeof num, "%llu", (unsigned long long)s->cap);
         rc |= env_put(e, "VRAM_CAP", num);
     }

@@ -24,6 +24,9 @@ struct super_spawn {
     uint64_t pool_size;
     const char *env; /* the model's own KEY=VALUE entries, NUL-terminated, one after another */
     unsigned nenv;
+    /* VRAM_CAP_GROUP: its group files (daemon/mgroup.h), charged by all its
+     * processes together; NULL: VRAM_CAP, a cap for each process alone */
+    const char *cap_group;
 };
 
 /* Where a model finds the daemon's host pool (VRAM_SWAP_POOL_FD). */

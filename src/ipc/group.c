@@ -329,6 +329,28 @@ void group_set_state(struct group *g, enum group_state st)
     unlock(g->sh);
 }
 
+void group_set_creator(struct group *g, int32_t pid, uint64_t start)
+{
+    bool locked = lock(g) == 0; /* a stuck member cannot keep the file its creator's */
+    write_begin(g->sh);
+    g->sh->creator = pid;
+    g->sh->creator_start = start;
+    write_end(g->sh);
+    if (locked)
+        unlock(g->sh);
+}
+
+void group_set_gpu(struct group *g, unsigned gpu_index, const char *uuid)
+{
+    bool locked = lock(g) == 0;
+    write_begin(g->sh);
+    g->sh->gpu_index = gpu_index;
+    snprintf(g->sh->gpu_uuid, sizeof g->sh->gpu_uuid, "%s", uuid ? uuid : "");
+    write_end(g->sh);
+    if (locked)
+        unlock(g->sh);
+}
+
 /* Under the lock: this process's slot, taking a free or dead one. */
 static int join(struct group *g)
 {
@@ -514,6 +536,7 @@ static int read_fd(int fd, struct group_view *v)
     v->peak = sh->peak;
     v->ctx_bytes = sh->ctx_bytes;
     v->creator = sh->creator;
+    v->creator_start = sh->creator_start;
     v->creator_alive =
         same_process(sh->creator, sh->creator_start) && owned_by((uint32_t)sh->creator, v->owner);
     v->gpu_index = sh->gpu_index;

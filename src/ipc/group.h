@@ -90,6 +90,14 @@ void group_close(struct group *g);
 /* `vram run`: the slice is admitted (or back to pending). */
 void group_set_state(struct group *g, enum group_state st);
 
+/* The process whose life is the slice's (slices.c voids the promise and
+ * removes the file once it is gone): group_create records the caller;
+ * `vram serve` hands its models' files to each model's main process. */
+void group_set_creator(struct group *g, int32_t pid, uint64_t start);
+
+/* The GPU the slice is on, for a process the driver moved to another. */
+void group_set_gpu(struct group *g, unsigned gpu_index, const char *uuid);
+
 /* Takes bytes from the budget before they are allocated: 0, or -1 when that
  * would pass the cap (after giving back the shares of members that died),
  * or when the lock stayed taken past GROUP_LOCK_MS. */
@@ -123,6 +131,7 @@ struct group_view {
     uint32_t state;
     uint64_t cap, used, peak, ctx_bytes;
     int32_t creator;
+    uint64_t creator_start;
     bool creator_alive; /* the `vram run` that made it lives, as the owner's process */
     unsigned gpu_index;
     char gpu_uuid[96];

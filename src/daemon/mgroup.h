@@ -1,0 +1,52 @@
+/* mgroup: the group files of a capped model, one per GPU of it, that every
+ * process its command starts charges (VRAM_CAP_GROUP), so that a model's
+ * workers together hold its share on each GPU, not a share each. Each file
+ * lives as long as the model's main process, which it names as its
+ * creator: a daemon that restarts and adopts the model finds its files as
+ * they were, and files whose model died are removed (by the daemon when it
+ * sees the exit, else by ipc/slices.c's cleaning of dead creators). */
+#ifndef VRAM_DAEMON_MGROUP_H
+#define VRAM_DAEMON_MGROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/sched.h"
+#include "ipc/group.h"
+
+#define MGROUP_MAX SCHED_MAX_GPUS
+
+struct mgroup {
+    unsigned n;
+    char path[MGROUP_MAX][GROUP_PATH_MAX];
+    char list[MGROUP_MAX * GROUP_PATH_MAX]; /* VRAM_CAP_GROUP: the paths, comma-separated */
+};
+
+/* Makes a file per GPU (index gpu[k], UUID uuid[k], in CUDA_VISIBLE_DEVICES
+ * order), each capped at cap and admitted (the scheduler has placed the
+ * model). 0, or -1 with the reason in err and no file left behind. */
+int mgroup_create(struct mgroup *g, uint64_t cap, const unsigned *gpu, const char *const *uuid,
+                  unsigned n, char *err, size_t len);
+
+/* The model's main process, once forked: the files are its from now on. */
+void mgroup_own(const struct mgroup *g, pid_t pid, uint64_t start);
+
+/* The model (main process pid, start) comes back on another GPU than it
+ * left (the driver's checkpoint, remapped): its file for GPU from_uuid is
+ * for GPU to_index, to_uuid from now on. */
+void mgroup_move(pid_t pid, uint64_t start, const char *from_uuid, unsigned to_index,
+                 const char *to_uuid);
+
+/* Removes the files made by mgroup_create (a start that failed). */
+void mgroup_discard(struct mgroup *g);
+
+/* Removes this user's files whose creator is the process (pid, start),
+ * live or not: the model's processes are gone, or going. */
+void mgroup_remove(pid_t pid, uint64_t start);
+
+/* Removes this user's files whose creator died and that no live process
+ * uses: what a daemon that died with its models left behind. */
+void mgroup_sweep(void);
+
+#endif
