@@ -350,6 +350,8 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
     j.npids = dm->nparked;
     memcpy(j.pids, dm->parked, sizeof j.pids);
     memcpy(j.bytes, dm->parked_bytes, sizeof j.bytes);
+    if (resume) /* its slices promise again what it takes back */
+        mgroup_park(dm->pid, dm->start, false);
     /* without the driver's checkpoints, fast swap may still serve */
     int rc = -1;
     if (!d->ckpt && !dm->cfg.fast)
@@ -357,6 +359,8 @@ static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, ui
     else
         rc = worker_start(d->worker, &j, err, sizeof err);
     if (rc < 0) {
+        if (resume)
+            mgroup_park(dm->pid, dm->start, true);
         struct sched_event e = {.kind = resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED,
                                 .model = i,
                                 .error = err};
@@ -427,6 +431,8 @@ static void on_parked(void *arg, const struct worker_report *r)
                             .ok = r->ok,
                             .bound = !r->resume && r->fast,
                             .error = r->error};
+    if (r->resume != r->ok) /* suspended, or still: its slices promise nothing meanwhile */
+        mgroup_park(dm->pid, dm->start, true);
     if (!r->resume && r->ok) {
         /* never quietly slow: the first suspend by the driver says why */
         if (!r->fast && r->note[0] && strcmp(dm->how, "checkpoint") != 0)

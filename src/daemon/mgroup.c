@@ -88,6 +88,7 @@ struct match {
     const char *from; /* mgroup_move's, or NULL: mgroup_remove */
     unsigned to_index;
     const char *to;
+    bool parked; /* mgroup_park's */
 };
 
 static bool its(const struct match *m, const struct slice *s)
@@ -116,6 +117,28 @@ static int move_if_its(const struct slice *s, void *arg)
         group_close(&g);
     }
     return 1; /* one file per GPU */
+}
+
+static int park_if_its(const struct slice *s, void *arg)
+{
+    const struct match *m = arg;
+    char path[GROUP_PATH_MAX * 2];
+    struct group g;
+    if (!its(m, s))
+        return 0;
+    snprintf(path, sizeof path, "%s/%s", group_dir(), s->name);
+    if (group_open(&g, path) == 0) {
+        group_set_state(&g, m->parked ? GROUP_PARKED : GROUP_ADMITTED);
+        group_close(&g);
+    }
+    return 0;
+}
+
+void mgroup_park(pid_t pid, uint64_t start, bool parked)
+{
+    struct match m = {.dfd = -1, .me = geteuid(), .pid = pid, .start = start, .parked = parked};
+    if (pid > 0 && start)
+        slices_each(false, park_if_its, &m);
 }
 
 void mgroup_move(pid_t pid, uint64_t start, const char *from_uuid, unsigned to_index,

@@ -8,6 +8,7 @@
 #ifndef VRAM_DAEMON_MGROUP_H
 #define VRAM_DAEMON_MGROUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -37,6 +38,11 @@ void mgroup_own(const struct mgroup *g, pid_t pid, uint64_t start);
  * for GPU to_index, to_uuid from now on. */
 void mgroup_move(pid_t pid, uint64_t start, const char *from_uuid, unsigned to_index,
                  const char *to_uuid);
+
+/* The model (main process pid, start) is suspended (parked) or about to
+ * come back: while parked its files promise nothing, so that what it gave
+ * back is free for `vram run` and everyone else. */
+void mgroup_park(pid_t pid, uint64_t start, bool parked);
 
 /* Removes the files made by mgroup_create (a start that failed). */
 void mgroup_discard(struct mgroup *g);

@@ -25,7 +25,11 @@
 
 /* While `vram run` checks the room after publishing its slice, the slice is
  * pending; then admitted (see cli/runplace.c). */
-enum group_state { GROUP_PENDING = 1, GROUP_ADMITTED = 2 };
+enum group_state {
+    GROUP_PENDING = 1,
+    GROUP_ADMITTED = 2,
+    GROUP_PARKED = 3, /* its members are suspended (a model of vram serve): it promises nothing */
+};
 
 struct group_member {
     int32_t pid; /* 0: free */

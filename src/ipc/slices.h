@@ -29,7 +29,8 @@ struct slice {
 int slices_each(bool clean, int (*fn)(const struct slice *s, void *arg), void *arg);
 
 /* Whether a slice is a live promise on the GPU with this index and UUID
- * and total memory: its `vram run` lives, it has a cap, it was made for
+ * and total memory: its `vram run` lives, it is not parked (a suspended
+ * model's: its memory is free for others meanwhile), it has a cap, it was made for
  * that GPU, and the cap is one the GPU could hold (a file promising more
  * than the GPU has is not one vram made). */
 bool slices_promises(const struct slice *s, unsigned gpu, const char *uuid, uint64_t total);

@@ -36,6 +36,14 @@ gpu = 0
 cap = yes
 swap = driver
 
+# big: a share far larger than what it holds, so that its promise shows
+[model big]
+command = "$TM" --bytes 16M
+vram = 60G
+gpu = 0
+cap = yes
+swap = driver
+
 [model pair]
 command = sh -c '( until curl -sf -o /dev/null http://127.0.0.1:\${PORT}/health; do sleep 0.05; done;
   CUDA_VISIBLE_DEVICES=\${CUDA_VISIBLE_DEVICES%%,*} "$SIMALLOC" --devices 1 --bytes 1G --then 1G --hold >"$T/w0.out" 2>&1 </dev/null &
@@ -134,6 +142,24 @@ kill -9 "$PM"
 wait_for 10 sh -c "[ \"\$(find '$T' -maxdepth 1 -name 'vram-group-*' | grep -c .)\" = 1 ] && [ \"\$(\"$VRAM\" ps --json | jq -r '.models[] | select(.name == \"duo\") | .pid')\" != $PM ]"
 expect_eq "crashed and started again: one file, the new process's" "$(slices)" 1
 run "$VRAM" unload duo
+
+# 5. a suspended model's slices promise nothing: what it gave back is free
+#    for a `vram run` (counted as taken while it runs)
+"$VRAM" load big --timeout 30s >/dev/null 2>&1
+JOBS="$JOBS $(state big pid)"
+FREE=$("$VRAM" status --json | jq '.gpus[0].memory.free')
+WANT=$(((FREE - 30 * GiB) / MiB))M
+run "$VRAM" run --quiet --gpu 0 --vram "$WANT" -- true
+expect_eq "big ready: its unused share is promised, a $WANT run does not fit beside it" "$RC" 1
+"$VRAM" suspend big >/dev/null 2>&1
+expect_eq "big suspended" "$(state big state)" suspended
+run "$VRAM" run --quiet --gpu 0 --vram "$WANT" -- true
+expect_eq "big suspended: its slice promises nothing, the $WANT run fits" "$RC" 0
+"$VRAM" resume big >/dev/null 2>&1
+expect_eq "big back" "$(state big state)" ready
+run "$VRAM" run --quiet --gpu 0 --vram "$WANT" -- true
+expect_eq "big back: promised again" "$RC" 1
+run "$VRAM" unload big
 kill -TERM "$DAEMON"
 wait_for 15 sh -c "! kill -0 $DAEMON 2>/dev/null"
 expect_eq "the daemon gone: no group file left" "$(slices)" 0
