@@ -646,15 +646,18 @@ static void on_request(void *arg, struct front_req *r)
         return;
     }
     if ((cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD) && !strncmp(path, "/v1/models/", 11)) {
-        int i = names_find(d, path + 11); /* an alias, NAME:latest */
+        /* the official clients encode the name (llama3.1%3A8b) */
+        char *asked = evhttp_uridecode(path + 11, 0, NULL);
+        int i = asked ? names_find(d, asked) : -1; /* an alias, NAME:latest */
         if (i < 0) {
             char msg[200];
             snprintf(msg, sizeof msg, "no model '%.100s' here (GET /v1/models lists them)",
-                     path + 11);
+                     asked ? asked : path + 11);
             front_error(r, ERRBODY_NO_MODEL, msg, 0);
         } else {
             reply_json(r, model_object(d, (size_t)i));
         }
+        free(asked);
         return;
     }
     if (ollamaroutes_route(px->ollama, r, path))

@@ -243,6 +243,8 @@ expect_eq "/v1/chat/completions, a body over max_body: 413 request_too_large" \
 # 6. one model's object
 expect_eq "GET /v1/models/up: the model object" \
     "$(code -H "$AUTH" "$P/v1/models/up") $(err '"\(.id) \(.object)"')" "200 up model"
+expect_eq "GET /v1/models/up%3Alatest (the name as the openai client encodes it): the model" \
+    "$(code -H "$AUTH" "$P/v1/models/up%3Alatest") $(err .id)" "200 up"
 expect_eq "GET /v1/models/nope: 404 model_not_found" \
     "$(code -H "$AUTH" "$P/v1/models/nope") $(err .error.code)" "404 model_not_found"
 
