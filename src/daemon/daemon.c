@@ -17,12 +17,12 @@
 #include "app/log.h"
 #include "app/render_json.h"
 #include "app/store.h"
-#include "core/units.h"
 #include "daemon/api.h"
 #include "daemon/events.h"
 #include "daemon/health.h"
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
+#include "daemon/moves.h"
 #include "daemon/notify.h"
 #include "daemon/proxy.h"
 #include "daemon/reload.h"
@@ -30,7 +30,6 @@
 #include "daemon/wbuf.h"
 #include "daemon/worker.h"
 #include "host/family.h"
-#include "park/park.h"
 #include "probe/probe.h"
 
 #define TICK_MS       200
@@ -105,7 +104,7 @@ static void remember(struct daemon *d, unsigned i)
 
 /* The model whose process (or one its command started: a worker per GPU)
  * is pid, or -1. */
-static int model_of_pid(const struct daemon *d, uint32_t pid)
+int daemon_model_of_pid(const struct daemon *d, uint32_t pid)
 {
     pid_t main = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -121,14 +120,14 @@ static int model_of_pid(const struct daemon *d, uint32_t pid)
 /* What model i's processes hold now, from a fresh process list: on the
  * one of its GPUs where they hold most (its need is per GPU); the sum
  * over all of them in *total. */
-static uint64_t measure(struct daemon *d, unsigned i, uint64_t *total)
+uint64_t daemon_measure(struct daemon *d, unsigned i, uint64_t *total)
 {
     probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
     uint64_t most = 0, sum = 0;
     for (size_t g = 0; g < d->snap.ngpus; g++) {
         uint64_t here = 0;
         for (size_t k = 0; k < d->snap.gpus[g].nprocs; k++)
-            if (model_of_pid(d, d->snap.gpus[g].procs[k].pid) == (int)i)
+            if (daemon_model_of_pid(d, d->snap.gpus[g].procs[k].pid) == (int)i)
                 here += d->snap.gpus[g].procs[k].used;
         most = here > most ? here : most;
         sum += here;
@@ -140,7 +139,7 @@ static uint64_t measure(struct daemon *d, unsigned i, uint64_t *total)
 
 /* ---- queued events ---- */
 
-static void post(struct daemon *d, const struct sched_event *e)
+void daemon_post(struct daemon *d, const struct sched_event *e)
 {
     if (d->evq_n == sizeof d->evq / sizeof d->evq[0]) {
         log_msg(LOG_LV_ERROR, "event queue full, dropping an event");
@@ -210,7 +209,7 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                                 .model = i,
                                 .error = "libvramcap.so is missing (vram serve --check says "
                                          "where it looked), and this model has a cap or fast swap"};
-        post(d, &e);
+        daemon_post(d, &e);
         return;
     }
     /* one budget per GPU for all the model's processes (a launcher and its
@@ -231,7 +230,7 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
         mgroup_discard(&mg);
         struct sched_event e = {
             .kind = SCHED_EV_FAILED, .model = i, .error = port ? err : "no free port"};
-        post(d, &e);
+        daemon_post(d, &e);
         return;
     }
     mgroup_own(&mg, dm->pid, dm->start);
@@ -250,203 +249,13 @@ static void stop_model(struct daemon *d, unsigned i)
         struct sched_event e = {.kind = SCHED_EV_EXITED, .model = i};
         mgroup_remove(dm->pid, dm->start);
         dm->pid = 0;
-        post(d, &e);
+        daemon_post(d, &e);
         return;
     }
     super_signal(dm->pid, SIGTERM);
     super_signal(dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
     dm->deadline_ms = daemon_now_ms() + STOP_GRACE_MS;
     arm(dm, STOP_GRACE_MS);
-}
-
-/* The processes of model i that hold GPU memory, from the snapshot measure
- * just took (its server alone, when it shows none yet). */
-static void parked_pids(struct daemon *d, unsigned i)
-{
-    struct dmodel *dm = &d->dm[i];
-    dm->nparked = 0;
-    for (size_t g = 0; g < d->snap.ngpus; g++)
-        for (size_t k = 0; k < d->snap.gpus[g].nprocs; k++) {
-            const struct snap_proc *p = &d->snap.gpus[g].procs[k];
-            if (model_of_pid(d, p->pid) != (int)i)
-                continue;
-            unsigned at = 0;
-            while (at < dm->nparked && dm->parked[at] != (pid_t)p->pid)
-                at++;
-            if (at == dm->nparked) {
-                if (at == sizeof dm->parked / sizeof dm->parked[0])
-                    continue;
-                dm->parked[at] = (pid_t)p->pid;
-                dm->parked_bytes[at] = 0;
-                dm->nparked++;
-            }
-            dm->parked_bytes[at] += p->used;
-        }
-    if (!dm->nparked) {
-        dm->parked[0] = dm->pid;
-        dm->parked_bytes[0] = dm->host_bytes;
-        dm->nparked = 1;
-    }
-}
-
-static void suspend_model(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t overlap,
-                          bool preempt)
-{
-    struct dmodel *dm = &d->dm[i];
-    struct worker_job j = {.model = i,
-                           .resume = resume,
-                           .driver_only = !dm->cfg.fast,
-                           /* overlapped: it may take the memory the others give
-                            * back as they go, never the GPU's last margin */
-                           .floor = overlap ? (d->cfg.margin ? d->cfg.margin : 1) : 0,
-                           .fast_only = preempt};
-    char err[232];
-    dm->began_ms = daemon_now_ms();
-    if (!resume) {
-        dm->left_gpu = d->smodels[i].gpu;
-        dm->left_gpus = d->smodels[i].gpus;
-        measure(d, i, &dm->host_bytes);
-        parked_pids(d, i);
-        /* its window of the shared pool: what its last fast swap moved, or
-         * (the first time) what it holds on the GPU, which covers it; a
-         * window sized to what moves keeps the pool from fragmenting (seen
-         * on the H200: windows of 17.5 GiB measured for 16.2 moved) */
-        dm->tight = dm->moved && dm->moved <= dm->host_bytes;
-        dm->preempting = preempt;
-        /* a little over what moved: a model that grew by a few buffers
-         * since still fits (the slack goes back once it has moved) */
-        uint64_t want = dm->host_bytes;
-        if (dm->tight && dm->moved + dm->moved / 32 < want)
-            want = dm->moved + dm->moved / 32;
-        if (d->pool && dm->cfg.fast && dm->nparked == 1 && dm->moved &&
-            dm->moved <= dm->host_bytes)
-            dm->parked_bytes[0] = dm->moved;
-        if (d->pool && dm->cfg.fast && hostpool_take(&d->pool->map, i, want, &j.pool) < 0) {
-            char a[32], b[32];
-            units_fmt_size(want, a, sizeof a);
-            units_fmt_size(d->pool->map.size, b, sizeof b);
-            if (preempt) { /* mid-request: fast swap or nothing */
-                snprintf(err, sizeof err, "the host pool has no %s left (of %s)", a, b);
-                struct sched_event e = {.kind = SCHED_EV_SUSPENDED, .model = i, .error = err};
-                post(d, &e);
-                return;
-            }
-            log_msg(LOG_LV_WARN,
-                    "%s: the host pool has no %s left (of %s): the driver's checkpoint instead",
-                    dm->cfg.name, a, b);
-            j.driver_only = true;
-        }
-    } else if (dm->left_gpu >= 0 && gpu >= 0 && dm->left_gpu != gpu) {
-        /* the driver remaps by UUID */
-        snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
-        snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
-        mgroup_move(dm->pid, dm->start, j.from, (unsigned)gpu, j.to); /* its slice goes too */
-    }
-    if (!dm->nparked) { /* adopted suspended: a previous daemon moved its server */
-        dm->parked[0] = dm->pid;
-        dm->parked_bytes[0] = dm->host_bytes;
-        dm->nparked = 1;
-    }
-    j.npids = dm->nparked;
-    memcpy(j.pids, dm->parked, sizeof j.pids);
-    memcpy(j.bytes, dm->parked_bytes, sizeof j.bytes);
-    if (resume) /* its slices promise again what it takes back */
-        mgroup_park(dm->pid, dm->start, false);
-    /* without the driver's checkpoints, fast swap may still serve */
-    int rc = -1;
-    if (!d->ckpt && !dm->cfg.fast)
-        snprintf(err, sizeof err, "%s", d->ckpt_why);
-    else
-        rc = worker_start(d->worker, &j, err, sizeof err);
-    if (rc < 0) {
-        if (resume)
-            mgroup_park(dm->pid, dm->start, true);
-        struct sched_event e = {.kind = resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED,
-                                .model = i,
-                                .error = err};
-        post(d, &e);
-    }
-}
-
-/* On a worker's thread: the move itself, by the path park.c picks, for
- * each of the model's processes: all of them, or none (those moved before
- * one failed are moved back). */
-static void park_job(void *arg, const struct worker_job *j, struct worker_report *r)
-{
-    const struct daemon *d = arg;
-    struct park_result pr[WORKER_MAX_PIDS];
-    struct park_fast f[WORKER_MAX_PIDS];
-    uint64_t from = 0;
-    unsigned done = 0;
-    int rc = 0;
-    memset(pr, 0, sizeof pr); /* park.c asks each process which path */
-    r->fast = true;
-    for (unsigned k = 0; k < j->npids && rc == 0; k++, done++) {
-        /* each its part of the window: what it held covers what moves */
-        uint64_t len = j->npids == 1 ? swapline_window_len(&j->pool) : j->bytes[k];
-        f[k] = (struct park_fast){
-            .floor = j->floor, .fast_only = j->fast_only, .pool_fd = d->pool ? d->pool->fd : -1};
-        swapline_window_part(&j->pool, from, len, &f[k].pool);
-        from += len;
-        rc = j->resume ? park_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
-                                     j->to[0] ? j->to : NULL, &f[k], &pr[k], r->error,
-                                     sizeof r->error)
-                       : park_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only,
-                                      &f[k], &pr[k], r->error, sizeof r->error);
-        r->fast &= pr[k].path == PARK_FAST;
-        r->bytes += pr[k].fast.bytes;
-        if (pr[k].path == PARK_DRIVER && pr[k].note[0] && !r->note[0])
-            snprintf(r->note, sizeof r->note, "pid %d: %s", (int)j->pids[k], pr[k].note);
-    }
-    if (rc < 0 && done > 1) { /* all or none: the others go back as they were */
-        char e2[232];
-        for (unsigned k = 0; k + 1 < done; k++)
-            if (j->resume)
-                park_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only, &f[k],
-                             &pr[k], e2, sizeof e2);
-            else
-                park_resume(d->ckpt, d->ckpt_why, j->pids[k], NULL, NULL, NULL, &pr[k], e2,
-                            sizeof e2);
-        size_t n = strlen(r->error);
-        snprintf(r->error + n, sizeof r->error - n, " (pid %d; the model's other processes %s)",
-                 (int)j->pids[done - 1], j->resume ? "stay suspended" : "run on");
-    }
-    r->ok = rc == 0;
-}
-
-static void on_parked(void *arg, const struct worker_report *r)
-{
-    struct daemon *d = arg;
-    struct dmodel *dm = &d->dm[r->model];
-    if (!r->resume && !r->ok && dm->tight) {
-        /* its window, sized to what moved last time, was short (it grew):
-         * nothing moved; again, with a window for all it holds */
-        log_msg(LOG_LV_INFO, "%s: %s; again with a larger window", dm->cfg.name, r->error);
-        dm->moved = 0;
-        suspend_model(d, r->model, false, -1, 0, dm->preempting);
-        return;
-    }
-    struct sched_event e = {.kind = r->resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED,
-                            .model = r->model,
-                            .ok = r->ok,
-                            .bound = !r->resume && r->fast,
-                            .error = r->error};
-    if (r->resume != r->ok) /* suspended, or still: its slices promise nothing meanwhile */
-        mgroup_park(dm->pid, dm->start, true);
-    if (!r->resume && r->ok) {
-        /* never quietly slow: the first suspend by the driver says why */
-        if (!r->fast && r->note[0] && strcmp(dm->how, "checkpoint") != 0)
-            log_msg(LOG_LV_NOTICE, "%s: %s; the driver's checkpoint moves it", dm->cfg.name,
-                    r->note);
-        snprintf(dm->how, sizeof dm->how, "%s", r->fast ? "fast" : "checkpoint");
-        if (r->fast && r->bytes)
-            dm->host_bytes = dm->moved = r->bytes; /* what moved, not what NVML counted */
-        e.bytes = dm->host_bytes;
-    }
-    /* the window covered what NVML counted: keep what fast swap used */
-    if (d->pool && !r->resume)
-        hostpool_shrink(&d->pool->map, r->model, r->ok && r->fast ? r->bytes : 0);
-    daemon_step(d, &e);
 }
 
 static void answer(struct daemon *d, const struct sched_action *a)
@@ -481,10 +290,10 @@ static void act(struct daemon *d, const struct sched_action *a)
         stop_model(d, a->model);
         break;
     case SCHED_ACT_SUSPEND:
-        suspend_model(d, a->model, false, -1, 0, a->preempt);
+        moves_start(d, a->model, false, -1, 0, a->preempt);
         break;
     case SCHED_ACT_RESUME:
-        suspend_model(d, a->model, true, a->gpu, a->overlap, false);
+        moves_start(d, a->model, true, a->gpu, a->overlap, false);
         break;
     case SCHED_ACT_GRANT:
     case SCHED_ACT_REFUSE:
@@ -556,7 +365,7 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
         if (m->state == SCHED_READY && was == SCHED_BUSY && dm->reconfigure) {
             struct sched_event e = {.kind = SCHED_EV_UNLOAD, .model = i};
             dm->reconfigure = false;
-            post(d, &e);
+            daemon_post(d, &e);
         }
         if (was_up)
             break;
@@ -657,7 +466,7 @@ static void arm_wake(struct daemon *d)
 
 void daemon_step(struct daemon *d, const struct sched_event *e)
 {
-    post(d, e);
+    daemon_post(d, e);
     if (d->stepping)
         return;
     d->stepping = true;
@@ -696,7 +505,7 @@ static void on_health(void *arg, int status)
         return;
     if (status == 200) {
         struct sched_event e = {
-            .kind = SCHED_EV_READY, .model = dm->index, .bytes = measure(d, dm->index, NULL)};
+            .kind = SCHED_EV_READY, .model = dm->index, .bytes = daemon_measure(d, dm->index, NULL)};
         if (e.bytes < dm->cfg.vram)
             e.bytes = dm->cfg.vram; /* its slice, if it asked for one, is its size */
         daemon_step(d, &e);
@@ -793,7 +602,7 @@ void daemon_refresh(struct daemon *d)
         const struct snap_gpu *sg = &d->snap.gpus[g];
         uint64_t ours = 0;
         for (size_t k = 0; k < sg->nprocs; k++)
-            if (model_of_pid(d, sg->procs[k].pid) >= 0)
+            if (daemon_model_of_pid(d, sg->procs[k].pid) >= 0)
                 ours += sg->procs[k].used;
         uint64_t used = sg->mem.version == 2 ? sg->mem.used : sg->mem.used - sg->mem.reserved;
         d->sched.gpus[g].foreign = used > ours ? used - ours : 0;
@@ -896,7 +705,7 @@ int daemon_loop(struct daemon *d)
 int daemon_init(struct daemon *d)
 {
     d->events = events_new();
-    d->worker = worker_new(d->base, park_job, d, on_parked, d);
+    d->worker = worker_new(d->base, moves_job, d, moves_done, d);
     return d->events && d->worker ? 0 : -1;
 }
 

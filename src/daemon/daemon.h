@@ -139,6 +139,18 @@ void daemon_release_keep(struct daemon *d, unsigned model, bool keep_set, uint64
  * across its life. */
 uint64_t daemon_held_ms(const struct daemon *d, unsigned model);
 
+/* The model whose process (or one of its family) pid is, or -1. */
+int daemon_model_of_pid(const struct daemon *d, uint32_t pid);
+
+/* What model i's processes hold now, from a fresh process list: on the
+ * one of its GPUs where they hold most (its need is per GPU); the sum over
+ * all of them in *total (may be NULL). The snapshot is d->snap after. */
+uint64_t daemon_measure(struct daemon *d, unsigned i, uint64_t *total);
+
+/* Queues an event for the scheduler, applied after the actions being
+ * carried out (never re-entrantly); its error text is copied. */
+void daemon_post(struct daemon *d, const struct sched_event *e);
+
 /* The model named name (not removed by a reload), or -1. */
 int daemon_model_index(const struct daemon *d, const char *name);
 
