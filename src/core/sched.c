@@ -317,6 +317,16 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
             refuse_all(s, e->model, SCHED_REFUSED_RESUME, m->error, o);
         }
         break;
+    case SCHED_EV_WITHDRAW:
+        /* nothing more is owed to it: a client that left waiting neither
+         * makes room nor holds a place in the queue (nor, by filling it,
+         * keeps anyone else out) */
+        for (size_t i = 0; i < s->nqueue; i++)
+            if (s->queue[i].id == e->id && s->queue[i].model == e->model) {
+                dequeue(s, i);
+                break;
+            }
+        break;
     case SCHED_EV_TICK:
         break;
     }

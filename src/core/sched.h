@@ -121,6 +121,7 @@ enum sched_ev {
     SCHED_EV_SUSPENDED, /* model, ok, bytes (host), bound, error */
     SCHED_EV_RESUMED,   /* model, ok, error */
     SCHED_EV_TICK,      /* time passed: timeouts, retries */
+    SCHED_EV_WITHDRAW,  /* model, id: whoever asked is gone; the demand, still waiting, is not */
 };
 
 struct sched_event {

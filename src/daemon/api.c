@@ -352,7 +352,7 @@ static void model_verb(struct api *api, struct evhttp_request *req, unsigned i, 
         if (!w)
             return;
         w->lease_ms = hold ? lease : 0;
-        if (!daemon_demand(d, i, hold, wait, &demand_ops, w)) {
+        if (!daemon_demand(d, i, hold, wait, &demand_ops, w, NULL)) {
             w->used = false;
             reply_error(req, 503, "Busy", "too many waiting requests; try again");
         }

@@ -303,9 +303,11 @@ static void act(struct daemon *d, const struct sched_action *a)
 }
 
 uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wait_ms,
-                       const struct demand_ops *ops, void *arg)
+                       const struct demand_ops *ops, void *arg, uint64_t *idp)
 {
     uint64_t id = demand_add(&d->demands, ops, arg);
+    if (idp)
+        *idp = id; /* before the step: it may answer at once */
     if (!id)
         return 0;
     struct sched_event e = {.kind = SCHED_EV_DEMAND,
@@ -315,6 +317,18 @@ uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wai
                             .hold = hold};
     daemon_step(d, &e);
     return id;
+}
+
+void daemon_withdraw(struct daemon *d, unsigned model, uint64_t id)
+{
+    struct demand dem;
+    /* answered already: the asker has heard, and holds what it was given.
+     * A grant is answered in the same step that makes it, so an asker
+     * cannot leave between the two. */
+    if (!demand_take(&d->demands, id, &dem))
+        return;
+    struct sched_event e = {.kind = SCHED_EV_WITHDRAW, .model = model, .id = id};
+    daemon_step(d, &e);
 }
 
 void daemon_release(struct daemon *d, unsigned model)

@@ -123,9 +123,14 @@ void daemon_step(struct daemon *d, const struct sched_event *e);
 
 /* Asks the scheduler for model, held busy until daemon_release when hold;
  * the answer comes to ops within wait_ms. 0 when too many demands wait
- * (nothing will be called). */
+ * (nothing will be called). The id goes to *idp (may be NULL) before
+ * anything is asked: the answer may come before this returns. */
 uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wait_ms,
-                       const struct demand_ops *ops, void *arg);
+                       const struct demand_ops *ops, void *arg, uint64_t *idp);
+
+/* The asker of demand id (for model) is gone before an answer: neither
+ * of ops will be called, and the scheduler forgets the demand. */
+void daemon_withdraw(struct daemon *d, unsigned model, uint64_t id);
 
 /* One hold on model less. */
 void daemon_release(struct daemon *d, unsigned model);

@@ -508,7 +508,6 @@ static void gone(struct conn *c)
 
 static void on_read(evutil_socket_t fd, short what, void *arg)
 {
-    (void)what;
     struct conn *c = arg;
     char buf[65536]; /* recv(2) here: evbuffer_read asks FIONREAD first, a call more */
     c->guard++;
@@ -533,8 +532,12 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
             gone(c); /* far more than one request could be: not HTTP */
             break;
         }
-        if ((size_t)n < sizeof buf)
-            break; /* drained; what comes later is a new edge */
+        /* drained; what comes later is a new edge. Unless the client has
+         * closed too: its end may have come with the last of its data, in
+         * the same edge, and would never be seen (a client that left while
+         * its request waited for a model would go on being served) */
+        if ((size_t)n < sizeof buf && !(what & EV_CLOSED))
+            break;
     }
     if (!c->dead)
         parse_more(c); /* what came before the end is answered */
@@ -605,7 +608,7 @@ int front_adopt(struct front *f, evutil_socket_t fd)
     c->req.body = evbuffer_new();
     /* edge-triggered: the socket is read until drained at every event, and
      * epoll need not poll it again at the next wait as it does level-triggered */
-    c->rd = event_new(f->base, fd, EV_READ | EV_PERSIST | EV_ET, on_read, c);
+    c->rd = event_new(f->base, fd, EV_READ | EV_CLOSED | EV_PERSIST | EV_ET, on_read, c);
     c->wr = event_new(f->base, fd, EV_WRITE, on_write, c);
     c->timer = evtimer_new(f->base, on_timeout, c);
     if (!c->in || !c->out || !c->req.body || !c->rd || !c->wr || !c->timer ||

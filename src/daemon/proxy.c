@@ -63,6 +63,7 @@ struct preq {
     struct relay_conn *up; /* while the backend answers */
     bool granted, started, finished;
     bool gone;        /* the client left */
+    uint64_t demand;  /* its demand, while the scheduler has not answered it; 0: none */
     uint64_t held0;   /* its model's held time when it was granted (daemon_held_ms) */
     bool keep_set;    /* the request asked how long its model stays (keep_alive) */
     uint64_t keep_ms; /* SCHED_FOREVER: for good */
@@ -335,9 +336,11 @@ static void forward(struct preq *p)
 }
 
 /* The client left: the backend's connection is closed unread (the backend
- * sees its answer cancelled), the hold given back. Still waiting (for the
- * scheduler or the concurrency limit), the grant finds no client and lets
- * go. */
+ * sees its answer cancelled), the hold given back. Still waiting for the
+ * scheduler, its demand is withdrawn: it makes no room for a model nobody
+ * waits for, and takes no place in the queue (a client that sends
+ * requests and leaves could fill it otherwise). Over the concurrency
+ * limit, dispatch finds no client and lets go. */
 static void client_closed(void *arg, struct front_req *r, void *req_arg)
 {
     struct proxy *px = arg;
@@ -348,6 +351,13 @@ static void client_closed(void *arg, struct front_req *r, void *req_arg)
     p->client = NULL;
     p->gone = true;
     p->status = 499;
+    if (p->demand) {
+        uint64_t id = p->demand;
+        p->demand = 0;
+        daemon_withdraw(p->d, p->model, id);
+        finish(p, false);
+        return;
+    }
     if (p->up)
         finish(p, false);
 }
@@ -356,6 +366,7 @@ static void client_closed(void *arg, struct front_req *r, void *req_arg)
 static void granted(void *arg, unsigned model)
 {
     struct preq *p = arg;
+    p->demand = 0;
     p->granted = true;
     p->t_granted = now_us();
     p->held0 = daemon_held_ms(p->d, model);
@@ -389,6 +400,7 @@ static void granted(void *arg, unsigned model)
 static void refused(void *arg, unsigned model, enum sched_refusal why, const char *text)
 {
     struct preq *p = arg;
+    p->demand = 0;
     struct daemon *d = p->d;
     bool failed = why == SCHED_REFUSED_FAILED || why == SCHED_REFUSED_RESUME;
     if (p->client) {
@@ -422,7 +434,8 @@ static void admit(struct preq *p)
         pm->waiting_tail = p;
         return;
     }
-    if (!daemon_demand(d, p->model, true, (uint64_t)(d->cfg.wait_s * 1000), &demand_ops, p)) {
+    if (!daemon_demand(d, p->model, true, (uint64_t)(d->cfg.wait_s * 1000), &demand_ops, p,
+                       &p->demand)) {
         struct front_req *r = p->client;
         front_set_arg(r, NULL);
         p->client = NULL;

@@ -786,6 +786,28 @@ static void too_big_refused_at_once(void **st)
     assert_int_equal(S.nqueue, 0);
 }
 
+/* A request whose client left while it waited: withdrawn, it evicts
+ * nobody once the GPU frees up, and is never answered. */
+static void withdrawn_demand(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    demand(0, 1, true, 0);
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = 0}, 10);
+    assert_non_null(find(SCHED_ACT_GRANT, 0)); /* m0 busy, held */
+    demand(1, 7, true, 20);
+    assert_int_equal(S.nqueue, 1); /* m1 waits for room */
+    step((struct sched_event){.kind = SCHED_EV_WITHDRAW, .model = 1, .id = 7}, 30);
+    assert_int_equal(S.nqueue, 0);
+    step((struct sched_event){.kind = SCHED_EV_RELEASE, .model = 0}, 40);
+    assert_null(find(SCHED_ACT_SUSPEND, 0)); /* nobody to make room for */
+    assert_null(find(SCHED_ACT_START, 1));
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 120000);
+    assert_null(find(SCHED_ACT_REFUSE, 1));
+    assert_int_equal(models[0].state, SCHED_READY);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -815,6 +837,7 @@ int main(void)
         cmocka_unit_test(multi_gpu_comes_back_where_it_left),
         cmocka_unit_test(too_big_refused_at_once),
         cmocka_unit_test(next_wake),
+        cmocka_unit_test(withdrawn_demand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
