@@ -1,5 +1,6 @@
 /* selfpath: files that ship next to the vram binary (the preload library,
- * the simulated driver), found in the build tree or the installed tree. */
+ * and whatever else a caller names), found in the build tree or the
+ * installed tree. */
 #ifndef VRAM_APP_SELFPATH_H
 #define VRAM_APP_SELFPATH_H
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "app/paths.h"
+#include "daemon/conftext.h"
 #include "core/units.h"
 #include "model/reader.h"
 
@@ -510,178 +511,6 @@ enum config_api config_guess_api(const char *command)
     return end - base == 6 && !strncmp(base, "ollama", 6) ? CONFIG_API_OLLAMA : CONFIG_API_OPENAI;
 }
 
-/* The configuration's text: a regular file only (a FIFO would wedge the
- * daemon on SIGHUP), at most CONFIG_MAX_BYTES, and one only root or this
- * user can change, since its commands run as this user. */
-static char *slurp(const char *path, char *err, size_t len)
-{
-    struct stat st;
-    /* a device is not even opened (opening one may act); a FIFO swapped in
-     * after this is opened without waiting, and refused below */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, len,
-                 "%s: %s, not a regular file: vram serve reads its configuration only "
-                 "from a file",
-                 path, reader_kind(st.st_mode));
-        return NULL;
-    }
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, len, "%s: cannot read it: %m", path);
-        return NULL;
-    }
-    char *t = NULL;
-    if (fstat(fd, &st) < 0)
-        snprintf(err, len, "%s: cannot read it: %m", path);
-    else if (!S_ISREG(st.st_mode))
-        snprintf(err, len,
-                 "%s: %s, not a regular file: vram serve reads its configuration only "
-                 "from a file",
-                 path, reader_kind(st.st_mode));
-    else if (st.st_size >= CONFIG_MAX_BYTES)
-        snprintf(err, len, "%s: larger than 1 MiB: not a vram config", path);
-    else if (st.st_uid != 0 && st.st_uid != geteuid())
-        snprintf(err, len,
-                 "%s: owned by uid %u, neither root nor this user: its commands would run as "
-                 "this user; chown it to root (or to this user)",
-                 path, (unsigned)st.st_uid);
-    else if ((st.st_mode & S_IWOTH) ||
-             ((st.st_mode & S_IWGRP) && st.st_gid != 0 && st.st_gid != getegid()))
-        snprintf(err, len,
-                 "%s: others may write it (mode %04o): its commands would run as this user; "
-                 "chmod go-w it",
-                 path, (unsigned)(st.st_mode & 07777));
-    else if (!(t = calloc(1, CONFIG_MAX_BYTES + 1)))
-        snprintf(err, len, "out of memory");
-    else {
-        size_t n = 0;
-        ssize_t r;
-        while (n < CONFIG_MAX_BYTES && (r = read(fd, t + n, CONFIG_MAX_BYTES - n)) != 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                snprintf(err, len, "%s: cannot read it: %m", path);
-                break;
-            }
-            n += (size_t)r;
-        }
-        if (err[0] || n == CONFIG_MAX_BYTES) { /* it grew while read */
-            if (!err[0])
-                snprintf(err, len, "%s: larger than 1 MiB: not a vram config", path);
-            free(t);
-            t = NULL;
-        }
-    }
-    close(fd);
-    return t;
-}
-
-/* A line's text from p, its edges trimmed, into out ("" when too long). */
-static void trimmed(const char *p, size_t n, char *out, size_t len)
-{
-    while (n && (*p == ' ' || *p == '\t'))
-        p++, n--;
-    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
-        n--;
-    if (n >= len)
-        n = 0;
-    memcpy(out, p, n);
-    out[n] = '\0';
-}
-
-/* A section given twice, or a setting twice in one section, read as inih
- * reads lines: inih merges the first and joins the second's command to the
- * first's, silently. The first repeat, with both lines, into err. */
-static bool repeats(const char *text, const char *path, char *err, size_t len)
-{
-    enum { MAX_SEEN = 4096 }; /* more is no configuration; inih reads the rest unchecked */
-    struct seen {
-        unsigned sec; /* index of its section in seen (0: before any) */
-        bool is_sec;
-        unsigned line;
-        char name[72];
-    } *seen = calloc(MAX_SEEN, sizeof *seen);
-    if (!seen)
-        return false;
-    size_t n = 0;
-    unsigned sec = 0, line = 1;
-    bool prev_key = false, found = false;
-    if (!strncmp(text, "\xEF\xBB\xBF", 3))
-        text += 3; /* inih skips a byte-order mark */
-    for (const char *l = text; *l && !found && n < MAX_SEEN; line++) {
-        const char *e = strchr(l, '\n');
-        size_t ll = e ? (size_t)(e - l) : strlen(l);
-        const char *p = l;
-        while (p < l + ll && (*p == ' ' || *p == '\t'))
-            p++;
-        bool indented = p > l;
-        struct seen s = {0};
-        if (p == l + ll || *p == ';' || *p == '#' || (indented && prev_key)) {
-            /* nothing, a comment, or a value going on (inih's multi-line) */
-        } else if (*p == '[') {
-            const char *end = memchr(p, ']', (size_t)(l + ll - p));
-            if (end) {
-                s.is_sec = true;
-                trimmed(p + 1, (size_t)(end - p - 1), s.name, sizeof s.name);
-            }
-            prev_key = false;
-        } else {
-            size_t k = strcspn(p, "=:\n");
-            if (p + k <= l + ll && p[k] && p[k] != '\n') {
-                trimmed(p, k, s.name, sizeof s.name);
-                s.sec = sec;
-                prev_key = true;
-            }
-        }
-        if (s.name[0]) {
-            s.line = line;
-            for (size_t i = 0; i < n && !found; i++)
-                if (seen[i].is_sec == s.is_sec && seen[i].sec == s.sec &&
-                    !strcmp(seen[i].name, s.name)) {
-                    found = true;
-                    if (s.is_sec)
-                        snprintf(err, len,
-                                 "%s:%u: [%s] again (it began at line %u): one section each; "
-                                 "merge the two, or rename one",
-                                 path, line, s.name, seen[i].line);
-                    else
-                        snprintf(err, len,
-                                 "%s:%u: %s again in [%s] (first at line %u): say it once%s", path,
-                                 line, s.name, sec ? seen[sec - 1].name : "", seen[i].line,
-                                 strcmp(s.name, "command") ? ""
-                                                           : " (a long command goes on over "
-                                                             "indented lines)");
-                }
-            seen[n++] = s;
-            if (s.is_sec)
-                sec = (unsigned)n; /* index + 1 of this section */
-        }
-        if (!e)
-            break;
-        l = e + 1;
-    }
-    free(seen);
-    return found;
-}
-
-/* The first line inih could not read whole (0: none), and its length. */
-static unsigned long_line(const char *text, size_t *len)
-{
-    unsigned line = 1;
-    for (const char *l = text; *l; line++) {
-        const char *e = strchr(l, '\n');
-        size_t n = e ? (size_t)(e - l) : strlen(l);
-        if (n + 2 > INI_MAX_LINE) { /* with its newline and the terminating NUL */
-            *len = n;
-            return line;
-        }
-        if (!e)
-            break;
-        l = e + 1;
-    }
-    return 0;
-}
-
 int config_parse(const char *text, const char *path, struct config *c, char *err, size_t len)
 {
     memset(c, 0, sizeof *c);
@@ -701,14 +530,14 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     c->preempt_gap_s = 1;
     struct parse ps = {c, text, ""};
     size_t long_len;
-    unsigned long_at = long_line(text, &long_len);
+    unsigned long_at = conftext_long_line(text, &long_len);
     int rc = 0;
     if (long_at)
         snprintf(ps.err, sizeof ps.err,
                  "%s:%u: a line of %zu characters, more than the %d the INI reader takes: go on "
                  "on the next line, indented (a command continues over indented lines)",
                  path, long_at, long_len, INI_MAX_LINE - 2);
-    else if (!repeats(text, path, ps.err, sizeof ps.err))
+    else if (!conftext_repeats(text, path, ps.err, sizeof ps.err))
         rc = ini_parse_string(text, handler, &ps);
     if (!ps.err[0] && rc > 0)
         snprintf(ps.err, sizeof ps.err, "%s:%d: not INI syntax (a [section] or name = value)", path,
@@ -762,7 +591,7 @@ bool config_uses_vramcap(const struct config_model *m)
 int config_load(const char *path, struct config *c, char *err, size_t len)
 {
     err[0] = '\0';
-    char *text = slurp(path, err, len);
+    char *text = conftext_read(path, err, len);
     if (!text)
         return -1;
     int rc = config_parse(text, path, c, err, len);
