@@ -17,6 +17,7 @@
 
 #include "shim/budget.h"
 #include "shim/hook.h"
+#include "rundir.h"
 
 #define GiB (1ULL << 30)
 
@@ -47,24 +48,17 @@ static void name_of(int id, char *out, size_t len)
     snprintf(out, len, "GPU-00000000-0000-0000-0000-0000000000%02x", id);
 }
 
-static char dir[64];
 
 static int setup(void **st)
 {
     (void)st;
-    snprintf(dir, sizeof dir, "/tmp/vram-test-budget-XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
-    setenv("VRAM_RUN_DIR", dir, 1);
-    return 0;
+    return rundir_make("budget");
 }
 
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    return rundir_remove();
 }
 
 /* "A,B": group files for GPUs with these UUID bytes and caps, as vram run
@@ -206,11 +200,11 @@ static void a_path_with_a_comma_is_one_path(void **st)
 {
     (void)st;
     char sub[128], list[1024], err[400];
-    snprintf(sub, sizeof sub, "%s/a,b", dir);
+    snprintf(sub, sizeof sub, "%s/a,b", rundir);
     assert_int_equal(mkdir(sub, 0700), 0);
     setenv("VRAM_RUN_DIR", sub, 1);
     make(list, sizeof list, (int[]){1}, (uint64_t[]){GiB}, 1);
-    setenv("VRAM_RUN_DIR", dir, 1);
+    setenv("VRAM_RUN_DIR", rundir, 1);
     struct budget b;
     see((int[]){1}, 1);
     assert_int_equal(budget_open_files(&b, list, err, sizeof err), 0);

@@ -21,27 +21,22 @@
 #include <unistd.h>
 
 #include "ipc/group.h"
+#include "rundir.h"
 
 #define MiB (1ULL << 20)
 
-static char dir[64], path[GROUP_PATH_MAX];
+static char path[GROUP_PATH_MAX];
 
 static int setup(void **st)
 {
     (void)st;
-    snprintf(dir, sizeof dir, "/tmp/vram-test-group-XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
-    setenv("VRAM_RUN_DIR", dir, 1);
-    return 0;
+    return rundir_make("group");
 }
 
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    return rundir_remove();
 }
 
 static int each_setup(void **st)
@@ -97,7 +92,7 @@ static void published_whole_for_everyone(void **st)
     assert_int_equal(group_read(p2, &v), 0);
     assert_int_equal(v.state, GROUP_ADMITTED);
     /* nothing else is left in the folder: no half-made file */
-    DIR *d = opendir(dir);
+    DIR *d = opendir(rundir);
     struct dirent *e;
     int others = 0;
     while ((e = readdir(d)))
@@ -208,13 +203,13 @@ static void not_group_files(void **st)
     struct group g;
     char p[GROUP_PATH_MAX + 32];
     /* a FIFO: refused at once, not opened (an open would wait for a writer) */
-    snprintf(p, sizeof p, "%s/vram-group-fifo", dir);
+    snprintf(p, sizeof p, "%s/vram-group-fifo", rundir);
     assert_int_equal(mkfifo(p, 0644), 0);
     assert_int_equal(group_read(p, &v), -1);
     assert_int_equal(group_open(&g, p), -1);
     unlink(p);
     /* a link to a real group file */
-    snprintf(p, sizeof p, "%s/vram-group-link", dir);
+    snprintf(p, sizeof p, "%s/vram-group-link", rundir);
     assert_int_equal(symlink(path, p), 0);
     assert_int_equal(group_read(p, &v), -1);
     assert_int_equal(group_open(&g, p), -1);
@@ -225,7 +220,7 @@ static void not_group_files(void **st)
     assert_int_equal(group_open(&g, path), -1);
     assert_int_equal(chmod(path, 0644), 0);
     /* the wrong size, the wrong format */
-    snprintf(p, sizeof p, "%s/vram-group-short", dir);
+    snprintf(p, sizeof p, "%s/vram-group-short", rundir);
     int fd = open(p, O_CREAT | O_WRONLY, 0644);
     assert_true(fd >= 0 && write(fd, "vramcap2", 8) == 8);
     assert_int_equal(group_read(p, &v), -1);
@@ -360,16 +355,16 @@ static void unsafe_folders(void **st)
     (void)st;
     char err[256];
     assert_int_equal(group_dir_check(err, sizeof err), 0);
-    assert_int_equal(chmod(dir, 0777), 0);
+    assert_int_equal(chmod(rundir, 0777), 0);
     assert_int_equal(group_dir_check(err, sizeof err), -1);
     assert_non_null(strstr(err, "chmod +t"));
-    assert_int_equal(chmod(dir, 01777), 0);
+    assert_int_equal(chmod(rundir, 01777), 0);
     assert_int_equal(group_dir_check(err, sizeof err), 0);
-    assert_int_equal(chmod(dir, 0700), 0);
+    assert_int_equal(chmod(rundir, 0700), 0);
     setenv("VRAM_RUN_DIR", "/nonexistent/vram", 1);
     assert_int_equal(group_dir_check(err, sizeof err), -1);
     assert_non_null(strstr(err, "VRAM_RUN_DIR"));
-    setenv("VRAM_RUN_DIR", dir, 1);
+    setenv("VRAM_RUN_DIR", rundir, 1);
 }
 
 int main(void)

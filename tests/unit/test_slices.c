@@ -18,33 +18,27 @@
 #include <unistd.h>
 
 #include "ipc/slices.h"
+#include "rundir.h"
 
 #define GiB (1ULL << 30)
 
-static char dir[64];
 
 static int setup(void **st)
 {
     (void)st;
-    snprintf(dir, sizeof dir, "/tmp/vram-test-slices-XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
-    setenv("VRAM_RUN_DIR", dir, 1);
-    return 0;
+    return rundir_make("slices");
 }
 
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    return rundir_remove();
 }
 
 static void empty(void)
 {
     char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'/* '%s'/.vram-* 2>/dev/null", dir, dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'/* '%s'/.vram-* 2>/dev/null", rundir, rundir);
     assert_int_equal(system(cmd), 0);
 }
 
@@ -92,9 +86,9 @@ static void real_and_forged(void **st)
     char live[GROUP_PATH_MAX], p[GROUP_PATH_MAX + 32];
     assert_int_equal(group_create(live, sizeof live, 6 * GiB, 0, "GPU-a", 0), 0);
     /* a FIFO, a link, a group file anyone may write: skipped, and quickly */
-    snprintf(p, sizeof p, "%s/vram-group-fifo", dir);
+    snprintf(p, sizeof p, "%s/vram-group-fifo", rundir);
     assert_int_equal(mkfifo(p, 0666), 0);
-    snprintf(p, sizeof p, "%s/vram-group-link", dir);
+    snprintf(p, sizeof p, "%s/vram-group-link", rundir);
     assert_int_equal(symlink(live, p), 0);
     char open_to_all[GROUP_PATH_MAX];
     assert_int_equal(group_create(open_to_all, sizeof open_to_all, 15 * GiB, 0, "GPU-a", 0), 0);
@@ -175,7 +169,7 @@ static void no_folder(void **st)
     setenv("VRAM_RUN_DIR", "/nonexistent/vram", 1);
     struct seen w = {0};
     assert_int_equal(slices_each(false, collect, &w), -1);
-    setenv("VRAM_RUN_DIR", dir, 1);
+    setenv("VRAM_RUN_DIR", rundir, 1);
 }
 
 int main(void)
