@@ -392,7 +392,10 @@ EXPORT CUresult cuCtxSynchronize(void)
 {
     if (!ready())
         return CUDA_ERROR_NOT_INITIALIZED;
-    return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+    if (!current)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    simcu_pools_settle(); /* what pools hold past their release threshold */
+    return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuGetErrorName(CUresult e, const char **s)
@@ -418,6 +421,13 @@ EXPORT CUresult cuGetErrorName(CUresult e, const char **s)
         {CUDA_ERROR_TOO_MANY_PEERS, "CUDA_ERROR_TOO_MANY_PEERS"},
         {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED"},
         {CUDA_ERROR_TIMEOUT, "CUDA_ERROR_TIMEOUT"},
+        {CUDA_ERROR_ALREADY_MAPPED, "CUDA_ERROR_ALREADY_MAPPED"},
+        {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY"},
+        {CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED"},
+        {CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"},
+        {CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
+        {CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED"},
+        {CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"},
         {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN"},
     };
     if (!s)
@@ -476,6 +486,49 @@ CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
 CUresult cuMemHostRegister_v2(void *, size_t, unsigned);
 CUresult cuMemHostUnregister(void *);
+CUresult cuMemExportToShareableHandle(void *, CUmemGenericAllocationHandle, int, unsigned long long);
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *, void *, int);
+CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *, CUmemGenericAllocationHandle);
+CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned);
+CUresult cuEventQuery(CUevent);
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+CUresult cuMemsetD8Async(CUdeviceptr, unsigned char, size_t, CUstream);
+CUresult cuMemsetD32Async(CUdeviceptr, unsigned, size_t, CUstream);
+/* in cuda_pool.c */
+CUresult cuMemPoolCreate(CUmemoryPool *, const CUmemPoolProps *);
+CUresult cuMemPoolDestroy(CUmemoryPool);
+CUresult cuMemPoolTrimTo(CUmemoryPool, size_t);
+CUresult cuMemPoolSetAttribute(CUmemoryPool, int, void *);
+CUresult cuMemPoolGetAttribute(CUmemoryPool, int, void *);
+CUresult cuMemPoolSetAccess(CUmemoryPool, const CUmemAccessDesc *, size_t);
+CUresult cuMemPoolGetAccess(int *, CUmemoryPool, CUmemLocation *);
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *, CUdevice);
+CUresult cuDeviceGetMemPool(CUmemoryPool *, CUdevice);
+CUresult cuDeviceSetMemPool(CUdevice, CUmemoryPool);
+/* in cuda_graph.c */
+CUresult cuStreamBeginCapture(CUstream);
+CUresult cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode);
+CUresult cuStreamEndCapture(CUstream, CUgraph *);
+CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus *);
+CUresult cuStreamGetCaptureInfo(CUstream, CUstreamCaptureStatus *, cuuint64_t *);
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *);
+CUresult cuGraphCreate(CUgraph *, unsigned);
+CUresult cuGraphAddMemAllocNode(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                CUDA_MEM_ALLOC_NODE_PARAMS *);
+CUresult cuGraphAddMemFreeNode(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, CUdeviceptr);
+CUresult cuGraphAddMemsetNode(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                              const CUDA_MEMSET_NODE_PARAMS *, CUcontext);
+CUresult cuGraphDestroy(CUgraph);
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *, CUgraph, unsigned long long);
+CUresult cuGraphExecDestroy(CUgraphExec);
+CUresult cuGraphLaunch(CUgraphExec, CUstream);
+CUresult cuDeviceGraphMemTrim(CUdevice);
+CUresult cuDeviceGetGraphMemAttribute(CUdevice, int, void *);
+CUresult cuDeviceSetGraphMemAttribute(CUdevice, int, void *);
+/* in cuda_ipc.c */
+CUresult cuIpcGetMemHandle(CUipcMemHandle *, CUdeviceptr);
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *, CUipcMemHandle, unsigned);
+CUresult cuIpcCloseMemHandle(CUdeviceptr);
 /* in cuda_peer.c */
 CUresult cuDeviceCanAccessPeer(int *, CUdevice, CUdevice);
 CUresult cuCtxEnablePeerAccess(CUcontext, unsigned);
@@ -556,6 +609,45 @@ static const struct {
     P("cuMemcpyHtoDAsync", cuMemcpyHtoDAsync_v2, 3020),
     P("cuMemHostRegister", cuMemHostRegister_v2, 6050),
     P("cuMemHostUnregister", cuMemHostUnregister, 4000),
+    P("cuMemExportToShareableHandle", cuMemExportToShareableHandle, 10020),
+    P("cuMemImportFromShareableHandle", cuMemImportFromShareableHandle, 10020),
+    P("cuMemGetAllocationPropertiesFromHandle", cuMemGetAllocationPropertiesFromHandle, 10020),
+    P("cuStreamWaitEvent", cuStreamWaitEvent, 3020),
+    P("cuEventQuery", cuEventQuery, 2000),
+    P("cuMemcpyDtoDAsync", cuMemcpyDtoDAsync_v2, 3020),
+    P("cuMemsetD8Async", cuMemsetD8Async, 3020),
+    P("cuMemsetD32Async", cuMemsetD32Async, 3020),
+    P("cuMemPoolCreate", cuMemPoolCreate, 11020),
+    P("cuMemPoolDestroy", cuMemPoolDestroy, 11020),
+    P("cuMemPoolTrimTo", cuMemPoolTrimTo, 11020),
+    P("cuMemPoolSetAttribute", cuMemPoolSetAttribute, 11020),
+    P("cuMemPoolGetAttribute", cuMemPoolGetAttribute, 11020),
+    P("cuMemPoolSetAccess", cuMemPoolSetAccess, 11020),
+    P("cuMemPoolGetAccess", cuMemPoolGetAccess, 11020),
+    P("cuDeviceGetDefaultMemPool", cuDeviceGetDefaultMemPool, 11020),
+    P("cuDeviceGetMemPool", cuDeviceGetMemPool, 11020),
+    P("cuDeviceSetMemPool", cuDeviceSetMemPool, 11020),
+    P("cuStreamBeginCapture", cuStreamBeginCapture, 10000),
+    P("cuStreamBeginCapture", cuStreamBeginCapture_v2, 10010),
+    P("cuStreamEndCapture", cuStreamEndCapture, 10000),
+    P("cuStreamIsCapturing", cuStreamIsCapturing, 10000),
+    P("cuStreamGetCaptureInfo", cuStreamGetCaptureInfo, 10010),
+    P("cuThreadExchangeStreamCaptureMode", cuThreadExchangeStreamCaptureMode, 10010),
+    P("cuGraphCreate", cuGraphCreate, 10000),
+    P("cuGraphAddMemAllocNode", cuGraphAddMemAllocNode, 11040),
+    P("cuGraphAddMemFreeNode", cuGraphAddMemFreeNode, 11040),
+    P("cuGraphAddMemsetNode", cuGraphAddMemsetNode, 10000),
+    P("cuGraphDestroy", cuGraphDestroy, 10000),
+    P("cuGraphInstantiate", cuGraphInstantiateWithFlags, 12000),
+    P("cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags, 11040),
+    P("cuGraphExecDestroy", cuGraphExecDestroy, 10000),
+    P("cuGraphLaunch", cuGraphLaunch, 10000),
+    P("cuDeviceGraphMemTrim", cuDeviceGraphMemTrim, 11040),
+    P("cuDeviceGetGraphMemAttribute", cuDeviceGetGraphMemAttribute, 11040),
+    P("cuDeviceSetGraphMemAttribute", cuDeviceSetGraphMemAttribute, 11040),
+    P("cuIpcGetMemHandle", cuIpcGetMemHandle, 4010),
+    P("cuIpcOpenMemHandle", cuIpcOpenMemHandle_v2, 11000),
+    P("cuIpcCloseMemHandle", cuIpcCloseMemHandle, 4010),
     P("cuGetErrorName", cuGetErrorName, 6000),
     P("cuGetErrorString", cuGetErrorString, 6000),
 #undef P

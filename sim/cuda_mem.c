@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "sim/cuda_internal.h"
 
@@ -23,6 +24,7 @@ struct range {
     CUdevice dev;
     enum simcu_kind kind;
     uint64_t readers, writers; /* VMM mappings: the devices cuMemSetAccess named */
+    int fd;                    /* shared with other processes (simcu_share): its memfd */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -42,7 +44,7 @@ int simcu_track(CUdeviceptr p, size_t size, size_t charged, CUdevice dev, enum s
             rc = -1;
     }
     if (rc == 0)
-        ranges[nranges++] = (struct range){p, size, charged, dev, kind, 0, 0};
+        ranges[nranges++] = (struct range){p, size, charged, dev, kind, 0, 0, -1};
     pthread_mutex_unlock(&mu);
     return rc;
 }
@@ -149,15 +151,8 @@ int simcu_grant(CUdeviceptr p, size_t n, const CUmemAccessDesc *desc, size_t cou
     return rc;
 }
 
-static CUresult linear_alloc(CUdeviceptr *dptr, size_t size, enum simcu_kind kind)
+CUresult simcu_linear_alloc(CUdeviceptr *dptr, size_t size, CUdevice dev, enum simcu_kind kind)
 {
-    if (!simcu_ready())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    CUdevice dev = simcu_device();
-    if (dev < 0)
-        return CUDA_ERROR_INVALID_CONTEXT;
-    if (!dptr || size == 0)
-        return CUDA_ERROR_INVALID_VALUE;
     size_t charged = simcu_round(size);
     CUresult rc = simcu_charge(dev, (int64_t)charged);
     if (rc != CUDA_SUCCESS)
@@ -174,20 +169,74 @@ static CUresult linear_alloc(CUdeviceptr *dptr, size_t size, enum simcu_kind kin
     return CUDA_SUCCESS;
 }
 
-static CUresult linear_free(CUdeviceptr ptr)
+static CUresult linear_alloc(CUdeviceptr *dptr, size_t size, enum simcu_kind kind)
 {
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (ptr == 0)
-        return CUDA_SUCCESS;
-    size_t size, charged;
-    CUdevice dev;
-    if (simcu_untrack(ptr, SIMCU_LINEAR, &size, &charged, &dev) &&
-        simcu_untrack(ptr, SIMCU_MANAGED, &size, &charged, &dev))
+    CUdevice dev = simcu_device();
+    if (dev < 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!dptr || size == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    munmap((void *)(uintptr_t)ptr, size);
-    simcu_charge(dev, -(int64_t)charged);
-    return CUDA_SUCCESS;
+    return simcu_linear_alloc(dptr, size, dev, kind);
+}
+
+int simcu_linear_release(CUdeviceptr ptr, enum simcu_kind kind)
+{
+    pthread_mutex_lock(&mu);
+    struct range r = {0};
+    int rc = -1;
+    for (size_t i = 0; i < nranges; i++)
+        if (ranges[i].ptr == ptr && ranges[i].kind == kind) {
+            r = ranges[i];
+            ranges[i] = ranges[--nranges];
+            rc = 0;
+            break;
+        }
+    pthread_mutex_unlock(&mu);
+    if (rc < 0)
+        return -1;
+    munmap((void *)(uintptr_t)ptr, r.size);
+    if (r.fd >= 0)
+        close(r.fd);
+    simcu_charge(r.dev, -(int64_t)r.charged);
+    return 0;
+}
+
+/* The memory of a live allocation starting at p, made shareable with other
+ * processes: its pages move into a memfd mapped where they were (the
+ * driver's memory is always shareable; the simulation's becomes so when
+ * first exported). Its descriptor, size and device out; -1 if p starts no
+ * cuMemAlloc allocation. */
+int simcu_share(CUdeviceptr p, int *fd, size_t *size, CUdevice *dev)
+{
+    pthread_mutex_lock(&mu);
+    int rc = -1;
+    for (size_t i = 0; i < nranges; i++) {
+        struct range *r = &ranges[i];
+        if (r->ptr != p || r->kind != SIMCU_LINEAR)
+            continue;
+        if (r->fd < 0) {
+            int f = memfd_create("vram-sim-ipc", MFD_CLOEXEC);
+            void *at = (void *)(uintptr_t)r->ptr;
+            if (f < 0 || ftruncate(f, (off_t)r->size) < 0 ||
+                pwrite(f, at, r->size, 0) != (ssize_t)r->size ||
+                mmap(at, r->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, f, 0) ==
+                    MAP_FAILED) {
+                if (f >= 0)
+                    close(f);
+                break;
+            }
+            r->fd = f;
+        }
+        *fd = r->fd;
+        *size = r->size;
+        *dev = r->dev;
+        rc = 0;
+        break;
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
 }
 
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
@@ -195,9 +244,17 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
     return linear_alloc(dptr, size, SIMCU_LINEAR);
 }
 
+/* cuMemFree takes stream-ordered memory too (the driver waits for it) */
 EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr)
 {
-    return linear_free(ptr);
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (ptr == 0 || simcu_pool_free(ptr) == 0)
+        return CUDA_SUCCESS;
+    if (simcu_linear_release(ptr, SIMCU_LINEAR) == 0 ||
+        simcu_linear_release(ptr, SIMCU_MANAGED) == 0)
+        return CUDA_SUCCESS;
+    return CUDA_ERROR_INVALID_VALUE;
 }
 
 EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
@@ -220,45 +277,6 @@ EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned flags
     if (flags != 1 && flags != 2) /* CU_MEM_ATTACH_GLOBAL, CU_MEM_ATTACH_HOST */
         return CUDA_ERROR_INVALID_VALUE;
     return linear_alloc(dptr, size, SIMCU_MANAGED);
-}
-
-/* Stream-ordered allocations: the simulation runs every stream at once, so
- * ordering is trivially kept; a pool's memory is charged as it is handed
- * out and given back at free (a pool with release threshold 0). */
-EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream stream)
-{
-    (void)stream;
-    return linear_alloc(dptr, size, SIMCU_LINEAR);
-}
-
-EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t size, CUstream stream)
-{
-    return cuMemAllocAsync(dptr, size, stream);
-}
-
-EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
-                                        CUstream stream)
-{
-    (void)pool;
-    (void)stream;
-    return linear_alloc(dptr, size, SIMCU_LINEAR);
-}
-
-EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
-                                             CUstream stream)
-{
-    return cuMemAllocFromPoolAsync(dptr, size, pool, stream);
-}
-
-EXPORT CUresult cuMemFreeAsync(CUdeviceptr ptr, CUstream stream)
-{
-    (void)stream;
-    return linear_free(ptr);
-}
-
-EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr ptr, CUstream stream)
-{
-    return cuMemFreeAsync(ptr, stream);
 }
 
 EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)

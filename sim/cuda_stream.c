@@ -1,10 +1,12 @@
-/* cuda_stream: streams, asynchronous copies and pinned host memory in the
- * simulated libcuda.so.1. Simulated device memory is host memory, so an
- * "asynchronous" copy is done by the time it returns; what the simulation
- * keeps is the API's contract: a stream must exist, a copy must stay
- * inside live allocations (a copy to memory that was unmapped fails as it
- * would on a GPU), and host memory is registered once and unregistered
- * once. */
+/* cuda_stream: streams, events, asynchronous copies and memsets, and
+ * pinned host memory in the simulated libcuda.so.1. Simulated device
+ * memory is host memory, so an "asynchronous" copy is done by the time it
+ * returns; what the simulation keeps is the API's contract: a stream must
+ * exist, a copy must stay inside live allocations (a copy to memory that
+ * was unmapped fails as it would on a GPU), host memory is registered once
+ * and unregistered once, work on a capturing stream goes into its graph
+ * (cuda_graph.c), and a synchronize is when pools give back what they hold
+ * past their release threshold (cuda_pool.c). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,8 @@ static size_t npins, cap_pins;
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
 CUresult cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
+CUresult cuMemcpyDtoD_v2(CUdeviceptr, CUdeviceptr, size_t);
+CUresult cuMemsetD8_v2(CUdeviceptr, unsigned char, size_t);
 
 EXPORT CUresult cuStreamCreate(CUstream *out, unsigned flags)
 {
@@ -63,10 +67,22 @@ EXPORT CUresult cuStreamDestroy_v2(CUstream s)
 
 EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
-    (void)s; /* the null stream too: everything is done already */
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
+    if (simcu_capturing(s)) /* the null stream too: everything is done already */
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     simcu_gate();
+    simcu_pools_settle();
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent ev, unsigned flags)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ev || flags > 1)
+        return CUDA_ERROR_INVALID_VALUE;
+    simcu_capture_join(s, ev); /* everything else recorded is done already */
     return CUDA_SUCCESS;
 }
 
@@ -92,13 +108,24 @@ EXPORT CUresult cuEventCreate(CUevent *out, unsigned flags)
 
 EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
 {
-    (void)s;
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!ev)
         return CUDA_ERROR_INVALID_HANDLE;
     ((struct event *)ev)->recorded = 1;
+    simcu_capture_record(ev, s);
     return CUDA_SUCCESS;
+}
+
+/* Done, unless it was last recorded in a capture: a capture's events are
+ * no point in any work the GPU runs */
+EXPORT CUresult cuEventQuery(CUevent ev)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ev)
+        return CUDA_ERROR_INVALID_HANDLE;
+    return simcu_capture_join(NULL, ev) ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuEventSynchronize(CUevent ev)
@@ -108,6 +135,7 @@ EXPORT CUresult cuEventSynchronize(CUevent ev)
     if (!ev)
         return CUDA_ERROR_INVALID_HANDLE;
     simcu_gate();
+    simcu_pools_settle();
     return CUDA_SUCCESS;
 }
 
@@ -121,16 +149,70 @@ EXPORT CUresult cuEventDestroy_v2(CUevent ev)
     return CUDA_SUCCESS;
 }
 
+CUresult simcu_run_op(const struct simcu_op *op)
+{
+    switch (op->kind) {
+    case SIMCU_OP_DTOD:
+        return cuMemcpyDtoD_v2(op->dst, op->src, op->n);
+    case SIMCU_OP_HTOD:
+        return cuMemcpyHtoD_v2(op->dst, op->hsrc, op->n);
+    case SIMCU_OP_DTOH:
+        return cuMemcpyDtoH_v2(op->hdst, op->src, op->n);
+    default:
+        break;
+    }
+    if (op->elsize == 1)
+        return cuMemsetD8_v2(op->dst, (unsigned char)op->value, op->n);
+    if (op->n > SIZE_MAX / 4)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = simcu_reach(op->dst, op->n * 4, true);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    simcu_gate();
+    uint32_t *p = (uint32_t *)(uintptr_t)op->dst;
+    for (size_t i = 0; i < op->n; i++)
+        p[i] = op->value;
+    simcu_busy();
+    return CUDA_SUCCESS;
+}
+
+/* Now, or into the graph of the capture s is part of. */
+static CUresult run_on(CUstream s, const struct simcu_op *op)
+{
+    CUresult rc;
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return simcu_capture_op(s, op, &rc) ? rc : simcu_run_op(op);
+}
+
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
-    (void)s;
-    return cuMemcpyDtoH_v2(dst, src, n);
+    struct simcu_op op = {.kind = SIMCU_OP_DTOH, .hdst = dst, .src = src, .n = n};
+    return dst ? run_on(s, &op) : CUDA_ERROR_INVALID_VALUE;
 }
 
 EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
-    (void)s;
-    return cuMemcpyHtoD_v2(dst, src, n);
+    struct simcu_op op = {.kind = SIMCU_OP_HTOD, .dst = dst, .hsrc = src, .n = n};
+    return src ? run_on(s, &op) : CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    struct simcu_op op = {.kind = SIMCU_OP_DTOD, .dst = dst, .src = src, .n = n};
+    return run_on(s, &op);
+}
+
+EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s)
+{
+    struct simcu_op op = {.kind = SIMCU_OP_MEMSET, .dst = dst, .value = v, .elsize = 1, .n = n};
+    return run_on(s, &op);
+}
+
+EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned v, size_t n, CUstream s)
+{
+    struct simcu_op op = {.kind = SIMCU_OP_MEMSET, .dst = dst, .value = v, .elsize = 4, .n = n};
+    return run_on(s, &op);
 }
 
 EXPORT CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned flags)

@@ -8,10 +8,14 @@
  * bytes intact. Physical memory is charged at creation and given back when
  * it is both released and unmapped, as the driver does. A mapping can be
  * touched only by the devices cuMemSetAccess gave it to (cuda_mem.c). */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/cuda_internal.h"
@@ -24,6 +28,8 @@ struct phys {
     CUdevice dev;
     int maps;
     int released;
+    int imported; /* another process's (charged to it, not here) */
+    CUmemAllocationProp prop;
 };
 
 struct mapping {
@@ -46,7 +52,8 @@ static void phys_maybe_free(struct phys *p)
     if (!p->released || p->maps > 0)
         return;
     close(p->fd);
-    simcu_charge(p->dev, -(int64_t)p->size);
+    if (!p->imported)
+        simcu_charge(p->dev, -(int64_t)p->size);
     free(p);
 }
 
@@ -76,7 +83,9 @@ EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     if (rc != CUDA_SUCCESS)
         return rc;
     struct phys *p = calloc(1, sizeof *p);
-    int fd = memfd_create("vram-sim-vmm", MFD_CLOEXEC);
+    char name[32]; /* the device travels with an exported descriptor */
+    snprintf(name, sizeof name, "vram-sim-vmm-d%d", (int)dev);
+    int fd = memfd_create(name, MFD_CLOEXEC);
     if (!p || fd < 0 || ftruncate(fd, (off_t)size) < 0) {
         if (fd >= 0)
             close(fd);
@@ -84,7 +93,7 @@ EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
         simcu_charge(dev, -(int64_t)size);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    *p = (struct phys){fd, size, dev, 0, 0};
+    *p = (struct phys){fd, size, dev, 0, 0, 0, *prop};
     *handle = (CUmemGenericAllocationHandle)(uintptr_t)p;
     return CUDA_SUCCESS;
 }
@@ -100,6 +109,68 @@ EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
     p->released = 1;
     phys_maybe_free(p);
     pthread_mutex_unlock(&mu);
+    return CUDA_SUCCESS;
+}
+
+/* Only memory created exportable (requestedHandleTypes) can be exported,
+ * as a descriptor the caller owns. */
+EXPORT CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle handle,
+                                             int type, unsigned long long flags)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct phys *p = (struct phys *)(uintptr_t)handle;
+    if (!out || !p || flags || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR ||
+        !(p->prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+        return CUDA_ERROR_INVALID_VALUE;
+    int fd = fcntl(p->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(out, &fd, sizeof fd);
+    return CUDA_SUCCESS;
+}
+
+/* The caller keeps its descriptor; the handle is one more reference to the
+ * exporter's memory, on the exporter's device. */
+EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
+                                               void *os_handle, int type)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    int in = (int)(intptr_t)os_handle, dev = -1;
+    char link[64], target[128] = "";
+    snprintf(link, sizeof link, "/proc/self/fd/%d", in);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    struct stat st;
+    if (!handle || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || n <= 0 ||
+        fstat(in, &st) < 0 || st.st_size <= 0 || st.st_size % SIM_PAGE ||
+        sscanf(target, "/memfd:vram-sim-vmm-d%d", &dev) != 1 || simcu_gpu(dev) < 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct phys *p = calloc(1, sizeof *p);
+    int fd = fcntl(in, F_DUPFD_CLOEXEC, 0);
+    if (!p || fd < 0) {
+        free(p);
+        if (fd >= 0)
+            close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *p = (struct phys){fd, (size_t)st.st_size, dev, 0, 0, 1, {0}};
+    p->prop.type = 1;
+    p->prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    p->prop.location = (CUmemLocation){CU_MEM_LOCATION_TYPE_DEVICE, dev};
+    *handle = (CUmemGenericAllocationHandle)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+                                                       CUmemGenericAllocationHandle handle)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct phys *p = (struct phys *)(uintptr_t)handle;
+    if (!prop || !p)
+        return CUDA_ERROR_INVALID_VALUE;
+    *prop = p->prop;
     return CUDA_SUCCESS;
 }
 

@@ -17,6 +17,8 @@ enum atab_kind {
     ATAB_ARRAY,      /* cuArrayCreate, cuArray3DCreate, cuMipmappedArrayCreate */
     ATAB_IPC,        /* cuIpcOpenMemHandle */
     ATAB_FIXED,      /* linear memory fast swap cannot move: pitched, or given without VMM */
+    ATAB_POOL,       /* cuMemAllocAsync from libvramcap's own pools (spool.c): movable */
+    ATAB_GRAPH,      /* cuMemAllocAsync while capturing: a graph's allocation node */
     ATAB_KINDS
 };
 

@@ -1,13 +1,15 @@
 /* hook: the doors between a program and the driver (the dynamic linker,
  * dlsym, cuGetProcAddress) and the table of entry points libvramcap wraps:
  * each file that wraps some lists them in its header (mem.h, vmm.h,
- * view.h, peer.h), and hook.c hands out the wrapper for every one. */
+ * view.h, peer.h, mpool.h), and hook.c hands out the wrapper for every
+ * one. */
 #ifndef VRAM_SHIM_HOOK_H
 #define VRAM_SHIM_HOOK_H
 
 #include "gpu/cuda_api.h"
 #include "gpu/nvml_api.h"
 #include "shim/mem.h"
+#include "shim/mpool.h"
 #include "shim/peer.h"
 #include "shim/view.h"
 #include "shim/vmm.h"
@@ -22,7 +24,9 @@
  * of the real one by dlsym and cuGetProcAddress (for runtimes that look
  * them up). */
 #define SHIM_CUDA_HOOKS(X)                                                                         \
-    HOOK_CUDA_HOOKS(X) MEM_CUDA_HOOKS(X) VMM_CUDA_HOOKS(X) VIEW_CUDA_HOOKS(X) PEER_CUDA_HOOKS(X)
+    HOOK_CUDA_HOOKS(X)                                                                             \
+    MEM_CUDA_HOOKS(X)                                                                              \
+    VMM_CUDA_HOOKS(X) VIEW_CUDA_HOOKS(X) PEER_CUDA_HOOKS(X) MPOOL_CUDA_HOOKS(X)
 
 /* Entry points the shim calls but does not wrap. */
 #define SHIM_CUDA_HELPERS(X)                                                                       \
@@ -33,13 +37,18 @@
     X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev))                                                \
     X(cuCtxSetCurrent, (CUcontext ctx))                                                            \
     X(cuCtxGetCurrent, (CUcontext * ctx))                                                          \
-    X(cuCtxSynchronize, (void))                                                                    \
     X(cuMemGetAllocationGranularity, (size_t * gran, const CUmemAllocationProp *prop, int option)) \
     X(cuStreamCreate, (CUstream * s, unsigned flags))                                              \
-    X(cuStreamSynchronize, (CUstream s))                                                           \
     X(cuEventCreate, (CUevent * e, unsigned flags))                                                \
     X(cuEventRecord, (CUevent e, CUstream s))                                                      \
-    X(cuEventSynchronize, (CUevent e))                                                             \
+    X(cuEventQuery, (CUevent e))                                                                   \
+    X(cuEventDestroy_v2, (CUevent e))                                                              \
+    X(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned flags))                                  \
+    X(cuStreamIsCapturing, (CUstream s, CUstreamCaptureStatus * status))                           \
+    X(cuStreamGetDevice, (CUstream s, CUdevice * dev))                                             \
+    X(cuThreadExchangeStreamCaptureMode, (CUstreamCaptureMode * mode))                             \
+    X(cuDeviceGraphMemTrim, (CUdevice dev))                                                        \
+    X(cuDeviceGetGraphMemAttribute, (CUdevice dev, int attr, void *value))                         \
     X(cuMemcpyDtoHAsync_v2, (void *dst, CUdeviceptr src, size_t n, CUstream s))                    \
     X(cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void *src, size_t n, CUstream s))              \
     X(cuMemHostRegister_v2, (void *p, size_t n, unsigned flags))                                   \

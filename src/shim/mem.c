@@ -10,6 +10,7 @@
 #include "shim/hook.h"
 #include "shim/mem.h"
 #include "shim/shim.h"
+#include "shim/spool.h"
 #include "shim/swap.h"
 
 /* Before the driver is asked: the current context's device (where these
@@ -50,7 +51,9 @@ void mem_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
         }
 }
 
-static const enum atab_kind linear_kinds[] = {ATAB_LINEAR, ATAB_ASYNC, ATAB_MANAGED, ATAB_FIXED};
+static const enum atab_kind linear_kinds[] = {ATAB_LINEAR, ATAB_ASYNC, ATAB_MANAGED,
+                                              ATAB_FIXED,  ATAB_POOL,  ATAB_GRAPH};
+#define NLINEAR (sizeof linear_kinds / sizeof linear_kinds[0])
 
 SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
 {
@@ -118,52 +121,83 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
     GATE_SCOPE();
     if (!REAL(cuMemFree_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = shim.swap ? swap_free(dptr) : real_cuMemFree_v2(dptr);
+    CUresult rc;
+    if (!shim.swap)
+        rc = real_cuMemFree_v2(dptr);
+    else if (!spool_free_now(dptr, &rc)) /* a pool's memory goes back to it */
+        rc = swap_free(dptr);
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, linear_kinds, 4);
+        mem_give_back(dptr, linear_kinds, NLINEAR);
     return rc;
 }
 
-#define ASYNC_ALLOC(name, call)                                                                    \
-    {                                                                                              \
-        GATE_SCOPE();                                                                              \
-        if (!REAL(name))                                                                           \
-            return CUDA_ERROR_NOT_INITIALIZED;                                                     \
-        uint64_t charge = shim_pages(size);                                                        \
-        int dev;                                                                                   \
-        CUresult rc = take(&dev, charge);                                                          \
-        if (rc != CUDA_SUCCESS)                                                                    \
-            return rc;                                                                             \
-        rc = call;                                                                                 \
-        return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_ASYNC, dev, charge);                \
-    }
-
 /* A pool hands out memory it may already hold; counting what is handed out
  * (not what the pool reserved) is what the application asked for, and what
- * a pool with the default release threshold holds once it synchronizes. */
+ * a pool with the default release threshold holds once it synchronizes.
+ * With fast swap on, the pools are libvramcap's (spool.c), so that a
+ * suspend can move them. */
+static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
+                            CUstream stream, bool ptsz)
+{
+    uint64_t charge = shim_pages(size);
+    int dev;
+    CUresult rc = take(&dev, charge);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    enum atab_kind kind = ATAB_ASYNC;
+    if (shim.swap)
+        rc = spool_alloc(dptr, size, pool, has_pool, stream, ptsz, &kind);
+    else if (has_pool)
+        rc = ptsz ? real_cuMemAllocFromPoolAsync_ptsz(dptr, size, pool, stream)
+                  : real_cuMemAllocFromPoolAsync(dptr, size, pool, stream);
+    else
+        rc = ptsz ? real_cuMemAllocAsync_ptsz(dptr, size, stream)
+                  : real_cuMemAllocAsync(dptr, size, stream);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, kind, dev, charge);
+}
+
 SHIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream stream)
-    ASYNC_ALLOC(cuMemAllocAsync, real_cuMemAllocAsync(dptr, size, stream))
+{
+    GATE_SCOPE();
+    if (!REAL(cuMemAllocAsync))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return alloc_async(dptr, size, NULL, false, stream, false);
+}
 
-        SHIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t size, CUstream stream)
-            ASYNC_ALLOC(cuMemAllocAsync_ptsz, real_cuMemAllocAsync_ptsz(dptr, size, stream))
+SHIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t size, CUstream stream)
+{
+    GATE_SCOPE();
+    if (!REAL(cuMemAllocAsync_ptsz))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return alloc_async(dptr, size, NULL, false, stream, true);
+}
 
-                SHIM_EXPORT CUresult
-    cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream stream)
-        ASYNC_ALLOC(cuMemAllocFromPoolAsync, real_cuMemAllocFromPoolAsync(dptr, size, pool, stream))
+SHIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
+                                             CUstream stream)
+{
+    GATE_SCOPE();
+    if (!REAL(cuMemAllocFromPoolAsync))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return alloc_async(dptr, size, pool, true, stream, false);
+}
 
-            SHIM_EXPORT CUresult
-    cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream stream)
-        ASYNC_ALLOC(cuMemAllocFromPoolAsync_ptsz,
-                    real_cuMemAllocFromPoolAsync_ptsz(dptr, size, pool, stream))
+SHIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size,
+                                                  CUmemoryPool pool, CUstream stream)
+{
+    GATE_SCOPE();
+    if (!REAL(cuMemAllocFromPoolAsync_ptsz))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return alloc_async(dptr, size, pool, true, stream, true);
+}
 
-            SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
+SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 {
     GATE_SCOPE();
     if (!REAL(cuMemFreeAsync))
         return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = real_cuMemFreeAsync(dptr, stream);
+    CUresult rc = shim.swap ? spool_free(dptr, stream, false) : real_cuMemFreeAsync(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, linear_kinds, 4);
+        mem_give_back(dptr, linear_kinds, NLINEAR);
     return rc;
 }
 
@@ -172,9 +206,10 @@ SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
     GATE_SCOPE();
     if (!REAL(cuMemFreeAsync_ptsz))
         return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = real_cuMemFreeAsync_ptsz(dptr, stream);
+    CUresult rc =
+        shim.swap ? spool_free(dptr, stream, true) : real_cuMemFreeAsync_ptsz(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, linear_kinds, 4);
+        mem_give_back(dptr, linear_kinds, NLINEAR);
     return rc;
 }
 

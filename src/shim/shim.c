@@ -20,6 +20,7 @@
 #include "shim/hook.h"
 #include "shim/pool.h"
 #include "shim/shim.h"
+#include "shim/spool.h"
 
 struct shim shim;
 
@@ -39,6 +40,7 @@ static void after_fork_child(void)
     atab_clear(&shim.atab);
     memset(shim.ctx_charged, 0, sizeof shim.ctx_charged);
     vtab_clear(&shim.vtab);
+    spool_after_fork();
     shim.nctx = 0;
     memset(shim.primary_used, 0, sizeof shim.primary_used);
     ctl_after_fork();

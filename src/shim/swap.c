@@ -5,9 +5,12 @@
  * Resume: create each allocation again, map it where it was, give it the
  * access it had (its own GPU's and its peers', peer.c), copy back, open
  * the gate. The driver's handle changes; the application's does not.
- * Any memory the table cannot move (managed, pool, arrays, IPC, pieces)
- * makes suspend refuse with the reason, so that the caller can use the
- * driver's checkpoint instead. */
+ * Stream-ordered pools are libvramcap's own (spool.c), made of entries of
+ * the table; the memory graphs keep cached goes back to the driver at a
+ * suspend (graph.c). Any memory the table cannot move (managed, the
+ * driver's pools, a graph's live allocations, arrays, IPC, pieces) makes
+ * suspend refuse with the reason, so that the caller can use the driver's
+ * checkpoint instead. */
 #include "shim/swap.h"
 
 #include <stdio.h>
@@ -17,6 +20,7 @@
 
 #include "core/units.h"
 #include "shim/gate.h"
+#include "shim/graph.h"
 #include "shim/hook.h"
 #include "shim/peer.h"
 #include "shim/pool.h"
@@ -58,16 +62,16 @@ static CUmemAllocationProp device_prop(int dev)
     return p;
 }
 
-CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain)
+/* A physical allocation of size bytes on dev, mapped whole in a
+ * reservation of its own and recorded as libvramcap's (own): given access
+ * for its own device, the peers that enabled access to it (peer.c) and
+ * the devices in extra; a pool chunk (spool.c) is marked so that no
+ * cuMemFree takes it. The range and its size (rounded to the granularity)
+ * out. */
+static CUresult make_own(int dev, size_t size, uint64_t extra, bool chunk, CUdeviceptr *dptr,
+                         uint64_t *got, bool *no_range)
 {
-    int dev = shim_device_now();
-    *plain = false;
-    if (!dptr)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (!dev_ok(dev) || !real_cuMemCreate || !real_cuMemAddressReserve) {
-        *plain = true;
-        return real_cuMemAlloc_v2(dptr, size);
-    }
+    *no_range = false;
     CUmemAllocationProp prop = device_prop(dev);
     if (!gran[dev] && real_cuMemGetAllocationGranularity(&gran[dev], &prop, 0) != CUDA_SUCCESS)
         gran[dev] = SHIM_PAGE;
@@ -77,16 +81,19 @@ CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain)
     CUmemGenericAllocationHandle h = 0;
     CUresult rc = real_cuMemAddressReserve(&va, n, 0, 0, 0);
     if (rc != CUDA_SUCCESS) {
-        *plain = true;
-        return real_cuMemAlloc_v2(dptr, size);
+        *no_range = true;
+        return rc;
     }
     rc = real_cuMemCreate(&h, n, &prop, 0);
     if (rc == CUDA_SUCCESS && (rc = real_cuMemMap(va, n, 0, h, 0)) == CUDA_SUCCESS) {
         /* granted under the table's lock: peer access enabled meanwhile
          * (peer.c) finds it in the table or has already widened the grant */
-        struct vphys p = {.real = h, .size = n, .va = va, .prop = prop, .maps = 1, .own = true};
+        struct vphys p = {.real = h, .size = n, .va = va, .prop = prop, .maps = 1, .own = true,
+                          .chunk = chunk};
         pthread_mutex_lock(&shim.vtab.mu);
         peer_own_access(&p);
+        p.readers |= extra;
+        p.writers |= extra;
         p.id = vtab_new_id(&shim.vtab);
         if ((rc = peer_grant(&p)) == CUDA_SUCCESS && vtab_add(&shim.vtab, &p) < 0)
             rc = CUDA_ERROR_OUT_OF_MEMORY;
@@ -101,30 +108,111 @@ CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain)
         return rc;
     }
     *dptr = va;
+    *got = n;
     return CUDA_SUCCESS;
 }
 
-CUresult swap_free(CUdeviceptr dptr)
+CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain)
+{
+    int dev = shim_device_now();
+    *plain = false;
+    if (!dptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!dev_ok(dev) || !real_cuMemCreate || !real_cuMemAddressReserve) {
+        *plain = true;
+        return real_cuMemAlloc_v2(dptr, size);
+    }
+    uint64_t got;
+    bool no_range;
+    CUresult rc = make_own(dev, size, 0, false, dptr, &got, &no_range);
+    if (!no_range)
+        return rc;
+    /* no VMM here (the reservation failed): the driver's own, unmovable */
+    *plain = true;
+    return real_cuMemAlloc_v2(dptr, size);
+}
+
+CUresult swap_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, uint64_t *got)
+{
+    bool no_range;
+    if (!dev_ok(dev) || !real_cuMemCreate || !real_cuMemAddressReserve)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    return make_own(dev, size, access, true, dptr, got, &no_range);
+}
+
+/* Unmaps, releases and frees the range of one of libvramcap's own entries
+ * (0 when dptr is none, or, unless chunks, a pool's chunk). */
+static int drop_own(CUdeviceptr dptr, bool chunks)
 {
     struct vphys p = {0};
     pthread_mutex_lock(&shim.vtab.mu);
     struct vphys *e = vtab_by_va(&shim.vtab, dptr);
-    if (e && e->own) {
+    if (e && e->own && e->chunk == chunks) {
         p = *e;
         vtab_remove(&shim.vtab, e);
     }
     pthread_mutex_unlock(&shim.vtab.mu);
     if (!p.own)
-        return real_cuMemFree_v2(dptr);
+        return 0;
     real_cuMemUnmap(p.va, p.size);
     real_cuMemRelease(p.real);
     real_cuMemAddressFree(p.va, p.size);
-    return CUDA_SUCCESS;
+    return 1;
+}
+
+CUresult swap_free(CUdeviceptr dptr)
+{
+    return drop_own(dptr, false) ? CUDA_SUCCESS : real_cuMemFree_v2(dptr);
+}
+
+void swap_chunk_free(CUdeviceptr dptr)
+{
+    drop_own(dptr, true);
+}
+
+CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
+{
+    CUresult rc = CUDA_SUCCESS;
+    pthread_mutex_lock(&shim.vtab.mu);
+    struct vphys *p = vtab_by_va(&shim.vtab, dptr);
+    if (p && p->chunk) {
+        uint64_t own = 1ULL << p->prop.location.id, gone = (p->readers | p->writers) & ~readers;
+        p->readers = readers | own;
+        p->writers = writers | own;
+        if (p->real) /* swapped out: the resume grants what is recorded */
+            rc = peer_grant(p);
+        for (int dev = 0; rc == CUDA_SUCCESS && p->real && dev < SHIM_MAX_DEVICES; dev++)
+            if (gone & ~own & (1ULL << dev)) {
+                CUmemAccessDesc d = {{1, dev}, 0};
+                rc = real_cuMemSetAccess(p->va, p->size, &d, 1);
+            }
+    }
+    pthread_mutex_unlock(&shim.vtab.mu);
+    return rc;
 }
 
 bool swap_suspended(void)
 {
     return suspended;
+}
+
+/* The devices the process has memory or contexts on (bit = CUdevice).
+ * Table locked. */
+static uint64_t devices_used(void)
+{
+    uint64_t d = 0;
+    for (unsigned i = 0; i < shim.vtab.n; i++)
+        if (dev_ok(shim.vtab.v[i].prop.location.id))
+            d |= 1ULL << shim.vtab.v[i].prop.location.id;
+    pthread_mutex_lock(&shim.ctx_mu);
+    for (int dev = 0; dev < SHIM_MAX_DEVICES; dev++)
+        if (shim.primary_used[dev] || primary[dev])
+            d |= 1ULL << dev;
+    for (unsigned i = 0; i < shim.nctx; i++)
+        if (dev_ok(shim.ctx_dev[i]))
+            d |= 1ULL << shim.ctx_dev[i];
+    pthread_mutex_unlock(&shim.ctx_mu);
+    return d;
 }
 
 /* The first reason this process cannot be moved, or NULL. Table locked. */
@@ -135,7 +223,8 @@ static const char *blocker(char *buf, size_t len)
         const char *what;
     } kinds[] = {
         {ATAB_MANAGED, "managed memory (cuMemAllocManaged)"},
-        {ATAB_ASYNC, "memory from a stream-ordered pool (cuMemAllocAsync)"},
+        {ATAB_ASYNC, "memory from a stream-ordered pool of the driver's (one made shareable "
+                     "with other processes, or imported from one)"},
         {ATAB_ARRAY, "CUDA arrays"},
         {ATAB_IPC, "memory opened from another process (cuIpcOpenMemHandle)"},
         {ATAB_IMPORTED, "memory imported from another process"},
@@ -157,6 +246,8 @@ static const char *blocker(char *buf, size_t len)
             return "it gave memory access to a location that is not a GPU it can name";
         else if (!dev_ok(shim.vtab.v[i].prop.location.id))
             return "it holds memory on a device it cannot name";
+    if (graph_blocker(devices_used(), buf, len))
+        return buf;
     if (!gate_supported())
         return "this build cannot hold threads (fast swap needs x86-64)";
     if (!gate_complete())
@@ -534,6 +625,16 @@ int swap_suspend(unsigned timeout_ms, const struct swapline_window *w, struct sw
         snprintf(err, len, "the GPU reported error %d while finishing the process's work", rc);
         goto refuse;
     }
+    /* the memory graphs keep cached for their next launch goes back to
+     * the driver; that launch maps it again, at the same addresses */
+    uint64_t devs = devices_used();
+    for (int dev = 0; dev < SHIM_MAX_DEVICES; dev++)
+        if (devs >> dev & 1 &&
+            ((rc = enter_device(dev)) != CUDA_SUCCESS || graph_trim(dev, err, len) < 0)) {
+            if (rc != CUDA_SUCCESS)
+                snprintf(err, len, "GPU %d's context could not be entered (error %d)", dev, rc);
+            goto refuse;
+        }
     if (pool_shared()) { /* a context is current: finish_work made one so */
         t = now_ms();
         if (pool_register(err, len) < 0 || pool_window(w, err, len) < 0)

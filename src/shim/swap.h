@@ -45,6 +45,16 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len);
 CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain);
 CUresult swap_free(CUdeviceptr dptr);
 
+/* A chunk of a stream-ordered pool (spool.c): the same movable memory, on
+ * device dev whatever context is current, also reachable from the devices
+ * in access (bit = CUdevice); its range and size (rounded up) out. No
+ * cuMemFree takes it: swap_chunk_free does. */
+CUresult swap_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, uint64_t *got);
+void swap_chunk_free(CUdeviceptr dptr);
+/* Who may reach a chunk besides its own device (cuMemPoolSetAccess), now
+ * and after every resume. */
+CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers);
+
 /* Grows the host pool to what a suspend would need now ("eager"); with
  * the daemon's pool, registers it with the driver once. */
 int swap_prepare(uint64_t *pool_ms, char *err, size_t len);
