@@ -144,3 +144,12 @@ SHIM_EXPORT CUresult cuCtxSynchronize(void)
         spool_synced(SPOOL_SYNC_CONTEXT, NULL);
     return rc;
 }
+
+SHIM_EXPORT CUresult cuStreamDestroy_v2(CUstream s)
+{
+    PASS(cuStreamDestroy_v2, s);
+    CUresult rc = real_cuStreamDestroy_v2(s);
+    if (rc == CUDA_SUCCESS)
+        spool_stream_gone(s);
+    return rc;
+}

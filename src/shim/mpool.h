@@ -25,6 +25,7 @@
     X(cuStreamSynchronize, (CUstream s))                                                           \
     X(cuStreamSynchronize_ptsz, (CUstream s))                                                      \
     X(cuEventSynchronize, (CUevent e))                                                             \
+    X(cuStreamDestroy_v2, (CUstream s))                                                            \
     X(cuCtxSynchronize, (void))
 
 #endif

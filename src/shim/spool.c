@@ -66,6 +66,7 @@ struct schunk {
     struct spool *pool;
     struct sblk *first;
     struct schunk *next;
+    unsigned nlive; /* blocks handed out */
 };
 
 struct spool {
@@ -96,9 +97,12 @@ static unsigned ev_cached;
 static struct lslot *live;
 static size_t lcap, lused;
 
+/* What a destroyed stream's blocks are tagged with instead */
+#define GONE ((CUstream)(uintptr_t)-1)
+
 static bool special(CUstream s)
 {
-    return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
+    return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD || s == GONE;
 }
 
 /* ---- live blocks by address: open addressing, linear probing ---- */
@@ -496,6 +500,7 @@ static void take(struct spool *p, struct sblk *b, uint64_t size)
     sev_put(b->sev);
     b->sev = NULL;
     b->free = false;
+    b->chunk->nlive++;
     p->used += b->size;
     note_high(p);
 }
@@ -575,6 +580,7 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
         take(p, b, want);
         if (live_put(b) < 0) { /* cannot be found again: not handed out */
             p->used -= b->size;
+            b->chunk->nlive--;
             b->free = true;
             place_free(p, b);
             rc = CUDA_ERROR_OUT_OF_MEMORY;
@@ -593,6 +599,7 @@ static void give_back(struct sblk *b, CUstream stream, struct sev *sev)
 {
     struct spool *p = b->chunk->pool;
     p->used -= b->size;
+    b->chunk->nlive--;
     b->free = true;
     b->stream = stream;
     b->sev = sev;
@@ -899,6 +906,29 @@ void spool_synced(enum spool_sync what, CUstream stream)
         if (!maybe_forget(p))
             shrink(p, p->threshold);
     }
+    pthread_mutex_unlock(&mu);
+}
+
+void spool_each_idle(void (*fn)(uint64_t va, void *arg), void *arg)
+{
+    pthread_mutex_lock(&mu);
+    for (unsigned i = 0; i < npools; i++)
+        for (struct schunk *c = pools[i]->chunks; c; c = c->next)
+            if (!c->nlive)
+                fn(c->va, arg);
+    pthread_mutex_unlock(&mu);
+}
+
+void spool_stream_gone(CUstream s)
+{
+    if (special(s) || !atomic_load(&any))
+        return;
+    pthread_mutex_lock(&mu);
+    for (unsigned i = 0; i < npools; i++)
+        for (unsigned k = 0; k < NBINS; k++)
+            for (struct sblk *b = pools[i]->bins[k]; b; b = b->fnext)
+                if (b->stream == s)
+                    b->stream = GONE;
     pthread_mutex_unlock(&mu);
 }
 

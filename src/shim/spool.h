@@ -59,6 +59,15 @@ CUresult spool_set_current(CUdevice dev, CUmemoryPool h, bool driver);
 enum spool_sync { SPOOL_SYNC_STREAM, SPOOL_SYNC_CONTEXT, SPOOL_SYNC_OTHER };
 void spool_synced(enum spool_sync what, CUstream stream);
 
+/* Calls fn with the address of every chunk nothing is allocated from (a
+ * suspend moves no bytes of those). Only while every thread waits at the
+ * gate: the caller may hold the swap table's lock. */
+void spool_each_idle(void (*fn)(uint64_t va, void *arg), void *arg);
+
+/* A stream destroyed: its handle may come back for another, which must
+ * not take what it freed without waiting. */
+void spool_stream_gone(CUstream s);
+
 /* A forked child owns none of it. */
 void spool_after_fork(void);
 

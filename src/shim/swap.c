@@ -25,6 +25,7 @@
 #include "shim/peer.h"
 #include "shim/pool.h"
 #include "shim/shim.h"
+#include "shim/spool.h"
 
 #define STREAMS 4
 #define PIECE   (64ULL << 20)
@@ -256,13 +257,14 @@ static const char *blocker(char *buf, size_t len)
 }
 
 /* What a swap moves: the mapped allocations, their bytes (and count in
- * *n when asked). Table locked. */
+ * *n when asked); a pool's chunk with nothing allocated from it is given
+ * back and made again, but has no bytes to move. Table locked. */
 static uint64_t mapped_bytes(unsigned *n)
 {
     uint64_t b = 0;
     unsigned k = 0;
     for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va) {
+        if (shim.vtab.v[i].va && !shim.vtab.v[i].idle) {
             b += shim.vtab.v[i].size;
             k++;
         }
@@ -334,6 +336,8 @@ static CUresult copy_one(unsigned i, bool to_host)
 {
     struct vphys *p = &shim.vtab.v[i];
     int dev = p->prop.location.id;
+    if (p->idle)
+        return CUDA_SUCCESS;
     CUresult rc = enter_device(dev);
     CUstream s = streams[dev][i % STREAMS];
     for (uint64_t off = 0, n; rc == CUDA_SUCCESS && off < p->size; off += n) {
@@ -416,7 +420,7 @@ static int place_all(uint64_t *grow_ms, char *err, size_t len)
     pool_begin();
     for (unsigned i = 0; i < shim.vtab.n; i++) {
         struct vphys *p = &shim.vtab.v[i];
-        if (!p->va)
+        if (!p->va || p->idle)
             continue;
         if (pool_take(p->size, left, &p->host_off, grow_ms, err, len) < 0)
             return -1;
@@ -557,7 +561,7 @@ static int make_all(uint64_t floor, char *err, size_t len)
         rc = r;
     if (rc == CUDA_SUCCESS) {
         for (unsigned i = 0; i < shim.vtab.n; i++)
-            shim.vtab.v[i].made = false;
+            shim.vtab.v[i].made = shim.vtab.v[i].idle = false;
         return 0;
     }
     unmake();
@@ -589,6 +593,16 @@ static void restore_refs(void)
             real_cuMemRetainAllocationHandle(&h, (void *)(uintptr_t)p->va);
         }
     }
+}
+
+/* A pool chunk with nothing allocated from it (no thread can allocate:
+ * they all wait at the gate). Table locked. */
+static void mark_idle(uint64_t va, void *arg)
+{
+    (void)arg;
+    struct vphys *p = vtab_by_va(&shim.vtab, va);
+    if (p && p->chunk)
+        p->idle = true;
 }
 
 int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len)
@@ -636,6 +650,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
                 snprintf(err, len, "GPU %d's context could not be entered (error %d)", dev, rc);
             goto refuse;
         }
+    spool_each_idle(mark_idle, NULL);
     if (place_all(&st->pool_ms, err, len) < 0)
         goto refuse;
     pool_end();
@@ -661,6 +676,8 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
     pthread_mutex_unlock(&shim.vtab.mu);
     return 0;
 refuse:
+    for (unsigned i = 0; i < shim.vtab.n; i++)
+        shim.vtab.v[i].idle = false;
     pthread_mutex_unlock(&shim.vtab.mu);
     gate_open();
     return -1;

@@ -62,6 +62,8 @@ BEFORE=$(pid_used "$PM")
 run "$VRAM" suspend "$PM"
 expect_eq "pools: vram suspend succeeds" "$RC" 0
 expect_match "pools: by fast swap" "$OUT" "suspended pid $PM \(fast path\)"
+# a (16 MiB), b's chunk (20 MiB), u (12 MiB); f's chunk has nothing in it
+expect_match "pools: a chunk nothing is allocated from moves no bytes" "$OUT" "fast swap: 3 allocations, 48.0 MiB moved out"
 expect_eq "pools: NVML shows only the context left on the GPU" "$(pid_used "$PM")" $((300 * MiB))
 run "$VRAM" resume "$PM"
 expect_match "pools: back by fast swap" "$OUT" "resumed pid $PM on GPU 0 \(fast path\)"
