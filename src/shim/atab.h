@@ -19,6 +19,7 @@ enum atab_kind {
     ATAB_FIXED,      /* linear memory fast swap cannot move: pitched, or given without VMM */
     ATAB_POOL,       /* cuMemAllocAsync from libvramcap's own pools (spool.c): movable */
     ATAB_GRAPH,      /* cuMemAllocAsync while capturing: a graph's allocation node */
+    ATAB_SHARED,     /* another process's memory opened through libvramcap's handles (share.c) */
     ATAB_KINDS
 };
 

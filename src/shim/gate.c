@@ -1,7 +1,9 @@
 /* gate: the C side of the trampolines (gate_x86_64.S). Each slot holds one
  * real function; a thread entering counts itself in flight, and if the gate
- * is closed, counts itself out and sleeps until it opens. Closing sets the
- * flag, then waits for the count to reach zero: both sides use sequentially
+ * is closed, counts itself out and sleeps until it opens. Closing adds a
+ * hold (the gate is closed while any is held: a suspend, and each memory
+ * of another process this one maps while that memory is away, share.c),
+ * then waits for the count to reach zero: both sides use sequentially
  * consistent atomics, so a thread either sees the gate closed or is seen in
  * flight. A call made from inside another (a driver callback calling the
  * driver) does not wait: its outer call is already counted. */
@@ -22,7 +24,7 @@ static unsigned nslots;
 static atomic_bool incomplete;
 static pthread_mutex_t slot_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static atomic_bool closed;
+static atomic_uint holds;
 static atomic_uint inflight;
 static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t reopened = PTHREAD_COND_INITIALIZER;
@@ -86,11 +88,11 @@ static void enter(uintptr_t ret)
     if (frames.depth == 0) {
         for (;;) {
             atomic_fetch_add(&inflight, 1);
-            if (!atomic_load(&closed))
+            if (!atomic_load(&holds))
                 break;
             atomic_fetch_sub(&inflight, 1);
             pthread_mutex_lock(&wait_mu);
-            while (atomic_load(&closed))
+            while (atomic_load(&holds))
                 pthread_cond_wait(&reopened, &wait_mu);
             pthread_mutex_unlock(&wait_mu);
         }
@@ -140,7 +142,7 @@ static uint64_t now_ms(void)
 
 int gate_close(unsigned timeout_ms, unsigned *busy)
 {
-    atomic_store(&closed, true);
+    atomic_fetch_add(&holds, 1);
     uint64_t until = now_ms() + timeout_ms;
     /* calls in flight are mostly waits on the GPU: poll, it is a one-off */
     while (atomic_load(&inflight) > 0) {
@@ -158,7 +160,8 @@ int gate_close(unsigned timeout_ms, unsigned *busy)
 void gate_open(void)
 {
     pthread_mutex_lock(&wait_mu);
-    atomic_store(&closed, false);
-    pthread_cond_broadcast(&reopened);
+    unsigned h = atomic_load(&holds);
+    if (h && atomic_fetch_sub(&holds, 1) == 1)
+        pthread_cond_broadcast(&reopened);
     pthread_mutex_unlock(&wait_mu);
 }

@@ -27,11 +27,12 @@ void gate_scope_leave(int *token);
 #define GATE_SCOPE()                                                                               \
     __attribute__((cleanup(gate_scope_leave), unused)) int gate_token_ = gate_scope_enter()
 
-/* Closes the gate and waits up to timeout_ms for the calls in flight to
- * return. 0, or -1 (gate open again) with *busy the calls still in flight. */
+/* Closes the gate (one hold more: it stays closed until each is given
+ * back) and waits up to timeout_ms for the calls in flight to return. 0,
+ * or -1 (the hold given back) with *busy the calls still in flight. */
 int gate_close(unsigned timeout_ms, unsigned *busy);
 
-/* Opens it: every held thread goes on. */
+/* Gives a hold back: once none is left, every held thread goes on. */
 void gate_open(void);
 
 #endif

@@ -1,8 +1,8 @@
 /* hook: the doors between a program and the driver (the dynamic linker,
  * dlsym, cuGetProcAddress) and the table of entry points libvramcap wraps:
  * each file that wraps some lists them in its header (mem.h, vmm.h,
- * view.h, peer.h, mpool.h), and hook.c hands out the wrapper for every
- * one. */
+ * view.h, peer.h, mpool.h, share.h), and hook.c hands out the wrapper
+ * for every one. */
 #ifndef VRAM_SHIM_HOOK_H
 #define VRAM_SHIM_HOOK_H
 
@@ -11,6 +11,7 @@
 #include "shim/mem.h"
 #include "shim/mpool.h"
 #include "shim/peer.h"
+#include "shim/share.h"
 #include "shim/view.h"
 #include "shim/vmm.h"
 
@@ -26,7 +27,7 @@
 #define SHIM_CUDA_HOOKS(X)                                                                         \
     HOOK_CUDA_HOOKS(X)                                                                             \
     MEM_CUDA_HOOKS(X)                                                                              \
-    VMM_CUDA_HOOKS(X) VIEW_CUDA_HOOKS(X) PEER_CUDA_HOOKS(X) MPOOL_CUDA_HOOKS(X)
+    VMM_CUDA_HOOKS(X) VIEW_CUDA_HOOKS(X) PEER_CUDA_HOOKS(X) MPOOL_CUDA_HOOKS(X) SHARE_CUDA_HOOKS(X)
 
 /* Entry points the shim calls but does not wrap. */
 #define SHIM_CUDA_HELPERS(X)                                                                       \

@@ -9,6 +9,7 @@
 #include "shim/gate.h"
 #include "shim/hook.h"
 #include "shim/mem.h"
+#include "shim/share.h"
 #include "shim/shim.h"
 #include "shim/spool.h"
 #include "shim/swap.h"
@@ -321,27 +322,35 @@ SHIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray arr)
 }
 
 /* Memory another process shares over IPC is charged to the importer too:
- * in its view it is VRAM it holds. */
+ * in its view it is VRAM it holds. A handle of libvramcap's (the exporter
+ * runs with fast swap) is opened by share.c. */
 SHIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle h, unsigned flags)
 {
     GATE_SCOPE();
     if (!REAL(cuIpcOpenMemHandle_v2))
         return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = real_cuIpcOpenMemHandle_v2(dptr, h, flags);
+    size_t size = 0;
+    uint64_t shared = 0;
+    CUresult rc;
+    int ours = share_open(dptr, &h, flags, &shared, &rc);
+    if (!ours)
+        rc = real_cuIpcOpenMemHandle_v2(dptr, h, flags);
     if (rc != CUDA_SUCCESS)
         return rc;
-    size_t size = 0;
     CUdeviceptr base;
-    if (real_cuMemGetAddressRange_v2 && real_cuMemGetAddressRange_v2(&base, &size, *dptr))
+    if (ours)
+        size = shared;
+    else if (real_cuMemGetAddressRange_v2 && real_cuMemGetAddressRange_v2(&base, &size, *dptr))
         size = 0;
     uint64_t charge = shim_pages(size);
     int dev;
     CUresult taken = take(&dev, charge);
     if (taken != CUDA_SUCCESS) {
-        REAL(cuIpcCloseMemHandle)(*dptr);
+        if (!ours || !share_close(*dptr))
+            REAL(cuIpcCloseMemHandle)(*dptr);
         return taken;
     }
-    return settle(rc, *dptr, ATAB_IPC, dev, charge);
+    return settle(rc, *dptr, ours ? ATAB_SHARED : ATAB_IPC, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
@@ -349,9 +358,9 @@ SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
     GATE_SCOPE();
     if (!REAL(cuIpcCloseMemHandle))
         return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = real_cuIpcCloseMemHandle(dptr);
-    static const enum atab_kind kinds[] = {ATAB_IPC};
+    CUresult rc = share_close(dptr) ? CUDA_SUCCESS : real_cuIpcCloseMemHandle(dptr);
+    static const enum atab_kind kinds[] = {ATAB_IPC, ATAB_SHARED};
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, kinds, 1);
+        mem_give_back(dptr, kinds, 2);
     return rc;
 }

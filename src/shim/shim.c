@@ -19,6 +19,7 @@
 #include "shim/ctl.h"
 #include "shim/hook.h"
 #include "shim/pool.h"
+#include "shim/share.h"
 #include "shim/shim.h"
 #include "shim/spool.h"
 
@@ -41,6 +42,7 @@ static void after_fork_child(void)
     memset(shim.ctx_charged, 0, sizeof shim.ctx_charged);
     vtab_clear(&shim.vtab);
     spool_after_fork();
+    share_after_fork();
     shim.nctx = 0;
     memset(shim.primary_used, 0, sizeof shim.primary_used);
     ctl_after_fork();

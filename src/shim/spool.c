@@ -28,8 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shim/amap.h"
 #include "shim/gate.h"
 #include "shim/hook.h"
+#include "shim/sev.h"
 #include "shim/shim.h"
 #include "shim/swap.h"
 
@@ -38,14 +40,6 @@
 #define MAX_POOLS 256
 #define SMALL     (1ULL << 20)
 #define MIDDLE    (10ULL << 20)
-#define EV_KEEP   256 /* unused events kept for the next frees */
-
-struct sev { /* an event recorded at a free, shared by the blocks it covers */
-    CUevent ev;
-    CUcontext ctx;
-    int refs;
-    struct sev *next; /* in the cache of unused ones */
-};
 
 struct schunk;
 
@@ -80,11 +74,6 @@ struct spool {
     struct sblk *bins[NBINS];
 };
 
-struct lslot {
-    uint64_t va; /* 0 empty, 1 a deleted slot */
-    struct sblk *b;
-};
-
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool any; /* a pool exists: synchronizes have work here */
 static struct spool *pools[MAX_POOLS];
@@ -92,10 +81,7 @@ static unsigned npools;
 static struct spool *defaults[SHIM_MAX_DEVICES];
 static CUmemoryPool current[SHIM_MAX_DEVICES]; /* NULL: the default */
 static bool current_driver[SHIM_MAX_DEVICES];   /* current is the driver's */
-static struct sev *ev_cache;
-static unsigned ev_cached;
-static struct lslot *live;
-static size_t lcap, lused;
+static struct amap live; /* the blocks handed out, by address */
 
 /* What a destroyed stream's blocks are tagged with instead */
 #define GONE ((CUstream)(uintptr_t)-1)
@@ -103,101 +89,6 @@ static size_t lcap, lused;
 static bool special(CUstream s)
 {
     return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD || s == GONE;
-}
-
-/* ---- live blocks by address: open addressing, linear probing ---- */
-
-static size_t slot_of(uint64_t va, size_t cap)
-{
-    return (size_t)(((va >> 9) * 0x9e3779b97f4a7c15ULL) >> 7) & (cap - 1);
-}
-
-static int live_put(struct sblk *b);
-
-static int live_grow(void)
-{
-    size_t nc = lcap ? lcap * 2 : 1024;
-    struct lslot *old = live, *nv = calloc(nc, sizeof *nv);
-    size_t oc = lcap;
-    if (!nv)
-        return -1;
-    live = nv;
-    lcap = nc;
-    lused = 0;
-    for (size_t i = 0; i < oc; i++)
-        if (old[i].va > 1)
-            live_put(old[i].b);
-    free(old);
-    return 0;
-}
-
-static int live_put(struct sblk *b)
-{
-    if ((lused + 1) * 4 > lcap * 3 && live_grow() < 0)
-        return -1;
-    size_t i = slot_of(b->va, lcap);
-    while (live[i].va > 1)
-        i = (i + 1) & (lcap - 1);
-    if (live[i].va == 0)
-        lused++;
-    live[i] = (struct lslot){b->va, b};
-    return 0;
-}
-
-static struct sblk *live_find(uint64_t va, bool take)
-{
-    if (!lcap || va <= 1)
-        return NULL;
-    for (size_t i = slot_of(va, lcap); live[i].va; i = (i + 1) & (lcap - 1))
-        if (live[i].va == va) {
-            struct sblk *b = live[i].b;
-            if (take)
-                live[i].va = 1;
-            return b;
-        }
-    return NULL;
-}
-
-/* ---- events ---- */
-
-static struct sev *sev_get(void)
-{
-    CUcontext ctx = NULL;
-    if (!real_cuCtxGetCurrent || real_cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
-        return NULL;
-    for (struct sev **p = &ev_cache; *p; p = &(*p)->next)
-        if ((*p)->ctx == ctx) {
-            struct sev *s = *p;
-            *p = s->next;
-            ev_cached--;
-            s->refs = 1;
-            return s;
-        }
-    struct sev *s = calloc(1, sizeof *s);
-    if (s && real_cuEventCreate(&s->ev, 2 /* no timing */) != CUDA_SUCCESS) {
-        free(s);
-        return NULL;
-    }
-    if (s) {
-        s->ctx = ctx;
-        s->refs = 1;
-    }
-    return s;
-}
-
-static void sev_put(struct sev *s)
-{
-    if (!s || --s->refs > 0)
-        return;
-    if (ev_cached >= EV_KEEP) { /* recorded again it would do; but enough are kept */
-        if (real_cuEventDestroy_v2)
-            real_cuEventDestroy_v2(s->ev);
-        free(s);
-        return;
-    }
-    s->next = ev_cache;
-    ev_cache = s;
-    ev_cached++;
 }
 
 /* ---- bins ---- */
@@ -578,7 +469,7 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
         rc = CUDA_ERROR_OUT_OF_MEMORY;
     if (b) {
         take(p, b, want);
-        if (live_put(b) < 0) { /* cannot be found again: not handed out */
+        if (amap_put(&live, b->va, b) < 0) { /* cannot be found again: not handed out */
             p->used -= b->size;
             b->chunk->nlive--;
             b->free = true;
@@ -614,11 +505,11 @@ CUresult spool_free(CUdeviceptr ptr, CUstream stream, bool ptsz)
     if (ptsz && stream == NULL)
         stream = CU_STREAM_PER_THREAD;
     pthread_mutex_lock(&mu);
-    struct sblk *b = live_find(ptr, false);
+    struct sblk *b = amap_get(&live, ptr, 0);
     /* during a capture a free is a free node, for graph memory only: the
      * driver says no to ours as it would to its own pool's */
     if (b && !capturing(stream)) {
-        live_find(ptr, true);
+        amap_get(&live, ptr, 1);
         struct sev *s = sev_get();
         if (s && real_cuEventRecord(s->ev, stream) != CUDA_SUCCESS) {
             sev_put(s);
@@ -637,7 +528,7 @@ CUresult spool_free(CUdeviceptr ptr, CUstream stream, bool ptsz)
 int spool_free_now(CUdeviceptr ptr, CUresult *rc)
 {
     pthread_mutex_lock(&mu);
-    struct sblk *b = live_find(ptr, true);
+    struct sblk *b = amap_get(&live, ptr, 1);
     if (b) {
         /* the driver's cuMemFree of pool memory waits for the work before */
         *rc = real_cuCtxSynchronize();
@@ -658,7 +549,7 @@ bool spool_ours(CUmemoryPool h)
 bool spool_has(CUdeviceptr ptr)
 {
     pthread_mutex_lock(&mu);
-    bool r = live_find(ptr, false) != NULL;
+    bool r = amap_get(&live, ptr, 0) != NULL;
     pthread_mutex_unlock(&mu);
     return r;
 }
@@ -710,78 +601,65 @@ CUresult spool_trim(CUmemoryPool h, size_t keep)
     return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* Where attribute attr lives in p: an int (the reuse flags) or a
+ * cuuint64_t; NULL for none. */
+static void *attr_of(struct spool *p, int attr, bool *is_int)
+{
+    *is_int = attr >= CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES &&
+              attr <= CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES;
+    if (*is_int)
+        return &p->reuse[attr];
+    switch (attr) {
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+        return &p->threshold;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+        return &p->reserved;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+        return &p->reserved_high;
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
+        return &p->used;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+        return &p->used_high;
+    default:
+        return NULL;
+    }
+}
+
 CUresult spool_set_attr(CUmemoryPool h, int attr, const void *value)
 {
-    if (!value)
-        return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&mu);
     struct spool *p = pool_of(h);
-    CUresult rc = p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    bool is_int;
+    void *at = p && value ? attr_of(p, attr, &is_int) : NULL;
     uint64_t v = 0;
-    if (p && attr >= CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+    if (at && !is_int)
         memcpy(&v, value, sizeof v);
-    switch (p ? attr : -1) {
-    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-        memcpy(&p->reuse[attr], value, sizeof(int));
-        break;
-    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-        p->threshold = v;
-        break;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: /* only reset, to what it holds now */
-        rc = v ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
-        if (!v)
-            p->reserved_high = p->reserved;
-        break;
-    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-        rc = v ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
-        if (!v)
-            p->used_high = p->used;
-        break;
-    default:
+    CUresult rc = CUDA_SUCCESS;
+    if (!at || attr == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT ||
+        attr == CU_MEMPOOL_ATTR_USED_MEM_CURRENT)
         rc = CUDA_ERROR_INVALID_VALUE;
-    }
+    else if (is_int)
+        memcpy(at, value, sizeof(int));
+    else if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+        p->threshold = v;
+    else if (v) /* a high mark can only be reset, to what is held now */
+        rc = CUDA_ERROR_INVALID_VALUE;
+    else
+        *(uint64_t *)at = attr == CU_MEMPOOL_ATTR_USED_MEM_HIGH ? p->used : p->reserved;
     pthread_mutex_unlock(&mu);
     return rc;
 }
 
 CUresult spool_get_attr(CUmemoryPool h, int attr, void *value)
 {
-    if (!value)
-        return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&mu);
     struct spool *p = pool_of(h);
-    CUresult rc = p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-    uint64_t v = 0;
-    switch (p ? attr : -1) {
-    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-        memcpy(value, &p->reuse[attr], sizeof(int));
-        break;
-    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-        v = p->threshold;
-        break;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
-        v = p->reserved;
-        break;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
-        v = p->reserved_high;
-        break;
-    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
-        v = p->used;
-        break;
-    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-        v = p->used_high;
-        break;
-    default:
-        rc = CUDA_ERROR_INVALID_VALUE;
-    }
+    bool is_int;
+    void *at = p && value ? attr_of(p, attr, &is_int) : NULL;
+    if (at)
+        memcpy(value, at, is_int ? sizeof(int) : sizeof(uint64_t));
     pthread_mutex_unlock(&mu);
-    if (rc == CUDA_SUCCESS && attr >= CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
-        memcpy(value, &v, sizeof v);
-    return rc;
+    return at ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult spool_set_access(CUmemoryPool h, const CUmemAccessDesc *desc, size_t count)
@@ -941,9 +819,7 @@ void spool_after_fork(void)
     memset(defaults, 0, sizeof defaults);
     memset(current, 0, sizeof current);
     memset(current_driver, 0, sizeof current_driver);
-    ev_cache = NULL;
-    ev_cached = 0;
-    live = NULL;
-    lcap = lused = 0;
+    sev_after_fork();
+    amap_forget(&live);
     atomic_store(&any, false);
 }

@@ -24,6 +24,7 @@
 #include "shim/hook.h"
 #include "shim/peer.h"
 #include "shim/pool.h"
+#include "shim/share.h"
 #include "shim/shim.h"
 #include "shim/spool.h"
 
@@ -40,6 +41,7 @@ static unsigned nevents;
 static int events_dev = -1; /* the device whose context made them */
 static CUstream streams[SHIM_MAX_DEVICES][STREAMS];
 static size_t gran[SHIM_MAX_DEVICES];
+static bool no_export[SHIM_MAX_DEVICES]; /* the driver makes no exportable memory there */
 
 static uint64_t now_ms(void)
 {
@@ -74,6 +76,10 @@ static CUresult make_own(int dev, size_t size, uint64_t extra, bool chunk, CUdev
 {
     *no_range = false;
     CUmemAllocationProp prop = device_prop(dev);
+    /* a cuMemAlloc may be shared with another process (share.c): the
+     * memory must be exportable, where the driver allows it */
+    if (!chunk && !no_export[dev])
+        prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
     if (!gran[dev] && real_cuMemGetAllocationGranularity(&gran[dev], &prop, 0) != CUDA_SUCCESS)
         gran[dev] = SHIM_PAGE;
     uint64_t g = gran[dev] ? gran[dev] : SHIM_PAGE;
@@ -86,6 +92,12 @@ static CUresult make_own(int dev, size_t size, uint64_t extra, bool chunk, CUdev
         return rc;
     }
     rc = real_cuMemCreate(&h, n, &prop, 0);
+    if (prop.requestedHandleTypes &&
+        (rc == CUDA_ERROR_NOT_SUPPORTED || rc == CUDA_ERROR_INVALID_VALUE)) {
+        no_export[dev] = true; /* not here: no IPC of it, the rest as before */
+        prop.requestedHandleTypes = 0;
+        rc = real_cuMemCreate(&h, n, &prop, 0);
+    }
     if (rc == CUDA_SUCCESS && (rc = real_cuMemMap(va, n, 0, h, 0)) == CUDA_SUCCESS) {
         /* granted under the table's lock: peer access enabled meanwhile
          * (peer.c) finds it in the table or has already widened the grant */
@@ -158,6 +170,8 @@ static int drop_own(CUdeviceptr dptr, bool chunks)
     real_cuMemUnmap(p.va, p.size);
     real_cuMemRelease(p.real);
     real_cuMemAddressFree(p.va, p.size);
+    if (!chunks) /* whoever opened it keeps what it mapped */
+        share_forget(p.id);
     return 1;
 }
 
@@ -247,7 +261,7 @@ static const char *blocker(char *buf, size_t len)
             return "it gave memory access to a location that is not a GPU it can name";
         else if (!dev_ok(shim.vtab.v[i].prop.location.id))
             return "it holds memory on a device it cannot name";
-    if (graph_blocker(devices_used(), buf, len))
+    if (graph_blocker(devices_used(), buf, len) || share_blocker(buf, len))
         return buf;
     if (!gate_supported())
         return "this build cannot hold threads (fast swap needs x86-64)";
@@ -620,6 +634,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
     }
     uint64_t t = now_ms();
     unsigned busy = 0;
+    bool evicted = false;
     if (gate_close(timeout_ms, &busy) < 0) {
         snprintf(err, len, "%u driver call%s still running after %u ms; not suspended", busy,
                  busy == 1 ? " was" : "s were", timeout_ms);
@@ -650,6 +665,10 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
                 snprintf(err, len, "GPU %d's context could not be entered (error %d)", dev, rc);
             goto refuse;
         }
+    /* whoever maps this process's memory lets go of it, and waits */
+    if (share_evict(timeout_ms, err, len) < 0)
+        goto refuse;
+    evicted = true;
     spool_each_idle(mark_idle, NULL);
     if (place_all(&st->pool_ms, err, len) < 0)
         goto refuse;
@@ -678,6 +697,8 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
 refuse:
     for (unsigned i = 0; i < shim.vtab.n; i++)
         shim.vtab.v[i].idle = false;
+    if (evicted) /* the memory is where it was: they may have it again */
+        share_back();
     pthread_mutex_unlock(&shim.vtab.mu);
     gate_open();
     return -1;
@@ -699,6 +720,7 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
     }
     st->copy_ms = now_ms() - t;
     restore_refs();
+    share_back(); /* whoever let go of this process's memory maps it again */
     st->bytes = mapped_bytes(&st->allocations);
     suspended = false;
     pthread_mutex_unlock(&shim.vtab.mu);

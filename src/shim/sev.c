@@ -1,0 +1,67 @@
+/* sev: events recorded at frees, cached per context (see sev.h). */
+#include "shim/sev.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "shim/hook.h"
+
+#define KEEP 256 /* unused events kept for the next frees */
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sev *cache;
+static unsigned cached;
+
+struct sev *sev_get(void)
+{
+    CUcontext ctx = NULL;
+    if (!real_cuCtxGetCurrent || real_cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
+        return NULL;
+    pthread_mutex_lock(&mu);
+    struct sev *s = NULL;
+    for (struct sev **p = &cache; *p; p = &(*p)->next)
+        if ((*p)->ctx == ctx) {
+            s = *p;
+            *p = s->next;
+            cached--;
+            break;
+        }
+    pthread_mutex_unlock(&mu);
+    if (!s && (s = calloc(1, sizeof *s)) &&
+        real_cuEventCreate(&s->ev, 2 /* no timing */) != CUDA_SUCCESS) {
+        free(s);
+        return NULL;
+    }
+    if (s) {
+        s->ctx = ctx;
+        s->refs = 1;
+    }
+    return s;
+}
+
+void sev_put(struct sev *s)
+{
+    if (!s || --s->refs > 0)
+        return;
+    pthread_mutex_lock(&mu);
+    bool keep = cached < KEEP;
+    if (keep) {
+        s->next = cache;
+        cache = s;
+        cached++;
+    }
+    pthread_mutex_unlock(&mu);
+    if (!keep) {
+        if (real_cuEventDestroy_v2)
+            real_cuEventDestroy_v2(s->ev);
+        free(s);
+    }
+}
+
+void sev_after_fork(void)
+{
+    pthread_mutex_init(&mu, NULL);
+    cache = NULL;
+    cached = 0;
+}
