@@ -239,7 +239,7 @@ static const char *blocker(char *buf, size_t len)
     } kinds[] = {
         {ATAB_MANAGED, "managed memory (cuMemAllocManaged)"},
         {ATAB_ASYNC, "memory from a stream-ordered pool of the driver's (one made shareable "
-                     "with other processes, or imported from one)"},
+                     "with other processes, imported from one, or not on a GPU)"},
         {ATAB_ARRAY, "CUDA arrays"},
         {ATAB_IPC, "memory opened from another process (cuIpcOpenMemHandle)"},
         {ATAB_IMPORTED, "memory imported from another process"},
