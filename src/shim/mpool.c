@@ -79,15 +79,13 @@ SHIM_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     return spool_current(pool, dev);
 }
 
-/* A pool of the driver's becomes the current one for the driver too (it
- * serves allocations in captures); one of ours only here. */
+/* The driver is told too: each of our pools is also an empty one of the
+ * driver's, which serves the allocations made while capturing. */
 SHIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
     PASS(cuDeviceSetMemPool, dev, pool);
-    if (spool_ours(pool))
-        return spool_set_current(dev, pool, false);
     CUresult rc = real_cuDeviceSetMemPool(dev, pool);
-    return rc == CUDA_SUCCESS ? spool_set_current(dev, pool, true) : rc;
+    return rc == CUDA_SUCCESS ? spool_set_current(dev, pool, !spool_ours(pool)) : rc;
 }
 
 /* Ours were made with no handle types: the driver refuses those too */

@@ -64,6 +64,8 @@ struct schunk {
 };
 
 struct spool {
+    CUmemoryPool handle; /* the program's: an empty pool of the driver's, so that
+                          * any check the runtime makes of it holds */
     CUdevice dev;
     CUmemPoolProps props;
     bool is_default, destroyed, dirty;
@@ -257,13 +259,14 @@ static bool maybe_forget(struct spool *p)
     return true;
 }
 
-static struct spool *pool_new(CUdevice dev, const CUmemPoolProps *props)
+static struct spool *pool_new(CUmemoryPool handle, CUdevice dev, const CUmemPoolProps *props)
 {
     if (npools == MAX_POOLS)
         return NULL;
     struct spool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
+    p->handle = handle;
     p->dev = dev;
     p->props = *props;
     p->reuse[1] = p->reuse[2] = p->reuse[3] = 1;
@@ -276,7 +279,7 @@ static struct spool *pool_new(CUdevice dev, const CUmemPoolProps *props)
 static struct spool *pool_of(CUmemoryPool h)
 {
     for (unsigned i = 0; h && i < npools; i++)
-        if ((CUmemoryPool)pools[i] == h && !pools[i]->destroyed)
+        if (pools[i]->handle == h && !pools[i]->destroyed)
             return pools[i];
     return NULL;
 }
@@ -285,12 +288,14 @@ static struct spool *default_of(CUdevice dev)
 {
     if (dev < 0 || dev >= SHIM_MAX_DEVICES)
         return NULL;
-    if (!defaults[dev]) {
+    CUmemoryPool h = NULL;
+    if (!defaults[dev] && real_cuDeviceGetDefaultMemPool &&
+        real_cuDeviceGetDefaultMemPool(&h, dev) == CUDA_SUCCESS) {
         CUmemPoolProps props;
         memset(&props, 0, sizeof props);
         props.allocType = 1;
         props.location = (CUmemLocation){CU_MEM_LOCATION_TYPE_DEVICE, dev};
-        if ((defaults[dev] = pool_new(dev, &props)))
+        if ((defaults[dev] = pool_new(h, dev, &props)))
             defaults[dev]->is_default = true;
     }
     return defaults[dev];
@@ -449,13 +454,10 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
     if (!dptr)
         return CUDA_ERROR_INVALID_VALUE;
     if (capturing(stream)) {
-        /* an allocation node: graph memory, the driver's (where our
-         * pool's memory would be: the device's default pool) */
-        CUmemoryPool dp = NULL;
+        /* an allocation node: graph memory, the driver's (with the
+         * properties of the driver's pool behind the handle) */
         *kind = ATAB_GRAPH;
-        if (real_cuDeviceGetDefaultMemPool(&dp, p->dev) != CUDA_SUCCESS)
-            return driver_alloc(dptr, size, NULL, false, stream, ptsz);
-        return driver_alloc(dptr, size, dp, true, stream, ptsz);
+        return driver_alloc(dptr, size, p->handle, true, stream, ptsz);
     }
     if (size == 0)
         return CUDA_ERROR_INVALID_VALUE;
@@ -564,12 +566,18 @@ CUresult spool_create(CUmemoryPool *out, const CUmemPoolProps *props)
         props->location.id < 0 || props->location.id >= n ||
         props->location.id >= SHIM_MAX_DEVICES)
         return CUDA_ERROR_INVALID_DEVICE;
+    CUmemoryPool h = NULL;
+    CUresult rc = real_cuMemPoolCreate(&h, props);
+    if (rc != CUDA_SUCCESS)
+        return rc;
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_new(props->location.id, props);
+    struct spool *p = pool_new(h, props->location.id, props);
     pthread_mutex_unlock(&mu);
-    if (!p)
+    if (!p) {
+        real_cuMemPoolDestroy(h);
         return CUDA_ERROR_OUT_OF_MEMORY;
-    *out = (CUmemoryPool)p;
+    }
+    *out = h;
     return CUDA_SUCCESS;
 }
 
@@ -583,11 +591,13 @@ CUresult spool_destroy(CUmemoryPool h)
             if (current[d] == h)
                 current[d] = NULL;
         /* what is still allocated stays valid; the pool goes when it is
-         * all back */
+         * all back (the driver's, empty, at once) */
         p->destroyed = true;
         maybe_forget(p);
     }
     pthread_mutex_unlock(&mu);
+    if (rc == CUDA_SUCCESS)
+        real_cuMemPoolDestroy(h);
     return rc;
 }
 
@@ -728,9 +738,10 @@ CUresult spool_default(CUmemoryPool *out, CUdevice dev)
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&mu);
     struct spool *p = default_of(dev);
+    if (p)
+        *out = p->handle;
     pthread_mutex_unlock(&mu);
-    *out = (CUmemoryPool)p;
-    return p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
 CUresult spool_current(CUmemoryPool *out, CUdevice dev)
@@ -740,9 +751,10 @@ CUresult spool_current(CUmemoryPool *out, CUdevice dev)
     if (!dev_ok(dev))
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&mu);
-    *out = current[dev] ? current[dev] : (CUmemoryPool)default_of(dev);
+    struct spool *p = current[dev] ? NULL : default_of(dev);
+    *out = current[dev] ? current[dev] : p ? p->handle : NULL;
     pthread_mutex_unlock(&mu);
-    return *out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    return *out ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
 CUresult spool_set_current(CUdevice dev, CUmemoryPool h, bool driver)

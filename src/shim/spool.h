@@ -1,6 +1,7 @@
 /* spool: libvramcap's own stream-ordered pools, under fast swap. Each pool
  * the program gets (a device's default, or one of cuMemPoolCreate's) is
- * libvramcap's, its handle libvramcap's; its memory is chunks of the VMM
+ * libvramcap's, behind the handle of an empty pool of the driver's (so the
+ * runtime's checks of a handle hold); its memory is chunks of the VMM
  * memory fast swap moves (swap.c), handed out in pieces in stream order,
  * so the driver never holds a pool's memory and a suspend moves it out and
  * back at the same addresses with the pool's bookkeeping untouched. Pools
