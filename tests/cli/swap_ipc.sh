@@ -6,9 +6,10 @@
 # process that opened its memory waits, and both see the same bytes at the
 # same addresses after; suspended and resumed together in either order,
 # both intact; an importer that cannot be held sends the exporter to the
-# driver's checkpoint, saying why.
+# driver's checkpoint, saying why; under vram serve, a model whose worker
+# maps its server's memory is suspended and resumed whole by fast swap.
 . "$(dirname "$0")/lib.sh"
-: "${POOLMODEL:?}"
+: "${POOLMODEL:?}" "${TESTMODEL:?}"
 export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 
@@ -103,5 +104,41 @@ expect_match "not holdable: once it let go, fast swap again" "$OUT" '\(fast path
 "$VRAM" resume "$E" >/dev/null 2>&1
 expect_eq "not holdable: intact" "$(ask i 4 check w 4)" ok
 exec 3>&- 4>&- 5>&-
+
+# 5. vram serve: a model of two processes, a server and a worker mapping
+#    its memory (CUDA IPC), out and back by fast swap, intact for both
+export VRAM_SOCKET="$T/vram.sock"
+PORTS=$((20000 + ($$ * 17) % 20000))
+cat >"$T/vram.conf" <<CONF
+[serve]
+socket = $T/vram.sock
+state = $T/vram.db
+logs = $T/logs
+port_base = $PORTS
+
+[model two]
+command = $TESTMODEL --bytes 64M --share
+vram = 1G
+gpu = 1
+CONF
+"$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
+D=$!
+JOBS="$JOBS $D"
+wait_for 20 "$VRAM" ps >/dev/null 2>&1
+"$VRAM" load two >/dev/null 2>&1
+PORT=$("$VRAM" ps --json | jq -r '.models[] | select(.name == "two") | .port')
+expect_eq "serve: the worker maps the server's memory" \
+    "$(curl -s -m 20 "http://127.0.0.1:$PORT/shared" | jq -c .shared)" true
+run "$VRAM" suspend two
+expect_eq "serve: the model suspended by fast swap" \
+    "$("$VRAM" ps --json | jq -r '.models[] | select(.name == "two") | "\(.state) \(.suspended_by)"')" \
+    "suspended fast"
+"$VRAM" resume two >/dev/null 2>&1
+expect_eq "serve: back, the server's memory intact" \
+    "$(curl -s -m 20 "http://127.0.0.1:$PORT/checksum" | jq -c .intact)" true
+expect_eq "serve: and the worker reads it all, the same" \
+    "$(curl -s -m 20 "http://127.0.0.1:$PORT/shared" | jq -c .shared)" true
+kill -TERM "$D"
+wait "$D" 2>/dev/null
 
 finish

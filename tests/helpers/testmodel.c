@@ -20,7 +20,13 @@
  * access to its VMM memory (cuMemSetAccess, what PyTorch's expandable
  * segments do). GET /peer has each GPU read every other GPU's memory and
  * write into a scratch buffer on it, device to device, and says whether
- * every byte arrived; GET /unpeer disables the peer access enabled. */
+ * every byte arrived; GET /unpeer disables the peer access enabled.
+ *
+ * As a server whose worker maps its memory (CUDA IPC, as engines share
+ * tensors between their processes): --share starts a second process of
+ * this program that opens the memory with cuIpcOpenMemHandle; GET /shared
+ * has that process read all of it and says whether every byte was the
+ * pattern. */
 #include <dlfcn.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -53,6 +59,7 @@ static CUresult (*dtod)(CUdeviceptr, CUdeviceptr, size_t);
 static CUdeviceptr scratch[MAX_DEV];
 static bool use_vmm;
 static const char *peer_mode;
+static int share_in = -1, share_out = -1; /* --share: the worker's pipes */
 
 static void pattern(uint64_t off, unsigned char *buf, size_t n)
 {
@@ -271,6 +278,12 @@ static void on_request(struct evhttp_request *req, void *arg)
         if (echo)
             evhttp_add_header(evhttp_request_get_output_headers(req), "X-Echo", echo);
         reply(req, 200, echo ? echo : "ok");
+    } else if (!strcmp(uri, "/shared")) {
+        char c = 'c', ok = 0;
+        bool yes = share_out >= 0 && write(share_out, &c, 1) == 1 && read(share_in, &ok, 1) == 1 &&
+                   ok == '1';
+        snprintf(text, sizeof text, "{\"shared\":%s}", yes ? "true" : "false");
+        reply(req, yes ? 200 : 500, text);
     } else if (!strcmp(uri, "/pid")) {
         snprintf(text, sizeof text, "%d", (int)getpid());
         reply(req, 200, text);
@@ -348,9 +361,64 @@ static CUresult open_peers(void)
     return rc;
 }
 
+static CUresult (*ipc_get)(CUipcMemHandle *, CUdeviceptr);
+static CUresult (*ipc_open)(CUdeviceptr *, CUipcMemHandle, unsigned);
+
+/* --share: a worker of this program gets the memory's handle and answers
+ * each byte on its stdin with '1' when all of the memory it opened is
+ * the pattern, '0' otherwise. */
+static int share(const char *self)
+{
+    CUipcMemHandle h;
+    char hex[2 * sizeof h.reserved + 1], size[32];
+    int down[2], up[2];
+    if (ipc_get(&h, bases[0]) != CUDA_SUCCESS || pipe(down) < 0 || pipe(up) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof h.reserved; i++)
+        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)h.reserved[i]);
+    snprintf(size, sizeof size, "%llu", (unsigned long long)bytes);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(down[0], 0);
+        dup2(up[1], 1);
+        execl(self, self, "--bytes", size, "--import", hex, (char *)NULL);
+        _exit(127);
+    }
+    close(down[0]);
+    close(up[1]);
+    share_out = down[1];
+    share_in = up[0];
+    return pid > 0 ? 0 : -1;
+}
+
+/* The worker: opens the memory, then checks it on each byte it reads. */
+static int worker(const char *hex)
+{
+    CUipcMemHandle h;
+    for (size_t i = 0; i < sizeof h.reserved; i++) {
+        unsigned v = 0;
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+            return 2;
+        h.reserved[i] = (char)v;
+    }
+    if (ipc_open(&base, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) != CUDA_SUCCESS) {
+        fprintf(stderr, "testmodel: cannot open the shared memory\n");
+        return 1;
+    }
+    char c;
+    while (read(0, &c, 1) == 1) {
+        char ok = each_region(check_region) == 0 ? '1' : '0';
+        if (write(1, &ok, 1) != 1)
+            break;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     double startup = 0;
+    const char *import = NULL;
+    bool sharing = false;
     const char *name = getenv("VRAM_MODEL") ? getenv("VRAM_MODEL") : "model";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--bytes") && i + 1 < argc &&
@@ -366,18 +434,23 @@ int main(int argc, char **argv)
             ndev = -1;
         else if (!strcmp(argv[i], "--vmm"))
             use_vmm = true;
+        else if (!strcmp(argv[i], "--share"))
+            sharing = true;
+        else if (!strcmp(argv[i], "--import") && i + 1 < argc &&
+                 strlen(argv[i + 1]) == 2 * sizeof(CUipcMemHandle))
+            import = argv[++i];
         else if (!strcmp(argv[i], "--peer") && i + 1 < argc &&
                  (!strcmp(argv[i + 1], "enable") || !strcmp(argv[i + 1], "grant")))
             peer_mode = argv[++i];
         else {
             fprintf(stderr, "usage: testmodel --bytes SIZE [--startup SECONDS] [--chunks N] "
-                            "[--chunk-ms MS] [--all-gpus] [--vmm] [--peer enable|grant] (PORT "
-                            "in the environment)\n");
+                            "[--chunk-ms MS] [--all-gpus] [--vmm] [--peer enable|grant] [--share] "
+                            "(PORT in the environment)\n");
             return 2;
         }
     }
     const char *port = getenv("PORT");
-    if (!port || !bytes) {
+    if ((!port && !import) || !bytes) {
         fprintf(stderr, "testmodel: needs PORT and --bytes\n");
         return 2;
     }
@@ -404,6 +477,8 @@ int main(int argc, char **argv)
     *(void **)&set_access = dlsym(lib, "cuMemSetAccess");
     *(void **)&enable_peer = dlsym(lib, "cuCtxEnablePeerAccess");
     *(void **)&disable_peer = dlsym(lib, "cuCtxDisablePeerAccess");
+    *(void **)&ipc_get = dlsym(lib, "cuIpcGetMemHandle");
+    *(void **)&ipc_open = dlsym(lib, "cuIpcOpenMemHandle_v2");
     CUdevice dev;
     CUresult rc = CUDA_ERROR_NOT_INITIALIZED;
     seed0 = seed;
@@ -418,6 +493,12 @@ int main(int argc, char **argv)
         return 2;
     }
     ndev = ndev < 1 ? 1 : ndev > MAX_DEV ? MAX_DEV : ndev;
+    if (import) { /* the worker of a --share model */
+        CUcontext c;
+        if ((rc = get(&dev, 0)) || (rc = retain(&c, dev)) || (rc = setcur(c)) || !ipc_open)
+            return 1;
+        return worker(import);
+    }
     for (int d = 0; d < ndev; d++)
         if ((rc = get(&dev, d)) || (rc = retain(&ctxs[d], dev)) || (rc = setcur(ctxs[d])) ||
             (rc = alloc_on(d, &bases[d], bytes)) ||
@@ -432,6 +513,10 @@ int main(int argc, char **argv)
     }
     if (each_device(write_region) < 0) {
         fprintf(stderr, "testmodel: cannot fill %llu bytes\n", (unsigned long long)bytes);
+        return 1;
+    }
+    if (sharing && (!ipc_get || share(argv[0]) < 0)) {
+        fprintf(stderr, "testmodel: cannot share its memory with a worker (CUDA IPC)\n");
         return 1;
     }
     if (startup > 0)
