@@ -486,9 +486,11 @@ CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
 CUresult cuMemHostRegister_v2(void *, size_t, unsigned);
 CUresult cuMemHostUnregister(void *);
-CUresult cuMemExportToShareableHandle(void *, CUmemGenericAllocationHandle, int, unsigned long long);
+CUresult cuMemExportToShareableHandle(void *, CUmemGenericAllocationHandle, int,
+                                      unsigned long long);
 CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *, void *, int);
-CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *, CUmemGenericAllocationHandle);
+CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *,
+                                                CUmemGenericAllocationHandle);
 CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned);
 CUresult cuEventQuery(CUevent);
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr, CUdeviceptr, size_t, CUstream);

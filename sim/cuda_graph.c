@@ -34,10 +34,10 @@ struct gmem {
     CUdeviceptr va;
     size_t size;
     CUdevice dev;
-    int fd;       /* the backing memory while backed, else -1 */
-    bool live;    /* allocated by a launch, not freed yet */
-    bool orphan;  /* its graph is gone: released once freed */
-    void *owner;  /* the graph whose node made it */
+    int fd;      /* the backing memory while backed, else -1 */
+    bool live;   /* allocated by a launch, not freed yet */
+    bool orphan; /* its graph is gone: released once freed */
+    void *owner; /* the graph whose node made it */
 };
 
 enum node_kind { N_ALLOC, N_FREE, N_MEMSET, N_COPY };
@@ -104,8 +104,8 @@ int simcu_capturing(CUstream s)
     return r;
 }
 
-static CUresult add_node(CUgraph g, enum node_kind kind, struct gmem *m,
-                         const struct simcu_op *op, CUgraphNode *out)
+static CUresult add_node(CUgraph g, enum node_kind kind, struct gmem *m, const struct simcu_op *op,
+                         CUgraphNode *out)
 {
     if (g->n == g->cap) {
         unsigned nc = g->cap ? g->cap * 2 : 16;
@@ -207,8 +207,8 @@ static CUresult back(struct gmem *m)
         return rc;
     int fd = memfd_create("vram-sim-graph", MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, (off_t)m->size) < 0 ||
-        mmap((void *)(uintptr_t)m->va, m->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-             fd, 0) == MAP_FAILED ||
+        mmap((void *)(uintptr_t)m->va, m->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+             0) == MAP_FAILED ||
         simcu_track(m->va, m->size, 0, m->dev, SIMCU_GRAPH) < 0) {
         if (fd >= 0)
             close(fd);
@@ -276,7 +276,7 @@ CUresult simcu_graph_free(CUdeviceptr p, CUstream s)
     CUresult rc = CUDA_SUCCESS;
     if (s) {
         struct capture *c = capture_of(s);
-        rc = !c ? CUDA_ERROR_ILLEGAL_STATE
+        rc = !c   ? CUDA_ERROR_ILLEGAL_STATE
              : !m ? CUDA_ERROR_INVALID_VALUE /* only a graph's allocation */
                   : add_node(c->g, N_FREE, m, NULL, NULL);
     } else if (!m || !m->live) {
@@ -299,13 +299,13 @@ static CUresult begin(CUstream s, CUstreamCaptureMode mode)
     CUgraph g = calloc(1, sizeof *g);
     struct capture *c = calloc(1, sizeof *c);
     pthread_mutex_lock(&mu);
-    CUresult rc = !g || !c ? CUDA_ERROR_OUT_OF_MEMORY
+    CUresult rc = !g || !c        ? CUDA_ERROR_OUT_OF_MEMORY
                   : capture_of(s) ? CUDA_ERROR_ILLEGAL_STATE
                                   : CUDA_ERROR_OUT_OF_MEMORY;
     for (unsigned i = 0; g && c && rc == CUDA_ERROR_OUT_OF_MEMORY && i < MAX_CAPTURES; i++)
         if (!caps[i]) {
-            *c = (struct capture){.members = {s}, .nmembers = 1, .g = g, .id = ++next_id,
-                                  .mode = mode};
+            *c = (struct capture){
+                .members = {s}, .nmembers = 1, .g = g, .id = ++next_id, .mode = mode};
             caps[i] = c;
             rc = CUDA_SUCCESS;
         }
@@ -335,7 +335,7 @@ EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *out)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&mu);
     struct capture *c = capture_of(s);
-    CUresult rc = !c ? CUDA_ERROR_ILLEGAL_STATE
+    CUresult rc = !c                   ? CUDA_ERROR_ILLEGAL_STATE
                   : c->members[0] != s ? CUDA_ERROR_STREAM_CAPTURE_UNMATCHED
                                        : CUDA_SUCCESS;
     if (rc == CUDA_SUCCESS) {
@@ -600,8 +600,8 @@ EXPORT CUresult cuDeviceSetGraphMemAttribute(CUdevice dev, int attr, void *value
     if (simcu_gpu(dev) < 0)
         return CUDA_ERROR_INVALID_DEVICE;
     uint64_t v;
-    if (!value || (attr != CU_GRAPH_MEM_ATTR_USED_MEM_HIGH &&
-                   attr != CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH))
+    if (!value ||
+        (attr != CU_GRAPH_MEM_ATTR_USED_MEM_HIGH && attr != CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH))
         return CUDA_ERROR_INVALID_VALUE;
     memcpy(&v, value, sizeof v);
     if (v) /* only a reset */

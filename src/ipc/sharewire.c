@@ -37,7 +37,8 @@ static uint32_t get32(const unsigned char *p)
 
 /* magic 0..7, pid 8..11, dev 12..15, nonce 16..23, id 24..31, size
  * 32..39, token 40..55, zeros to 63 */
-void sharewire_handle_pack(const struct sharewire_handle *h, unsigned char out[SHAREWIRE_HANDLE_LEN])
+void sharewire_handle_pack(const struct sharewire_handle *h,
+                           unsigned char out[SHAREWIRE_HANDLE_LEN])
 {
     memset(out, 0, SHAREWIRE_HANDLE_LEN);
     memcpy(out, magic, sizeof magic);

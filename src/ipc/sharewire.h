@@ -54,9 +54,11 @@ struct sharewire_msg {
     uint8_t token[SHAREWIRE_TOKEN_LEN];
 };
 
-void sharewire_handle_pack(const struct sharewire_handle *h, unsigned char out[SHAREWIRE_HANDLE_LEN]);
+void sharewire_handle_pack(const struct sharewire_handle *h,
+                           unsigned char out[SHAREWIRE_HANDLE_LEN]);
 /* 0, or -1 when the bytes are no handle of ours (the driver's own, say). */
-int sharewire_handle_parse(const unsigned char in[SHAREWIRE_HANDLE_LEN], struct sharewire_handle *h);
+int sharewire_handle_parse(const unsigned char in[SHAREWIRE_HANDLE_LEN],
+                           struct sharewire_handle *h);
 
 void sharewire_msg_pack(const struct sharewire_msg *m, unsigned char out[SHAREWIRE_MSG_LEN]);
 /* 0, or -1 for anything but one well-formed message. */

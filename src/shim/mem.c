@@ -182,8 +182,8 @@ SHIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUm
     return alloc_async(dptr, size, pool, true, stream, false);
 }
 
-SHIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size,
-                                                  CUmemoryPool pool, CUstream stream)
+SHIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
+                                                  CUstream stream)
 {
     GATE_SCOPE();
     if (!REAL(cuMemAllocFromPoolAsync_ptsz))

@@ -15,7 +15,7 @@
     if (!REAL(name))                                                                               \
         return CUDA_ERROR_NOT_INITIALIZED;                                                         \
     if (!shim.swap)                                                                                \
-        return real_##name(__VA_ARGS__)
+    return real_##name(__VA_ARGS__)
 
 SHIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 {

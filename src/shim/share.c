@@ -44,7 +44,8 @@
 #define ASK_MS      5000 /* an importer waits this long for memory that is away */
 #define HOLD_MS     10000
 
-struct export {
+struct export
+{
     uint64_t id, size;
     uint8_t token[SHAREWIRE_TOKEN_LEN];
     bool live; /* false once freed: its importers keep what they mapped */
@@ -570,8 +571,8 @@ static CUresult ask(const struct sharewire_handle *w, int *sock, int *fd)
     socklen_t alen = sharewire_address(w->pid, w->nonce, &a);
     pid_t who = 0;
     *sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (*sock < 0 || connect(*sock, (struct sockaddr *)&a, alen) != 0 ||
-        !same_user(*sock, &who) || who != w->pid)
+    if (*sock < 0 || connect(*sock, (struct sockaddr *)&a, alen) != 0 || !same_user(*sock, &who) ||
+        who != w->pid)
         return CUDA_ERROR_INVALID_HANDLE; /* its process is gone */
     struct sharewire_msg q = {.kind = SHAREWIRE_OPEN, .id = w->id}, m;
     memcpy(q.token, w->token, sizeof q.token);

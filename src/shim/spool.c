@@ -47,8 +47,8 @@ static struct spool *pools[MAX_POOLS];
 static unsigned npools;
 static struct spool *defaults[SHIM_MAX_DEVICES];
 static CUmemoryPool current[SHIM_MAX_DEVICES]; /* NULL: the default */
-static bool current_driver[SHIM_MAX_DEVICES];   /* current is the driver's */
-static struct amap live; /* the blocks handed out, by address */
+static bool current_driver[SHIM_MAX_DEVICES];  /* current is the driver's */
+static struct amap live;                       /* the blocks handed out, by address */
 
 static bool special(CUstream s)
 {
@@ -155,9 +155,8 @@ static CUdevice stream_device(CUstream s)
 static bool capturing(CUstream s)
 {
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-    return real_cuStreamIsCapturing &&
-           (real_cuStreamIsCapturing(s, &st) != CUDA_SUCCESS ||
-            st != CU_STREAM_CAPTURE_STATUS_NONE);
+    return real_cuStreamIsCapturing && (real_cuStreamIsCapturing(s, &st) != CUDA_SUCCESS ||
+                                        st != CU_STREAM_CAPTURE_STATUS_NONE);
 }
 
 static CUresult driver_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
@@ -289,8 +288,7 @@ CUresult spool_create(CUmemoryPool *out, const CUmemPoolProps *props)
         props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
         return CUDA_ERROR_INVALID_VALUE;
     if (!real_cuDeviceGetCount || real_cuDeviceGetCount(&n) != CUDA_SUCCESS ||
-        props->location.id < 0 || props->location.id >= n ||
-        props->location.id >= SHIM_MAX_DEVICES)
+        props->location.id < 0 || props->location.id >= n || props->location.id >= SHIM_MAX_DEVICES)
         return CUDA_ERROR_INVALID_DEVICE;
     CUmemoryPool h = NULL;
     CUresult rc = real_cuMemPoolCreate(&h, props);
@@ -432,14 +430,14 @@ CUresult spool_get_access(int *flags, CUmemoryPool h, const CUmemLocation *loc)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&mu);
     struct spool *p = pool_of(h);
-    CUresult rc = p && loc->type == CU_MEM_LOCATION_TYPE_DEVICE && loc->id >= 0 &&
-                          loc->id < SHIM_MAX_DEVICES
-                      ? CUDA_SUCCESS
-                      : CUDA_ERROR_INVALID_VALUE;
+    CUresult rc =
+        p && loc->type == CU_MEM_LOCATION_TYPE_DEVICE && loc->id >= 0 && loc->id < SHIM_MAX_DEVICES
+            ? CUDA_SUCCESS
+            : CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS)
-        *flags = loc->id == p->a.dev ? 3
-                                     : (int)((p->a.readers >> loc->id & 1) |
-                                             (p->a.writers >> loc->id & 1) << 1);
+        *flags = loc->id == p->a.dev
+                     ? 3
+                     : (int)((p->a.readers >> loc->id & 1) | (p->a.writers >> loc->id & 1) << 1);
     pthread_mutex_unlock(&mu);
     return rc;
 }

@@ -101,8 +101,8 @@ static CUresult make_own(int dev, size_t size, uint64_t extra, bool chunk, CUdev
     if (rc == CUDA_SUCCESS && (rc = real_cuMemMap(va, n, 0, h, 0)) == CUDA_SUCCESS) {
         /* granted under the table's lock: peer access enabled meanwhile
          * (peer.c) finds it in the table or has already widened the grant */
-        struct vphys p = {.real = h, .size = n, .va = va, .prop = prop, .maps = 1, .own = true,
-                          .chunk = chunk};
+        struct vphys p = {
+            .real = h, .size = n, .va = va, .prop = prop, .maps = 1, .own = true, .chunk = chunk};
         pthread_mutex_lock(&shim.vtab.mu);
         peer_own_access(&p);
         p.readers |= extra;

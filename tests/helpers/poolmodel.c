@@ -168,9 +168,9 @@ static void command(char *line)
         return;
     const char *c = argv[0];
     uint64_t size = 0;
-    int b = argc > 1 ? slot(argv[1], !strcmp(c, "alloc") || !strcmp(c, "import") ||
-                                          !strcmp(c, "legacy"))
-                     : -1;
+    int b = argc > 1
+                ? slot(argv[1], !strcmp(c, "alloc") || !strcmp(c, "import") || !strcmp(c, "legacy"))
+                : -1;
     CUresult rc = 0;
     if (!strcmp(c, "alloc") && b >= 0 && argc == 5 && units_parse_size(argv[2], &size) == 0) {
         rc = alloc_pool(&bufs[b].p, size, pool_of(argv[3]), stream_of(argv[4]));
@@ -193,9 +193,9 @@ static void command(char *line)
     } else if ((!strcmp(c, "fill") || !strcmp(c, "check")) && b >= 0 && argc == 3) {
         pattern_io(b, (unsigned)atoi(argv[2]), c[0] == 'c');
     } else if (!strcmp(c, "memset") && b >= 0 && argc == 4) {
-        answer(memset_async(bufs[b].p, (unsigned char)atoi(argv[2]), bufs[b].size,
-                            stream_of(argv[3])),
-               "memset");
+        answer(
+            memset_async(bufs[b].p, (unsigned char)atoi(argv[2]), bufs[b].size, stream_of(argv[3])),
+            "memset");
     } else if (!strcmp(c, "copy") && b >= 0 && argc == 4) {
         int s = slot(argv[2], 0);
         answer(s < 0 ? CUDA_ERROR_INVALID_VALUE
@@ -224,8 +224,7 @@ static void command(char *line)
             (rc = pool_get(p, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &u)))
             printf("ERR stats %d\n", rc);
         else
-            printf("stats reserved %llu used %llu\n", (unsigned long long)r,
-                   (unsigned long long)u);
+            printf("stats reserved %llu used %llu\n", (unsigned long long)r, (unsigned long long)u);
     } else if (!strcmp(c, "capture")) {
         answer(begin_capture(streams[1], CU_STREAM_CAPTURE_MODE_GLOBAL), "capture");
     } else if (!strcmp(c, "endcapture")) {
@@ -246,8 +245,7 @@ static void command(char *line)
             (rc = graph_attr(0, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &r)))
             printf("ERR gmem %d\n", rc);
         else
-            printf("gmem used %llu reserved %llu\n", (unsigned long long)u,
-                   (unsigned long long)r);
+            printf("gmem used %llu reserved %llu\n", (unsigned long long)u, (unsigned long long)r);
     } else if (!strcmp(c, "export") && b >= 0) {
         CUipcMemHandle h;
         if ((rc = ipc_get(&h, bufs[b].p))) {
