@@ -1,6 +1,7 @@
 #!/bin/bash
 # gpu_allocators.sh: fast swap for the allocators and runtime patterns
-# people use (issue 30), on one GPU, in one run (about 6 minutes on the H200):
+# people use (issue 30), on one GPU, in one run (about 6 minutes on the H200,
+# 8 at most: each part has a time limit):
 #   - PyTorch with PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync, CuPy's
 #     MemoryAsyncPool, and CuPy on a pool of the process's own
 #     (cuMemPoolCreate), GIB each: N suspends and resumes by fast swap,
@@ -17,7 +18,7 @@
 #     slices), its answers identical; idle swaps against swap = driver.
 # Expects .devbuild/ (bench/build_for_device.sh). Logs and JSON under $OUT,
 # the tables last.
-#   bash bench/gpu_allocators.sh [GIB N D]        defaults: 8 10 3
+#   bash bench/gpu_allocators.sh [GIB N D]        defaults: 8 10 2
 #   bash bench/gpu_allocators.sh --sim            a dry run on the simulated
 #       driver (poolmodel and testmodel stand in; build/ from meson)
 set -u
@@ -37,7 +38,7 @@ if [ "${1:-}" = --sim ]; then
 else
     B=${VRAM_BIN_DIR:-$PWD/.devbuild}
     SIM=() LSIM=()
-    GIB=${1:-8} N=${2:-10} D=${3:-3}
+    GIB=${1:-8} N=${2:-10} D=${3:-2}
     nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader
 fi
 export VRAM_RUN_DIR=$(mktemp -d)
@@ -45,13 +46,13 @@ T=$(mktemp -d)
 rm -f "$OUT/alloc.jsonl"
 T0=$(date +%s)
 echo "== allocators: $GIB GiB, $N fast swaps, $D by the driver each"
-timeout 300 python3 "$SRC/bench/gpu/alloc_bench.py" "$B/vram" "$GIB" "$N" "$D" \
+timeout 330 python3 "$SRC/bench/gpu/alloc_bench.py" "$B/vram" "$GIB" "$N" "$D" \
     torch_async cupy_async cupy_pool torch_graph torch_graph_async ipc "${SIM[@]}" \
     >"$OUT/alloc.txt" 2>"$OUT/alloc.err"
 echo "allocators: exit $? after $(($(date +%s) - T0)) s"
 if [ ${#LSIM[@]} -gt 0 ] || [ -n "${LLAMA_SERVER:-}" ]; then
     echo "== llama-server behind vram serve, swap = fast: $N suspends mid-generation"
-    timeout 240 python3 "$SRC/bench/gpu/llama_swap.py" "$B/vram" "${LLAMA_SERVER:-none}" \
+    timeout 140 python3 "$SRC/bench/gpu/llama_swap.py" "$B/vram" "${LLAMA_SERVER:-none}" \
         "${LLAMA_DIR:-/dev/shm/vram-llama}" "$N" "$D" "${LSIM[@]}" \
         >"$OUT/llama.txt" 2>"$OUT/llama.err"
     echo "llama: exit $? after $(($(date +%s) - T0)) s"

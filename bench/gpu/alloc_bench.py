@@ -118,8 +118,9 @@ def start(case):
             return "ok" if a.startswith("addr") and b == "ok" else "BAD %s %s" % (a, b)
 
         return p, [pid], mib << 20, check, churn, None
-    if case == "ipc":
-        p = Proc(base + ["python3", os.path.join(here, "ipc_model.py"), "--gib", str(gib)], env)
+    if case == "ipc":  # correctness more than speed: 2 GiB at most
+        p = Proc(base + ["python3", os.path.join(here, "ipc_model.py"), "--gib", str(min(gib, 2))],
+                 env)
         pid, child, size = int(p.ready[1]), int(p.ready[2]), int(p.ready[3])
         return p, [child, pid], size, lambda: p.ask("check"), lambda: p.ask("write 7"), None
     if case.endswith("_async") and case.startswith("torch"):
