@@ -46,13 +46,13 @@ T=$(mktemp -d)
 rm -f "$OUT/alloc.jsonl"
 T0=$(date +%s)
 echo "== allocators: $GIB GiB, $N fast swaps, $D by the driver each"
-timeout 330 python3 "$SRC/bench/gpu/alloc_bench.py" "$B/vram" "$GIB" "$N" "$D" \
+timeout 290 python3 "$SRC/bench/gpu/alloc_bench.py" "$B/vram" "$GIB" "$N" "$D" \
     torch_async cupy_async cupy_pool torch_graph torch_graph_async ipc "${SIM[@]}" \
     >"$OUT/alloc.txt" 2>"$OUT/alloc.err"
 echo "allocators: exit $? after $(($(date +%s) - T0)) s"
 if [ ${#LSIM[@]} -gt 0 ] || [ -n "${LLAMA_SERVER:-}" ]; then
     echo "== llama-server behind vram serve, swap = fast: $N suspends mid-generation"
-    timeout 140 python3 "$SRC/bench/gpu/llama_swap.py" "$B/vram" "${LLAMA_SERVER:-none}" \
+    timeout 190 python3 "$SRC/bench/gpu/llama_swap.py" "$B/vram" "${LLAMA_SERVER:-none}" \
         "${LLAMA_DIR:-/dev/shm/vram-llama}" "$N" "$D" "${LSIM[@]}" \
         >"$OUT/llama.txt" 2>"$OUT/llama.err"
     echo "llama: exit $? after $(($(date +%s) - T0)) s"

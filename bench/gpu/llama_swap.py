@@ -34,7 +34,7 @@ os.makedirs(d, exist_ok=True)
 LISTEN = int(os.environ.get("LLAMA_LISTEN", "11760"))
 url = "http://127.0.0.1:%d" % LISTEN
 PROMPT = "The history of the transistor begins"
-TOKENS = 160
+TOKENS = 2000  # a few seconds of generation: long enough to be preempted mid-way
 
 
 def models():
@@ -71,11 +71,11 @@ def models():
 
 def conf(a, b):
     if sim:
-        cmd_a = "%s --bytes 256M --chunks 40 --chunk-ms 60" % sim
+        cmd_a = "%s --bytes 256M --chunks 40 --chunk-ms 60" % sim  # --chunks: its tokens
         cmd_b = "%s --bytes 64M --chunks 2 --chunk-ms 10" % sim
         va, vb = 1, 1
     else:
-        common = "--host 127.0.0.1 --port ${PORT} -ngl 999 -c 2048 -np 1 --seed 1"
+        common = "--host 127.0.0.1 --port ${PORT} -ngl 999 -c 4096 -np 1 --seed 1"
         cmd_a = "%s -m %s %s" % (server, a, common)
         cmd_b = "%s -m %s %s" % (server, b, common)
         va, vb = 6, 2
@@ -96,7 +96,8 @@ def complete(model, tokens, marks=None):
     """The streamed answer of model to the prompt, greedy: its text (the
     tokens' texts; simulated: the events themselves)."""
     body = json.dumps({"model": model, "prompt": PROMPT, "max_tokens": tokens, "temperature": 0,
-                       "seed": 1, "stream": True, "cache_prompt": False}).encode()
+                       "seed": 1, "stream": True, "cache_prompt": False,
+                       "ignore_eos": True}).encode()
     req = urllib.request.Request(url + "/v1/completions", body,
                                  {"Content-Type": "application/json"})
     text = []
