@@ -344,7 +344,7 @@ void moves_plan(struct daemon *d)
 {
     if (!d->pool)
         return;
-    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0;
+    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0;
     bool suspended = false;
     int next[SCHED_MAX_GPUS];
     for (size_t g = 0; g < d->sched.ngpus; g++)
@@ -355,7 +355,10 @@ void moves_plan(struct daemon *d)
             continue;
         uint64_t s = share(d, (unsigned)i);
         largest = s > largest ? s : largest;
-        suspended |= st == SCHED_SUSPENDED || st == SCHED_SUSPENDING || st == SCHED_RESUMING;
+        bool gone = st == SCHED_SUSPENDED || st == SCHED_SUSPENDING || st == SCHED_RESUMING;
+        suspended |= gone;
+        if (gone)
+            out += hostpool_given(d->pool, (unsigned)i);
     }
     /* readied ahead: the next to go on each GPU where a switch will come */
     for (size_t i = 0; i < d->sched.nmodels; i++) {
@@ -363,6 +366,8 @@ void moves_plan(struct daemon *d)
         const struct sched_model *m = &d->smodels[i];
         bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
         bool is_next = m->gpu >= 0 && (size_t)m->gpu < d->sched.ngpus && next[m->gpu] == (int)i;
+        if (dm->chore && up) /* a prepare in flight holds its chunks already */
+            prepared += hostpool_given(d->pool, (unsigned)i);
         if (!dm->prepared || dm->chore)
             continue;
         if (!up || !swappable(d, (unsigned)i) || dm->nparked > 1) {
@@ -379,19 +384,30 @@ void moves_plan(struct daemon *d)
             prepared += hostpool_given(d->pool, (unsigned)i);
         }
     }
-    /* the spare: the next switch's share, two while models are out (a
-     * burst of switches finds one ready), less what is prepared */
+    hostpool_set_chunk(d->pool, largest);
+    /* the next switch's share, two while models are out (a burst of
+     * switches finds one ready): readied in the model to go next, the rest
+     * a spare */
     uint64_t extra = largest * (suspended ? 2 : 1);
-    hostpool_set_spare(d->pool, extra > prepared ? extra - prepared : 0);
+    /* never so much that a suspend finds the limit reached: what is held
+     * ahead leaves the largest share free beside what suspended models hold */
+    struct hostpool_stats st;
+    hostpool_stats(d->pool, &st);
+    uint64_t room = st.limit > out + largest ? st.limit - out - largest : 0;
+    if (extra > room)
+        extra = room;
     for (size_t g = 0; g < d->sched.ngpus; g++) {
         int v = next[g];
+        /* only a model whose size is known (it moved once): the first
+         * suspend pins the spare as it copies */
         if (v < 0 || !swappable(d, (unsigned)v) || d->dm[v].prepared || d->dm[v].chore ||
-            d->dm[v].nparked > 1 || prepared + share(d, (unsigned)v) > extra)
+            d->dm[v].nparked > 1 || !d->dm[v].moved || prepared + share(d, (unsigned)v) > extra)
             continue;
         prepare(d, (unsigned)v);
         if (d->dm[v].chore)
-            prepared += share(d, (unsigned)v);
+            prepared += hostpool_given(d->pool, (unsigned)v);
     }
+    hostpool_set_spare(d->pool, extra > prepared ? extra - prepared : 0);
 }
 
 void moves_forget(struct daemon *d, unsigned i)
