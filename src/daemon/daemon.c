@@ -543,6 +543,11 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
             was[i] = d->smodels[i].state;
         static struct sched_action acts[SCHED_MAX_QUEUE + 4 * CONFIG_MAX_MODELS];
         uint64_t now = daemon_now_ms();
+        for (size_t i = 0; i < d->sched.nmodels; i++) { /* what a time slice would cost */
+            d->smodels[i].backlog = proxy_waiting(d->proxy, (unsigned)i);
+            d->smodels[i].switch_ms =
+                (uint64_t)((d->dm[i].last_suspend_s + d->dm[i].last_resume_s) * 1000);
+        }
         size_t n = sched_step(&d->sched, &ev, now, acts, sizeof acts / sizeof acts[0]);
         for (size_t i = 0; i < d->sched.nmodels; i++)
             report(d, (unsigned)i, was[i], &ev);

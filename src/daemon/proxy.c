@@ -478,6 +478,14 @@ unsigned proxy_inflight(const struct proxy *px, unsigned model)
     return px ? px->pm[model].inflight : 0;
 }
 
+unsigned proxy_waiting(const struct proxy *px, unsigned model)
+{
+    unsigned n = 0;
+    for (const struct preq *p = px ? px->pm[model].waiting : NULL; p; p = p->next)
+        n++;
+    return n;
+}
+
 const struct proxy_stats *proxy_stats(const struct proxy *px, unsigned model)
 {
     return px ? &px->pm[model].stats : NULL;

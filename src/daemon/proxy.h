@@ -35,6 +35,9 @@ void proxy_forget_model(struct proxy *p, unsigned model);
 /* Proxied requests being answered by model now (0 without a proxy). */
 unsigned proxy_inflight(const struct proxy *p, unsigned model);
 
+/* Requests waiting for model behind its concurrency limit. */
+unsigned proxy_waiting(const struct proxy *p, unsigned model);
+
 /* Model's request statistics (NULL without a proxy). */
 const struct proxy_stats *proxy_stats(const struct proxy *p, unsigned model);
 
