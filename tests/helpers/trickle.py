@@ -5,7 +5,8 @@
       head one byte every 0.5 s, reconnecting whenever the server closes
       one; prints how many the server closed
   trickle.py unix PATH N SECONDS       N connections to a Unix socket that
-      send nothing, held SECONDS, then closed; prints how many connected
+      send nothing (asked for until N are held, 3 s at most), held SECONDS,
+      then closed; prints how many connected
   trickle.py idle HOST PORT N SECONDS  the same over TCP
 
 With a file name in $TRICKLE_READY, "ready" is written there once every
@@ -68,7 +69,10 @@ def ready():
 
 def unix(path, n, secs, family=socket.AF_UNIX):
     held = []
-    for _ in range(n):
+    # a Unix socket's full backlog refuses at once (EAGAIN): asked again as
+    # the server takes connections, for up to 3 s, until N are held
+    until = time.monotonic() + 3
+    while len(held) < n and time.monotonic() < until:
         s = socket.socket(family, socket.SOCK_STREAM)
         s.setblocking(False)
         try:
@@ -79,6 +83,7 @@ def unix(path, n, secs, family=socket.AF_UNIX):
             held.append(s)
         except OSError:
             s.close()
+            time.sleep(0.01)
     ready()
     time.sleep(secs)
     for s in held:
