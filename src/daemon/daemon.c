@@ -20,7 +20,6 @@
 #include "daemon/api.h"
 #include "daemon/events.h"
 #include "daemon/health.h"
-#include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
 #include "daemon/moves.h"
 #include "daemon/notify.h"
@@ -197,8 +196,7 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                              fast,
                              dm->cfg.swap_pool,
                              d->sched.host_budget,
-                             fast && d->pool ? d->pool->fd : -1,
-                             d->pool ? d->pool->map.size : 0,
+                             fast && d->pool,
                              dm->cfg.env,
                              dm->cfg.nenv,
                              NULL};
@@ -437,10 +435,9 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
     case SCHED_BUSY:
         break;
     }
-    /* its window of the host pool, once its bytes are back or gone */
-    if (d->pool && m->state != SCHED_SUSPENDING && m->state != SCHED_SUSPENDED &&
-        m->state != SCHED_RESUMING)
-        hostpool_give(&d->pool->map, i);
+    /* its host memory, once its process is gone */
+    if (m->state == SCHED_STOPPED || m->state == SCHED_FAILED || m->state == SCHED_STOPPING)
+        moves_forget(d, i);
     /* ready and busy are one state for the record: no write per request */
     if (!(up && was_up))
         remember(d, i);
@@ -505,6 +502,7 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
             api_states_changed(d->api, n ? daemon_now_ms() : now);
     }
     d->stepping = false;
+    moves_plan(d);
     arm_wake(d);
 }
 

@@ -56,9 +56,18 @@ struct dmodel {
     uint64_t parked_bytes[16];
     unsigned nparked;
     uint64_t host_bytes;
-    uint64_t moved; /* what its last fast swap moved: the size of its next pool window */
-    bool tight;     /* this suspend's window is that size: if it is short, again with more */
-    bool preempting; /* this suspend is a preemption */
+    uint64_t moved; /* what its last fast swap moved: the size of its next host memory */
+    /* host memory readied ahead (moves.c): chunks pinned by its process for
+     * its next suspend; a prepare or drop in flight; a move asked for
+     * meanwhile, started once that is done */
+    bool prepared;
+    uint64_t unpredicted_ms; /* prepared, but not the next to go since then; 0: it is */
+    bool chore;
+    struct {
+        bool on, resume, preempt;
+        int gpu;
+        uint64_t overlap;
+    } pend;
     unsigned restarts, starts, suspends, resumes;
     double last_start_s, last_suspend_s, last_resume_s;
     struct hist start_h, suspend_h, resume_h; /* every one of them, for /metrics */
