@@ -37,7 +37,11 @@ const struct cmd_entry cmd_serve_entry = {
             "logs to the journal with levels. As root its files are in /run/vram,\n"
             "/var/lib/vram and /var/log/vram; as a user in $XDG_RUNTIME_DIR/vram and\n"
             "$XDG_STATE_HOME/vram, unless the configuration says otherwise.\n"
-            "Clients: vram ps, vram load, vram unload, vram suspend, vram resume.\n",
+            "Clients: vram ps, vram load, vram unload, vram suspend, vram resume.\n"
+            "listen = HOST:PORT serves the models and the dashboard (vram ui opens it); in\n"
+            "[serve] token and tokens (named keys, key files) ask clients for a key;\n"
+            "origins (else $OLLAMA_ORIGINS) lets pages of other sites in, with CORS; hosts\n"
+            "adds names a browser may reach it by (docs/proxy.md).\n",
     .exec = cmd_serve,
 };
 

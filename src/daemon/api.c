@@ -27,6 +27,7 @@
 #include "app/log.h"
 #include "app/render_json.h"
 #include "core/units.h"
+#include "daemon/evcap.h"
 #include "daemon/events.h"
 #include "daemon/hostpool.h"
 #include "daemon/loopwatch.h"
@@ -58,6 +59,7 @@ struct wait {
 struct api {
     struct daemon *d;
     struct evhttp *http, *metrics;
+    struct evcap *http_cap, *metrics_cap; /* their connections, each listener's own share */
     struct logtail *logtail;
     struct wait waits[MAX_WAITS];
     size_t nwaits; /* slots at or past this are unused: scans stop here (twice a proxied request) */
@@ -198,7 +200,7 @@ static struct wait *wait_new(struct api *api, struct evhttp_request *req, unsign
         w->req = req;
         w->conn = evhttp_request_get_connection(req);
         w->model = model;
-        evhttp_connection_set_closecb(w->conn, client_left, api);
+        evcap_closecb(w->conn, client_left, api);
         return w;
     }
     reply_error(req, 503, "Busy", "too many waiting requests; try again");
@@ -582,6 +584,7 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
     api->d = d;
     *out = api;
     api->http = server(api, on_request);
+    api->http_cap = api->http ? evcap_new(d->base, api->http, fdguard_cap(FDGUARD_CONTROL)) : NULL;
     api->logtail = logtail_new(d->base);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -630,12 +633,13 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
         snprintf(err, len, "cannot serve on %s", d->cfg.socket);
         return -1;
     }
-    fdguard_watch(l, "the control socket");
+    evcap_watch(api->http_cap, fdguard_watch(l, "the control socket"));
     if (d->cfg.metrics[0]) {
         char host[96];
         unsigned port;
         struct evhttp_bound_socket *b = NULL;
         api->metrics = server(api, on_metrics_request);
+        api->metrics_cap = api->metrics ? evcap_new(d->base, api->metrics, fdguard_cap(FDGUARD_METRICS)) : NULL;
         if (sscanf(d->cfg.metrics, "%95[^:]:%u", host, &port) != 2 || port > 65535 ||
             !api->metrics ||
             !(b = evhttp_bind_socket_with_handle(api->metrics, host, (uint16_t)port))) {
@@ -643,7 +647,8 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
                      d->cfg.metrics);
             return -1;
         }
-        fdguard_watch(evhttp_bound_socket_get_listener(b), "the metrics address");
+        evcap_watch(api->metrics_cap,
+                    fdguard_watch(evhttp_bound_socket_get_listener(b), "the metrics address"));
     }
     return 0;
 }

@@ -21,6 +21,7 @@
 
 #include "app/paths.h"
 #include "daemon/conftext.h"
+#include "daemon/origins.h"
 #include "core/units.h"
 #include "model/reader.h"
 
@@ -232,8 +233,25 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         COPY(c->metrics, "HOST:PORT");
     else if (!strcmp(name, "listen"))
         COPY(c->listen, "HOST:PORT");
-    else if (!strcmp(name, "token"))
+    else if (!strcmp(name, "token")) {
         COPY(c->token, "a shorter token (openssl rand -hex 32 makes one of 64)");
+        const char *why = keys_add(&c->keys, "token", v);
+        if (why)
+            FAIL("token: %s", why);
+    } else if (!strcmp(name, "tokens")) {
+        char why[300];
+        if (keys_parse(&c->keys, v, why, sizeof why) < 0)
+            FAIL("tokens: %s (tokens = NAME:KEY, ... or a key file's path)", why);
+    } else if (!strcmp(name, "origins") || !strcmp(name, "hosts")) {
+        const char *why = name[0] == 'o' ? origins_check(v) : origins_check_hosts(v);
+        if (why)
+            FAIL("%s '%s': %s", name, v, why);
+        if (name[0] == 'o')
+            COPY(c->origins, "fewer origins, or patterns (http://localhost:*)");
+        else
+            COPY(c->hosts, "fewer names, or *.DOMAIN");
+        c->origins_set |= name[0] == 'o';
+    }
     else if (!strcmp(name, "max_body")) {
         if (units_parse_size(v, &c->max_body) < 0 || c->max_body < 1024 || c->max_body > MAX_BODY)
             FAIL("max_body '%s': a size from 1K to 16G, like 16M", v);
@@ -268,6 +286,7 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         c->port_base = (unsigned)d;
     } else
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
+             "tokens, origins, hosts, "
              "max_body, wait, client_timeout, budget, margin, host_budget, min_resident, overlap, "
              "preempt_gap, port_base)",
              name);
@@ -561,6 +580,15 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     for (size_t i = 0; i < c->nmodels; i++)
         if (!c->models[i].api_set)
             c->models[i].api = config_guess_api(c->models[i].command);
+    const char *oo = getenv("OLLAMA_ORIGINS"); /* as Ollama's users set it; the file wins */
+    if (!ps.err[0] && !c->origins_set && oo && *oo) {
+        const char *why = strlen(oo) >= sizeof c->origins ? "too long" : origins_check(oo);
+        if (why)
+            snprintf(ps.err, sizeof ps.err, "OLLAMA_ORIGINS '%.200s' (in the environment): %s; "
+                     "or set origins = in [serve], which wins", oo, why);
+        else
+            snprintf(c->origins, sizeof c->origins, "%s", oo);
+    }
     if (!ps.err[0] && !c->nmodels)
         snprintf(ps.err, sizeof ps.err, "%s: no [model NAME] section: nothing to serve", path);
     if (!ps.err[0] && !c->socket[0])

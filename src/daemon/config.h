@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "core/sched.h"
+#include "daemon/keys.h"
 
 #define CONFIG_MAX_MODELS 64
 #define CONFIG_CMD_MAX    1024
@@ -65,6 +66,10 @@ struct config {
     char metrics[128];               /* HOST:PORT for /metrics, "" for none */
     char listen[128];                /* the model proxy's HOST:PORT, "" for none */
     char token[128];                 /* bearer token the proxy asks for, "" for none */
+    struct keys keys;                /* token = and tokens =: what the proxy asks for (keys.h) */
+    char origins[1024];              /* origins = (else OLLAMA_ORIGINS): other sites served, CORS */
+    char hosts[512];                 /* hosts =: more names the Host may say (origins.h), * any */
+    bool origins_set;                /* origins = was given: OLLAMA_ORIGINS is not read */
     uint64_t max_body;               /* largest proxied request body */
     double wait_s;                   /* how long a proxied request waits for its model */
     double client_timeout_s;         /* a proxy client idle, or slow to send, this long: closed */

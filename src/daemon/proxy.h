@@ -29,6 +29,9 @@ struct proxy;
  * with err. */
 int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len);
 
+/* The daemon exits: vram ui's file goes (uikey.h). */
+void proxy_exiting(struct proxy *p);
+
 /* The model's process is gone: its pooled connections go too. */
 void proxy_forget_model(struct proxy *p, unsigned model);
 

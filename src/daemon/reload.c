@@ -68,6 +68,9 @@ void reload_config(struct daemon *d)
     /* what the proxy reads per request follows the file; the addresses it
      * listens on stay until a restart */
     memcpy(d->cfg.token, c->token, sizeof c->token);
+    d->cfg.keys = c->keys;
+    memcpy(d->cfg.origins, c->origins, sizeof c->origins);
+    memcpy(d->cfg.hosts, c->hosts, sizeof c->hosts);
     d->cfg.wait_s = c->wait_s;
     if (c->notes[0])
         log_msg(LOG_LV_WARN, "%s", c->notes);

@@ -136,6 +136,23 @@ static void make_folders(const struct config *c)
         log_msg(LOG_LV_WARN, "cannot make the folders of %s and %s: %m", c->socket, c->state);
 }
 
+/* Every address the daemon answers on, in the line that says it is up. */
+static void log_addresses(const struct daemon *d)
+{
+    char proxy[400] = "", metrics[200] = "";
+    const char *l = d->cfg.listen;
+    bool any = !strncmp(l, "0.0.0.0:", 8); /* every address: a browser here uses 127.0.0.1 */
+    if (l[0])
+        snprintf(proxy, sizeof proxy,
+                 "; proxy http://%s (OpenAI /v1, Ollama /api); dashboard http://%s%s/ui "
+                 "(vram ui opens it)",
+                 l, any ? "127.0.0.1" : "", any ? l + 7 : l);
+    if (d->cfg.metrics[0])
+        snprintf(metrics, sizeof metrics, "; metrics http://%s/metrics", d->cfg.metrics);
+    log_msg(LOG_LV_NOTICE, "%zu models, %zu GPUs, listening on %s%s%s", d->sched.nmodels,
+            d->sched.ngpus, d->cfg.socket, proxy, metrics);
+}
+
 int serve_run(const char *config_path, char *err, size_t len)
 {
     notify_init();
@@ -213,14 +230,14 @@ int serve_run(const char *config_path, char *err, size_t len)
         goto out;
     if (d->cfg.notes[0])
         log_msg(LOG_LV_WARN, "%s", d->cfg.notes);
-    log_msg(LOG_LV_NOTICE, "%zu models, %zu GPUs, listening on %s", d->sched.nmodels,
-            d->sched.ngpus, d->cfg.socket);
+    log_addresses(d);
     char st[160];
     snprintf(st, sizeof st, "READY=1\nSTATUS=%zu models, %zu GPUs", d->sched.nmodels,
              d->sched.ngpus);
     notify_send(st);
     rc = daemon_loop(d) < 0 ? -1 : 0;
     api_remove_socket(d->api);
+    proxy_exiting(d->proxy);
 out:
     /* the process exits next: the kernel takes back the rest */
     store_close(d->store);
