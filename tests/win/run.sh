@@ -121,6 +121,31 @@ check "top --once: dwm.exe as display" "$OUT" "4194404 .* display +C\+G +921.6 M
 vram top
 check "top without a console: exit 2, and what to use" "$RC:$OUT" "^2:vram top: needs a console; for scripts use vram status --watch or vram top --once"
 
+# a live leftover: python.exe started here, holding 3 GiB in the simulated
+# driver: named from the process table, and ended the way doctor says
+mkfifo "$WINEPREFIX/in" "$WINEPREFIX/pid"
+wine build-win/python.exe <"$WINEPREFIX/in" >"$WINEPREFIX/pid" 2>/dev/null &
+LEFT=$!
+exec 4>"$WINEPREFIX/in"
+read -r LPID <"$WINEPREFIX/pid"
+LPID=$(printf '%s' "$LPID" | tr -d '\r')
+jq --argjson p "$LPID" '.gpus[0].processes |= map(if .name | test("python") then .pid = $p else . end)' \
+    tests/fixtures/machines/win-desktop.json >"$WINEPREFIX/live.json"
+VRAM_SIM=$(winpath "$WINEPREFIX/live.json") vram status --processes
+check "live python.exe: its path and owner from the process table" "$OUT" \
+    "^ +$LPID [^?].* workload +compute\+graphics +3.00 GiB running +Z:.*build-win.python.exe$"
+VRAM_SIM=$(winpath "$WINEPREFIX/live.json") vram doctor
+check "live python.exe: doctor names it" "$OUT" "pid $LPID \(python.exe\) holds 3.00 GiB while the GPU does no work"
+FIX=$(printf '%s\n' "$OUT" | sed -n "s/.*fix: if it is finished: \(taskkill \/PID $LPID\) (add \(\/F\).*/\1 \2/p")
+check "live python.exe: and how to end it" "$FIX" "^taskkill /PID $LPID /F$"
+# shellcheck disable=SC2086
+wine $FIX >/dev/null 2>&1
+check "the fix doctor names works: taskkill ended it" "$?" "^0$"
+exec 4>&-
+wait $LEFT
+VRAM_SIM=$(winpath "$WINEPREFIX/live.json") vram status --processes
+check "once ended, the process table no longer names it" "$OUT" "^ +$LPID .* C:.Users.ai.miniconda3.python.exe$"
+
 # WDDM: NVML lists the processes without their memory
 export VRAM_SIM="$(winpath examples/windows-desktop.json)"
 vram status
