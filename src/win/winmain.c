@@ -19,11 +19,25 @@
 #define VRAM_VERSION "0.1.0"
 #endif
 
+static int cmd_help(int argc, char **argv);
+
+/* Linux's `vram help` pages the manual; vram.exe has no manual pages, so
+ * it prints a command's help, which is what `COMMAND --help` prints. */
+static const struct cmd_entry help_entry = {
+    .name = "help",
+    .args = "[COMMAND]",
+    .summary = "a command's help (the same as vram COMMAND --help)",
+    .help = "The manual pages (man vram-COMMAND) come with the Linux package; on Windows\n"
+            "each command's help and docs/windows.md are the manual.\n",
+    .exec = cmd_help,
+};
+
 const struct cmd_entry *const cmd_table[] = {
     &winstatus_entry,
     &wintop_entry,
     &windoctor_entry,
     &winheadless_entry,
+    &help_entry,
 };
 
 const size_t cmd_count = sizeof cmd_table / sizeof cmd_table[0];
@@ -36,6 +50,26 @@ int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc)
     return err_exit_code(rc);
 }
 
+static void usage(FILE *out);
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc > 2)
+        return cmd_bad_usage(&help_entry, "one command at a time");
+    if (argc < 2 || !strcmp(argv[1], "vram")) {
+        usage(stdout);
+        return 0;
+    }
+    const struct cmd_entry *e = cmd_find(argv[1]);
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+        e = &help_entry;
+    if (!e)
+        return cmd_bad_usage(&help_entry, "'%s' is not a command of vram.exe (vram --help lists "
+                                          "them; docs/windows.md says what is Linux's)", argv[1]);
+    cmd_usage(e, 0);
+    return 0;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: vram [--color WHEN] COMMAND [ARGS]\n\n"
@@ -46,7 +80,7 @@ static void usage(FILE *out)
                  "  --color WHEN   colour: auto (on a console, unless NO_COLOR is set),\n"
                  "                 always, never\n"
                  "  --version      print the version\n"
-                 "\n'vram COMMAND --help' for a command's options.\n"
+                 "\n'vram COMMAND --help' (or 'vram help COMMAND') for a command's options.\n"
                  "On Windows: no caps, no swap, no daemon (vram run, vram serve and the\n"
                  "others are Linux's); docs/windows.md says what works here.\n"
                  "Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 no GPU driver.\n");

@@ -1,6 +1,7 @@
 /* leftover: what a finished training leaves on Windows, a Python that stays
  * open. Built as python.exe; prints its pid, then waits to be ended (by
- * taskkill, as vram doctor says) or for its input to close. */
+ * taskkill, as vram doctor says) or for its input to close, which it
+ * tells by exiting with 3. */
 #include <windows.h>
 
 #include <stdio.h>
@@ -13,5 +14,5 @@ int main(void)
     DWORD got;
     while (ReadFile(GetStdHandle(STD_INPUT_HANDLE), buf, sizeof buf, &got, NULL) && got)
         ;
-    return 0;
+    return 3;
 }
