@@ -30,6 +30,10 @@ struct sim_gpu_def {
     int compute_mode, cc_major, cc_minor;
     bool has_fan; /* data-center cards have none: NOT_SUPPORTED */
     bool persistence, display_attached, display_active, mig;
+    /* a Windows machine's driver model (NVML_DRIVER_*), -1 on Linux. Under
+     * WDDM (0) the process lists give no memory figure (NOT_AVAILABLE), and
+     * persistence mode, a Linux setting, is not supported */
+    int driver_model;
     struct sim_proc_def procs[SIM_MAX_PROCS];
     unsigned nprocs;
 };
