@@ -32,6 +32,16 @@ struct fit_gpu {
     size_t nholders;
 };
 
+/* The answer for one model, said once: the text, the JSON and the exit
+ * code (0 for FIT_NOW and FIT_PARTIAL) follow it. */
+enum fit_verdict {
+    FIT_UNKNOWN,    /* no GPU to check against, or not read */
+    FIT_NOW,        /* whole, on some GPU now */
+    FIT_PARTIAL,    /* llama.cpp: some layers (-ngl N, N >= 1) on a GPU now, the rest on the CPU */
+    FIT_AFTER_ROOM, /* not now; after suspending or stopping what room_* names */
+    FIT_NOWHERE,
+};
+
 struct fit_model {
     struct model_info info;
     enum estimate_runtime runtime;
@@ -61,6 +71,7 @@ struct fit_model {
     struct estimate_result split[2];
     unsigned split_room[2];
     char error[512]; /* the list: why it could not be read */
+    enum fit_verdict verdict;
 };
 
 struct fit_report {

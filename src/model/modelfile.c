@@ -12,6 +12,7 @@
 
 #include "core/err.h"
 #include "model/gguf.h"
+#include "model/ggufset.h"
 #include "model/hfconfig.h"
 #include "model/reader.h"
 #include "model/safetensors.h"
@@ -36,8 +37,7 @@ static int look(const char *name, void *arg)
         c->shards = true;
     else if (!strcmp(name, "config.json"))
         c->config = true;
-    else if (ends(name, ".gguf") && strncmp(name, "mmproj", 6) && strlen(name) < sizeof c->gguf &&
-             c->ggufs++ == 0)
+    else if (ggufname_is_model(name) && strlen(name) < sizeof c->gguf && c->ggufs++ == 0)
         snprintf(c->gguf, sizeof c->gguf, "%s", name);
     return 0;
 }
@@ -85,6 +85,23 @@ static int by_magic(struct reader *r, const char *name, void *arg)
     return VRAM_EINPUT;
 }
 
+/* A folder of several GGUF models: which, so that the user can name one. */
+static int several(const struct modeldir *d, char *err, size_t errlen)
+{
+    struct ggufset *s = malloc(sizeof *s);
+    if (!s)
+        return VRAM_EFAIL;
+    char list[1536];
+    if (ggufset_read(d, s, err, errlen) != VRAM_OK)
+        snprintf(list, sizeof list, "(unreadable)");
+    else
+        ggufset_describe(s, NULL, d->shown, list, sizeof list);
+    snprintf(err, errlen, "%s: %zu GGUF models in this folder; name one: %s", d->shown,
+             s->n + s->more, list);
+    free(s);
+    return VRAM_EINPUT;
+}
+
 int modelfile_load_at(const struct modeldir *d, const char *file, struct model_info *m, char *err,
                       size_t errlen)
 {
@@ -109,9 +126,7 @@ int modelfile_load_at(const struct modeldir *d, const char *file, struct model_i
             struct file_job j = {d, c.gguf, m, err, errlen};
             rc = modeldir_parse(d, c.gguf, by_magic, &j, err, errlen);
         } else if (c.ggufs > 1) {
-            snprintf(err, errlen, "%s: %d GGUF files in this folder: name the one to fit", d->shown,
-                     c.ggufs);
-            return VRAM_EINPUT;
+            return several(d, err, errlen);
         } else {
             snprintf(err, errlen,
                      "%s: no *.safetensors, model.safetensors.index.json, config.json or .gguf "
