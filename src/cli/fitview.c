@@ -269,6 +269,8 @@ static json_t *estimate_json(const struct fit_report *r, const struct fit_model 
     }
     if (fm->runtime == ESTIMATE_LLAMACPP)
         json_object_set_new(o, "gpu_layers", json_integer(e->gpu_layers));
+    if (fm->runtime == ESTIMATE_TORCH && !r->opts.train)
+        json_object_set_new(o, "kept_from_load", json_integer((json_int_t)e->kept_from_load));
     return o;
 }
 

@@ -360,6 +360,8 @@ static void hf_cache(void **st)
     assert_int_equal(hfcache_find(root, "org/tiny:Q6_K", &ref, err, sizeof err), VRAM_OK);
     assert_string_equal(ref.file, "Q6_K/tiny-Q6_K-00001-of-00002.gguf");
     assert_true(ref.disk > 2 * 2048); /* both parts */
+    assert_int_equal(localstore_load(&ref, &m, err, sizeof err), VRAM_OK);
+    assert_int_equal(m.params, 2 * 1024); /* the tensors of both parts */
     assert_int_equal(hfcache_find(root, "org/tiny:Q2_K", &ref, err, sizeof err), VRAM_EINPUT);
     assert_non_null(strstr(err, "no GGUF model answers to Q2_K"));
     char out[1024] = "";
