@@ -70,7 +70,7 @@ static int check_config(const char *path)
     if (!cfg)
         return 1;
     int rc = 0;
-    if (config_load(path, cfg, err, sizeof err) < 0 ||
+    if (config_load(path, cfg, err, sizeof err) < 0 || serve_discover(cfg, err, sizeof err) < 0 ||
         config_check_socket(cfg, err, sizeof err) < 0 || check_sizes(cfg, err, sizeof err) < 0) {
         fprintf(stderr, "vram serve: %s\n", err);
         rc = 2;

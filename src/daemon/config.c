@@ -217,6 +217,8 @@ static const char *parse_env(const char *v, struct config_model *m)
 #define MAX_WAIT (24 * 3600.0) /* a duration past this is a typo, and overflows milliseconds */
 #define MAX_BODY (16ULL << 30)
 
+static bool discover_list(const char *v, char *out, size_t len);
+
 static int serve_key(struct parse *ps, const char *section, const char *name, const char *v)
 {
     struct config *c = ps->c;
@@ -269,12 +271,51 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         if (units_parse_seconds(v, &d) < 0 || d < 1024 || d > 65000 || d != (unsigned)d)
             FAIL("port_base '%s': a port from 1024 to 65000", v);
         c->port_base = (unsigned)d;
+    } else if (!strcmp(name, "discover")) {
+        if (!discover_list(v, c->discover, sizeof c->discover))
+            FAIL("discover '%s': the stores whose GGUF models to serve, of ollama, huggingface, "
+                 "lmstudio, llamacpp (or all)",
+                 v);
+    } else if (!strcmp(name, "discover_exclude")) {
+        COPY(c->discover_exclude, "fewer patterns");
+    } else if (!strcmp(name, "llama_server")) {
+        COPY(c->llama_server, PATH_FIX);
+    } else if (!strcmp(name, "discover_ctx")) {
+        uint64_t n;
+        if (units_parse_tokens(v, &n) < 0 || n < 256 || n > 10000000)
+            FAIL("discover_ctx '%s': a context in tokens from 256, like 8192 or 32k", v);
+        c->discover_ctx = (unsigned)n;
     } else
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
              "max_body, wait, client_timeout, budget, margin, host_budget, min_resident, overlap, "
-             "preempt_gap, port_base)",
+             "preempt_gap, port_base, discover, discover_exclude, discover_ctx, llama_server)",
              name);
     return 1;
+}
+
+/* "ollama huggingface" (or "all"): each known store once, blank-separated */
+static bool discover_list(const char *v, char *out, size_t len)
+{
+    static const char *const known[] = {"ollama", "huggingface", "lmstudio", "llamacpp"};
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    out[0] = '\0';
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+        bool ok = false;
+        for (size_t k = 0; k < 4; k++)
+            if (!strcmp(t, known[k]) || !strcmp(t, "all")) {
+                ok = true;
+                char word[24];
+                size_t at = strlen(out);
+                snprintf(word, sizeof word, " %s ", known[k]);
+                if (!strstr(out, word)) /* " a b " + "c ": " a b c " */
+                    snprintf(out + at, len - at, "%s", at ? word + 1 : word);
+            }
+        if (!ok)
+            return false;
+    }
+    return out[0] != '\0';
 }
 
 static int model_key(struct parse *ps, struct config_model *m, const char *section,
@@ -409,15 +450,8 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
     return 1;
 }
 
-static struct config_model *model_named(struct parse *ps, const char *name)
+void config_model_defaults(struct config_model *m, const char *name)
 {
-    struct config *c = ps->c;
-    for (size_t i = 0; i < c->nmodels; i++)
-        if (!strcmp(c->models[i].name, name))
-            return &c->models[i];
-    if (c->nmodels == CONFIG_MAX_MODELS)
-        return NULL;
-    struct config_model *m = &c->models[c->nmodels++];
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
     m->width = 1;
@@ -428,6 +462,18 @@ static struct config_model *model_named(struct parse *ps, const char *name)
     m->start_timeout_s = 120;
     m->fast = true;
     snprintf(m->health, sizeof m->health, "/health");
+}
+
+static struct config_model *model_named(struct parse *ps, const char *name)
+{
+    struct config *c = ps->c;
+    for (size_t i = 0; i < c->nmodels; i++)
+        if (!strcmp(c->models[i].name, name))
+            return &c->models[i];
+    if (c->nmodels == CONFIG_MAX_MODELS)
+        return NULL;
+    struct config_model *m = &c->models[c->nmodels++];
+    config_model_defaults(m, name);
     return m;
 }
 
@@ -572,8 +618,10 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     for (size_t i = 0; i < c->nmodels; i++)
         if (!c->models[i].api_set)
             c->models[i].api = config_guess_api(c->models[i].command);
-    if (!ps.err[0] && !c->nmodels)
-        snprintf(ps.err, sizeof ps.err, "%s: no [model NAME] section: nothing to serve", path);
+    if (!ps.err[0] && !c->nmodels && !c->discover[0])
+        snprintf(ps.err, sizeof ps.err,
+                 "%s: no [model NAME] section and no discover = in [serve]: nothing to serve",
+                 path);
     if (!ps.err[0] && !c->socket[0])
         snprintf(ps.err, sizeof ps.err, "%s: no place for the socket: %s; give socket = PATH in [serve]",
                  path, def.why);

@@ -33,6 +33,7 @@ struct probe;
 struct ckpt;
 struct hostpool;
 struct health;
+struct discover;
 
 /* A model's process, as the supervisor sees it. */
 struct dmodel {
@@ -94,6 +95,7 @@ struct daemon {
     size_t evq_head, evq_n;
     bool stepping;
     char shim[1024]; /* libvramcap.so, "" when not found */
+    struct discover *disc; /* what discovered models were started with (discover.h) */
     uint64_t last_snap_ms;
     bool quitting;
 };

@@ -22,6 +22,7 @@
 #include "app/clock.h"
 #include "app/log.h"
 #include "core/units.h"
+#include "daemon/discover.h"
 #include "daemon/front.h"
 #include "daemon/hdrs.h"
 #include "daemon/names.h"
@@ -747,6 +748,17 @@ static void on_request(void *arg, struct front_req *r)
         why = msg;
         kind = ERRBODY_NO_MODEL;
     }
+    /* the context it asks for (Ollama's options.num_ctx, or a header):
+     * a discovered model restarts with it */
+    uint64_t ctx = 0;
+    json_t *nc = json_object_get(json_object_get(body, "options"), "num_ctx");
+    const char *ch = why ? NULL : front_header(r, "X-Vram-Num-Ctx");
+    if (ch && (units_parse_tokens(ch, &ctx) < 0 || !ctx))
+        why = "X-Vram-Num-Ctx: a context in tokens, like 8192 or 32k";
+    else if (!ch && json_is_integer(nc) && json_integer_value(nc) > 0)
+        ctx = (uint64_t)json_integer_value(nc);
+    if (!why && ctx)
+        discover_want_ctx(d, (unsigned)i, ctx);
     if (!why && body)
         why = shape_body(px, p, (unsigned)i, path, body, name);
     json_decref(body);
