@@ -201,8 +201,9 @@ int discover_models(struct config *c, char *err, size_t len)
                 "discover: %u more models are not served: at most %d models in all (exclude "
                 "some with discover_exclude =)",
                 w.full, CONFIG_MAX_MODELS);
-    log_msg(LOG_LV_INFO, "discover:%s: %zu models, run by %s", c->discover, c->nmodels - before,
-            c->llama_server);
+    const char *list = c->discover + 1; /* " ollama huggingface ": its words */
+    log_msg(LOG_LV_INFO, "discover (%.*s): %zu models, run by %s", (int)strlen(list) - 1, list,
+            c->nmodels - before, c->llama_server);
     return 0;
 }
 

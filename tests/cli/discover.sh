@@ -45,6 +45,9 @@ small "$B/blobs/q4" && ln -s ../../blobs/q4 "$B/snapshots/$REV/Tiny-Q4_K_M.gguf"
 small "$B/blobs/q8" && ln -s ../../blobs/q8 "$B/snapshots/$REV/Tiny-Q8_0.gguf"
 L="$HOME/.lmstudio/models/lmstudio-community/Mini-GGUF"
 mkdir -p "$L" && small "$L/Mini-Q4_K_M.gguf"
+# larger than the card's budget: some layers on the GPU, the rest on the CPU
+mkdir -p "$HOME/.lmstudio/models/lmstudio-community/Big-GGUF"
+"$MKMODEL" gguf "$HOME/.lmstudio/models/lmstudio-community/Big-GGUF/Big-Q4_K_M.gguf" 1.5
 LC="$HOME/.cache/llama.cpp"
 mkdir -p "$LC" && small "$LC/unsloth_Small-GGUF_Small-UD-Q4_K_XL.gguf"
 echo '{}' >"$LC/manifest=unsloth=Small-GGUF=UD-Q4_K_XL.json"
@@ -72,7 +75,7 @@ expect_match "... and says what to install or set" "$OUT" \
 export PATH="$T/bin:$PATH"
 run "$VRAM" serve --check --config "$T/vram.conf"
 expect_eq "with llama-server on PATH: --check passes" "$RC" 0
-expect_match "four models found, the excluded one aside" "$OUT" ": 4 models,"
+expect_match "five models found, the excluded one aside" "$OUT" ": 5 models,"
 
 "$VRAM" serve --config "$T/vram.conf" >>"$T/serve.log" 2>&1 &
 DAEMON=$!
@@ -85,7 +88,7 @@ state() { "$VRAM" ps --json | jq -r --arg n "$1" ".models[] | select(.name == \$
 # 1. listed as their stores name them, before any is loaded; then two of
 # them in turn on a card that holds one (one node process: it starts slowly)
 expect_eq "none loaded yet" "$("$VRAM" ps --json | jq -c '[.models[].state] | unique')" '["stopped"]'
-expect_eq "/v1/models lists them" "$(curl -s "$P/v1/models" | jq -c '[.data[].id] | length')" 4
+expect_eq "/v1/models lists them" "$(curl -s "$P/v1/models" | jq -c '[.data[].id] | length')" 5
 run "$VRAM" ps
 expect_match "vram ps says where each came from" "$OUT" '^tiny:1b +stopped .* ollama$'
 expect_match "... the Hugging Face cache" "$OUT" '^bartowski/Tiny-GGUF:Q4_K_M +stopped .* huggingface$'
@@ -93,7 +96,7 @@ expect_match "... llama.cpp's cache" "$OUT" '^unsloth/Small-GGUF:UD-Q4_K_XL +sto
 OUT=$(ollama list chat:tiny:1b chat:bartowski/Tiny-GGUF:Q4_K_M)
 expect_eq "the ollama client lists the discovered models, by their stores' names" \
     "$(echo "$OUT" | jq -sc '.[0].list | sort')" \
-    '["bartowski/Tiny-GGUF:Q4_K_M","lmstudio-community/Mini-GGUF/Mini-Q4_K_M.gguf","tiny:1b","unsloth/Small-GGUF:UD-Q4_K_XL"]'
+    '["bartowski/Tiny-GGUF:Q4_K_M","lmstudio-community/Big-GGUF/Big-Q4_K_M.gguf","lmstudio-community/Mini-GGUF/Mini-Q4_K_M.gguf","tiny:1b","unsloth/Small-GGUF:UD-Q4_K_XL"]'
 FIRST=$(echo "$OUT" | jq -sr '.[1].content')
 expect_match "a chat with tiny:1b, through llama-server's OpenAI API" "$FIRST" '^tiny:1b: memory intact'
 expect_match "then with bartowski/Tiny-GGUF:Q4_K_M" "$(echo "$OUT" | jq -sr '.[2].content')" \
@@ -125,6 +128,19 @@ for n in 1 3; do
         "$("$VRAM" fit --json --vram 1200M --ctx "$CTX" --ngl "$NGL" "$FILE" | jq -r '.models[0].verdict')" fits
 done
 expect_eq "the file is the blob in Ollama's store" "$FILE" "$(realpath "$O/blobs/sha256-$D")"
+
+# 4. a model larger than the card's budget: the layers that fit, vram fit's
+BIG=lmstudio-community/Big-GGUF/Big-Q4_K_M.gguf
+OUT=$(ollama "chat:$BIG")
+expect_match "a model larger than the budget answers" "$(echo "$OUT" | jq -r .content)" "^$BIG: memory intact"
+tail -1 "$T/llama.args" >"$T/b.args"
+NGL=$(sed -n 's/.* -ngl \([0-9]*\) .*/\1/p' "$T/b.args")
+FILE=$(sed -n 's/.* -m \([^ ]*\) .*/\1/p' "$T/b.args")
+expect_eq "... some of its layers on the GPU, not all" "$([ "$NGL" -ge 1 ] && [ "$NGL" -lt 33 ] && echo yes)" yes
+expect_eq "... at its context" "$(sed -n 's/.* -c \([0-9]*\) .*/\1/p' "$T/b.args")" 1024
+J=$("$VRAM" fit --json --vram 1200M --ctx 1024 "$FILE")
+expect_eq "... the -ngl vram fit says fits 1200M" "$NGL" "$(echo "$J" | jq '.models[0].llamacpp.ngl_fits')"
+expect_eq "... where all of it does not" "$(echo "$J" | jq -r '.models[0].verdict')" partial
 expect_eq "vram ps shows the context and layers" "$(state tiny:1b ctx)/$(state tiny:1b ngl)" "2048/33"
 
 # 5. the stores change: picked up on SIGHUP; a [model] of the same name wins
