@@ -116,7 +116,8 @@ static void plans_text(FILE *out, const struct fit_report *r, const struct fit_m
         fprintf(out, "  best that fits: %s\n", fm->est[fm->best].prec.name);
         break;
     case FIT_PARTIAL:
-        fprintf(out, "  fits now with -ngl %d of %u on GPU %u (the other layers on the CPU, slower)",
+        fprintf(out,
+                "  fits now with -ngl %d of %u on GPU %u (the other layers on the CPU, slower)",
                 fm->ngl_fit, fm->info.layers + 1, r->gpus[fm->ngl_gpu].index);
         if (fm->room_gpu >= 0) {
             fprintf(out, "; every layer on GPU %u after ", r->gpus[fm->room_gpu].index);

@@ -140,10 +140,11 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
     json_object_set_new(j, "held_s", json_real((double)daemon_held_ms(d, i) / 1000));
     /* a discovered model: its store, what it was last started with */
     const struct discover_run *run = d->disc ? &d->disc->run[i] : NULL;
+    bool ran = dm->cfg.source[0] && run && run->ctx;
     json_object_set_new(j, "source", dm->cfg.source[0] ? json_string(dm->cfg.source) : json_null());
-    json_object_set_new(j, "ctx", dm->cfg.source[0] && run->ctx ? json_integer(run->ctx) : json_null());
-    json_object_set_new(j, "ngl", dm->cfg.source[0] && run->ctx ? json_integer(run->ngl) : json_null());
-    json_object_set_new(j, "layers", dm->cfg.source[0] && run->ctx ? json_integer(run->layers) : json_null());
+    json_object_set_new(j, "ctx", ran ? json_integer(run->ctx) : json_null());
+    json_object_set_new(j, "ngl", ran ? json_integer(run->ngl) : json_null());
+    json_object_set_new(j, "layers", ran ? json_integer(run->layers) : json_null());
     json_object_set_new(j, "last_ttfb_s", json_real(proxy_last_ttfb(d->proxy, i)));
     return j;
 }

@@ -136,8 +136,7 @@ static int found(const struct modelref *ref, const char *why, void *arg)
     int rc = info ? localstore_load(ref, info, err, sizeof err) : VRAM_EFAIL;
     free(info);
     if (rc != VRAM_OK || !real_inside(ref, file, sizeof file) || !quote(file, q, sizeof q) ||
-        !quote(c->llama_server, qs, sizeof qs) ||
-        strlen(qs) + strlen(q) + 5 >= sizeof m->command) {
+        !quote(c->llama_server, qs, sizeof qs) || strlen(qs) + strlen(q) + 5 >= sizeof m->command) {
         log_msg(LOG_LV_WARN, "discover: %s model %s is not served: %s", ref->store, ref->name,
                 rc != VRAM_OK ? err : "its file is not inside the store, or its path is too long");
         w->skipped++;
@@ -163,9 +162,8 @@ static int find_server(struct config *c, char *err, size_t len)
     if (strchr(want, '/')) {
         if (stat(want, &st) == 0 && S_ISREG(st.st_mode) && access(want, X_OK) == 0)
             return 0;
-        snprintf(err, len,
-                 "%s: llama_server = %s: %s; give the path of llama.cpp's llama-server", c->path,
-                 want, stat(want, &st) < 0 ? strerror(errno) : "not an executable file");
+        snprintf(err, len, "%s: llama_server = %s: %s; give the path of llama.cpp's llama-server",
+                 c->path, want, stat(want, &st) < 0 ? strerror(errno) : "not an executable file");
         return -1;
     }
     const char *path = getenv("PATH");

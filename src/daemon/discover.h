@@ -20,9 +20,9 @@ struct daemon;
 
 /* What one discovered model was last started with. */
 struct discover_run {
-    unsigned ctx; /* -c */
-    int ngl;      /* -ngl; the model's layers + 1 is all of them */
-    unsigned layers; /* all of them, as -ngl counts */
+    unsigned ctx;      /* -c */
+    int ngl;           /* -ngl; the model's layers + 1 is all of them */
+    unsigned layers;   /* all of them, as -ngl counts */
     uint64_t estimate; /* vram fit's figure for that */
 };
 

@@ -87,8 +87,7 @@ bool ggufname_parse(const char *name, struct ggufname *out)
         size_t start = end;
         while (start > 0 && name[start - 1] != '-' && name[start - 1] != '.')
             start--;
-        if (end > start && is_quant(name + start, end - start) &&
-            end - start < sizeof out->quant) {
+        if (end > start && is_quant(name + start, end - start) && end - start < sizeof out->quant) {
             for (size_t i = 0; i < end - start; i++)
                 out->quant[i] = (char)toupper((unsigned char)name[start + i]);
             out->quant[end - start] = '\0';

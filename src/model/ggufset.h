@@ -19,7 +19,7 @@
 struct ggufset_file {
     char path[256]; /* relative to the folder: "X-Q4_K_M.gguf", "Q8_0/X-Q8_0-00001-of-00002.gguf" */
     struct ggufname name;
-    uint64_t bytes; /* all its parts */
+    uint64_t bytes;  /* all its parts */
     bool tag_unique; /* no other file of the set has its quant */
 };
 
@@ -44,8 +44,7 @@ bool ggufset_split_tag(const char *name, char *base, size_t blen, char *tag, siz
 
 /* The name a store gives file i of a repository named repo: "REPO:QUANT"
  * when its tag is its own, else "REPO/PATH". */
-void ggufset_model_name(const struct ggufset *s, size_t i, const char *repo, char *out,
-                        size_t len);
+void ggufset_model_name(const struct ggufset *s, size_t i, const char *repo, char *out, size_t len);
 
 /* "REPO:Q4_K_M (4.36 GiB), REPO:Q8_0 (7.54 GiB)": every model for a
  * message; with repo NULL, the files' paths under dir. */

@@ -165,7 +165,8 @@ static void name_of(const struct cache *c, size_t i, char *out, size_t len)
     const char *q = c->set.files[i].name.quant;
     bool unique = q[0] != '\0';
     for (size_t j = 0; j < c->set.n && unique; j++)
-        if (j != i && after(c, j, best->owner, best->name) && !strcmp(c->set.files[j].name.quant, q))
+        if (j != i && after(c, j, best->owner, best->name) &&
+            !strcmp(c->set.files[j].name.quant, q))
             unique = false;
     if (unique)
         snprintf(out, len, "%s/%s:%s", best->owner, best->name, q);

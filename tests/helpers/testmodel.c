@@ -455,7 +455,8 @@ int main(int argc, char **argv)
             peer_mode = argv[++i];
         else {
             fprintf(stderr, "usage: testmodel --bytes SIZE [--startup SECONDS] [--chunks N] "
-                            "[--chunk-ms MS] [--all-gpus] [--vmm] [--peer enable|grant] [--openai NAME] (PORT "
+                            "[--chunk-ms MS] [--all-gpus] [--vmm] [--peer enable|grant] [--openai NAME] "
+                            "(PORT "
                             "in the environment)\n");
             return 2;
         }
