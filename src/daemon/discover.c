@@ -342,6 +342,18 @@ void discover_footprint_name(const struct daemon *d, unsigned i, char *out, size
         snprintf(out, len, "%s", d->smodels[i].name);
 }
 
+const char *discover_ask(struct daemon *d, unsigned i, const json_t *body, const char *header)
+{
+    uint64_t ctx = 0;
+    json_t *nc = json_object_get(json_object_get(body, "options"), "num_ctx");
+    if (header && (units_parse_tokens(header, &ctx) < 0 || !ctx))
+        return "X-Vram-Num-Ctx: a context in tokens, like 8192 or 32k";
+    if (!header && json_is_integer(nc) && json_integer_value(nc) > 0)
+        ctx = (uint64_t)json_integer_value(nc);
+    discover_want_ctx(d, i, ctx);
+    return NULL;
+}
+
 void discover_want_ctx(struct daemon *d, unsigned i, uint64_t ctx)
 {
     struct dmodel *dm = &d->dm[i];

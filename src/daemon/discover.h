@@ -9,6 +9,7 @@
 #ifndef VRAM_DAEMON_DISCOVER_H
 #define VRAM_DAEMON_DISCOVER_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,5 +59,10 @@ void discover_footprint_name(const struct daemon *d, unsigned i, char *out, size
  * context; a process running with another is stopped (once idle when it
  * is answering), and starts again with it on demand. */
 void discover_want_ctx(struct daemon *d, unsigned i, uint64_t ctx);
+
+/* The context a request for model i asks for, from its JSON body (may be
+ * NULL) or its X-Vram-Num-Ctx header (may be NULL), to discover_want_ctx:
+ * NULL, or what is wrong with the header (400). */
+const char *discover_ask(struct daemon *d, unsigned i, const json_t *body, const char *header);
 
 #endif

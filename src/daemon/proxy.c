@@ -748,17 +748,8 @@ static void on_request(void *arg, struct front_req *r)
         why = msg;
         kind = ERRBODY_NO_MODEL;
     }
-    /* the context it asks for (Ollama's options.num_ctx, or a header):
-     * a discovered model restarts with it */
-    uint64_t ctx = 0;
-    json_t *nc = json_object_get(json_object_get(body, "options"), "num_ctx");
-    const char *ch = why ? NULL : front_header(r, "X-Vram-Num-Ctx");
-    if (ch && (units_parse_tokens(ch, &ctx) < 0 || !ctx))
-        why = "X-Vram-Num-Ctx: a context in tokens, like 8192 or 32k";
-    else if (!ch && json_is_integer(nc) && json_integer_value(nc) > 0)
-        ctx = (uint64_t)json_integer_value(nc);
-    if (!why && ctx)
-        discover_want_ctx(d, (unsigned)i, ctx);
+    if (!why) /* the context it asks for: a discovered model restarts with it */
+        why = discover_ask(d, (unsigned)i, body, front_header(r, "X-Vram-Num-Ctx"));
     if (!why && body)
         why = shape_body(px, p, (unsigned)i, path, body, name);
     json_decref(body);

@@ -143,6 +143,16 @@ expect_eq "... the -ngl vram fit says fits 1200M" "$NGL" "$(echo "$J" | jq '.mod
 expect_eq "... where all of it does not" "$(echo "$J" | jq -r '.models[0].verdict')" partial
 expect_eq "vram ps shows the context and layers" "$(state tiny:1b ctx)/$(state tiny:1b ngl)" "2048/33"
 
+# the header, for clients that cannot add options (OpenAI's SDKs)
+OUT=$(curl -s -H 'X-Vram-Num-Ctx: 3k' -H 'Content-Type: application/json' \
+    -d '{"model":"tiny:1b","messages":[{"role":"user","content":"hi"}]}' "$P/v1/chat/completions")
+expect_match "X-Vram-Num-Ctx: 3k on OpenAI's route: answered" \
+    "$(echo "$OUT" | jq -r '.choices[0].message.content')" '^tiny:1b: memory intact'
+expect_match "... by llama-server started with -c 3072" "$(tail -1 "$T/llama.args")" \
+    ' -c 3072 -ngl [0-9]+ --alias tiny:1b$'
+expect_eq "X-Vram-Num-Ctx: lots: 400" "$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Vram-Num-Ctx: lots' \
+    -d '{"model":"tiny:1b","messages":[]}' "$P/v1/chat/completions")" 400
+
 # 5. the stores change: picked up on SIGHUP; a [model] of the same name wins
 small "$L/Mini-Q8_0.gguf"
 rm "$B/snapshots/$REV/Tiny-Q4_K_M.gguf"
