@@ -238,18 +238,29 @@ void fitview_text(FILE *out, const struct fit_report *r)
     for (size_t g = 0; g < r->ngpus; g++) {
         int n = 0;
         for (size_t i = 0; i < r->nmodels; i++)
-            if (r->plan.gpu_of[i] == (int)g && r->models[i].best >= 0)
-                fprintf(out, "%s%s (%s)",
-                        n++ ? ", " : "  together on GPU %u: ", r->models[i].info.name,
+            if (r->plan.gpu_of[i] == (int)g && r->models[i].best >= 0) {
+                if (!n++)
+                    fprintf(out, "  together on GPU %u: ", r->gpus[g].index);
+                else
+                    fprintf(out, ", ");
+                fprintf(out, "%s (%s)", r->models[i].info.name,
                         r->models[i].est[r->models[i].best].prec.name);
+            }
         if (n)
             fprintf(out, "   (%s left)\n", gib(r->plan.room_left[g], b, 32));
     }
-    for (size_t i = 0; i < r->nmodels; i++)
-        if (r->plan.gpu_of[i] < 0)
-            fprintf(out, "  takes turns: %s%s\n", r->models[i].info.name,
-                    r->models[i].best < 0 ? " (fits on no GPU even alone)"
-                                          : " (fits alone, not beside the others)");
+    for (size_t i = 0; i < r->nmodels; i++) {
+        const struct fit_model *fm = &r->models[i];
+        if (r->plan.gpu_of[i] >= 0)
+            continue;
+        if (fm->verdict == FIT_PARTIAL)
+            fprintf(out, "  takes turns: %s (alone only with -ngl %d of %u, the rest on the CPU)\n",
+                    fm->info.name, fm->ngl_fit, fm->info.layers + 1);
+        else
+            fprintf(out, "  takes turns: %s%s\n", fm->info.name,
+                    fm->best < 0 ? " (fits on no GPU even alone)"
+                                 : " (fits alone, not beside the others)");
+    }
 }
 
 static json_t *estimate_json(const struct fit_report *r, const struct fit_model *fm, int k)
