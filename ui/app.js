@@ -433,7 +433,8 @@ function row(m) {
   }
   r.nameText = el('span');
   r.error = el('div', 'err');
-  r.cells.name.append(r.nameText, r.error);
+  r.from = el('div', 'from');
+  r.cells.name.append(r.nameText, r.from, r.error);
   r.state = el('span', 'state');
   r.cells.state.append(r.state);
   const acts = el('div', 'actions');
@@ -474,6 +475,9 @@ function renderModels() {
     const c = r.cells;
     setText(r.nameText, m.name);
     setText(r.error, m.error || '');
+    /* a model discover = found: its store, and what it last ran with */
+    setText(r.from, m.source ? 'from ' + m.source +
+      (m.ctx ? ` · -c ${m.ctx} -ngl ${m.ngl}/${m.layers}` : '') : '');
     setText(r.state, m.state);
     r.state.dataset.s = m.state;
     setText(c.gpu, m.gpu == null ? '—' : String(m.gpu));

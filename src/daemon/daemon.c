@@ -18,6 +18,7 @@
 #include "app/render_json.h"
 #include "app/store.h"
 #include "daemon/api.h"
+#include "daemon/discover.h"
 #include "daemon/events.h"
 #include "daemon/health.h"
 #include "daemon/loopwatch.h"
@@ -185,10 +186,13 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
             uuid[n++] = d->gpu_uuid[g];
         }
     (void)gpu;
+    static char cmd[CONFIG_CMD_MAX + 512]; /* a discovered model's, for this start */
+    if (dm->cfg.source[0])
+        discover_command(d, i, cmd, sizeof cmd);
     /* serve.c and reload.c refuse a configuration that needs libvramcap
      * where it is missing: a model never runs without the cap it was given */
     struct super_spawn sp = {dm->cfg.name,
-                             dm->cfg.command,
+                             dm->cfg.source[0] ? cmd : dm->cfg.command,
                              d->cfg.logs,
                              visible,
                              port,
@@ -435,7 +439,9 @@ static void report(struct daemon *d, unsigned i, enum sched_state was, const str
             hist_observe(&dm->start_h, took);
             snprintf(detail, sizeof detail, "%s, port %u, %.2f GiB", where, dm->port,
                      (double)m->need / (1 << 30));
-            store_set_footprint(d->store, m->name, d->gpu_name[m->gpu], m->need);
+            char key[MODELNAME_MAX + 32];
+            discover_footprint_name(d, i, key, sizeof key);
+            store_set_footprint(d->store, key, d->gpu_name[m->gpu], m->need);
             daemon_emit(d, i, "ready", took, detail);
         } else if (was == SCHED_RESUMING) {
             dm->last_resume_s = took;

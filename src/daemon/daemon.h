@@ -34,6 +34,7 @@ struct ckpt;
 struct hostpool;
 struct health;
 struct sampler;
+struct discover;
 
 /* A model's process, as the supervisor sees it. */
 struct dmodel {
@@ -106,6 +107,7 @@ struct daemon {
     size_t evq_head, evq_n;
     bool stepping;
     char shim[1024]; /* libvramcap.so, "" when not found */
+    struct discover *disc; /* what discovered models were started with (discover.h) */
     uint64_t last_snap_ms;
     uint64_t snap_gen; /* the sampler's generation of d->snap */
     bool quitting;

@@ -19,6 +19,7 @@
 #include "core/units.h"
 #include "daemon/api.h"
 #include "daemon/daemon.h"
+#include "daemon/discover.h"
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
 #include "daemon/notify.h"
@@ -111,6 +112,11 @@ static void open_pool(struct daemon *d)
             units_fmt_size(st.limit, a, sizeof a), units_fmt_size(st.chunk, b, sizeof b));
 }
 
+int serve_discover(struct config *c, char *err, size_t len)
+{
+    return discover_models(c, err, len);
+}
+
 int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why, size_t wlen,
                        char *err, size_t errlen)
 {
@@ -166,7 +172,7 @@ int serve_run(const char *config_path, char *err, size_t len)
     int rc = -1;
     char why[600];
     if (config_load(config_path, &d->cfg, err, len) < 0 ||
-        config_check_socket(&d->cfg, err, len) < 0 ||
+        discover_models(&d->cfg, err, len) < 0 || config_check_socket(&d->cfg, err, len) < 0 ||
         serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, sizeof why, err, len) < 0)
         goto out;
     make_folders(&d->cfg);
@@ -184,7 +190,8 @@ int serve_run(const char *config_path, char *err, size_t len)
     /* a log line per proxied request: written in blocks, flushed every tick */
     static char logbuf[64 * 1024];
     setvbuf(stderr, logbuf, _IOFBF, sizeof logbuf);
-    if (!d->base || daemon_init(d) < 0) {
+    d->disc = calloc(1, sizeof *d->disc);
+    if (!d->base || !d->disc || daemon_init(d) < 0) {
         snprintf(err, len, "out of memory");
         goto out;
     }
