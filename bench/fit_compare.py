@@ -5,7 +5,9 @@ Reads the measurements bench/gpu_fit_measure.sh took (JSON lines), asks
 `vram fit --json` for the same config, precision, context and mode, and
 prints a table with the error of vram fit and of a weights-only estimate
 (what accelerate's estimate-memory reports: the weights for inference, 4x
-them for training with Adam).
+them for training with Adam). Rows measured after torch.cuda.empty_cache()
+(all but bench/gpu/fit_user.py's) are compared without the block vram fit
+counts as kept from loading, which that call gives back.
 
 usage: bench/fit_compare.py [MEASURED.jsonl] [VRAM_BINARY]"""
 import json, subprocess, sys
@@ -23,6 +25,13 @@ for line in open(meas):
     args += ["--train", "--seq", str(d["ctx"])] if d["mode"] == "train" else ["--ctx", str(d["ctx"])]
     est = json.loads(subprocess.run(args + [cfg], capture_output=True, text=True, check=True).stdout)
     e = est["models"][0]["estimates"][0]
+    # bench/gpu/fit_measure.py and fit_generate.py empty the caching
+    # allocator before they measure (torch.cuda.empty_cache()), which a
+    # user's process does not: compared like with like, without the block
+    # vram fit counts as kept from loading. fit_user.py's rows ("emptied":
+    # false) measure a process as a user runs it, against the whole figure.
+    if d.get("emptied", True):
+        e = dict(e, total=e["total"] - e.get("kept_from_load", 0))
     weights_only = d["params"] * (2 if d["dtype"] == "bf16" else 4) * (4 if d["mode"] == "train" else 1)
     m = d.get("measured")
     if not m:  # out of memory on the 141 GiB card

@@ -83,6 +83,10 @@ check("reserved MiB = nvidia-smi", mem["reserved"] is not None and mib(mem["rese
 check("used MiB = nvidia-smi", mib(mem["used"]) == used,
       f"{mib(mem['used'])} vs {used} (api {mem['api']})")
 b = g["breakdown"]
+# nvmlDeviceGetDriverModel is Windows's: a Linux driver must say NOT_SUPPORTED,
+# or vram would print a driver model (and WDDM notes) on Linux
+check("no Windows driver model on Linux", all(g.get("driver_model") is None for g in doc["gpus"]),
+      str([g.get("driver_model") for g in doc["gpus"]]))
 check("breakdown adds up to total",
       sum(b[k] for k in ("reserved", "display", "workloads", "other", "unattributed", "free"))
       == mem["total"], "bytes")

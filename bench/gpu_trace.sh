@@ -13,9 +13,13 @@
 #              daemon's shared host pool, overlapped switches
 #   fast@DUR   the same with min_resident = DUR (default 1s: how long a
 #              model that came back is kept against thrash)
+# The models are started least popular first and nothing is asked before
+# the trace, so the first suspends of the resident ones fall inside it.
 # Reports time to first token p50/p99/max, wall time, switches, the
-# daemon's CPU, and whether every model's weights are intact at the end
-# (a checksum read back from the GPU against the one taken at load). Then
+# longest suspend in the trace (from the daemon's events; * when one never
+# reported its result), how late the daemon's loop ran at worst, the
+# daemon's CPU, and whether every model is intact at the end (a checksum
+# read back from the GPU against the one taken at load). First,
 # a switch between two models of SWITCH_GIB each, one at a time on the
 # GPU, timed from the daemon's events, with overlap and without.
 #   bash bench/gpu_trace.sh [N GIB ROOM REQUESTS RATE SWITCH_GIB POLICIES]
@@ -144,38 +148,58 @@ PY
     SLOT=$((GIB + 2))
     echo >>"$OUT/table"
 fi
-echo "policy     ok  ttft_p50  ttft_p99  ttft_max  wall_s  switches  daemon_cpu_s  intact" >>"$OUT/table"
+echo "policy     ok  ttft_p50  ttft_p99  ttft_max  wall_s  switches  suspend_max  loop_late_ms  daemon_cpu_s  intact" >>"$OUT/table"
 for policy in $POLICIES; do
     budget=$((ROOM * SLOT))
     [ "$policy" = resident ] && budget=$((N * SLOT))
     # shellcheck disable=SC2086
     conf "$policy" "$policy" "$budget" $SPECS >"$T/vram.conf"
     start_daemon "$policy" || continue
-    # every model started and asked once, in order: the page cache holds its
-    # file, the pool its place, its kernels are warm (a first generation
-    # costs 0.4-0.8 s on the H200 whatever the policy); then the trace
-    for m in $NAMES; do
+    # every model started (each server warms its kernels before it says it
+    # is up), the least popular first: the most popular ones are resident
+    # when the trace begins and their first suspends fall inside it. No
+    # request before the trace: a warm-up would hide the first switches.
+    for m in $(echo $NAMES | tr ' ' '\n' | tac); do
         "$B/vram" load "$m" --timeout 10m >/dev/null
-        curl -s -m 300 "http://127.0.0.1:$LISTEN/v1/chat/completions" \
-            -d "{\"model\":\"$m\",\"max_tokens\":2,\"messages\":[]}" >/dev/null
     done
+    curl -sN -m 3000 --unix-socket "$T/vram.sock" http://x/v1/events >"$OUT/events-$policy.txt" 2>/dev/null &
+    EV=$!
+    sleep 0.2
     MARK=$(wc -l <"$OUT/serve-$policy.log")
     C0=$(ticks "$D")
     python3 "$SRC/bench/trace_client.py" --url "http://127.0.0.1:$LISTEN" --models "$MODELS" \
-        --requests "$REQ" --rate "$RATE" --seed 42 >"$OUT/trace-$policy.jsonl" 2>"$OUT/trace-$policy.txt"
+        --requests "$REQ" --rate "$RATE" --seed 42 --zipf "${ZIPF:-1.0}" --tokens "${TOKENS:-16}" \
+        >"$OUT/trace-$policy.jsonl" 2>"$OUT/trace-$policy.txt"
     C1=$(ticks "$D")
+    kill $EV 2>/dev/null
     SW=$(tail -n +"$MARK" "$OUT/serve-$policy.log" | grep -cE ': (resumed|ready):')
     CPU=$(echo "$C0 $C1 $(getconf CLK_TCK)" | awk '{printf "%.2f", ($2 - $1) / $3}')
+    "$B/vram" ps --json >"$OUT/ps-$policy.json" 2>/dev/null
     # shellcheck disable=SC2086
     OK=$(intact "$policy" $NAMES)
-    python3 - "$OUT/trace-$policy.jsonl" "$policy" "$SW" "$CPU" "$OK" >>"$OUT/table" <<'PY'
+    python3 - "$OUT/trace-$policy.jsonl" "$policy" "$SW" "$CPU" "$OK" "$OUT/events-$policy.txt" \
+        "$OUT/ps-$policy.json" >>"$OUT/table" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 t = sorted(r["ttft_s"] for r in rows if r["status"] == 200 and r["ttft_s"] is not None)
 pct = lambda p: t[min(len(t) - 1, int(round(p / 100 * (len(t) - 1))))] if t else float("nan")
 wall = max((r["total_s"] for r in rows), default=0)
+# every suspend in the trace, from its events: the longest, and any left without a result
+ev = [json.loads(l[6:]) for l in open(sys.argv[6]) if l.startswith("data: ")]
+began, longest, open_ = {}, 0.0, 0
+for e in ev:
+    if e["event"] == "suspending":
+        began[e["model"]] = e["t_ms"]
+    elif e["event"] in ("suspended", "suspend failed") and e["model"] in began:
+        longest = max(longest, (e["t_ms"] - began.pop(e["model"])) / 1000)
+open_ = len(began)
+try:
+    loop = json.load(open(sys.argv[7])).get("loop", {}).get("late_max_ms", -1)
+except Exception:
+    loop = -1
 print(f"{sys.argv[2]:10} {len(t):3}  {pct(50):8.3f}  {pct(99):8.3f}  {(t[-1] if t else 0):8.3f}"
-      f"  {wall:6.1f}  {sys.argv[3]:>8}  {sys.argv[4]:>12}  {sys.argv[5]}")
+      f"  {wall:6.1f}  {sys.argv[3]:>8}  {longest:9.3f}{'*' if open_ else ' '} {loop:9}"
+      f"  {sys.argv[4]:>12}  {sys.argv[5]}")
 PY
     stop_daemon
 done

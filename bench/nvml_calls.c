@@ -91,6 +91,8 @@ int main(int argc, char **argv)
     TIME("nvmlDeviceGetCurrPcieLinkGeneration", nvmlDeviceGetCurrPcieLinkGeneration(d, &v));
     TIME("nvmlDeviceGetCurrPcieLinkWidth", nvmlDeviceGetCurrPcieLinkWidth(d, &v));
     TIME("nvmlDeviceGetFanSpeed", nvmlDeviceGetFanSpeed(d, &v));
+    /* Windows only: a Linux driver answers NOT_SUPPORTED (rc 3) */
+    TIME("nvmlDeviceGetDriverModel", nvmlDeviceGetDriverModel(d, &iv, &iv));
     TIME("nvmlDeviceGetName", nvmlDeviceGetName(d, buf, sizeof buf));
     TIME("nvmlDeviceGetUUID", nvmlDeviceGetUUID(d, buf, sizeof buf));
     TIME("nvmlDeviceGetMinorNumber", nvmlDeviceGetMinorNumber(d, &v));

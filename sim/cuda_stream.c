@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sim/cuda_internal.h"
 
@@ -238,6 +239,9 @@ EXPORT CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned flags)
     if (rc == CUDA_SUCCESS)
         pins[npins++] = (struct pinned){p, n};
     pthread_mutex_unlock(&mu);
+    /* pinning faults every page in and keeps it, as the driver's does */
+    if (rc == CUDA_SUCCESS)
+        madvise(p, n, 23 /* MADV_POPULATE_WRITE */);
     return rc;
 }
 

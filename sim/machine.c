@@ -128,6 +128,7 @@ static int load_gpu(struct ctx *c, json_t *o, unsigned idx, struct sim_gpu_def *
     g->minor = idx;
     g->cc_major = 9;
     g->context = 500 * UNITS_MiB;
+    g->driver_model = -1;
     snprintf(g->uuid, sizeof g->uuid, "GPU-5a5a5a5a-0000-4000-8000-%012x", idx);
     snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "00000000:%02X:00.0", 0x18 + idx);
     bool have_name = false, have_mem = false;
@@ -172,6 +173,8 @@ static int load_gpu(struct ctx *c, json_t *o, unsigned idx, struct sim_gpu_def *
             rc = get_uint(c, v, w, 32, &g->pcie_width);
         else if (!strcmp(k, "minor"))
             rc = get_uint(c, v, w, 255, &g->minor);
+        else if (!strcmp(k, "link_mb_s"))
+            rc = get_uint(c, v, w, 1000000, &g->link_mb_s);
         else if (!strcmp(k, "compute_capability")) {
             unsigned maj = 0, min = 0;
             if (!json_is_string(v) || sscanf(json_string_value(v), "%u.%u", &maj, &min) != 2)
@@ -186,6 +189,12 @@ static int load_gpu(struct ctx *c, json_t *o, unsigned idx, struct sim_gpu_def *
                                                                 : -1;
             if (g->compute_mode < 0)
                 rc = fail(c, w, "must be \"default\", \"exclusive_process\" or \"prohibited\"");
+        } else if (!strcmp(k, "driver_model")) {
+            const char *t = json_is_string(v) ? json_string_value(v) : "";
+            /* NVML's values: 0 WDDM, 1 WDM (TCC), 2 MCDM */
+            g->driver_model = !strcmp(t, "wddm") ? 0 : !strcmp(t, "tcc") ? 1 : !strcmp(t, "mcdm") ? 2 : -1;
+            if (g->driver_model < 0)
+                rc = fail(c, w, "must be \"wddm\", \"tcc\" or \"mcdm\" (Windows only)");
         } else if (!strcmp(k, "persistence"))
             rc = get_bool(c, v, w, &g->persistence);
         else if (!strcmp(k, "display_attached"))

@@ -4,6 +4,7 @@
  * answering from the machine file and the shared ledger. A function the
  * machine file lists under "absent" answers NVML_ERROR_FUNCTION_NOT_FOUND,
  * which is how the product sees a driver too old to have it. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +12,11 @@
 #include "gpu/nvml_api.h"
 #include "sim/sim.h"
 
+#ifdef _WIN32 /* nvml.dll: what a DLL exports is said at each definition */
+#define EXPORT __declspec(dllexport)
+#else
 #define EXPORT __attribute__((visibility("default")))
+#endif
 
 struct nvmlDevice_st {
     unsigned index;
@@ -121,16 +126,10 @@ EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned pid, char *name, unsigned 
         for (unsigned j = 0; j < s->machine.gpus[i].nprocs; j++)
             if (s->machine.gpus[i].procs[j].pid == pid)
                 return copy_str(s->machine.gpus[i].procs[j].name, name, len);
-    /* like the real library: the name of a live process, from /proc */
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%u/comm", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    /* like the real library: the name of a live process, from the OS */
+    char buf[260];
+    if (sim_state_proc_name(pid, buf, sizeof buf) < 0)
         return NVML_ERROR_NOT_FOUND;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
     return copy_str(buf, name, len);
 }
 
@@ -275,10 +274,35 @@ UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, g->power_limit_mw)
 UINT_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, g->pcie_gen)
 UINT_GETTER(nvmlDeviceGetCurrPcieLinkWidth, g->pcie_width)
 INT_GETTER(nvmlDeviceGetPerformanceState, (int)g->pstate)
-INT_GETTER(nvmlDeviceGetPersistenceMode, g->persistence ? 1 : 0)
+
 INT_GETTER(nvmlDeviceGetComputeMode, g->compute_mode)
 INT_GETTER(nvmlDeviceGetDisplayMode, g->display_attached ? 1 : 0)
 INT_GETTER(nvmlDeviceGetDisplayActive, g->display_active ? 1 : 0)
+
+EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *mode)
+{
+    ENTER("nvmlDeviceGetPersistenceMode");
+    DEVICE(d);
+    if (!mode)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (g->driver_model >= 0) /* "For Linux only", says nvml.h */
+        return NVML_ERROR_NOT_SUPPORTED;
+    *mode = g->persistence ? 1 : 0;
+    return NVML_SUCCESS;
+}
+
+/* Windows only: Linux drivers answer NOT_SUPPORTED. */
+EXPORT nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t d, int *current, int *pending)
+{
+    ENTER("nvmlDeviceGetDriverModel");
+    DEVICE(d);
+    if (!current || !pending)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (g->driver_model < 0)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *current = *pending = g->driver_model;
+    return NVML_SUCCESS;
+}
 
 EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t d, unsigned *speed)
 {
@@ -363,11 +387,15 @@ static nvmlReturn_t write_records(struct sim *s, nvmlDevice_t d, unsigned type, 
         *count = n;
         return n ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
     }
+    /* WDDM keeps each process's memory to itself: NVML lists the process
+     * with usedGpuMemory NOT_AVAILABLE (nvidia-smi's "N/A") */
+    const uint64_t na = NVML_VALUE_NOT_AVAILABLE;
+    bool wddm = s->machine.gpus[d->index].driver_model == NVML_DRIVER_WDDM;
     for (unsigned i = 0; i < n; i++) {
         unsigned char *r = (unsigned char *)buf + (size_t)i * stride;
         memset(r, 0, stride);
         memcpy(r, &recs[i].pid, 4);
-        memcpy(r + 8, &recs[i].used, 8);
+        memcpy(r + 8, wddm ? &na : &recs[i].used, 8);
         if (stride >= 24)
             memset(r + 16, 0xff, 8); /* gpuInstanceId, computeInstanceId: no MIG */
     }

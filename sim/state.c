@@ -30,6 +30,23 @@ uint64_t sim_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+int sim_state_proc_name(uint32_t pid, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/comm", pid);
+    FILE *f = fopen(path, "r");
+    if (!f || len == 0) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
 uint64_t sim_state_start_of(int32_t pid)
 {
     return pid > 0 ? hostproc_start_ticks((uint32_t)pid) : 0;

@@ -4,6 +4,7 @@
 #ifndef VRAM_SIM_STATE_H
 #define VRAM_SIM_STATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sim/machine.h"
@@ -68,5 +69,9 @@ void sim_state_busy(struct sim_state *s, unsigned gpu);
 uint64_t sim_state_start_of(int32_t pid);
 
 uint64_t sim_now_ms(void);
+
+/* What the driver names a live process: its command name from /proc on
+ * Linux, its image's full path on Windows. -1 when it is gone. */
+int sim_state_proc_name(uint32_t pid, char *buf, size_t len);
 
 #endif

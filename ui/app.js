@@ -4,12 +4,16 @@
  * second and each event as it happens; GET /v1/models/NAME/log?follow=1 a
  * model's log; the buttons POST what `vram load|unload|suspend|resume` do.
  * Nothing here asks another host for anything (Content-Security-Policy
- * default-src 'self'). Data goes into the page as text, never as markup. */
+ * default-src 'self'). Data goes into the page as text, never as markup.
+ * Opened by `vram ui`, the page gets a session: a cookie (HttpOnly) and,
+ * in the URL's fragment, a value it keeps in this address's own storage
+ * and sends as X-Vram-Session (docs/ui.md). */
 'use strict';
 
 const API = '/vram/v1';
 const HISTORY_MS = 5 * 60 * 1000;
 const TOKEN_KEY = 'vram-token';
+const SESSION_KEY = 'vram-session';
 const MAX_EVENTS = 200;
 const MAX_LOG_CHUNKS = 1500;
 const GiB = 1024 ** 3;
@@ -17,6 +21,12 @@ const MiB = 1024 ** 2;
 const $ = (id) => document.getElementById(id);
 
 let token = sessionStorage.getItem(TOKEN_KEY) || '';
+/* vram ui's redirect says #session=VALUE once; it is kept, and the URL cleaned */
+if (location.hash.startsWith('#session=')) {
+  localStorage.setItem(SESSION_KEY, location.hash.slice(9));
+  history.replaceState(null, '', location.pathname);
+}
+let session = localStorage.getItem(SESSION_KEY) || '';
 let models = [];            /* the last /v1/models */
 let skewMs = 0;             /* the daemon's clock minus ours */
 let live = null;            /* the event stream's AbortController */
@@ -77,8 +87,14 @@ function note(text, info) {
 async function call(path, opts = {}) {
   const headers = Object.assign({}, opts.headers);
   if (token) headers.Authorization = 'Bearer ' + token;
-  const r = await fetch(API + path, {...opts, headers, cache: 'no-store', credentials: 'omit'});
+  if (session) headers['X-Vram-Session'] = session;
+  /* same-origin: the session's cookie goes (SameSite=Strict, this address only) */
+  const r = await fetch(API + path, {...opts, headers, cache: 'no-store', credentials: 'same-origin'});
   if (r.status === 401) {
+    if (session && !token) {
+      session = ''; /* refused: a daemon started since (vram ui again), or another's */
+      localStorage.removeItem(SESSION_KEY);
+    }
     unauthorized();
     throw new Unauthorized('the token was refused');
   }
@@ -162,7 +178,8 @@ function unauthorized() {
   $('logout').hidden = true;
   $('login-why').textContent = refused
     ? 'The daemon refused that token. Enter the one in its configuration (token = in [serve]).'
-    : 'This daemon asks for its token (token = in [serve] of its configuration).';
+    : 'This daemon asks for its token (token = in [serve] of its configuration), ' +
+      'or run vram ui on its machine.';
   setConn('out');
   const d = $('login');
   if (!d.open) d.showModal();
@@ -416,7 +433,8 @@ function row(m) {
   }
   r.nameText = el('span');
   r.error = el('div', 'err');
-  r.cells.name.append(r.nameText, r.error);
+  r.from = el('div', 'from');
+  r.cells.name.append(r.nameText, r.from, r.error);
   r.state = el('span', 'state');
   r.cells.state.append(r.state);
   const acts = el('div', 'actions');
@@ -457,6 +475,9 @@ function renderModels() {
     const c = r.cells;
     setText(r.nameText, m.name);
     setText(r.error, m.error || '');
+    /* a model discover = found: its store, and what it last ran with */
+    setText(r.from, m.source ? 'from ' + m.source +
+      (m.ctx ? ` · -c ${m.ctx} -ngl ${m.ngl}/${m.layers}` : '') : '');
     setText(r.state, m.state);
     r.state.dataset.s = m.state;
     setText(c.gpu, m.gpu == null ? '—' : String(m.gpu));

@@ -10,6 +10,9 @@
 #include <stddef.h>
 
 #define PATHS_MAX 512
+/* The dashboard's URL with its key, beside the socket (SOCKET.ui): written
+ * by vram serve (daemon/uikey.c), read by vram ui. */
+#define PATHS_UI_SUFFIX ".ui"
 
 struct paths {
     char config[PATHS_MAX]; /* vram.conf */

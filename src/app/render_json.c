@@ -33,6 +33,11 @@ static json_t *proc_json(const struct snap_proc *p)
     json_object_set_new(o, "cmdline", p->cmdline[0] ? json_string(p->cmdline) : json_null());
     json_object_set_new(o, "cap", p->cap ? json_integer((json_int_t)p->cap) : json_null());
     json_object_set_new(o, "counted", p->cap ? json_integer((json_int_t)p->counted) : json_null());
+    /* where used came from: the driver, or (WDDM) Windows' GPU counters */
+    json_object_set_new(o, "used_source",
+                        !p->used_known ? json_null()
+                        : p->used_wddm ? json_string("windows_counters")
+                                       : json_string("driver"));
     return o;
 }
 
@@ -96,6 +101,11 @@ static json_t *gpu_json(const struct snap_gpu *g)
                             ? json_pack("{s:i, s:i}", "gen", g->pcie_gen, "width", g->pcie_width)
                             : json_null());
     json_object_set_new(o, "fan_pct", opt_uint(h & SNAP_HAVE_FAN, g->fan_pct));
+    static const char *const models[] = {"wddm", "tcc", "mcdm"};
+    json_object_set_new(o, "driver_model",
+                        h & SNAP_HAVE_DRIVER_MODEL && (unsigned)g->driver_model < 3
+                            ? json_string(models[g->driver_model])
+                            : json_null());
 
     json_t *procs = h & SNAP_HAVE_PROCS ? json_array() : json_null();
     for (size_t i = 0; procs && json_is_array(procs) && i < g->nprocs; i++)

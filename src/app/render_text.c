@@ -25,6 +25,11 @@ const char *render_ptype(unsigned t, char *buf, size_t len)
     return buf;
 }
 
+const char *render_driver_model(enum snap_driver_model m)
+{
+    return m == SNAP_DM_WDDM ? "WDDM" : m == SNAP_DM_TCC ? "TCC" : "MCDM";
+}
+
 const char *render_pstate(enum snap_pstate st)
 {
     switch (st) {
@@ -102,6 +107,29 @@ static void line(const struct pen *p, const char *label, const char *sgr, uint64
         names_of(p->out, g, (enum snap_role)role);
 }
 
+/* Windows: where WDDM kept the per-process figures from the driver, say
+ * where they came from instead, or that there are none. */
+static void wddm_notes(const struct pen *p, const struct snap_gpu *g)
+{
+    size_t counted = 0, hidden = 0;
+    for (size_t i = 0; i < g->nprocs; i++) {
+        counted += g->procs[i].used_wddm;
+        hidden += !g->procs[i].used_known;
+    }
+    if (!(g->have & SNAP_HAVE_DRIVER_MODEL) || g->driver_model != SNAP_DM_WDDM)
+        return;
+    if (counted)
+        fprintf(p->out,
+                "  %snote:%s WDDM gives the driver no per-process figures: these are Windows' "
+                "GPU counters (dedicated usage, as Task Manager shows)\n",
+                ink(p, SGR_YELLOW), ink(p, SGR_OFF));
+    if (hidden)
+        fprintf(p->out,
+                "  %snote:%s WDDM hides %zu process%s' memory from the driver and Windows' GPU "
+                "counters gave none: n/a, counted in unattributed\n",
+                ink(p, SGR_YELLOW), ink(p, SGR_OFF), hidden, hidden == 1 ? "" : "es");
+}
+
 static void gpu_text(const struct pen *p, const struct snap_gpu *g, bool verbose)
 {
     FILE *out = p->out;
@@ -122,6 +150,8 @@ static void gpu_text(const struct pen *p, const struct snap_gpu *g, bool verbose
                 g->display_active     ? "active"
                 : g->display_attached ? "attached"
                                       : "none");
+    if (g->have & SNAP_HAVE_DRIVER_MODEL)
+        fprintf(out, "   %s", render_driver_model(g->driver_model));
     fputc('\n', out);
 
     if (a.reserved_unknown)
@@ -148,6 +178,7 @@ static void gpu_text(const struct pen *p, const struct snap_gpu *g, bool verbose
     if (!(g->have & SNAP_HAVE_PROCS))
         fprintf(out, "  %snote:%s the driver gave no process list (n/a)\n", ink(p, SGR_YELLOW),
                 ink(p, SGR_OFF));
+    wddm_notes(p, g);
     if (!verbose || g->nprocs == 0)
         return;
     fprintf(out, "  %s%8s %-10s %-9s %-16s %10s %-8s %s%s\n", ink(p, SGR_BOLD), "PID", "USER",

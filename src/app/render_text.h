@@ -22,4 +22,7 @@ const char *render_ptype(unsigned types, char *buf, size_t len);
 
 const char *render_pstate(enum snap_pstate st);
 
+/* Windows's driver model as nvidia-smi names it: "WDDM", "TCC", "MCDM". */
+const char *render_driver_model(enum snap_driver_model m);
+
 #endif

@@ -36,7 +36,7 @@ const struct cmd_entry cmd_fit_entry = {
             "local model: its size on disk, what it needs at --ctx, and whether it fits now,\n"
             "after suspending or stopping what, or not at all.\n"
             "\n"
-            "  -c, --ctx N            prompt/context tokens (default 4096)\n"
+            "  -c, --ctx N            prompt/context tokens (default 4096; 32k, 128k: k = 1024)\n"
             "  -b, --batch N          sequences at once (default 1)\n"
             "      --dtype D          only this precision: fp32, fp16, bf16\n"
             "      --quant Q          only this quantization: int8, fp8, q8_0, q6_k, q5_k, q4,\n"
@@ -49,7 +49,7 @@ const struct cmd_entry cmd_fit_entry = {
             "      --flash-attn F     llama.cpp: on (its default on NVIDIA GPUs) or off\n"
             "      --train            one training step instead of inference\n"
             "      --optim O          adamw (default), adam8bit, sgd\n"
-            "      --seq N            training sequence length (default 1024)\n"
+            "      --seq N            training sequence length in tokens (default 1024)\n"
             "      --mixed            fp32 master weights, 16-bit compute\n"
             "      --ckpt             gradient checkpointing\n"
             "      --lora-rank R      LoRA adapters of rank R, base frozen\n"
@@ -105,6 +105,17 @@ static int number(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint
     return 0;
 }
 
+/* A count of tokens: 8192, 32k, 128k (128 x 1024), 1M. */
+static int tokens(const char *opt, const char *s, uint64_t *out)
+{
+    if (units_parse_tokens(s, out) < 0 || *out < 1 || *out > 10000000)
+        return cmd_bad_usage(&cmd_fit_entry,
+                             "%s '%s': a count of tokens from 1 to 10000000, like 8192 or 128k "
+                             "(k = 1024)",
+                             opt, s);
+    return 0;
+}
+
 /* "13B", "7.6b", "500M" parameters. */
 static int count(const char *s, uint64_t *out)
 {
@@ -153,7 +164,7 @@ static int load(const char *arg, struct fit_report *r, struct fit_model *fm,
     fm->source = ref.store;
     fm->disk = ref.disk;
     char path[3 * MODELREF_PATH];
-    snprintf(path, sizeof path, "%s/%s/%s", ref.root, ref.dir, ref.file);
+    localstore_path(&ref, path, sizeof path);
     fitmachine_learned(serve, r, path, NULL, fm);
     return rc;
 }
@@ -190,7 +201,7 @@ static int listed(const struct modelref *ref, const char *why, void *arg)
                   : ref->gguf ? ESTIMATE_LLAMACPP
                               : ESTIMATE_TORCH;
     char path[3 * MODELREF_PATH];
-    snprintf(path, sizeof path, "%s/%s/%s", ref->root, ref->dir, ref->file);
+    localstore_path(ref, path, sizeof path);
     fitmachine_learned(l->serve, r, path, NULL, fm);
     return 0;
 }
@@ -245,7 +256,7 @@ static int cmd_fit(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "c:b:r:m:jh", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
-            rc = number("--ctx", optarg, 1, 10000000, &r.opts.ctx);
+            rc = tokens("--ctx", optarg, &r.opts.ctx);
             break;
         case 'b':
             rc = number("--batch", optarg, 1, 100000, &r.opts.batch);
@@ -294,7 +305,7 @@ static int cmd_fit(int argc, char **argv)
                                      optarg);
             break;
         case O_SEQ:
-            rc = number("--seq", optarg, 1, 10000000, &r.opts.seq);
+            rc = tokens("--seq", optarg, &r.opts.seq);
             break;
         case O_MIXED:
             r.opts.mixed = true;
@@ -445,6 +456,12 @@ static int cmd_fit(int argc, char **argv)
     } else {
         fitview_text(stdout, &r);
     }
+    /* 0: every model named fits now (whole, or llama.cpp with -ngl N);
+     * 1: one does not (the answer says what would make room) */
+    int code = 0;
+    for (size_t i = 0; !r.listing && i < r.nmodels; i++)
+        if (r.models[i].verdict == FIT_AFTER_ROOM || r.models[i].verdict == FIT_NOWHERE)
+            code = 1;
     free(r.models);
-    return 0;
+    return code;
 }

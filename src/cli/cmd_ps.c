@@ -108,10 +108,18 @@ static int cmd_ps(int argc, char **argv)
         return 0;
     }
     bool col = color_on(stdout);
-    printf("%s%-16s %-10s %-4s %-9s %-9s %-10s %-10s %s%s\n", col ? "\033[1m" : "", "MODEL",
-           "STATE", "GPU", "VRAM", "HOST RAM", "SWAP", "LAST USED", "RESTARTS", col ? "\033[0m" : "");
     size_t i;
     json_t *m;
+    int w = 16; /* the column as wide as the longest name ("Qwen/Qwen2.5-7B-Instruct") */
+    json_array_foreach(json_object_get(r, "models"), i, m)
+    {
+        const char *n = json_string_value(json_object_get(m, "name"));
+        if (n && strlen(n) > (size_t)w && strlen(n) < 200)
+            w = (int)strlen(n);
+    }
+    printf("%s%-*s %-10s %-4s %-9s %-9s %-10s %-10s %-8s %s%s\n", col ? "\033[1m" : "", w, "MODEL",
+           "STATE", "GPU", "VRAM", "HOST RAM", "SWAP", "LAST USED", "RESTARTS", "FROM",
+           col ? "\033[0m" : "");
     json_array_foreach(json_object_get(r, "models"), i, m)
     {
         char g[8] = "-", v[32], h[32], a[32];
@@ -119,13 +127,25 @@ static int cmd_ps(int argc, char **argv)
             snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
         const char *sw = json_string_value(json_object_get(m, "swap"));
         const char *state = json_string_value(json_object_get(m, "state"));
-        printf("%-16s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %lld%s%s\n",
+        /* where it came from: the configuration, or a store discover = read
+         * (with what it was last started with) */
+        char from[96];
+        const char *src = json_string_value(json_object_get(m, "source"));
+        json_t *ctx = json_object_get(m, "ctx");
+        if (src && json_is_integer(ctx))
+            snprintf(from, sizeof from, "%s -c %lld -ngl %lld/%lld", src,
+                     (long long)json_integer_value(ctx),
+                     (long long)json_integer_value(json_object_get(m, "ngl")),
+                     (long long)json_integer_value(json_object_get(m, "layers")));
+        else
+            snprintf(from, sizeof from, "%s", src ? src : "config");
+        printf("%-*s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %-8lld %s%s%s\n", w,
                json_string_value(json_object_get(m, "name")), col ? state_color(state) : "",
                state, col ? "\033[0m" : "", g,
                size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),
                size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw ? sw : "-",
                ago(json_object_get(m, "last_used_ms"), a, sizeof a),
-               (long long)json_integer_value(json_object_get(m, "restarts")),
+               (long long)json_integer_value(json_object_get(m, "restarts")), from,
                *json_string_value(json_object_get(m, "error")) ? "   " : "",
                json_string_value(json_object_get(m, "error")));
     }

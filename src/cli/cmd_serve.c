@@ -32,12 +32,19 @@ const struct cmd_entry cmd_serve_entry = {
             "Each [model NAME] section gives a command (with ${PORT}), its VRAM (a size,\n"
             "or auto with file = MODEL), gpus, idle, evict (suspend or stop), priority,\n"
             "pinned, health, start_timeout. See examples/vram.conf and docs/serve.md.\n"
+            "With discover = all (or ollama huggingface lmstudio llamacpp) in [serve], the\n"
+            "GGUF models already on disk are served with no [model] section, by the names\n"
+            "their stores give them, through llama-server (llama_server = PATH).\n"
             "SIGHUP reloads the configuration; SIGTERM stops the models and exits.\n"
             "Under systemd (vram.service, or the user unit) it says when it is ready and\n"
             "logs to the journal with levels. As root its files are in /run/vram,\n"
             "/var/lib/vram and /var/log/vram; as a user in $XDG_RUNTIME_DIR/vram and\n"
             "$XDG_STATE_HOME/vram, unless the configuration says otherwise.\n"
-            "Clients: vram ps, vram load, vram unload, vram suspend, vram resume.\n",
+            "Clients: vram ps, vram load, vram unload, vram suspend, vram resume.\n"
+            "listen = HOST:PORT serves the models and the dashboard (vram ui opens it); in\n"
+            "[serve] token and tokens (named keys, key files) ask clients for a key;\n"
+            "origins (else $OLLAMA_ORIGINS) lets pages of other sites in, with CORS; hosts\n"
+            "adds names a browser may reach it by (docs/proxy.md).\n",
     .exec = cmd_serve,
 };
 
@@ -70,7 +77,7 @@ static int check_config(const char *path)
     if (!cfg)
         return 1;
     int rc = 0;
-    if (config_load(path, cfg, err, sizeof err) < 0 ||
+    if (config_load(path, cfg, err, sizeof err) < 0 || serve_discover(cfg, err, sizeof err) < 0 ||
         config_check_socket(cfg, err, sizeof err) < 0 || check_sizes(cfg, err, sizeof err) < 0) {
         fprintf(stderr, "vram serve: %s\n", err);
         rc = 2;

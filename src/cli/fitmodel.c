@@ -101,14 +101,19 @@ void fitmodel_answer(const struct fit_report *r, struct fit_model *fm, const cha
         for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
             fm->split_room[kind] += fm->split[kind].total <= r->gpus[g].free;
     }
+    fm->verdict = FIT_UNKNOWN;
     if (!r->have_gpus || !n)
         return;
     if (fm->best < 0)
         make_room(r, fm);
-    if (o.train)
-        return;
-    if (fm->runtime == ESTIMATE_LLAMACPP)
+    if (!o.train && fm->runtime == ESTIMATE_LLAMACPP)
         llamacpp_plan(r, fm, o);
-    else if (fm->runtime == ESTIMATE_VLLM)
+    else if (!o.train && fm->runtime == ESTIMATE_VLLM)
         vllm_plan(r, fm, &o);
+    /* one answer: whole now; else llama.cpp's layers that fit now (at
+     * least one: -ngl 0 is the CPU's model); else after making room */
+    fm->verdict = fm->best >= 0                       ? FIT_NOW
+                  : fm->ngl_gpu >= 0 && fm->ngl_fit >= 1 ? FIT_PARTIAL
+                  : fm->room_gpu >= 0                 ? FIT_AFTER_ROOM
+                                                      : FIT_NOWHERE;
 }

@@ -111,13 +111,28 @@ static void plans_text(FILE *out, const struct fit_report *r, const struct fit_m
     }
     if (!r->have_gpus || r->nmodels != 1)
         return;
-    if (fm->best >= 0) {
+    switch (fm->verdict) {
+    case FIT_NOW:
         fprintf(out, "  best that fits: %s\n", fm->est[fm->best].prec.name);
-    } else if (fm->room_gpu >= 0) {
+        break;
+    case FIT_PARTIAL:
+        fprintf(out,
+                "  fits now with -ngl %d of %u on GPU %u (the other layers on the CPU, slower)",
+                fm->ngl_fit, fm->info.layers + 1, r->gpus[fm->ngl_gpu].index);
+        if (fm->room_gpu >= 0) {
+            fprintf(out, "; every layer on GPU %u after ", r->gpus[fm->room_gpu].index);
+            room_text(out, r, fm);
+        } else if (fm->ctx_fit) {
+            fprintf(out, "; every layer with --ctx %llu", (unsigned long long)fm->ctx_fit);
+        }
+        fputc('\n', out);
+        break;
+    case FIT_AFTER_ROOM:
         fprintf(out, "  fits nowhere now; on GPU %u after ", r->gpus[fm->room_gpu].index);
         room_text(out, r, fm);
         fputc('\n', out);
-    } else {
+        break;
+    default:
         fprintf(out, "  fits nowhere\n");
     }
 }
@@ -187,7 +202,10 @@ static void listing_text(FILE *out, const struct fit_report *r)
         for (size_t g = 0; g < r->ngpus; g++)
             if (fitview_need(fm, 0, g) <= r->gpus[g].free)
                 fprintf(out, "%sGPU %u", yes++ ? ", " : "now: ", r->gpus[g].index);
-        if (!yes && fm->room_gpu >= 0) {
+        if (!yes && fm->verdict == FIT_PARTIAL) {
+            fprintf(out, "now: GPU %u with -ngl %d of %u", r->gpus[fm->ngl_gpu].index, fm->ngl_fit,
+                    fm->info.layers + 1);
+        } else if (!yes && fm->room_gpu >= 0) {
             fprintf(out, "on GPU %u after ", r->gpus[fm->room_gpu].index);
             room_text(out, r, fm);
         } else if (!yes) {
@@ -220,18 +238,29 @@ void fitview_text(FILE *out, const struct fit_report *r)
     for (size_t g = 0; g < r->ngpus; g++) {
         int n = 0;
         for (size_t i = 0; i < r->nmodels; i++)
-            if (r->plan.gpu_of[i] == (int)g && r->models[i].best >= 0)
-                fprintf(out, "%s%s (%s)",
-                        n++ ? ", " : "  together on GPU %u: ", r->models[i].info.name,
+            if (r->plan.gpu_of[i] == (int)g && r->models[i].best >= 0) {
+                if (!n++)
+                    fprintf(out, "  together on GPU %u: ", r->gpus[g].index);
+                else
+                    fprintf(out, ", ");
+                fprintf(out, "%s (%s)", r->models[i].info.name,
                         r->models[i].est[r->models[i].best].prec.name);
+            }
         if (n)
             fprintf(out, "   (%s left)\n", gib(r->plan.room_left[g], b, 32));
     }
-    for (size_t i = 0; i < r->nmodels; i++)
-        if (r->plan.gpu_of[i] < 0)
-            fprintf(out, "  takes turns: %s%s\n", r->models[i].info.name,
-                    r->models[i].best < 0 ? " (fits on no GPU even alone)"
-                                          : " (fits alone, not beside the others)");
+    for (size_t i = 0; i < r->nmodels; i++) {
+        const struct fit_model *fm = &r->models[i];
+        if (r->plan.gpu_of[i] >= 0)
+            continue;
+        if (fm->verdict == FIT_PARTIAL)
+            fprintf(out, "  takes turns: %s (alone only with -ngl %d of %u, the rest on the CPU)\n",
+                    fm->info.name, fm->ngl_fit, fm->info.layers + 1);
+        else
+            fprintf(out, "  takes turns: %s%s\n", fm->info.name,
+                    fm->best < 0 ? " (fits on no GPU even alone)"
+                                 : " (fits alone, not beside the others)");
+    }
 }
 
 static json_t *estimate_json(const struct fit_report *r, const struct fit_model *fm, int k)
@@ -252,6 +281,8 @@ static json_t *estimate_json(const struct fit_report *r, const struct fit_model 
     }
     if (fm->runtime == ESTIMATE_LLAMACPP)
         json_object_set_new(o, "gpu_layers", json_integer(e->gpu_layers));
+    if (fm->runtime == ESTIMATE_TORCH && !r->opts.train)
+        json_object_set_new(o, "kept_from_load", json_integer((json_int_t)e->kept_from_load));
     return o;
 }
 
@@ -297,6 +328,9 @@ static json_t *model_json(const struct fit_report *r, const struct fit_model *fm
         m->vocab, "estimates", ests, "best",
         fm->best >= 0 ? json_string(fm->est[fm->best].prec.name) : json_null(), "learned",
         learned, "make_room", room_json(r, fm));
+    static const char *const verdicts[] = {"unknown", "fits", "partial", "after_making_room",
+                                           "nowhere"};
+    json_object_set_new(o, "verdict", json_string(verdicts[fm->verdict]));
     if (r->split_gpus > 1 && fm->nest) {
         json_t *sp = json_object();
         json_object_set_new(sp, "gpus", json_integer(r->split_gpus));

@@ -10,6 +10,7 @@
 #include "core/estimate.h"
 #include "core/fitplan.h"
 #include "core/model.h"
+#include "core/modelname.h"
 #include "core/split.h"
 
 #define FIT_MAX_PREC    8
@@ -19,7 +20,7 @@
  * (which can be suspended to host RAM rather than stopped). */
 struct fit_holder {
     uint32_t pid;
-    char name[64]; /* the process's name, or vram serve's name for the model */
+    char name[MODELNAME_MAX]; /* the process's name, or vram serve's name for the model */
     uint64_t bytes;
     bool served;
 };
@@ -32,6 +33,16 @@ struct fit_gpu {
     size_t nholders;
 };
 
+/* The answer for one model, said once: the text, the JSON and the exit
+ * code (0 for FIT_NOW and FIT_PARTIAL) follow it. */
+enum fit_verdict {
+    FIT_UNKNOWN,    /* no GPU to check against, or not read */
+    FIT_NOW,        /* whole, on some GPU now */
+    FIT_PARTIAL,    /* llama.cpp: some layers (-ngl N, N >= 1) on a GPU now, the rest on the CPU */
+    FIT_AFTER_ROOM, /* not now; after suspending or stopping what room_* names */
+    FIT_NOWHERE,
+};
+
 struct fit_model {
     struct model_info info;
     enum estimate_runtime runtime;
@@ -42,7 +53,7 @@ struct fit_model {
     int best; /* the highest precision that fits somewhere, -1 if none */
     /* what vram serve measured for this model on each GPU's kind; 0: none */
     uint64_t learned[FITPLAN_MAX];
-    char learned_as[64];
+    char learned_as[MODELNAME_MAX];
     /* when nothing fits now: the GPU where freeing the fewest holders
      * makes room (-1: none would), and which */
     int room_gpu, room_count;
@@ -61,6 +72,7 @@ struct fit_model {
     struct estimate_result split[2];
     unsigned split_room[2];
     char error[512]; /* the list: why it could not be read */
+    enum fit_verdict verdict;
 };
 
 struct fit_report {

@@ -1,6 +1,5 @@
 /* main: `vram`'s entry point. Parses the options every command shares,
  * then finds the command in the table and hands over. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +27,7 @@ const struct cmd_entry *const cmd_table[] = {
     &cmd_ps_entry,
     &cmd_load_entry,
     &cmd_unload_entry,
+    &cmd_ui_entry,
     &cmd_help_entry,
     &cmd_complete_entry,
     /* clang-format on */
@@ -35,22 +35,6 @@ const struct cmd_entry *const cmd_table[] = {
 
 #define NCMDS (sizeof cmd_table / sizeof cmd_table[0])
 const size_t cmd_count = NCMDS;
-
-const struct cmd_entry *cmd_find(const char *name)
-{
-    for (size_t k = 0; k < NCMDS; k++)
-        if (!strcmp(name, cmd_table[k]->name))
-            return cmd_table[k];
-    return NULL;
-}
-
-void cmd_usage(const struct cmd_entry *e, int to_stderr)
-{
-    FILE *out = to_stderr ? stderr : stdout;
-    fprintf(out, "usage: vram %s %s\n%s\n", e->name, e->args, e->summary);
-    if (!to_stderr && e->help)
-        fprintf(out, "\n%s", e->help);
-}
 
 int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc)
 {
@@ -60,20 +44,6 @@ int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc)
                 e->name);
     fputc('\n', stderr);
     return err_exit_code(rc);
-}
-
-int cmd_bad_usage(const struct cmd_entry *e, const char *fmt, ...)
-{
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "vram %s: ", e->name);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
-    }
-    fprintf(stderr, "usage: vram %s %s\n(vram %s --help for details)\n", e->name, e->args, e->name);
-    return err_exit_code(VRAM_EINPUT);
 }
 
 static void usage(FILE *out)

@@ -17,7 +17,8 @@ const char *doctor_kind_name(enum doc_kind k)
 {
     static const char *const names[] = {"display", "reserved",   "unattributed", "zombie",
                                         "stopped", "idle_power", "persistence",  "compute_mode",
-                                        "mig",     "mps",        "idle"};
+                                        "mig",     "mps",        "idle",
+                                        "gpu_scheduling"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 

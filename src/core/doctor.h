@@ -23,6 +23,7 @@ enum doc_kind {
     DOC_MIG,          /* MIG enabled */
     DOC_MPS,          /* an MPS control daemon runs */
     DOC_IDLE,         /* holds memory, did no GPU work for the watched time */
+    DOC_GPU_SCHEDULING, /* Windows: hardware-accelerated GPU scheduling is off */
 };
 
 struct doc_host {

@@ -41,6 +41,11 @@ struct estimate_result {
      * neighbours in total */
     uint64_t gradients, optimizer;
     unsigned gpu_layers; /* llama.cpp: the -ngl this is for, output layer counted */
+    /* PyTorch inference: the part of runtime that is a block the caching
+     * allocator keeps from loading the model (the size of its embedding),
+     * what the transients do not cover; a process that empties its cache
+     * after loading (torch.cuda.empty_cache()) does without it */
+    uint64_t kept_from_load;
 };
 
 void estimate_defaults(struct estimate_opts *o);

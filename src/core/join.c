@@ -19,8 +19,7 @@ void join_procs(struct snap_gpu *g, const struct join_lookup *l)
         if (l->host(l->ctx, &p) < 0) {
             if (l->driver_name(l->ctx, p.pid, p.cmdline, sizeof p.cmdline) < 0 || !p.cmdline[0])
                 continue;
-            const char *base = strrchr(p.cmdline, '/');
-            snprintf(p.name, sizeof p.name, "%s", base ? base + 1 : p.cmdline);
+            snprintf(p.name, sizeof p.name, "%s", role_base(p.cmdline));
         }
         p.role = role_of(p.name, p.types);
         g->procs[keep++] = p;

@@ -46,6 +46,29 @@ static const struct {
     {"csrss.exe", EXACT, SNAP_ROLE_DISPLAY},
     {"explorer.exe", EXACT, SNAP_ROLE_DISPLAY},
     {"NVDisplay.Container.exe", EXACT, SNAP_ROLE_DISPLAY},
+    /* the Windows shell's own processes: WDDM lists every process that
+     * draws as compute+graphics, so the name, not the type, says desktop */
+    {"ShellExperienceHost.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"StartMenuExperienceHost.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"SearchHost.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"SearchApp.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"TextInputHost.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"ApplicationFrameHost.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"LockApp.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"Widgets.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"WidgetService.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"PhoneExperienceHost.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"SystemSettings.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"NVIDIA Overlay.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"NVIDIA app.exe", EXACT, SNAP_ROLE_DISPLAY},
+    /* browsers and the web views apps embed: graphics memory for pages */
+    {"msedge.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"msedgewebview2.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"chrome.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"firefox.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"brave.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"opera.exe", EXACT, SNAP_ROLE_DISPLAY},
+    {"vivaldi.exe", EXACT, SNAP_ROLE_DISPLAY},
     /* driver helpers that hold the device but are not a job */
     {"nvidia-persistenced", EXACT, SNAP_ROLE_OTHER},
     {"nvidia-cuda-mps-server", EXACT, SNAP_ROLE_OTHER},
@@ -63,11 +86,18 @@ static bool rule_matches(size_t i, const char *name)
     return strcmp(name, rules[i].name) == 0;
 }
 
+const char *role_base(const char *path)
+{
+    /* Windows paths use either separator: NVML names C:\Windows\System32\dwm.exe */
+    const char *slash = strrchr(path, '/'), *back = strrchr(path, '\\');
+    const char *sep = !slash ? back : !back ? slash : slash > back ? slash : back;
+    return sep ? sep + 1 : path;
+}
+
 enum snap_role role_of(const char *name, unsigned types)
 {
     if (name && *name) {
-        const char *base = strrchr(name, '/');
-        base = base ? base + 1 : name;
+        const char *base = role_base(name);
         for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
             if (rule_matches(i, base))
                 return rules[i].role;

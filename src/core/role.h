@@ -10,4 +10,7 @@ enum snap_role role_of(const char *name, unsigned types);
 
 const char *role_name(enum snap_role r);
 
+/* The file name in a path, after the last '/' or '\\' (Windows paths). */
+const char *role_base(const char *path);
+
 #endif

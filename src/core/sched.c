@@ -353,6 +353,16 @@ uint64_t sched_expires(const struct sched *s, unsigned i)
     return m->last_used_ms + m->keep_ms;
 }
 
+/* How long a request must have waited before m is preempted for it: the
+ * switch delays every request queued for m by what a switch of m takes
+ * (1 s until one was measured), so the waiter must have waited that much
+ * for each of them; never more than m's slice. */
+static uint64_t preempt_bar(const struct sched_model *m)
+{
+    uint64_t cost = m->switch_ms ? m->switch_ms : 1000, bar = (uint64_t)m->backlog * cost;
+    return bar < m->slice_ms ? bar : m->slice_ms;
+}
+
 static void sooner(uint64_t *next, uint64_t t, uint64_t now)
 {
     if (t > now && t < *next)
@@ -386,6 +396,9 @@ uint64_t sched_next_ms(const struct sched *s, uint64_t now)
             uint64_t t = m->resident_ms + m->slice_ms;
             uint64_t gap = s->gpus[m->gpu].last_preempt_ms + s->preempt_gap_ms;
             sooner(&next, t > gap ? t : gap, now);
+            /* a waiter passes its bar */
+            for (size_t q = 0; q < s->nqueue; q++)
+                sooner(&next, s->queue[q].since_ms + preempt_bar(m), now);
         }
     }
     return next;
@@ -448,18 +461,32 @@ static bool preemptible(const struct sched *s, unsigned i, uint64_t now)
            host_used(s) + m->need <= s->host_budget;
 }
 
+/* Since when self has been waited for: its oldest demand, or, preempted,
+ * since it went out. */
+static uint64_t waited_since(const struct sched *s, unsigned self, uint64_t now)
+{
+    uint64_t since = s->models[self].want && s->models[self].out_ms ? s->models[self].out_ms : now;
+    for (size_t i = 0; i < s->nqueue; i++)
+        if (s->queue[i].model == self && s->queue[i].since_ms < since)
+            since = s->queue[i].since_ms;
+    return since;
+}
+
 /* Preempts a model answering on g to free need bytes for self: the lowest
- * priority first, then the one that has had the GPU longest. Its requests
- * stay held; it comes back when it can (want). True when one was taken. */
+ * priority first, then the one that has had the GPU longest, once self
+ * has waited past its bar. Its requests stay held; it comes back when it
+ * can (want). True when one was taken. */
 static bool preempt(struct sched *s, int g, unsigned self, uint64_t need, uint64_t now,
                     struct out *o)
 {
     if (s->gpus[g].last_preempt_ms && now - s->gpus[g].last_preempt_ms < s->preempt_gap_ms)
         return false;
     int best = -1;
+    uint64_t waited = now - waited_since(s, self, now);
     for (size_t i = 0; i < s->nmodels; i++) {
         const struct sched_model *c = &s->models[i];
-        if (i == self || !on(c, g) || !preemptible(s, (unsigned)i, now))
+        if (i == self || !on(c, g) || !preemptible(s, (unsigned)i, now) ||
+            waited < preempt_bar(c))
             continue;
         const struct sched_model *b = best >= 0 ? &s->models[best] : NULL;
         if (!b || c->priority < b->priority ||

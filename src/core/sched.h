@@ -18,7 +18,12 @@
  * out. When every model on the GPU is answering, one that may be
  * preempted and has had the GPU for its slice is suspended mid-request (its
  * requests wait, held) so that the waiting model can run: round-robin,
- * lowest priority first, the one out longest back first. Time is a
+ * lowest priority first, the one out longest back first. A slice is taken
+ * only when it pays: the waiting request must have waited as long as the
+ * switch delays the preempted model's queue (its backlog times what its
+ * last switch took), and never longer than that model's slice, so a
+ * saturated model is not sliced back and forth for every arrival while a
+ * request for an idle model still waits a slice at most. Time is a
  * parameter: the daemon passes a monotonic clock. */
 #ifndef VRAM_CORE_SCHED_H
 #define VRAM_CORE_SCHED_H
@@ -26,6 +31,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "core/modelname.h"
 
 #define SCHED_MAX_GPUS  16
 #define SCHED_MAX_QUEUE 256
@@ -47,7 +54,7 @@ enum sched_evict { SCHED_EVICT_SUSPEND, SCHED_EVICT_STOP };
 
 struct sched_model {
     /* from the configuration */
-    char name[64];
+    char name[MODELNAME_MAX];
     uint64_t need; /* bytes on each of its GPUs: the estimate, then what it really used */
     int priority;          /* higher stays resident longer */
     uint64_t keep_alive_ms; /* unused this long, it is evicted anyway; SCHED_FOREVER */
@@ -57,6 +64,10 @@ struct sched_model {
     bool pinned;  /* never evicted */
     bool preempt;      /* may be suspended mid-request, its requests held (fast swap only) */
     uint64_t slice_ms; /* ... once it has had the GPU this long */
+    /* the daemon's, before each step: requests waiting for it beyond those it
+     * answers (the proxy's queue), and what its last suspend and resume took */
+    unsigned backlog;
+    uint64_t switch_ms;
     /* the scheduler's */
     enum sched_state state;
     int gpu;        /* the first GPU it is on, or is going to; -1 */

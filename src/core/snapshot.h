@@ -54,6 +54,9 @@ struct snap_proc {
     /* when the driver last saw it do GPU work, microseconds since the epoch;
      * 0: not seen since vram started watching (SNAP_HAVE_ACTIVITY) */
     uint64_t busy_us;
+    /* used came from Windows' GPU performance counters (dedicated usage, as
+     * Task Manager shows it): WDDM gave NVML no figure for this process */
+    bool used_wddm;
 };
 
 /* Optional GPU fields: a bit says the driver answered. */
@@ -73,7 +76,12 @@ enum snap_have {
     SNAP_HAVE_MEMORY = 1u << 12,
     SNAP_HAVE_PROCS = 1u << 13,
     SNAP_HAVE_ACTIVITY = 1u << 14, /* per-process utilization samples */
+    SNAP_HAVE_DRIVER_MODEL = 1u << 15, /* Windows: WDDM, TCC or MCDM */
 };
+
+/* The driver model on Windows (nvmlDeviceGetDriverModel). Under WDDM the
+ * driver gives no per-process memory figures. */
+enum snap_driver_model { SNAP_DM_WDDM = 0, SNAP_DM_TCC, SNAP_DM_MCDM };
 
 struct snap_mem {
     uint64_t total, reserved, used, free;
@@ -101,6 +109,7 @@ struct snap_gpu {
     bool mig;
     unsigned pcie_gen, pcie_width;
     unsigned fan_pct;
+    enum snap_driver_model driver_model; /* SNAP_HAVE_DRIVER_MODEL */
     struct snap_proc *procs;
     size_t nprocs;
 };
@@ -115,5 +124,9 @@ struct snap {
 };
 
 void snap_free(struct snap *s);
+
+/* dst becomes a copy of src with arrays of its own (what dst held is
+ * freed first). 0, or -1 when memory runs out (dst then holds a part). */
+int snap_copy(struct snap *dst, const struct snap *src);
 
 #endif

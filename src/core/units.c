@@ -88,6 +88,17 @@ int units_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+int units_parse_tokens(const char *s, uint64_t *out)
+{
+    static const struct unit table[] = {{"", 1}, {"k", 1024}, {"m", 1024 * 1024}};
+    double n;
+    if (parse_with_unit(s, table, sizeof table / sizeof table[0], &n) < 0 || n >= 1e15 ||
+        n != floor(n))
+        return -1; /* "1.5" tokens is a typo; "1.5k" is 1536 */
+    *out = (uint64_t)n;
+    return 0;
+}
+
 int units_parse_seconds(const char *s, double *out)
 {
     static const struct unit table[] = {{"", 1},   {"s", 1},    {"ms", 1e-3},

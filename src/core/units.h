@@ -13,6 +13,11 @@
 /* "16G", "1.5GiB", "512M", "300MB", "4096" (bytes), "0.45 G". Returns 0 or -1. */
 int units_parse_size(const char *s, uint64_t *out);
 
+/* A count of tokens: "4096", "128k" (131072: a model's "128k context" is
+ * 128 x 1024 tokens, as llama.cpp and Ollama users write it), "1M", "32K";
+ * a whole number. Returns 0 or -1. */
+int units_parse_tokens(const char *s, uint64_t *out);
+
 /* "2s", "1.5", "500ms", "10m", "1h", "1h30m"; a bare number is seconds.
  * Returns 0 or -1. */
 int units_parse_seconds(const char *s, double *out);

@@ -27,10 +27,15 @@
 #include "app/log.h"
 #include "app/render_json.h"
 #include "core/units.h"
+#include "daemon/evcap.h"
+#include "daemon/discover.h"
 #include "daemon/events.h"
+#include "daemon/hostpool.h"
+#include "daemon/loopwatch.h"
 #include "daemon/fdguard.h"
 #include "daemon/logtail.h"
 #include "daemon/metrics.h"
+#include "daemon/names.h"
 #include "daemon/proxy.h"
 #include "daemon/super.h"
 #include "daemon/webui.h"
@@ -56,6 +61,7 @@ struct wait {
 struct api {
     struct daemon *d;
     struct evhttp *http, *metrics;
+    struct evcap *http_cap, *metrics_cap; /* their connections, each listener's own share */
     struct logtail *logtail;
     struct wait waits[MAX_WAITS];
     size_t nwaits; /* slots at or past this are unused: scans stop here (twice a proxied request) */
@@ -136,6 +142,15 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
             json_array_append_new(gpus, json_integer(g));
     json_object_set_new(j, "gpus", gpus);
     json_object_set_new(j, "held_s", json_real((double)daemon_held_ms(d, i) / 1000));
+    json_object_set_new(j, "host_pool_bytes",
+                        json_integer(d->pool ? (json_int_t)hostpool_given(d->pool, i) : 0));
+    /* a discovered model: its store, what it was last started with */
+    const struct discover_run *run = d->disc ? &d->disc->run[i] : NULL;
+    bool ran = dm->cfg.source[0] && run && run->ctx;
+    json_object_set_new(j, "source", dm->cfg.source[0] ? json_string(dm->cfg.source) : json_null());
+    json_object_set_new(j, "ctx", ran ? json_integer(run->ctx) : json_null());
+    json_object_set_new(j, "ngl", ran ? json_integer(run->ngl) : json_null());
+    json_object_set_new(j, "layers", ran ? json_integer(run->layers) : json_null());
     json_object_set_new(j, "last_ttfb_s", json_real(proxy_last_ttfb(d->proxy, i)));
     return j;
 }
@@ -146,7 +161,26 @@ json_t *api_models_json(const struct daemon *d)
     for (size_t i = 0; i < d->sched.nmodels; i++)
         if (!d->dm[i].removed)
             json_array_append_new(a, api_model_json(d, (unsigned)i));
-    return json_pack("{s:o}", "models", a);
+    json_t *j = json_pack("{s:o}", "models", a);
+    /* the loop's lateness and fast swap's host memory, daemon-wide */
+    const struct loopwatch_stats *lw = loopwatch_stats();
+    json_object_set_new(j, "loop",
+                        json_pack("{s:I, s:I, s:I, s:s?}", "beats", (json_int_t)lw->lag.count,
+                                  "late_max_ms", (json_int_t)lw->max_ms, "late_over_100ms",
+                                  (json_int_t)lw->late, "worst",
+                                  lw->worst_what[0] ? lw->worst_what : NULL));
+    if (d->pool) {
+        struct hostpool_stats st;
+        hostpool_stats(d->pool, &st);
+        json_object_set_new(j, "host_pool",
+                            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "limit_bytes",
+                                      (json_int_t)st.limit, "chunk_bytes", (json_int_t)st.chunk,
+                                      "held_bytes", (json_int_t)st.given,
+                                      "spare_bytes", (json_int_t)st.spare, "filling_bytes",
+                                      (json_int_t)st.filling, "freeing_bytes",
+                                      (json_int_t)st.freeing));
+    }
+    return j;
 }
 
 /* ---- waiting requests ---- */
@@ -175,7 +209,7 @@ static struct wait *wait_new(struct api *api, struct evhttp_request *req, unsign
         w->req = req;
         w->conn = evhttp_request_get_connection(req);
         w->model = model;
-        evhttp_connection_set_closecb(w->conn, client_left, api);
+        evcap_closecb(w->conn, client_left, api);
         return w;
     }
     reply_error(req, 503, "Busy", "too many waiting requests; try again");
@@ -429,13 +463,10 @@ static void send_metrics(const struct daemon *d, struct evhttp_request *req)
 
 /* GET /v1/models/NAME/log?lines=N&follow=1 */
 static void model_log(struct api *api, struct evhttp_request *req, const struct evhttp_uri *u,
-                      const char *name)
+                      unsigned i)
 {
     struct daemon *d = api->d;
-    if (daemon_model_index(d, name) < 0) {
-        reply_error(req, 404, "Not Found", "no such model");
-        return;
-    }
+    const char *name = d->smodels[i].name;
     struct evkeyvalq q = {0};
     evhttp_parse_query_str(evhttp_uri_get_query(u) ? evhttp_uri_get_query(u) : "", &q);
     const char *lines = evhttp_find_header(&q, "lines");
@@ -447,15 +478,63 @@ static void model_log(struct api *api, struct evhttp_request *req, const struct 
     evhttp_clear_headers(&q);
 }
 
+/* The model rest[0..n) names, percent-decoded ("Qwen%2FQwen2.5-7B"), by
+ * its name, an alias or NAME:latest; -1. A %00 names nothing. */
+static int model_at(const struct daemon *d, const char *rest, size_t n)
+{
+    char raw[MODELNAME_MAX * 3 + 1];
+    if (!n || n >= sizeof raw)
+        return -1;
+    memcpy(raw, rest, n);
+    raw[n] = '\0';
+    size_t len = 0;
+    char *name = evhttp_uridecode(raw, 0, &len);
+    int i = name && len == strlen(name) ? names_find(d, name) : -1;
+    free(name);
+    return i;
+}
+
+/* /v1/models/REST: GET NAME, GET NAME/log, POST NAME/VERB. NAME is one
+ * segment, '/' in it as %2F (what vram's CLI and the dashboard send);
+ * a name whose '/' came unescaped is found too, the verb being the last
+ * segment (docs/serve.md, Names). */
+static void model_route(struct api *api, struct evhttp_request *req, const struct evhttp_uri *u,
+                        const char *rest, bool post)
+{
+    struct daemon *d = api->d;
+    const char *slash = strrchr(rest, '/');
+    int i = -1;
+    if (post || (slash && !strcmp(slash, "/log"))) {
+        i = slash ? model_at(d, rest, (size_t)(slash - rest)) : -1;
+        if (i >= 0 && post) {
+            model_verb(api, req, (unsigned)i, slash + 1);
+            return;
+        }
+        if (i >= 0) {
+            model_log(api, req, u, (unsigned)i);
+            return;
+        }
+    }
+    if (!post && (i = model_at(d, rest, strlen(rest))) >= 0) {
+        reply_json(req, 200, "OK", api_model_json(d, (unsigned)i));
+        return;
+    }
+    size_t n = post && slash ? (size_t)(slash - rest) : strlen(rest);
+    char msg[300];
+    snprintf(msg, sizeof msg, "no model '%.*s' in the configuration (GET /v1/models)",
+             (int)(n > 150 ? 150 : n), rest);
+    reply_error(req, 404, "Not Found", msg);
+}
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
+    loopwatch_begin("a control API request");
     struct api *api = arg;
     struct daemon *d = api->d;
     const char *uri = evhttp_request_get_uri(req);
     struct evhttp_uri *u = evhttp_uri_parse(uri);
     const char *path = u ? evhttp_uri_get_path(u) : NULL;
     enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
-    char name[128], verb[32];
     const char *refused = webui_refused(req);
     if (path && !strncmp(path, "/vram/", 6))
         path += 5;
@@ -480,26 +559,9 @@ static void on_request(struct evhttp_request *req, void *arg)
                            live && strcmp(live, "0")))
             reply_error(req, 503, "Busy", "too many event listeners");
         evhttp_clear_headers(&q);
-    } else if (sscanf(path, "/v1/models/%127[^/]/%31s", name, verb) == 2 && !strcmp(verb, "log") &&
-               cmd == EVHTTP_REQ_GET) {
-        model_log(api, req, u, name);
-    } else if (sscanf(path, "/v1/models/%127[^/]/%31s", name, verb) == 2 &&
-               cmd == EVHTTP_REQ_POST) {
-        int i = daemon_model_index(d, name);
-        if (i < 0) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "no model '%.100s' in the configuration (GET /v1/models)",
-                     name);
-            reply_error(req, 404, "Not Found", msg);
-        } else {
-            model_verb(api, req, (unsigned)i, verb);
-        }
-    } else if (sscanf(path, "/v1/models/%127[^/]", name) == 1 && cmd == EVHTTP_REQ_GET) {
-        int i = daemon_model_index(d, name);
-        if (i < 0)
-            reply_error(req, 404, "Not Found", "no such model");
-        else
-            reply_json(req, 200, "OK", api_model_json(d, (unsigned)i));
+    } else if (!strncmp(path, "/v1/models/", 11) && path[11] &&
+               (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_POST)) {
+        model_route(api, req, u, path + 11, cmd == EVHTTP_REQ_POST);
     } else {
         reply_error(req, 404, "Not Found",
                     "GET /v1/models, /v1/models/NAME, /v1/models/NAME/log, /v1/snapshot, "
@@ -508,6 +570,7 @@ static void on_request(struct evhttp_request *req, void *arg)
     }
     if (u)
         evhttp_uri_free(u);
+    loopwatch_end();
 }
 
 /* The metrics = HOST:PORT listener: /metrics and nothing else, since it
@@ -557,6 +620,7 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
     api->d = d;
     *out = api;
     api->http = server(api, on_request);
+    api->http_cap = api->http ? evcap_new(d->base, api->http, fdguard_cap(FDGUARD_CONTROL)) : NULL;
     api->logtail = logtail_new(d->base);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -605,12 +669,13 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
         snprintf(err, len, "cannot serve on %s", d->cfg.socket);
         return -1;
     }
-    fdguard_watch(l, "the control socket");
+    evcap_watch(api->http_cap, fdguard_watch(l, "the control socket"));
     if (d->cfg.metrics[0]) {
         char host[96];
         unsigned port;
         struct evhttp_bound_socket *b = NULL;
         api->metrics = server(api, on_metrics_request);
+        api->metrics_cap = api->metrics ? evcap_new(d->base, api->metrics, fdguard_cap(FDGUARD_METRICS)) : NULL;
         if (sscanf(d->cfg.metrics, "%95[^:]:%u", host, &port) != 2 || port > 65535 ||
             !api->metrics ||
             !(b = evhttp_bind_socket_with_handle(api->metrics, host, (uint16_t)port))) {
@@ -618,7 +683,8 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
                      d->cfg.metrics);
             return -1;
         }
-        fdguard_watch(evhttp_bound_socket_get_listener(b), "the metrics address");
+        evcap_watch(api->metrics_cap,
+                    fdguard_watch(evhttp_bound_socket_get_listener(b), "the metrics address"));
     }
     return 0;
 }

@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "app/paths.h"
+#include "core/modelname.h"
 #include "daemon/conftext.h"
+#include "daemon/origins.h"
 #include "core/units.h"
 #include "model/reader.h"
 
@@ -28,6 +30,9 @@ struct parse {
     struct config *c;
     const char *text; /* the file, for line numbers */
     char err[512];
+    /* [model NAME] sections too long for inih, read as [model @K] */
+    char (*long_names)[CONFTEXT_SECTION_MAX];
+    size_t nlong;
 };
 
 /* The line of name= in [section], for messages; 0 if not found. */
@@ -199,7 +204,6 @@ static const char *parse_env(const char *v, struct config_model *m)
     return NULL;
 }
 
-static bool good_name(const char *n);
 /* A text setting kept whole, or refused: a value cut to fit would be
  * another value (a token cut short gets every client a 401). */
 #define COPY(dst, fix)                                                                             \
@@ -213,6 +217,8 @@ static bool good_name(const char *n);
 #define PATH_FIX "a shorter path"
 #define MAX_WAIT (24 * 3600.0) /* a duration past this is a typo, and overflows milliseconds */
 #define MAX_BODY (16ULL << 30)
+
+static bool discover_list(const char *v, char *out, size_t len);
 
 static int serve_key(struct parse *ps, const char *section, const char *name, const char *v)
 {
@@ -232,8 +238,25 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         COPY(c->metrics, "HOST:PORT");
     else if (!strcmp(name, "listen"))
         COPY(c->listen, "HOST:PORT");
-    else if (!strcmp(name, "token"))
+    else if (!strcmp(name, "token")) {
         COPY(c->token, "a shorter token (openssl rand -hex 32 makes one of 64)");
+        const char *why = keys_add(&c->keys, "token", v);
+        if (why)
+            FAIL("token: %s", why);
+    } else if (!strcmp(name, "tokens")) {
+        char why[300];
+        if (keys_parse(&c->keys, v, why, sizeof why) < 0)
+            FAIL("tokens: %s (tokens = NAME:KEY, ... or a key file's path)", why);
+    } else if (!strcmp(name, "origins") || !strcmp(name, "hosts")) {
+        const char *why = name[0] == 'o' ? origins_check(v) : origins_check_hosts(v);
+        if (why)
+            FAIL("%s '%s': %s", name, v, why);
+        if (name[0] == 'o')
+            COPY(c->origins, "fewer origins, or patterns (http://localhost:*)");
+        else
+            COPY(c->hosts, "fewer names, or *.DOMAIN");
+        c->origins_set |= name[0] == 'o';
+    }
     else if (!strcmp(name, "max_body")) {
         if (units_parse_size(v, &c->max_body) < 0 || c->max_body < 1024 || c->max_body > MAX_BODY)
             FAIL("max_body '%s': a size from 1K to 16G, like 16M", v);
@@ -266,12 +289,52 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         if (units_parse_seconds(v, &d) < 0 || d < 1024 || d > 65000 || d != (unsigned)d)
             FAIL("port_base '%s': a port from 1024 to 65000", v);
         c->port_base = (unsigned)d;
+    } else if (!strcmp(name, "discover")) {
+        if (!discover_list(v, c->discover, sizeof c->discover))
+            FAIL("discover '%s': the stores whose GGUF models to serve, of ollama, huggingface, "
+                 "lmstudio, llamacpp (or all)",
+                 v);
+    } else if (!strcmp(name, "discover_exclude")) {
+        COPY(c->discover_exclude, "fewer patterns");
+    } else if (!strcmp(name, "llama_server")) {
+        COPY(c->llama_server, PATH_FIX);
+    } else if (!strcmp(name, "discover_ctx")) {
+        uint64_t n;
+        if (units_parse_tokens(v, &n) < 0 || n < 256 || n > 10000000)
+            FAIL("discover_ctx '%s': a context in tokens from 256, like 8192 or 32k", v);
+        c->discover_ctx = (unsigned)n;
     } else
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
+             "tokens, origins, hosts, "
              "max_body, wait, client_timeout, budget, margin, host_budget, min_resident, overlap, "
-             "preempt_gap, port_base)",
+             "preempt_gap, port_base, discover, discover_exclude, discover_ctx, llama_server)",
              name);
     return 1;
+}
+
+/* "ollama huggingface" (or "all"): each known store once, blank-separated */
+static bool discover_list(const char *v, char *out, size_t len)
+{
+    static const char *const known[] = {"ollama", "huggingface", "lmstudio", "llamacpp"};
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    out[0] = '\0';
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+        bool ok = false;
+        for (size_t k = 0; k < 4; k++)
+            if (!strcmp(t, known[k]) || !strcmp(t, "all")) {
+                ok = true;
+                char word[24];
+                size_t at = strlen(out);
+                snprintf(word, sizeof word, " %s ", known[k]);
+                if (!strstr(out, word)) /* " a b " + "c ": " a b c " */
+                    snprintf(out + at, len - at, "%s", at ? word + 1 : word);
+            }
+        if (!ok)
+            return false;
+    }
+    return out[0] != '\0';
 }
 
 static int model_key(struct parse *ps, struct config_model *m, const char *section,
@@ -387,8 +450,9 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         snprintf(buf, sizeof buf, "%s", v);
         char *save = NULL;
         for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-            if (!good_name(t))
-                FAIL("alias '%s': letters, digits, '-', '_', '.', ':' only, up to 63", t);
+            const char *bad = modelname_check(t);
+            if (bad)
+                FAIL("alias '%.130s': %s (docs/serve.md, Names)", t, bad);
             if (m->naliases == CONFIG_ALIASES)
                 FAIL("more than %d aliases", CONFIG_ALIASES);
             snprintf(m->aliases[m->naliases++], sizeof m->aliases[0], "%s", t);
@@ -405,15 +469,8 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
     return 1;
 }
 
-static struct config_model *model_named(struct parse *ps, const char *name)
+void config_model_defaults(struct config_model *m, const char *name)
 {
-    struct config *c = ps->c;
-    for (size_t i = 0; i < c->nmodels; i++)
-        if (!strcmp(c->models[i].name, name))
-            return &c->models[i];
-    if (c->nmodels == CONFIG_MAX_MODELS)
-        return NULL;
-    struct config_model *m = &c->models[c->nmodels++];
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
     m->width = 1;
@@ -424,17 +481,19 @@ static struct config_model *model_named(struct parse *ps, const char *name)
     m->start_timeout_s = 120;
     m->fast = true;
     snprintf(m->health, sizeof m->health, "/health");
-    return m;
 }
 
-static bool good_name(const char *n)
+static struct config_model *model_named(struct parse *ps, const char *name)
 {
-    if (!*n || strlen(n) >= 64)
-        return false;
-    for (; *n; n++)
-        if (!isalnum((unsigned char)*n) && !strchr("-_.:", *n))
-            return false;
-    return true;
+    struct config *c = ps->c;
+    for (size_t i = 0; i < c->nmodels; i++)
+        if (!strcmp(c->models[i].name, name))
+            return &c->models[i];
+    if (c->nmodels == CONFIG_MAX_MODELS)
+        return NULL;
+    struct config_model *m = &c->models[c->nmodels++];
+    config_model_defaults(m, name);
+    return m;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -446,8 +505,16 @@ static int handler(void *user, const char *section, const char *name, const char
         return serve_key(ps, section, name, value);
     if (!strncmp(section, "model ", 6)) {
         const char *mname = section + 6;
-        if (!good_name(mname))
-            FAIL("model name '%s': letters, digits, '-', '_', '.', ':' only", mname);
+        char full[CONFTEXT_SECTION_MAX + 8];
+        unsigned long k = mname[0] == '@' ? strtoul(mname + 1, NULL, 10) : ~0UL;
+        if (k < ps->nlong) { /* its name in full, and the section as the file says it */
+            mname = ps->long_names[k];
+            snprintf(full, sizeof full, "model %s", mname);
+            section = full;
+        }
+        const char *bad = modelname_check(mname);
+        if (bad)
+            FAIL("model name '%.130s': %s (docs/serve.md, Names)", mname, bad);
         struct config_model *m = model_named(ps, mname);
         if (!m)
             FAIL("more than %d models", CONFIG_MAX_MODELS);
@@ -472,7 +539,7 @@ static bool same_name(const char *a, const char *b)
 static void config_check_names(const struct config *c, size_t i, const char *text, struct parse *ps)
 {
     const struct config_model *m = &c->models[i];
-    char sec[80];
+    char sec[MODELNAME_MAX + 8];
     snprintf(sec, sizeof sec, "model %s", m->name);
     for (unsigned a = 0; a < m->naliases; a++) {
         const char *al = m->aliases[a];
@@ -528,23 +595,32 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     c->min_resident_s = 1;
     c->overlap = true;
     c->preempt_gap_s = 1;
-    struct parse ps = {c, text, ""};
+    struct parse ps = {c, text, "", NULL, 0};
     size_t long_len;
     unsigned long_at = conftext_long_line(text, &long_len);
     int rc = 0;
-    if (long_at)
+    char(*long_names)[CONFTEXT_SECTION_MAX] = calloc(CONFIG_MAX_MODELS + 1, sizeof *long_names);
+    char *ini = long_names ? conftext_short_sections(text, long_names, CONFIG_MAX_MODELS + 1,
+                                                     &ps.nlong)
+                           : NULL;
+    ps.long_names = long_names;
+    if (!ini)
+        snprintf(ps.err, sizeof ps.err, "out of memory");
+    else if (long_at)
         snprintf(ps.err, sizeof ps.err,
                  "%s:%u: a line of %zu characters, more than the %d the INI reader takes: go on "
                  "on the next line, indented (a command continues over indented lines)",
                  path, long_at, long_len, INI_MAX_LINE - 2);
     else if (!conftext_repeats(text, path, ps.err, sizeof ps.err))
-        rc = ini_parse_string(text, handler, &ps);
+        rc = ini_parse_string(ini, handler, &ps);
+    free(ini);
+    free(long_names);
     if (!ps.err[0] && rc > 0)
         snprintf(ps.err, sizeof ps.err, "%s:%d: not INI syntax (a [section] or name = value)", path,
                  rc);
     for (size_t i = 0; !ps.err[0] && i < c->nmodels; i++) {
         const struct config_model *m = &c->models[i];
-        char sec[80];
+        char sec[MODELNAME_MAX + 8];
         snprintf(sec, sizeof sec, "model %s", m->name);
         unsigned line = line_of(text, sec, NULL);
         if (!m->command[0])
@@ -561,8 +637,19 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     for (size_t i = 0; i < c->nmodels; i++)
         if (!c->models[i].api_set)
             c->models[i].api = config_guess_api(c->models[i].command);
-    if (!ps.err[0] && !c->nmodels)
-        snprintf(ps.err, sizeof ps.err, "%s: no [model NAME] section: nothing to serve", path);
+    const char *oo = getenv("OLLAMA_ORIGINS"); /* as Ollama's users set it; the file wins */
+    if (!ps.err[0] && !c->origins_set && oo && *oo) {
+        const char *why = strlen(oo) >= sizeof c->origins ? "too long" : origins_check(oo);
+        if (why)
+            snprintf(ps.err, sizeof ps.err, "OLLAMA_ORIGINS '%.200s' (in the environment): %s; "
+                     "or set origins = in [serve], which wins", oo, why);
+        else
+            snprintf(c->origins, sizeof c->origins, "%s", oo);
+    }
+    if (!ps.err[0] && !c->nmodels && !c->discover[0])
+        snprintf(ps.err, sizeof ps.err,
+                 "%s: no [model NAME] section and no discover = in [serve]: nothing to serve",
+                 path);
     if (!ps.err[0] && !c->socket[0])
         snprintf(ps.err, sizeof ps.err, "%s: no place for the socket: %s; give socket = PATH in [serve]",
                  path, def.why);

@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/modelname.h"
 #include "core/sched.h"
+#include "daemon/keys.h"
 
 #define CONFIG_MAX_MODELS 64
 #define CONFIG_CMD_MAX    1024
@@ -25,7 +27,7 @@ enum config_api {
 #define CONFIG_MAX_BYTES  (1 << 20) /* a larger file is no vram.conf */
 
 struct config_model {
-    char name[64];
+    char name[MODELNAME_MAX]; /* core/modelname.h's rules */
     char command[CONFIG_CMD_MAX]; /* run by /bin/sh -c, ${PORT} filled in */
     char file[CONFIG_PATH_MAX];   /* the model file, for vram = auto */
     uint64_t vram;                /* 0: auto */
@@ -46,7 +48,7 @@ struct config_model {
     double slice_s;       /* the GPU for at least this long before it may be preempted */
     enum config_api api;
     bool api_set; /* else guessed from the command (ollama: Ollama's, the rest OpenAI's) */
-    char aliases[CONFIG_ALIASES][64];
+    char aliases[CONFIG_ALIASES][MODELNAME_MAX];
     unsigned naliases;
     /* KEY=VALUE entries for its process, each NUL-terminated, one after
      * another; nenv of them */
@@ -54,6 +56,10 @@ struct config_model {
     size_t env_len;
     unsigned nenv;
     char api_key[128];    /* sent to its server as Authorization: Bearer, "" for none */
+    /* found in a store by discover = (daemon/discover.c): the store, "" for
+     * a [model] section; the context a request asked for, 0: the default */
+    char source[16];
+    unsigned ctx;
 };
 
 struct config {
@@ -65,6 +71,10 @@ struct config {
     char metrics[128];               /* HOST:PORT for /metrics, "" for none */
     char listen[128];                /* the model proxy's HOST:PORT, "" for none */
     char token[128];                 /* bearer token the proxy asks for, "" for none */
+    struct keys keys;                /* token = and tokens =: what the proxy asks for (keys.h) */
+    char origins[1024];              /* origins = (else OLLAMA_ORIGINS): other sites served, CORS */
+    char hosts[512];                 /* hosts =: more names the Host may say (origins.h), * any */
+    bool origins_set;                /* origins = was given: OLLAMA_ORIGINS is not read */
     uint64_t max_body;               /* largest proxied request body */
     double wait_s;                   /* how long a proxied request waits for its model */
     double client_timeout_s;         /* a proxy client idle, or slow to send, this long: closed */
@@ -77,9 +87,20 @@ struct config {
     bool overlap;          /* a switch moves one model out and the other in at once */
     double preempt_gap_s;  /* at most one preemption per GPU this often */
     char notes[512];       /* what the file says that still works but should change */
+    /* discover = the stores whose GGUF models are served (" ollama huggingface ",
+     * each between blanks; "" for none), those whose names match a pattern of
+     * discover_exclude aside; llama.cpp's server runs them, context
+     * discover_ctx (0: 8192) */
+    char discover[64];
+    char discover_exclude[512];
+    char llama_server[CONFIG_PATH_MAX];
+    unsigned discover_ctx;
     struct config_model models[CONFIG_MAX_MODELS];
     size_t nmodels;
 };
+
+/* A [model NAME]'s settings before the file says any. */
+void config_model_defaults(struct config_model *m, const char *name);
 
 /* Whether m runs under libvramcap: a cap, or fast swap (which suspends). */
 bool config_uses_vramcap(const struct config_model *m);

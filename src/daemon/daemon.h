@@ -33,6 +33,8 @@ struct probe;
 struct ckpt;
 struct hostpool;
 struct health;
+struct sampler;
+struct discover;
 
 /* A model's process, as the supervisor sees it. */
 struct dmodel {
@@ -48,6 +50,7 @@ struct dmodel {
     uint64_t began_ms; /* when the current start, suspend or resume began */
     uint64_t deadline_ms;
     struct event *timer;    /* health polls while starting; the kill after a grace period */
+    uint64_t measure_gen;   /* healthy: the snapshot (sampler_ask) that measures it; 0: none */
     struct health *health;  /* the poll in flight */
     char how[16];        /* how it was last suspended */
     int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
@@ -94,6 +97,7 @@ struct daemon {
     struct proxy *proxy; /* NULL without listen = */
     struct worker *worker;
     struct hostpool *pool; /* fast swap's pinned host memory; NULL: each model its own */
+    struct sampler *sampler; /* the GPU snapshots, off the loop; NULL before the loop runs */
     struct event *tick, *sig[4];
     struct event *wake;   /* one shot: when time alone changes a decision (sched_next_ms) */
     uint64_t wake_at_ms; /* what it is armed for; 0: not armed */
@@ -103,7 +107,9 @@ struct daemon {
     size_t evq_head, evq_n;
     bool stepping;
     char shim[1024]; /* libvramcap.so, "" when not found */
+    struct discover *disc; /* what discovered models were started with (discover.h) */
     uint64_t last_snap_ms;
+    uint64_t snap_gen; /* the sampler's generation of d->snap */
     bool quitting;
 };
 
@@ -120,7 +126,9 @@ int daemon_init(struct daemon *d);
 /* Runs the loop until SIGTERM/SIGINT has stopped every model. */
 int daemon_loop(struct daemon *d);
 
-/* A new snapshot: memory used by others per GPU; adopted models that died. */
+/* The latest snapshot (the sampler's, or one taken now before the loop
+ * runs): memory used by others per GPU; adopted models that died; models
+ * that answered their health check, measured. */
 void daemon_refresh(struct daemon *d);
 
 /* The model's timer, once its slot is filled. */
@@ -156,9 +164,9 @@ uint64_t daemon_held_ms(const struct daemon *d, unsigned model);
 /* The model whose process (or one of its family) pid is, or -1. */
 int daemon_model_of_pid(const struct daemon *d, uint32_t pid);
 
-/* What model i's processes hold now, from a fresh process list: on the
- * one of its GPUs where they hold most (its need is per GPU); the sum over
- * all of them in *total (may be NULL). The snapshot is d->snap after. */
+/* What model i's processes hold in the latest snapshot: on the one of its
+ * GPUs where they hold most (its need is per GPU); the sum over all of
+ * them in *total (may be NULL). */
 uint64_t daemon_measure(struct daemon *d, unsigned i, uint64_t *total);
 
 /* Queues an event for the scheduler, applied after the actions being

@@ -25,6 +25,9 @@ static const struct {
     [ERRBODY_INTERNAL] = {500, "server_error", NULL},
     [ERRBODY_BACKEND] = {502, "server_error", "model_failed"},
     [ERRBODY_UNAVAILABLE] = {503, "service_unavailable", "model_unavailable"},
+    [ERRBODY_METHOD] = {405, "invalid_request_error", "method_not_allowed"},
+    [ERRBODY_MEDIA_TYPE] = {415, "invalid_request_error", "unsupported_media_type"},
+    [ERRBODY_NOT_IMPLEMENTED] = {501, "invalid_request_error", "method_not_implemented"},
 };
 
 int errbody_status(enum errbody_kind kind)

@@ -20,6 +20,10 @@ enum errbody_kind {
     ERRBODY_INTERNAL,        /* 500: out of memory */
     ERRBODY_BACKEND,         /* 502: the model failed or did not answer */
     ERRBODY_UNAVAILABLE,     /* 503: the model is not there in time, or too many wait */
+    ERRBODY_METHOD,          /* 405: a method the route does not take (with Allow) */
+    ERRBODY_MEDIA_TYPE,      /* 415: a body that says it is not JSON, from a browser */
+    ERRBODY_NOT_IMPLEMENTED, /* 501: a method the proxy does not know (PROPFIND, TRACE) */
+    ERRBODY_KINDS
 };
 
 /* The HTTP status of kind. */

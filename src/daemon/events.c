@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/evcap.h"
+
 struct listener {
     struct evhttp_request *req;
     struct evhttp_connection *conn;
@@ -81,7 +83,7 @@ bool events_listen(struct events *ev, struct evhttp_request *req, unsigned histo
     l->req = req;
     l->conn = evhttp_request_get_connection(req);
     l->live = live;
-    evhttp_connection_set_closecb(l->conn, closed, ev);
+    evcap_closecb(l->conn, closed, ev);
     return true;
 }
 

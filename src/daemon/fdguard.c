@@ -120,3 +120,16 @@ void fdguard_hold(struct fdguard *g, bool hold)
         sync_state(g);
     }
 }
+
+unsigned fdguard_cap(enum fdguard_kind kind)
+{
+    struct rlimit rl = {1024, 1024};
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rlim_t all = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1u << 20 ? 1u << 20 : rl.rlim_cur;
+    rlim_t keep = all / 4 < 32 ? 32 : all / 4 > 1024 ? 1024 : all / 4;
+    rlim_t rest = all > keep + 64 ? all - keep : 64;
+    rlim_t control = rest / 8 < 32 ? 32 : rest / 8 > 512 ? 512 : rest / 8;
+    rlim_t metrics = rest / 64 < 8 ? 8 : rest / 64 > 64 ? 64 : rest / 64;
+    rlim_t proxy = rest > control + metrics + 16 ? rest - control - metrics : 16;
+    return (unsigned)(kind == FDGUARD_CONTROL ? control : kind == FDGUARD_METRICS ? metrics : proxy);
+}

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #define LINGER_S 5 /* after our close, for the client's: what it still sends is dropped */
+#define FRONT_EXTRA 1536
 
 struct front {
     struct event_base *base;
@@ -57,6 +58,8 @@ struct front_req {
     bool trailers; /* past the headers: fields now are a chunked body's trailer, dropped */
     struct evbuffer *body;
     void *arg;
+    char extra[FRONT_EXTRA]; /* front_add_header's lines, for every answer to this request */
+    size_t extra_len;
 };
 
 struct conn {
@@ -189,6 +192,8 @@ static const char *reason(int status)
         return "Accepted";
     case 204:
         return "No Content";
+    case 303:
+        return "See Other";
     case 304:
         return "Not Modified";
     case 400:
@@ -199,14 +204,20 @@ static const char *reason(int status)
         return "Forbidden";
     case 404:
         return "Not Found";
+    case 405:
+        return "Method Not Allowed";
     case 408:
         return "Request Timeout";
     case 413:
         return "Payload Too Large";
+    case 415:
+        return "Unsupported Media Type";
     case 431:
         return "Request Header Fields Too Large";
     case 500:
         return "Internal Server Error";
+    case 501:
+        return "Not Implemented";
     case 502:
         return "Bad Gateway";
     case 503:
@@ -230,6 +241,7 @@ static void head_out(struct wbuf *w, struct front_req *r, int status, const char
     wbuf_add(w, "\r\n", 2);
     for (size_t i = 0; i < n; i++)
         wbuf_header(w, names[i], values[i]);
+    wbuf_add(w, r->extra, r->extra_len);
     if (!r->keep_alive)
         wbuf_str(w, "Connection: close\r\n");
     else if (!r->http11) /* an HTTP/1.0 client closes unless told otherwise */
@@ -241,6 +253,7 @@ static void done(struct front_req *r)
 {
     struct conn *c = r->c;
     r->replying = false;
+    r->extra_len = 0;
     c->busy = false;
     if (!r->keep_alive)
         c->closing = true;
@@ -285,9 +298,31 @@ void front_error(struct front_req *r, enum errbody_kind kind, const char *msg, i
     char body[1024], ra[24];
     size_t len = errbody_render(front_uri(r), kind, msg, body, sizeof body);
     snprintf(ra, sizeof ra, "%d", retry_after);
-    const char *names[] = {"Content-Type", "Retry-After"};
-    const char *values[] = {"application/json", ra};
-    front_reply(r, errbody_status(kind), names, values, retry_after > 0 ? 2 : 1, body, len);
+    const char *names[3] = {"Content-Type"}, *values[3] = {"application/json"};
+    size_t n = 1;
+    if (retry_after > 0) {
+        names[n] = "Retry-After";
+        values[n++] = ra;
+    }
+    if (kind == ERRBODY_UNAUTHORIZED) { /* RFC 9110 11.6.1: every 401 says what it wants */
+        names[n] = "WWW-Authenticate";
+        values[n++] = "Bearer realm=\"vram\"";
+    }
+    front_reply(r, errbody_status(kind), names, values, n, body, len);
+}
+
+bool front_add_header(struct front_req *r, const char *name, const char *value)
+{
+    size_t nl = strlen(name), vl = strlen(value);
+    if (strpbrk(name, "\r\n:") || strpbrk(value, "\r\n") ||
+        r->extra_len + nl + vl + 4 > sizeof r->extra)
+        return false;
+    memcpy(r->extra + r->extra_len, name, nl);
+    memcpy(r->extra + r->extra_len + nl, ": ", 2);
+    memcpy(r->extra + r->extra_len + nl + 2, value, vl);
+    memcpy(r->extra + r->extra_len + nl + 2 + vl, "\r\n", 2);
+    r->extra_len += nl + vl + 4;
+    return true;
 }
 
 void front_reply_start(struct front_req *r, int status, const char *const *names,
@@ -360,6 +395,7 @@ static int on_begin(http_parser *p)
     hdrs_reset(&r->h);
     r->chunked = r->nobody = r->trailers = false;
     r->arg = NULL;
+    r->extra_len = 0;
     evbuffer_drain(r->body, evbuffer_get_length(r->body));
     c->reading = true;
     arm(c, &c->f->timeout); /* the whole request, from its first byte */
@@ -427,9 +463,8 @@ static int on_complete(http_parser *p)
         [HTTP_DELETE] = EVHTTP_REQ_DELETE, [HTTP_OPTIONS] = EVHTTP_REQ_OPTIONS,
         [HTTP_PATCH] = EVHTTP_REQ_PATCH,
     };
-    c->req.method = p->method < sizeof methods / sizeof methods[0] && methods[p->method]
-                        ? methods[p->method]
-                        : EVHTTP_REQ_GET;
+    /* 0: one the proxy does not know (PROPFIND, TRACE, CONNECT), refused */
+    c->req.method = p->method < sizeof methods / sizeof methods[0] ? methods[p->method] : 0;
     c->req.keep_alive = http_should_keep_alive(p) != 0;
     c->reading = false;
     c->complete = true;
@@ -455,6 +490,7 @@ static void refuse(struct conn *c, enum errbody_kind kind, const char *msg)
     r->h.buf[r->h.len] = '\0'; /* the URL, as far as it came, for the answer's dialect */
     r->keep_alive = false;
     r->method = EVHTTP_REQ_GET;
+    r->extra_len = 0; /* what the last request's answers carried is not this one's */
     c->reading = false;
     c->busy = true;
     front_error(r, kind, msg, 0);
@@ -476,6 +512,12 @@ static void parse_more(struct conn *c)
             if (c->dead) /* its 100 Continue could not be written: the client is gone */
                 return;
             c->busy = true;
+            if (!c->req.method) { /* never passed on as another method */
+                front_add_header(&c->req, "Allow", FRONT_ALLOW);
+                front_error(&c->req, ERRBODY_NOT_IMPLEMENTED,
+                            "the proxy does not implement this method (Allow: " FRONT_ALLOW ")", 0);
+                continue;
+            }
             c->f->ops->request(c->f->arg, &c->req);
             continue;
         }

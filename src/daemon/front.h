@@ -60,8 +60,16 @@ void front_set_arg(struct front_req *r, void *arg);
 void front_reply(struct front_req *r, int status, const char *const *names,
                  const char *const *values, size_t n, const char *body, size_t len);
 /* An error answer in the route's dialect (errbody.h), with Retry-After
- * when retry_after > 0; the request is done. */
+ * when retry_after > 0, and WWW-Authenticate: Bearer on a 401; the
+ * request is done. */
 void front_error(struct front_req *r, enum errbody_kind kind, const char *msg, int retry_after);
+/* The methods the proxy knows; any other is answered 501 with this as Allow. */
+#define FRONT_ALLOW "GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH"
+
+/* A header for every answer to r, its error answers included (CORS, Allow):
+ * false when it does not fit (1.5 KiB in all) or holds a line break. */
+bool front_add_header(struct front_req *r, const char *name, const char *value);
+
 /* An answer in parts: with has_length the headers carry Content-Length and
  * the parts are sent as they are; without, they are sent chunked to an
  * HTTP/1.1 client, and to an HTTP/1.0 one up to the connection's close.

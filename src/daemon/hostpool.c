@@ -95,6 +95,15 @@ static void free_chunk(struct chunk c)
     close(c.fd);
 }
 
+/* The bytes of the last n chunks of o. */
+static uint64_t hostpool_tail(const struct owned *o, unsigned n)
+{
+    uint64_t b = 0;
+    for (unsigned i = o->n - n; i < o->n; i++)
+        b += o->c[i].size;
+    return b;
+}
+
 static bool want_fill(const struct hostpool *p)
 {
     return p->spare_b + p->filling < p->target && p->nspare < SPARES &&
@@ -121,10 +130,13 @@ static void *run(void *arg)
         }
         uint64_t size = p->chunk;
         if (ram_for_pool() < size) {
-            if (!p->short_said)
+            if (!p->short_said) {
+                char a[32];
                 log_msg(LOG_LV_WARN,
-                        "host pool: RAM is short, no spare memory for fast swap now (the next "
-                        "suspends may be slower, or use the driver's checkpoint)");
+                        "host pool: RAM is short (%s can be spared), no spare memory for fast "
+                        "swap now: the next suspends may be slower, or use the driver's checkpoint",
+                        units_fmt_size(ram_for_pool(), a, sizeof a));
+            }
             p->short_said = true;
             struct timespec t;
             clock_gettime(CLOCK_REALTIME, &t);
@@ -138,11 +150,16 @@ static void *run(void *arg)
         int fd = make_chunk(size, true);
         pthread_mutex_lock(&p->mu);
         p->filling -= size;
-        if (fd >= 0 && p->nspare < SPARES && !p->quit) {
+        if (fd >= 0 && p->nspare < SPARES && !p->quit && p->spare_b < p->target) {
             p->spare[p->nspare++] = (struct chunk){fd, size};
             p->spare_b += size;
-        } else if (fd >= 0) {
-            close(fd);
+        } else if (fd >= 0) { /* no longer wanted (a prepare took the room meanwhile) */
+            if (p->nfree < SPARES) {
+                p->freeq[p->nfree++] = (struct chunk){fd, size};
+                p->freeing += size;
+            } else {
+                close(fd);
+            }
         } else {
             log_msg(LOG_LV_WARN, "host pool: cannot make a chunk of host memory: %s",
                     strerror(errno));
@@ -160,13 +177,10 @@ struct hostpool *hostpool_open(uint64_t limit, uint64_t share, char *err, size_t
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    uint64_t c = HOSTPOOL_MIN_CHUNK;
-    while (c < share / 48 && c < (4ULL << 30))
-        c *= 2;
-    p->chunk = c;
     p->limit = limit;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
+    hostpool_set_chunk(p, share);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned want = cpus >= 8 ? MAX_THREADS : cpus >= 4 ? 2 : 1;
     for (unsigned i = 0; i < want; i++)
@@ -204,6 +218,16 @@ void hostpool_close(struct hostpool *p)
     free(p);
 }
 
+void hostpool_set_chunk(struct hostpool *p, uint64_t share)
+{
+    uint64_t c = HOSTPOOL_MIN_CHUNK;
+    while (c < share / 48 && c < (4ULL << 30))
+        c *= 2;
+    pthread_mutex_lock(&p->mu);
+    p->chunk = c; /* for chunks made from now on */
+    pthread_mutex_unlock(&p->mu);
+}
+
 void hostpool_set_spare(struct hostpool *p, uint64_t bytes)
 {
     pthread_mutex_lock(&p->mu);
@@ -231,57 +255,66 @@ int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, 
         return -1;
     }
     struct owned *o = &p->own[owner];
-    uint64_t need = (bytes + p->chunk - 1) / p->chunk, fresh = 0;
     char a[32], b[32];
-    if (need > max || o->n + need > OWNER_CHUNKS) {
-        snprintf(err, len, "%s is more than %u chunks of %s", units_fmt_size(bytes, a, sizeof a),
-                 max, units_fmt_size(p->chunk, b, sizeof b));
-        return -1;
-    }
+    if (max > OWNER_CHUNKS - o->n)
+        max = OWNER_CHUNKS - o->n;
+    /* the populated spares first, the largest last taken first */
+    uint64_t got = 0, fresh = 0;
+    unsigned from_spare = 0;
     pthread_mutex_lock(&p->mu);
-    unsigned from_spare = p->nspare < need ? p->nspare : (unsigned)need;
-    fresh = need - from_spare;
-    uint64_t total = p->spare_b + p->filling + p->given + p->freeing;
-    if (fresh && total + fresh * p->chunk > p->limit) {
-        pthread_mutex_unlock(&p->mu);
-        snprintf(err, len, "the host pool's limit of %s is reached (host_budget)",
-                 units_fmt_size(p->limit, a, sizeof a));
-        return -1;
-    }
-    for (unsigned i = 0; i < from_spare; i++) {
+    while (got < bytes && from_spare < max && p->nspare) {
         struct chunk c = p->spare[--p->nspare];
         p->spare_b -= c.size;
         p->given += c.size;
         o->c[o->n++] = c;
         fds[(*n)++] = c.fd;
+        got += c.size;
+        from_spare++;
     }
-    p->given += fresh * p->chunk;
+    /* the rest new and unpopulated: the model's pinning faults the pages in
+     * (slower, but no RAM is taken before it is needed) */
+    unsigned room = max - from_spare;
+    uint64_t left = got < bytes ? bytes - got : 0;
+    unsigned k = (unsigned)((left + p->chunk - 1) / p->chunk);
+    if (k > room)
+        k = room; /* past what one request carries: the model makes up the rest */
+    fresh = (uint64_t)k * p->chunk;
+    uint64_t total = p->spare_b + p->filling + p->given + p->freeing;
+    bool over = fresh && total + fresh > p->limit;
+    if (!over)
+        p->given += fresh;
     pthread_cond_broadcast(&p->cv); /* the spare is to be refilled */
     pthread_mutex_unlock(&p->mu);
-    /* the rest unpopulated: the model's pinning faults them in (slower,
-     * but no RAM is taken before it is needed) */
-    if (fresh && ram_for_pool() < fresh * p->chunk) {
-        snprintf(err, len, "%s of host RAM is needed, %s can be spared",
-                 units_fmt_size(fresh * p->chunk, a, sizeof a),
-                 units_fmt_size(ram_for_pool(), b, sizeof b));
+    if (over) {
+        char c[32];
+        snprintf(err, len, "the limit of %s (host_budget) is reached: %s held by models, %s spare",
+                 units_fmt_size(p->limit, a, sizeof a), units_fmt_size(total - p->spare_b, b, sizeof b),
+                 units_fmt_size(p->spare_b, c, sizeof c));
         goto undo;
     }
-    for (uint64_t i = 0; i < fresh; i++) {
+    if (fresh && ram_for_pool() < fresh) {
+        snprintf(err, len, "%s of host RAM is needed, %s can be spared",
+                 units_fmt_size(fresh, a, sizeof a), units_fmt_size(ram_for_pool(), b, sizeof b));
+        goto undo_fresh;
+    }
+    for (unsigned i = 0; i < k; i++) {
         int fd = make_chunk(p->chunk, false);
         if (fd < 0) {
             snprintf(err, len, "cannot make a chunk of host memory: %s", strerror(errno));
-            goto undo;
+            fresh -= (uint64_t)i * p->chunk; /* those made go back below, as chunks */
+            goto undo_fresh;
         }
         o->c[o->n++] = (struct chunk){fd, p->chunk};
         fds[(*n)++] = fd;
     }
     return 0;
-undo:
+undo_fresh:
     pthread_mutex_lock(&p->mu);
-    p->given -= (fresh - (*n - from_spare)) * p->chunk; /* those never made */
+    p->given -= fresh; /* those never made */
     pthread_mutex_unlock(&p->mu);
-    /* what was taken goes back: the spares as spares, the new ones freed */
-    hostpool_keep(p, owner, hostpool_given(p, owner) - (uint64_t)*n * p->chunk);
+undo:
+    /* what was taken goes back (freed: a spare given once is not a spare) */
+    hostpool_keep(p, owner, hostpool_given(p, owner) - hostpool_tail(o, *n));
     *n = 0;
     return -1;
 }

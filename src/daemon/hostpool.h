@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HOSTPOOL_MIN_CHUNK (256ULL << 20)
+#define HOSTPOOL_MIN_CHUNK (32ULL << 20)
 #define HOSTPOOL_OWNERS    256 /* CONFIG_MAX_MODELS or more */
 
 struct hostpool;
@@ -24,16 +24,21 @@ struct hostpool;
  * in few enough chunks to send in one request). NULL with err. */
 struct hostpool *hostpool_open(uint64_t limit, uint64_t share, char *err, size_t len);
 
+/* The largest share is now share: chunks made from now on are sized for
+ * it (a share in at most 48). */
+void hostpool_set_chunk(struct hostpool *p, uint64_t share);
+
 /* Stops its threads and closes every chunk (the models' mappings live on). */
 void hostpool_close(struct hostpool *p);
 
 /* How many bytes of populated chunks to keep ready, given to nobody. */
 void hostpool_set_spare(struct hostpool *p, uint64_t bytes);
 
-/* Chunks for owner covering at least bytes: populated spares first, then
- * new ones (whose pages the model's pinning faults in), within the limit
- * and the RAM available. Their descriptors (the pool's own: send, do not
- * close) go to fds[*n], at most max. 0, or -1 with err and nothing given. */
+/* Chunks for owner covering bytes: populated spares first, then new ones
+ * (whose pages the model's pinning faults in), within the limit and the
+ * RAM available, at most max of them (a model makes up what they do not
+ * cover from its own memory). Their descriptors (the pool's own: send, do
+ * not close) go to fds[*n]. 0, or -1 with err and nothing given. */
 int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, unsigned max,
                   unsigned *n, char *err, size_t len);
 

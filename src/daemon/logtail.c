@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/evcap.h"
+
 #define TAIL_BYTES   (256 * 1024) /* read back at most this much for the last lines */
 #define STEP_BYTES   (64 * 1024)  /* read per follower per second at most */
 #define PARTIAL_MAX  8192         /* a line without its end yet, kept until it ends */
@@ -247,7 +249,7 @@ void logtail_free(struct logtail *lt)
     if (!lt)
         return;
     while (lt->n) {
-        evhttp_connection_set_closecb(lt->f[lt->n - 1]->conn, NULL, NULL);
+        evcap_closecb(lt->f[lt->n - 1]->conn, NULL, NULL);
         drop(lt, lt->n - 1);
     }
     event_free(lt->timer);
@@ -329,7 +331,7 @@ void logtail_serve(struct logtail *lt, struct evhttp_request *req, const char *p
         evbuffer_free(b);
     }
     free(text);
-    evhttp_connection_set_closecb(f->conn, closed, lt);
+    evcap_closecb(f->conn, closed, lt);
     lt->f[lt->n++] = f;
     if (lt->n == 1) {
         struct timeval tv = {1, 0};

@@ -68,6 +68,25 @@ static bool swappable(const struct daemon *d, unsigned i)
            strcmp(dm->how, "checkpoint") != 0;
 }
 
+/* Whether model i, resuming, keeps its chunks pinned for its next suspend:
+ * while others are out on a contended GPU a switch will come again, and
+ * its chunks are ready now (giving them back and readying others costs
+ * the machine seconds of page zeroing and pinning). */
+static bool keeps(const struct daemon *d, unsigned i)
+{
+    const struct sched_model *m = &d->smodels[i];
+    if (!swappable(d, i) || d->dm[i].nparked > 1)
+        return false;
+    bool contended = false, others_out = false;
+    for (size_t g = 0; g < d->sched.ngpus; g++)
+        contended |= (m->gpus & (1u << g)) && sched_contended(&d->sched, (int)g);
+    for (size_t k = 0; k < d->sched.nmodels; k++) {
+        enum sched_state st = d->smodels[k].state;
+        others_out |= k != i && (st == SCHED_SUSPENDED || st == SCHED_SUSPENDING);
+    }
+    return contended && others_out;
+}
+
 /* Chunks for the suspend of model i: each process its part. False when
  * the pool cannot give them (err says why). */
 static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char *err, size_t len)
@@ -147,7 +166,10 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
                                  "instead", dm->cfg.name, err);
             j.driver_only = true;
         }
-    } else if (dm->left_gpu >= 0 && gpu >= 0 && dm->left_gpu != gpu) {
+    } else if (resume) {
+        j.keep = d->pool && keeps(d, i);
+    }
+    if (resume && dm->left_gpu >= 0 && gpu >= 0 && dm->left_gpu != gpu) {
         /* the driver remaps by UUID */
         snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
         snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
@@ -207,6 +229,7 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
         f[k] = (struct park_fast){.fds = j->fds + at,
                                   .nfds = j->nfds_of[k],
                                   .floor = j->floor,
+                                  .keep = j->keep,
                                   .fast_only = j->fast_only};
         at += j->nfds_of[k];
         rc = j->resume
@@ -285,10 +308,14 @@ void moves_done(void *arg, const struct worker_report *r)
     }
     if (d->pool) {
         /* its chunks: kept while they hold its bytes, the unused ones back */
-        if (!r->resume && r->ok && r->fast && dm->nparked == 1)
+        if (!r->resume && r->ok && r->fast && dm->nparked == 1) {
             hostpool_keep(d->pool, r->model, r->held);
-        else if (r->resume ? r->ok : !(r->ok && r->fast))
+        } else if (r->resume && r->ok && r->keep && r->fast && hostpool_given(d->pool, r->model)) {
+            dm->prepared = true; /* its chunks stay pinned, ready for its next suspend */
+            dm->unpredicted_ms = 0;
+        } else if (r->resume ? r->ok : !(r->ok && r->fast)) {
             hostpool_release(d->pool, r->model);
+        }
     }
     daemon_step(d, &e);
 }
@@ -344,54 +371,84 @@ void moves_plan(struct daemon *d)
 {
     if (!d->pool)
         return;
-    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0;
-    bool suspended = false;
+    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0;
+    bool suspended = false, wanting = false;
     int next[SCHED_MAX_GPUS];
-    for (size_t g = 0; g < d->sched.ngpus; g++)
-        next[g] = sched_contended(&d->sched, (int)g) ? sched_next_victim(&d->sched, (int)g) : -1;
+    bool contended[SCHED_MAX_GPUS];
+    for (size_t g = 0; g < d->sched.ngpus; g++) {
+        contended[g] = sched_contended(&d->sched, (int)g);
+        next[g] = contended[g] ? sched_next_victim(&d->sched, (int)g) : -1;
+    }
     for (size_t i = 0; i < d->sched.nmodels; i++) {
         enum sched_state st = d->smodels[i].state;
         if (!swappable(d, (unsigned)i))
             continue;
         uint64_t s = share(d, (unsigned)i);
         largest = s > largest ? s : largest;
-        suspended |= st == SCHED_SUSPENDED || st == SCHED_SUSPENDING || st == SCHED_RESUMING;
+        bool gone = st == SCHED_SUSPENDED || st == SCHED_SUSPENDING || st == SCHED_RESUMING;
+        suspended |= gone;
+        if (gone)
+            out += hostpool_given(d->pool, (unsigned)i);
     }
-    /* readied ahead: the next to go on each GPU where a switch will come */
+    hostpool_set_chunk(d->pool, largest);
+    /* Which models keep host memory ready: while nothing is out, the one
+     * each contended GPU would move next (one share, no more); while
+     * models are out and switches come, every model a switch could move
+     * (each suspend is then only copies), within host_budget */
     for (size_t i = 0; i < d->sched.nmodels; i++) {
         struct dmodel *dm = &d->dm[i];
         const struct sched_model *m = &d->smodels[i];
         bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
-        bool is_next = m->gpu >= 0 && (size_t)m->gpu < d->sched.ngpus && next[m->gpu] == (int)i;
-        if (!dm->prepared || dm->chore)
+        bool on_contended = m->gpu >= 0 && (size_t)m->gpu < d->sched.ngpus && contended[m->gpu];
+        bool wanted = up && on_contended && swappable(d, (unsigned)i) && dm->nparked <= 1 &&
+                      !m->pinned && (suspended || next[m->gpu] == (int)i);
+        if (dm->chore && up) /* a prepare in flight holds its chunks already */
+            prepared += hostpool_given(d->pool, (unsigned)i);
+        if (!dm->prepared || dm->chore) {
+            wanting |= wanted && !dm->prepared && !dm->chore;
             continue;
-        if (!up || !swappable(d, (unsigned)i) || dm->nparked > 1) {
-            drop(d, (unsigned)i);
-        } else if (is_next) {
-            dm->unpredicted_ms = 0;
-            prepared += hostpool_given(d->pool, (unsigned)i);
-        } else if (!dm->unpredicted_ms) {
-            dm->unpredicted_ms = now;
-            prepared += hostpool_given(d->pool, (unsigned)i);
-        } else if (now - dm->unpredicted_ms >= UNPREDICTED_MS) {
-            drop(d, (unsigned)i);
-        } else {
-            prepared += hostpool_given(d->pool, (unsigned)i);
         }
+        if (!up || !wanted) {
+            /* no longer wanted: after a while (a model that became the
+             * latest used is the next to go again soon), or at once when
+             * it cannot be */
+            if (up && swappable(d, (unsigned)i) && dm->nparked <= 1 && !dm->unpredicted_ms)
+                dm->unpredicted_ms = now;
+            if (!up || !swappable(d, (unsigned)i) || dm->nparked > 1 ||
+                now - dm->unpredicted_ms >= UNPREDICTED_MS) {
+                drop(d, (unsigned)i);
+                continue;
+            }
+        } else {
+            dm->unpredicted_ms = 0;
+        }
+        prepared += hostpool_given(d->pool, (unsigned)i);
     }
-    /* the spare: the next switch's share, two while models are out (a
-     * burst of switches finds one ready), less what is prepared */
-    uint64_t extra = largest * (suspended ? 2 : 1);
-    hostpool_set_spare(d->pool, extra > prepared ? extra - prepared : 0);
-    for (size_t g = 0; g < d->sched.ngpus; g++) {
-        int v = next[g];
-        if (v < 0 || !swappable(d, (unsigned)v) || d->dm[v].prepared || d->dm[v].chore ||
-            d->dm[v].nparked > 1 || prepared + share(d, (unsigned)v) > extra)
+    struct hostpool_stats st;
+    hostpool_stats(d->pool, &st);
+    /* never so much that a suspend finds the limit reached: what is held
+     * ahead leaves the largest share free beside what suspended models hold */
+    uint64_t room = st.limit > out + largest ? st.limit - out - largest : 0;
+    for (size_t i = 0; i < d->sched.nmodels && wanting; i++) {
+        struct dmodel *dm = &d->dm[i];
+        const struct sched_model *m = &d->smodels[i];
+        bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
+        if (!up || dm->prepared || dm->chore || m->gpu < 0 || (size_t)m->gpu >= d->sched.ngpus ||
+            !contended[m->gpu] || !swappable(d, (unsigned)i) || dm->nparked > 1 || m->pinned ||
+            !(suspended || next[m->gpu] == (int)i) || prepared + share(d, (unsigned)i) > room)
             continue;
-        prepare(d, (unsigned)v);
-        if (d->dm[v].chore)
-            prepared += share(d, (unsigned)v);
+        prepare(d, (unsigned)i);
+        if (dm->chore)
+            prepared += hostpool_given(d->pool, (unsigned)i);
     }
+    /* the spare: one share for a model still to be readied (or for a
+     * suspend nobody saw coming), within the same room */
+    uint64_t spare = wanting || !suspended ? largest : 0;
+    if (!suspended)
+        spare = spare > prepared ? spare - prepared : 0;
+    if (prepared + spare > room)
+        spare = room > prepared ? room - prepared : 0;
+    hostpool_set_spare(d->pool, spare);
 }
 
 void moves_forget(struct daemon *d, unsigned i)

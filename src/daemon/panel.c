@@ -25,21 +25,19 @@ struct pass {
 struct panel {
     struct event_base *base;
     char socket[512];
-    bool token_set;
     struct pass *live[MAX_PASSES];
     unsigned nlive;
     struct relay_conn *idle[8];
     unsigned nidle;
 };
 
-struct panel *panel_new(struct event_base *base, const char *socket, bool token_set)
+struct panel *panel_new(struct event_base *base, const char *socket)
 {
     struct panel *pn = calloc(1, sizeof *pn);
     if (!pn)
         return NULL;
     pn->base = base;
     snprintf(pn->socket, sizeof pn->socket, "%s", socket);
-    pn->token_set = token_set;
     return pn;
 }
 
@@ -99,15 +97,16 @@ static void up_error(void *arg, const char *why)
 
 static const struct relay_ops up_ops = {up_headers, up_body, up_done, up_error};
 
-bool panel_route(struct panel *pn, struct front_req *r, const char *path, bool authorized)
+bool panel_route(struct panel *pn, struct front_req *r, const char *path, bool keys_set,
+                 bool authorized)
 {
     bool page = !strcmp(path, "/ui") || !strncmp(path, "/ui/", 4);
     if (!page && strncmp(path, "/vram/", 6))
         return false;
-    if (!page && !pn->token_set) {
+    if (!page && !keys_set && !authorized) {
         front_error(r, ERRBODY_FORBIDDEN,
                     "the control API is served on this address only with a token (token = in "
-                    "[serve]); without one, use the control socket",
+                    "[serve]) or to the page vram ui opens; else use the control socket",
                     0);
         return true;
     }
@@ -123,13 +122,14 @@ bool panel_route(struct panel *pn, struct front_req *r, const char *path, bool a
     }
     p->pn = pn;
     p->client = r;
-    /* the token stops here: the socket asks for none */
+    /* the key and the session stop here: the socket asks for none */
     const char *const *names, *const *values;
     size_t n = front_headers(r, &names, &values);
     const char *keep_n[64], *keep_v[64];
     size_t k = 0;
     for (size_t i = 0; i < n && k < 64; i++)
-        if (strcasecmp(names[i], "Authorization")) {
+        if (strcasecmp(names[i], "Authorization") && strcasecmp(names[i], "Cookie") &&
+            strcasecmp(names[i], "X-Vram-Session")) {
             keep_n[k] = names[i];
             keep_v[k++] = values[i];
         }

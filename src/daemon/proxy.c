@@ -22,8 +22,12 @@
 #include "app/clock.h"
 #include "app/log.h"
 #include "core/units.h"
+#include "daemon/browser.h"
+#include "daemon/fdguard.h"
+#include "daemon/discover.h"
 #include "daemon/front.h"
 #include "daemon/hdrs.h"
+#include "daemon/keys.h"
 #include "daemon/names.h"
 #include "daemon/ollamaroutes.h"
 #include "daemon/panel.h"
@@ -31,6 +35,7 @@
 #include "daemon/relay.h"
 #include "daemon/super.h"
 #include "daemon/translate.h"
+#include "daemon/uikey.h"
 #include "daemon/wbuf.h"
 
 /* Per model: requests in flight, those over the concurrency limit, idle
@@ -48,6 +53,8 @@ struct proxy {
     struct daemon *d;
     struct panel *panel;         /* /ui and /vram/...: the dashboard and the control API */
     struct ollamaroutes *ollama; /* Ollama's own routes: /, /api/tags, /api/ps, /api/show */
+    struct browser *browser;     /* the rules for browsers: Host, Origin, CORS */
+    struct uikey *uikey;         /* vram ui's key and sessions; NULL if it could not be written */
     uint64_t answers;            /* translated answers so far, for their ids */
     struct proxy_model pm[CONFIG_MAX_MODELS];
 };
@@ -68,6 +75,7 @@ struct preq {
     bool keep_set;    /* the request asked how long its model stays (keep_alive) */
     uint64_t keep_ms; /* SCHED_FOREVER: for good */
     int status;
+    int key;                         /* the client's key (keys.h), -1: none */
     uint64_t t0, t_granted, t_first; /* microseconds */
     /* a request on the API its backend does not speak (translate.h) */
     enum translate_route route;
@@ -124,6 +132,10 @@ static void log_line(const struct preq *p)
             wbuf_str(&w, ", held ");
             put_ms(&w, held * 1000);
         }
+    }
+    if (p->key >= 0) { /* its name; never the key */
+        wbuf_str(&w, ", key ");
+        wbuf_str(&w, p->d->cfg.keys.k[p->key].name);
     }
     wbuf_add(&w, "\n", 1);
     if (w.len == sizeof w.b) /* cut: the line still ends */
@@ -478,6 +490,14 @@ unsigned proxy_inflight(const struct proxy *px, unsigned model)
     return px ? px->pm[model].inflight : 0;
 }
 
+unsigned proxy_waiting(const struct proxy *px, unsigned model)
+{
+    unsigned n = 0;
+    for (const struct preq *p = px ? px->pm[model].waiting : NULL; p; p = p->next)
+        n++;
+    return n;
+}
+
 const struct proxy_stats *proxy_stats(const struct proxy *px, unsigned model)
 {
     return px ? &px->pm[model].stats : NULL;
@@ -619,24 +639,31 @@ static const char *shape_body(struct proxy *px, struct preq *p, unsigned model, 
     return why;
 }
 
-/* given == token, in a time that depends on the token's length only: an
- * early exit at the first wrong byte would tell a client how much of its
- * guess was right. */
-static bool same_secret(const char *given, const char *token)
+/* /m/NAME/REST: the model's name into name, percent-decoded; where REST
+ * begins (NULL: at the end). NAME with its '/' as %2F is one segment;
+ * with its '/' as they are, the longest run of segments that names a
+ * model wins ("/m/Qwen/Qwen2.5-7B/v1/chat/completions"). */
+static const char *path_model(const struct daemon *d, const char *at, char *name, size_t len)
 {
-    size_t gl = strlen(given), tl = strlen(token);
-    unsigned char diff = gl != tl;
-    for (size_t i = 0; i < tl; i++)
-        diff |= (unsigned char)((i < gl ? given[i] : 0) ^ token[i]);
-    return diff == 0;
-}
-
-static bool authorized(const struct daemon *d, const struct front_req *r)
-{
-    if (!d->cfg.token[0])
-        return true;
-    const char *h = front_header(r, "Authorization");
-    return h && !strncmp(h, "Bearer ", 7) && same_secret(h + 7, d->cfg.token);
+    const char *end = at + strlen(at);
+    for (;;) {
+        size_t n = (size_t)(end - at);
+        char raw[MODELNAME_MAX * 3 + 1];
+        name[0] = '\0';
+        if (n < sizeof raw) {
+            memcpy(raw, at, n);
+            raw[n] = '\0';
+            size_t dl = 0;
+            char *dec = evhttp_uridecode(raw, 0, &dl);
+            if (dec && dl == strlen(dec))
+                wbuf_copy(name, len, dec, dl);
+            free(dec);
+        }
+        const char *prev = end > at ? memrchr(at, '/', (size_t)(end - at)) : NULL;
+        if (!prev || names_find(d, name) >= 0)
+            return *end ? end : NULL;
+        end = prev;
+    }
 }
 
 static void on_request(void *arg, struct front_req *r)
@@ -644,14 +671,25 @@ static void on_request(void *arg, struct front_req *r)
     struct proxy *px = arg;
     struct daemon *d = px->d;
     const char *uri = front_uri(r);
-    char path[2048], name[128] = "";
+    char path[2048], name[MODELNAME_MAX] = "";
     const char *q = strchr(uri, '?');
     wbuf_copy(path, sizeof path, uri, q ? (size_t)(q - uri) : strlen(uri));
     enum evhttp_cmd_type cmd = front_method(r);
-    if (panel_route(px->panel, r, path, authorized(d, r)))
+    if (browser_screen(px->browser, d->cfg.origins, d->cfg.hosts, r, path) ||
+        uikey_exchange(px->uikey, r, path, q ? q + 1 : NULL))
         return;
-    if (!authorized(d, r)) {
+    const struct keys *ks = &d->cfg.keys;
+    int key = ks->n ? keys_match(ks, front_header(r, "Authorization")) : -1;
+    if (panel_route(px->panel, r, path, ks->n > 0, key >= 0 || uikey_session(px->uikey, r)))
+        return;
+    if (ks->n && key < 0) {
         front_error(r, ERRBODY_UNAUTHORIZED, "this address wants Authorization: Bearer TOKEN", 0);
+        return;
+    }
+    if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD && !strncmp(path, "/v1/models", 10) &&
+        (!path[10] || path[10] == '/')) {
+        front_add_header(r, "Allow", "GET, HEAD");
+        front_error(r, ERRBODY_METHOD, "the models are read with GET", 0);
         return;
     }
     if ((cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD) && !strcmp(path, "/v1/models")) {
@@ -686,15 +724,14 @@ static void on_request(void *arg, struct front_req *r)
     p->d = d;
     p->client = r;
     p->cmd = cmd;
+    p->key = key;
     p->t0 = now_us();
     evbuffer_add_buffer(p->body, front_body(r));
     const char *why = NULL;
     char msg[200];
     enum errbody_kind kind = ERRBODY_BAD_REQUEST;
     if (!strncmp(path, "/m/", 3)) {
-        const char *slash = strchr(path + 3, '/');
-        size_t n = slash ? (size_t)(slash - path - 3) : strlen(path + 3);
-        wbuf_copy(name, sizeof name, path + 3, n);
+        const char *slash = path_model(d, path + 3, name, sizeof name);
         const char *rest = slash ? uri + (slash - path) : "/";
         wbuf_copy(p->uri, sizeof p->uri, rest, strlen(rest));
     } else if (!strncmp(path, "/v1/", 4) || !strcmp(path, "/api/generate") ||
@@ -722,6 +759,8 @@ static void on_request(void *arg, struct front_req *r)
         why = msg;
         kind = ERRBODY_NO_MODEL;
     }
+    if (!why) /* the context it asks for: a discovered model restarts with it */
+        why = discover_ask(d, (unsigned)i, body, front_header(r, "X-Vram-Num-Ctx"));
     if (!why && body)
         why = shape_body(px, p, (unsigned)i, path, body, name);
     json_decref(body);
@@ -763,7 +802,7 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
         return -1;
     }
     struct in_addr a;
-    if (!d->cfg.token[0] && (inet_pton(AF_INET, host, &a) != 1 || (ntohl(a.s_addr) >> 24) != 127))
+    if (!d->cfg.keys.n && (inet_pton(AF_INET, host, &a) != 1 || (ntohl(a.s_addr) >> 24) != 127))
         log_msg(LOG_LV_WARN,
                 "the proxy listens on %s without a token: anyone who can reach it can use "
                 "the models (token = ... in [serve])",
@@ -776,13 +815,16 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
     }
     px->d = d;
     *out = px;
-    px->panel = panel_new(d->base, d->cfg.socket, d->cfg.token[0] != '\0');
+    px->panel = panel_new(d->base, d->cfg.socket);
     px->ollama = ollamaroutes_new(d);
-    if (!px->panel || !px->ollama) {
+    px->browser = browser_new(host);
+    if (!px->panel || !px->ollama || !px->browser) {
         snprintf(err, len, "out of memory");
         return -1;
     }
-    struct front_limits lim = {.max_body = d->cfg.max_body, .timeout_s = d->cfg.client_timeout_s};
+    struct front_limits lim = {.max_body = d->cfg.max_body,
+                               .timeout_s = d->cfg.client_timeout_s,
+                               .max_conns = fdguard_cap(FDGUARD_PROXY)};
     struct front *f = front_new(d->base, &lim, &front_ops, px);
     if (!f) {
         snprintf(err, len, "out of memory");
@@ -792,5 +834,14 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
         snprintf(err, len, "listen = %s: %s", d->cfg.listen, why);
         return -1;
     }
+    px->uikey = uikey_new(d->cfg.socket, host, port, why, sizeof why);
+    if (!px->uikey)
+        log_msg(LOG_LV_WARN, "vram ui cannot open the dashboard: %s", why);
     return 0;
+}
+
+void proxy_exiting(struct proxy *px)
+{
+    if (px)
+        uikey_remove(px->uikey);
 }

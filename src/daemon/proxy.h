@@ -29,11 +29,17 @@ struct proxy;
  * with err. */
 int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len);
 
+/* The daemon exits: vram ui's file goes (uikey.h). */
+void proxy_exiting(struct proxy *p);
+
 /* The model's process is gone: its pooled connections go too. */
 void proxy_forget_model(struct proxy *p, unsigned model);
 
 /* Proxied requests being answered by model now (0 without a proxy). */
 unsigned proxy_inflight(const struct proxy *p, unsigned model);
+
+/* Requests waiting for model behind its concurrency limit. */
+unsigned proxy_waiting(const struct proxy *p, unsigned model);
 
 /* Model's request statistics (NULL without a proxy). */
 const struct proxy_stats *proxy_stats(const struct proxy *p, unsigned model);

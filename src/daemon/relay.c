@@ -116,7 +116,8 @@ size_t relay_end_to_end(const char *const *names, const char *const *values, siz
     *has_length = false;
     for (size_t i = 0; i < n && k < max; i++) {
         bool length = strlen(names[i]) == 14 && !strcasecmp(names[i], "Content-Length");
-        if ((relay_hop_by_hop(names[i]) && !length) || (extra && listed(extra, names[i])))
+        if ((relay_hop_by_hop(names[i]) && !length) || (extra && listed(extra, names[i])) ||
+            !strncasecmp(names[i], "Access-Control-", 15))
             continue;
         *has_length |= length;
         kn[k] = names[i];

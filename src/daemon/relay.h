@@ -52,8 +52,10 @@ void relay_close(struct relay_conn *c);
 bool relay_hop_by_hop(const char *name);
 
 /* An answer's headers to pass on, into kn/kv (at most max): hop-by-hop
- * ones and those its Connection header names dropped, Content-Length kept
- * (has_length says whether there was one). How many. */
+ * ones and those its Connection header names dropped, and the backend's
+ * CORS (Access-Control-*: llama-server's allows any origin; the proxy
+ * answers CORS itself, browser.h); Content-Length kept (has_length says
+ * whether there was one). How many. */
 size_t relay_end_to_end(const char *const *names, const char *const *values, size_t n,
                         const char **kn, const char **kv, size_t max, bool *has_length);
 

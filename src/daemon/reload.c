@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/log.h"
+#include "daemon/discover.h"
 #include "daemon/notify.h"
 #include "daemon/table.h"
 
@@ -21,6 +22,8 @@ void reload_config(struct daemon *d)
         return;
     notify_send("RELOADING=1");
     int bad = config_load(d->cfg.path, c, err, sizeof err);
+    if (bad == 0)
+        bad = discover_models(c, err, sizeof err); /* the stores as they are now */
     if (bad == 0)
         bad = table_check_sizes(d, c, err, sizeof err);
     for (size_t k = 0; bad == 0 && !d->shim[0] && k < c->nmodels; k++)
@@ -68,6 +71,9 @@ void reload_config(struct daemon *d)
     /* what the proxy reads per request follows the file; the addresses it
      * listens on stay until a restart */
     memcpy(d->cfg.token, c->token, sizeof c->token);
+    d->cfg.keys = c->keys;
+    memcpy(d->cfg.origins, c->origins, sizeof c->origins);
+    memcpy(d->cfg.hosts, c->hosts, sizeof c->hosts);
     d->cfg.wait_s = c->wait_s;
     if (c->notes[0])
         log_msg(LOG_LV_WARN, "%s", c->notes);

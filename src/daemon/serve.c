@@ -19,6 +19,7 @@
 #include "core/units.h"
 #include "daemon/api.h"
 #include "daemon/daemon.h"
+#include "daemon/discover.h"
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
 #include "daemon/notify.h"
@@ -111,6 +112,11 @@ static void open_pool(struct daemon *d)
             units_fmt_size(st.limit, a, sizeof a), units_fmt_size(st.chunk, b, sizeof b));
 }
 
+int serve_discover(struct config *c, char *err, size_t len)
+{
+    return discover_models(c, err, len);
+}
+
 int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why, size_t wlen,
                        char *err, size_t errlen)
 {
@@ -136,6 +142,23 @@ static void make_folders(const struct config *c)
         log_msg(LOG_LV_WARN, "cannot make the folders of %s and %s: %m", c->socket, c->state);
 }
 
+/* Every address the daemon answers on, in the line that says it is up. */
+static void log_addresses(const struct daemon *d)
+{
+    char proxy[400] = "", metrics[200] = "";
+    const char *l = d->cfg.listen;
+    bool any = !strncmp(l, "0.0.0.0:", 8); /* every address: a browser here uses 127.0.0.1 */
+    if (l[0])
+        snprintf(proxy, sizeof proxy,
+                 "; proxy http://%s (OpenAI /v1, Ollama /api); dashboard http://%s%s/ui "
+                 "(vram ui opens it)",
+                 l, any ? "127.0.0.1" : "", any ? l + 7 : l);
+    if (d->cfg.metrics[0])
+        snprintf(metrics, sizeof metrics, "; metrics http://%s/metrics", d->cfg.metrics);
+    log_msg(LOG_LV_NOTICE, "%zu models, %zu GPUs, listening on %s%s%s", d->sched.nmodels,
+            d->sched.ngpus, d->cfg.socket, proxy, metrics);
+}
+
 int serve_run(const char *config_path, char *err, size_t len)
 {
     notify_init();
@@ -149,7 +172,7 @@ int serve_run(const char *config_path, char *err, size_t len)
     int rc = -1;
     char why[600];
     if (config_load(config_path, &d->cfg, err, len) < 0 ||
-        config_check_socket(&d->cfg, err, len) < 0 ||
+        discover_models(&d->cfg, err, len) < 0 || config_check_socket(&d->cfg, err, len) < 0 ||
         serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, sizeof why, err, len) < 0)
         goto out;
     make_folders(&d->cfg);
@@ -167,7 +190,8 @@ int serve_run(const char *config_path, char *err, size_t len)
     /* a log line per proxied request: written in blocks, flushed every tick */
     static char logbuf[64 * 1024];
     setvbuf(stderr, logbuf, _IOFBF, sizeof logbuf);
-    if (!d->base || daemon_init(d) < 0) {
+    d->disc = calloc(1, sizeof *d->disc);
+    if (!d->base || !d->disc || daemon_init(d) < 0) {
         snprintf(err, len, "out of memory");
         goto out;
     }
@@ -213,14 +237,14 @@ int serve_run(const char *config_path, char *err, size_t len)
         goto out;
     if (d->cfg.notes[0])
         log_msg(LOG_LV_WARN, "%s", d->cfg.notes);
-    log_msg(LOG_LV_NOTICE, "%zu models, %zu GPUs, listening on %s", d->sched.nmodels,
-            d->sched.ngpus, d->cfg.socket);
+    log_addresses(d);
     char st[160];
     snprintf(st, sizeof st, "READY=1\nSTATUS=%zu models, %zu GPUs", d->sched.nmodels,
              d->sched.ngpus);
     notify_send(st);
     rc = daemon_loop(d) < 0 ? -1 : 0;
     api_remove_socket(d->api);
+    proxy_exiting(d->proxy);
 out:
     /* the process exits next: the kernel takes back the rest */
     store_close(d->store);

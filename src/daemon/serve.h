@@ -11,6 +11,10 @@
  * model: 0, or -1 with err for a daemon that could not start. */
 int serve_run(const char *config_path, char *err, size_t len);
 
+/* The models discover = finds in the stores, added to c (daemon/discover.h):
+ * 0, or -1 with err when there is no llama-server to run them. */
+int serve_discover(struct config *c, char *err, size_t len);
+
 /* libvramcap.so for the models that run under it (a cap, or fast swap):
  * its path into shim, or "" with why saying where it was looked for.
  * -1 with err naming the first model that needs it when it is missing:

@@ -10,6 +10,7 @@
 #include "app/log.h"
 #include "app/store.h"
 #include "core/estimate.h"
+#include "daemon/discover.h"
 #include "model/modelfile.h"
 
 /* What the model holds on each of its GPUs (vram is per GPU, as `vram run
@@ -18,6 +19,8 @@ static uint64_t need_of(struct daemon *d, const struct config_model *m)
 {
     if (m->vram)
         return m->vram;
+    if (m->source[0])
+        return discover_need(d, m);
     int g = m->gpus ? __builtin_ctz(m->gpus) : 0;
     uint64_t b = store_footprint(d->store, m->name, d->gpu_name[g]);
     if (b)

@@ -33,7 +33,7 @@ static void *thread_main(void *arg)
 {
     struct thread_job *t = arg;
     struct worker_report r = {
-        .model = t->job.model, .chore = t->job.chore, .resume = t->job.resume};
+        .model = t->job.model, .chore = t->job.chore, .resume = t->job.resume, .keep = t->job.keep};
     t->w->run(t->w->run_arg, &t->job, &r);
     while (write(t->w->fd[1], &r, sizeof r) < 0 && errno == EINTR)
         ;

@@ -38,6 +38,7 @@ struct worker_job {
     int fds[WORKER_MAX_PIDS * SWAPLINE_MAX_CHUNKS];
     unsigned nfds_of[WORKER_MAX_PIDS];
     uint64_t floor;              /* resume overlapped: the free memory it must leave; 0: not */
+    bool keep;                   /* resume: its chunks stay with it, readied for the next suspend */
     bool fast_only;              /* suspend mid-request (preempted): no driver checkpoint */
 };
 
@@ -48,6 +49,7 @@ struct worker_report {
     bool fast;      /* moved by fast swap: it comes back only on the GPU it left */
     uint64_t bytes; /* what fast swap moved */
     uint64_t held;  /* suspend of one process: the bytes of chunks it kept */
+    bool keep;      /* resume: asked to keep its chunks ready for the next suspend */
     char error[232];
     char note[240]; /* why fast swap did not move a process it could have */
 };

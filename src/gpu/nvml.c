@@ -1,11 +1,12 @@
 /* nvml: the one place that talks to NVIDIA's management library.
  *
- * Every entry point is looked up with dlsym; one that is missing leaves its
- * field "n/a" instead of failing the whole snapshot, so one binary serves
- * drivers from the 450 series to today's. */
+ * Every entry point is looked up by name (dlsym, GetProcAddress); one that
+ * is missing leaves its field "n/a" instead of failing the whole snapshot,
+ * so one binary serves drivers from the 450 series to today's. How the
+ * library is found is the OS's part: gpu/nvmlso.c on Linux, win/winnvml.c
+ * on Windows, each calling nvml_attach. */
 #include "gpu/nvml.h"
 
-#include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 struct nvml {
     void *lib;
+    nvml_unload_fn unload;
 #define X(name, ret, args) ret(*name) args;
     NVML_FUNCS(X)
 #undef X
@@ -26,43 +28,29 @@ struct nvml {
     bool skip_shutdown;
 };
 
-static const char *const lib_names[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
-
-int nvml_open(struct nvml **out, char *err, size_t errlen)
+int nvml_attach(struct nvml **out, void *lib, nvml_sym_fn sym, nvml_unload_fn unload, char *err,
+                size_t errlen)
 {
     *out = NULL;
-    void *lib = NULL;
-    char why[256] = "";
-    for (size_t i = 0; i < sizeof lib_names / sizeof lib_names[0] && !lib; i++) {
-        lib = dlopen(lib_names[i], RTLD_NOW | RTLD_LOCAL);
-        if (!lib && i == 0) /* the first failure says why; the fallback's adds nothing */
-            snprintf(why, sizeof why, "%s", dlerror());
-    }
-    if (!lib) {
-        snprintf(err, errlen,
-                 "cannot load libnvidia-ml.so.1 (%s): no NVIDIA driver here. Install the "
-                 "driver",
-                 why);
-        return VRAM_ENODRIVER;
-    }
     struct nvml *n = calloc(1, sizeof *n);
     if (!n) {
-        dlclose(lib);
+        unload(lib);
         snprintf(err, errlen, "out of memory");
         return VRAM_EFAIL;
     }
     n->lib = lib;
-#define X(name, ret, args) *(void **)&n->name = dlsym(lib, #name);
+    n->unload = unload;
+#define X(name, ret, args) *(void **)&n->name = sym(lib, #name);
     NVML_FUNCS(X)
 #undef X
     nvmlReturn_t (*init)(void) = n->nvmlInit_v2 ? n->nvmlInit_v2 : n->nvmlInit;
     nvmlReturn_t rc = init ? init() : NVML_ERROR_FUNCTION_NOT_FOUND;
     if (rc != NVML_SUCCESS) {
         snprintf(err, errlen,
-                 "NVML did not start (%s): is the NVIDIA kernel module loaded? "
+                 "NVML did not start (%s): is the NVIDIA driver loaded? "
                  "(nvidia-smi should work)",
                  n->nvmlErrorString ? n->nvmlErrorString(rc) : "no nvmlInit");
-        dlclose(lib);
+        unload(lib);
         free(n);
         return VRAM_ENODRIVER;
     }
@@ -92,7 +80,7 @@ void nvml_close(struct nvml *n)
         return;
     if (n->nvmlShutdown && !n->skip_shutdown)
         n->nvmlShutdown();
-    dlclose(n->lib);
+    n->unload(n->lib);
     free(n->dev);
     free(n->nosup);
     free(n);
@@ -212,7 +200,8 @@ void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g)
 {
     nvmlDevice_t d = n->dev[i];
     g->have &= ~(unsigned)(SNAP_HAVE_POWER_LIMIT | SNAP_HAVE_PERSISTENCE | SNAP_HAVE_COMPUTE_MODE |
-                           SNAP_HAVE_DISPLAY | SNAP_HAVE_MIG | SNAP_HAVE_PCIE | SNAP_HAVE_FAN);
+                           SNAP_HAVE_DISPLAY | SNAP_HAVE_MIG | SNAP_HAVE_PCIE | SNAP_HAVE_FAN |
+                           SNAP_HAVE_DRIVER_MODEL);
     if (ASK(n, i, SNAP_HAVE_POWER_LIMIT, nvmlDeviceGetEnforcedPowerLimit, d, &g->power_limit_mw))
         g->have |= SNAP_HAVE_POWER_LIMIT;
     int v;
@@ -241,6 +230,13 @@ void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g)
         g->have |= SNAP_HAVE_PCIE;
     if (ASK(n, i, SNAP_HAVE_FAN, nvmlDeviceGetFanSpeed, d, &g->fan_pct))
         g->have |= SNAP_HAVE_FAN;
+    /* Windows only: Linux drivers answer NOT_SUPPORTED, once */
+    int dm_pending;
+    if (ASK(n, i, SNAP_HAVE_DRIVER_MODEL, nvmlDeviceGetDriverModel, d, &v, &dm_pending) &&
+        v >= NVML_DRIVER_WDDM && v <= NVML_DRIVER_MCDM) {
+        g->driver_model = (enum snap_driver_model)v;
+        g->have |= SNAP_HAVE_DRIVER_MODEL;
+    }
 }
 
 void nvml_energy(struct nvml *n, unsigned i, struct snap_gpu *g)

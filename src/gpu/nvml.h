@@ -9,9 +9,21 @@
 
 struct nvml;
 
-/* Loads libnvidia-ml.so.1 (then libnvidia-ml.so) and initializes it.
- * VRAM_ENODRIVER when the library is absent or the driver does not answer. */
+/* Loads the OS's NVML and initializes it: libnvidia-ml.so.1 (then
+ * libnvidia-ml.so) on Linux (gpu/nvmlso.c), nvml.dll from the driver's
+ * folders on Windows (win/winnvml.c). VRAM_ENODRIVER when the library is
+ * absent or the driver does not answer. */
 int nvml_open(struct nvml **out, char *err, size_t errlen);
+
+/* An entry point of the loaded library by name, NULL when absent. */
+typedef void *(*nvml_sym_fn)(void *lib, const char *name);
+typedef void (*nvml_unload_fn)(void *lib);
+
+/* What nvml_open does once the library is loaded: finds the entry points
+ * with sym and initializes NVML. The nvml owns lib from then on (unload
+ * closes it), on failure too. */
+int nvml_attach(struct nvml **out, void *lib, nvml_sym_fn sym, nvml_unload_fn unload, char *err,
+                size_t errlen);
 void nvml_close(struct nvml *n);
 
 unsigned nvml_count(const struct nvml *n);

@@ -91,6 +91,10 @@ typedef struct {
 #define NVML_PROCESS_DETAIL_LIST_V1_VERSION                                                        \
     NVML_STRUCT_VERSION(sizeof(nvmlProcessDetailList_v1_t), 1)
 
+/* nvmlDeviceGetDriverModel (Windows only): the driver model, current and
+ * pending. WDM is what nvidia-smi calls TCC. */
+enum { NVML_DRIVER_WDDM = 0, NVML_DRIVER_WDM = 1, NVML_DRIVER_MCDM = 2 };
+
 typedef nvmlReturn_t (*nvml_proclist_fn)(nvmlDevice_t, unsigned int *, void *);
 
 /* Every entry point vram uses: name, return type, arguments. A missing one
@@ -128,6 +132,7 @@ typedef nvmlReturn_t (*nvml_proclist_fn)(nvmlDevice_t, unsigned int *, void *);
     X(nvmlDeviceGetCurrPcieLinkGeneration, nvmlReturn_t, (nvmlDevice_t, unsigned int *))           \
     X(nvmlDeviceGetCurrPcieLinkWidth, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                \
     X(nvmlDeviceGetFanSpeed, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                         \
+    X(nvmlDeviceGetDriverModel, nvmlReturn_t, (nvmlDevice_t, int *, int *))                        \
     X(nvmlDeviceGetRunningProcessDetailList, nvmlReturn_t,                                         \
       (nvmlDevice_t, nvmlProcessDetailList_v1_t *))                                                \
     X(nvmlDeviceGetComputeRunningProcesses_v3, nvmlReturn_t,                                       \

@@ -33,8 +33,9 @@ int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
         n = snprintf(out, len, "suspend %u", q->timeout_ms);
         break;
     case SWAPLINE_RESUME:
-        n = q->floor ? snprintf(out, len, "resume %llu", (unsigned long long)q->floor)
-                     : snprintf(out, len, "resume");
+        n = q->keep    ? snprintf(out, len, "resume %llu 1", (unsigned long long)q->floor)
+            : q->floor ? snprintf(out, len, "resume %llu", (unsigned long long)q->floor)
+                       : snprintf(out, len, "resume");
         break;
     case SWAPLINE_PREPARE:
         n = snprintf(out, len, "prepare");
@@ -72,7 +73,7 @@ static int numbers(const char *s, unsigned long long *v, int max)
 
 int swapline_parse_request(const char *line, struct swapline_req *q)
 {
-    unsigned long long v[1];
+    unsigned long long v[2];
     int n;
     memset(q, 0, sizeof *q);
     if (!strcmp(line, "info")) {
@@ -88,9 +89,10 @@ int swapline_parse_request(const char *line, struct swapline_req *q)
             return -1;
         q->timeout_ms = n >= 1 ? (unsigned)v[0] : 0;
     } else if (!strncmp(line, "resume", 6) && (!line[6] || line[6] == ' ') &&
-               (n = numbers(line + 6, v, 1)) >= 0) {
+               (n = numbers(line + 6, v, 2)) >= 0 && (n < 2 || v[1] <= 1)) {
         q->verb = SWAPLINE_RESUME;
         q->floor = n ? v[0] : 0;
+        q->keep = n == 2 && v[1] == 1;
     } else {
         return -1;
     }

@@ -3,9 +3,11 @@
  * with VRAM_SWAP=1, on the abstract Unix socket "vram-swap-PID" (or, when
  * another process squats that name, "vram-swap-PID.NONCE"). Both ends
  * build and read it here, so the two cannot drift apart.
- *   request:  info | suspend [TIMEOUT_MS] | resume [FLOOR] | prepare | drop
+ *   request:  info | suspend [TIMEOUT_MS] | resume [FLOOR [KEEP]] | prepare | drop
  *             (FLOOR: another process is moving off the GPU now: wait for
- *             room rather than fail, and leave FLOOR bytes free)
+ *             room rather than fail, and leave FLOOR bytes free; KEEP 1:
+ *             keep the daemon's chunks pinned after the resume, ready for
+ *             the next suspend, instead of giving them back)
  *   answer:   ok KEY=VALUE ... [why=TEXT TO THE END]  |  error MESSAGE
  * Under the daemon, host memory travels beside the line: `prepare` and
  * `suspend` may carry chunks of it (memfds the daemon made for this model
@@ -16,6 +18,7 @@
 #ifndef VRAM_IPC_SWAPLINE_H
 #define VRAM_IPC_SWAPLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -47,6 +50,7 @@ struct swapline_req {
     enum swapline_verb verb;
     unsigned timeout_ms; /* suspend: how long to wait for calls in flight; 0: default */
     uint64_t floor;      /* resume: overlapped, leaving this much free; 0: not */
+    bool keep;           /* resume: keep the daemon's chunks, ready for the next suspend */
 };
 
 /* The request line for q, without its newline; its length, or -1. */

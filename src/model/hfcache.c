@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "model/ggufname.h"
+#include "model/ggufset.h"
 #include "model/storepath.h"
 
 size_t hfcache_roots(char roots[][MODELREF_PATH], size_t max)
@@ -63,7 +65,7 @@ struct sum {
     int rfd;
     char dir[400];
     uint64_t bytes;
-    bool gguf;
+    bool gguf, torch; /* GGUF files; safetensors or a config.json */
 };
 
 static int add_blob(const char *name, void *arg)
@@ -77,11 +79,14 @@ static int add_blob(const char *name, void *arg)
     return 0;
 }
 
-static int see_gguf(const char *name, void *arg)
+static int see_kind(const char *name, void *arg)
 {
+    struct sum *s = arg;
     size_t l = strlen(name);
-    if (l > 5 && !strcmp(name + l - 5, ".gguf"))
-        ((struct sum *)arg)->gguf = true;
+    if (ggufname_is_model(name))
+        s->gguf = true;
+    else if ((l > 12 && !strcmp(name + l - 12, ".safetensors")) || !strcmp(name, "config.json"))
+        s->torch = true;
     return 0;
 }
 
@@ -119,9 +124,13 @@ static int resolve(int rfd, const char *root, const char *repo, const char *show
     struct sum s = {.rfd = rfd};
     snprintf(s.dir, sizeof s.dir, "%s/blobs", repo);
     storepath_list(rfd, s.dir, add_blob, &s, 100000);
-    storepath_list(rfd, ref->dir, see_gguf, &s, 10000);
+    storepath_list(rfd, ref->dir, see_kind, &s, 10000);
     ref->disk = s.bytes;
-    ref->gguf = file ? strlen(file) > 5 && !strcmp(file + strlen(file) - 5, ".gguf") : s.gguf;
+    /* a folder of GGUF files only: llama.cpp's, one of them to be named
+     * (REPO:QUANT); with safetensors or a config.json beside, the folder
+     * is the transformers model and its GGUF files are models of their own */
+    ref->gguf = file ? strlen(file) > 5 && !strcmp(file + strlen(file) - 5, ".gguf")
+                     : s.gguf && !s.torch;
     mode_t kind;
     int fd = storepath_open(rfd, ref->dir, 1, &kind);
     if (fd < 0) {
@@ -132,17 +141,63 @@ static int resolve(int rfd, const char *root, const char *repo, const char *show
     return VRAM_OK;
 }
 
+/* REPO:TAG: the one GGUF model of the repository's snapshot that answers
+ * to TAG, with its own name and size. */
+static int pick_tag(int rfd, const char *root, const char *tag, struct modelref *ref, char *err,
+                    size_t errlen)
+{
+    struct ggufset *set = malloc(sizeof *set);
+    struct modeldir *d = malloc(sizeof *d);
+    int rc = set && d ? VRAM_OK : VRAM_EFAIL;
+    if (rc == VRAM_OK) {
+        modeldir_beneath(d, rfd, root, ref->dir);
+        rc = ggufset_read(d, set, err, errlen);
+    }
+    int i = rc == VRAM_OK ? ggufset_pick(set, tag) : -1;
+    if (rc == VRAM_OK && i < 0) {
+        char list[1200];
+        ggufset_describe(set, ref->name, "", list, sizeof list);
+        snprintf(err, errlen, "%s: %s %s: %s", ref->name,
+                 i == -1 ? "no GGUF model answers to" : "several GGUF models answer to", tag,
+                 set->n ? list : "it has none");
+        rc = VRAM_EINPUT;
+    } else if (rc == VRAM_OK) {
+        char repo[256];
+        snprintf(repo, sizeof repo, "%s", ref->name);
+        ggufset_model_name(set, (size_t)i, repo, ref->name, sizeof ref->name);
+        snprintf(ref->file, sizeof ref->file, "%s", set->files[i].path);
+        ref->disk = set->files[i].bytes;
+        ref->gguf = true;
+    }
+    free(set);
+    free(d);
+    return rc;
+}
+
+/* "DIR/FILE" or "FILE" of a snapshot: parts the cache's names allow */
+static bool file_ok(const char *f)
+{
+    const char *slash = strchr(f, '/');
+    if (!slash)
+        return name_ok(f, strlen(f));
+    return !strchr(slash + 1, '/') && name_ok(f, (size_t)(slash - f)) &&
+           name_ok(slash + 1, strlen(slash + 1));
+}
+
 int hfcache_find(const char *root, const char *name, struct modelref *ref, char *err,
                  size_t errlen)
 {
-    const char *a = strchr(name, '/');
+    char base[300], tag[64];
+    bool tagged = ggufset_split_tag(name, base, sizeof base, tag, sizeof tag);
+    const char *a = strchr(base, '/');
     const char *b = a ? strchr(a + 1, '/') : NULL;
-    size_t lo = a ? (size_t)(a - name) : 0, ln = a ? (b ? (size_t)(b - a - 1) : strlen(a + 1)) : 0;
-    if (!a || !name_ok(name, lo) || !name_ok(a + 1, ln) || (b && !name_ok(b + 1, strlen(b + 1))))
+    size_t lo = a ? (size_t)(a - base) : 0, ln = a ? (b ? (size_t)(b - a - 1) : strlen(a + 1)) : 0;
+    if (!a || !name_ok(base, lo) || !name_ok(a + 1, ln) || (b && !file_ok(b + 1)) ||
+        (tagged && (b || !name_ok(tag, strlen(tag)))))
         return 1;
     char repo[256], shown[256];
-    snprintf(repo, sizeof repo, "models--%.*s--%.*s", (int)lo, name, (int)ln, a + 1);
-    snprintf(shown, sizeof shown, "%.*s/%.*s", (int)lo, name, (int)ln, a + 1);
+    snprintf(repo, sizeof repo, "models--%.*s--%.*s", (int)lo, base, (int)ln, a + 1);
+    snprintf(shown, sizeof shown, "%.*s/%.*s", (int)lo, base, (int)ln, a + 1);
     int rfd = open(root, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
     if (rfd < 0)
         return 1;
@@ -157,6 +212,8 @@ int hfcache_find(const char *root, const char *name, struct modelref *ref, char 
     } else {
         close(fd);
         rc = resolve(rfd, root, repo, shown, b ? b + 1 : NULL, ref, err, errlen);
+        if (rc == VRAM_OK && tagged)
+            rc = pick_tag(rfd, root, tag, ref, err, errlen);
     }
     close(rfd);
     return rc;
@@ -168,6 +225,31 @@ struct walk {
     int (*each)(const struct modelref *, const char *, void *);
     void *arg;
 };
+
+/* A repository's GGUF models, each its own model: REPO:QUANT. */
+static int each_gguf(struct walk *w, const struct modelref *repo)
+{
+    struct ggufset *set = malloc(sizeof *set);
+    struct modeldir *d = malloc(sizeof *d);
+    char err[600];
+    int rc = 0;
+    if (set && d) {
+        modeldir_beneath(d, w->rfd, w->root, repo->dir);
+        if (ggufset_read(d, set, err, sizeof err) != VRAM_OK)
+            set->n = 0;
+        for (size_t i = 0; i < set->n && !rc; i++) {
+            struct modelref ref = *repo;
+            ggufset_model_name(set, i, repo->name, ref.name, sizeof ref.name);
+            snprintf(ref.file, sizeof ref.file, "%s", set->files[i].path);
+            ref.disk = set->files[i].bytes;
+            ref.gguf = true;
+            rc = w->each(&ref, NULL, w->arg);
+        }
+    }
+    free(set);
+    free(d);
+    return rc;
+}
 
 static int repo_of(const char *name, void *arg)
 {
@@ -185,8 +267,14 @@ static int repo_of(const char *name, void *arg)
         memset(&ref, 0, sizeof ref);
         snprintf(ref.name, sizeof ref.name, "%s", shown);
         ref.store = "huggingface";
+        return w->each(&ref, err, w->arg);
     }
-    return w->each(&ref, rc == VRAM_OK ? NULL : err, w->arg);
+    if (!ref.gguf) {
+        int r = w->each(&ref, NULL, w->arg);
+        if (r)
+            return r;
+    }
+    return each_gguf(w, &ref);
 }
 
 int hfcache_list(const char *root, int (*each)(const struct modelref *ref, const char *err, void *arg),

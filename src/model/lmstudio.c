@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "model/ggufname.h"
+#include "model/ggufset.h"
 #include "model/storepath.h"
 
 size_t lmstudio_roots(char roots[][MODELREF_PATH], size_t max)
@@ -37,8 +39,7 @@ static bool part_ok(const char *s, size_t n)
 
 static bool is_gguf(const char *name)
 {
-    size_t l = strlen(name);
-    return l > 5 && !strcmp(name + l - 5, ".gguf") && strncmp(name, "mmproj", 6);
+    return ggufname_is_model(name);
 }
 
 struct look {
@@ -73,19 +74,51 @@ static void fill(struct modelref *ref, const char *root, const char *dir, const 
         storepath_size(rfd, path, &ref->disk, &(mode_t){0});
 }
 
+/* PUBLISHER/REPO:TAG: the file that answers to TAG. */
+static int pick_tag(int rfd, const char *root, const char *dir, const char *tag,
+                    struct modelref *ref, char *err, size_t errlen)
+{
+    struct ggufset *set = malloc(sizeof *set);
+    struct modeldir *d = malloc(sizeof *d);
+    int rc = set && d ? VRAM_OK : VRAM_EFAIL;
+    if (rc == VRAM_OK) {
+        modeldir_beneath(d, rfd, root, dir);
+        rc = ggufset_read(d, set, err, errlen);
+    }
+    int i = rc == VRAM_OK ? ggufset_pick(set, tag) : -1;
+    if (rc == VRAM_OK && i >= 0 && !strchr(set->files[i].path, '/')) {
+        char shown[900];
+        snprintf(shown, sizeof shown, "%s/%s", dir, set->files[i].path);
+        fill(ref, root, dir, set->files[i].path, shown, rfd);
+    } else if (rc == VRAM_OK) {
+        char list[1200];
+        ggufset_describe(set, NULL, dir, list, sizeof list);
+        snprintf(err, errlen, "%s/%s: %s %s: %s", root, dir,
+                 i == -2 ? "several GGUF models answer to" : "no GGUF model answers to", tag,
+                 set->n ? list : "it has none");
+        rc = VRAM_EINPUT;
+    }
+    free(set);
+    free(d);
+    return rc;
+}
+
 int lmstudio_find(const char *root, const char *name, struct modelref *ref, char *err,
                   size_t errlen)
 {
-    const char *a = strchr(name, '/');
+    char base[600], tag[64];
+    bool tagged = ggufset_split_tag(name, base, sizeof base, tag, sizeof tag);
+    const char *a = strchr(base, '/');
     const char *b = a ? strchr(a + 1, '/') : NULL;
-    if (!a || !part_ok(name, (size_t)(a - name)) ||
-        !part_ok(a + 1, b ? (size_t)(b - a - 1) : strlen(a + 1)) || (b && !part_ok(b + 1, strlen(b + 1))))
+    if (!a || !part_ok(base, (size_t)(a - base)) ||
+        !part_ok(a + 1, b ? (size_t)(b - a - 1) : strlen(a + 1)) ||
+        (b && !part_ok(b + 1, strlen(b + 1))) || (tagged && b))
         return 1;
     int rfd = open(root, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
     if (rfd < 0)
         return 1;
     char dir[600];
-    snprintf(dir, sizeof dir, "%.*s", b ? (int)(b - name) : (int)strlen(name), name);
+    snprintf(dir, sizeof dir, "%.*s", b ? (int)(b - base) : (int)strlen(base), base);
     struct look l = {0};
     int rc = VRAM_OK;
     if (storepath_list(rfd, dir, look, &l, 10000) < 0) {
@@ -95,10 +128,23 @@ int lmstudio_find(const char *root, const char *name, struct modelref *ref, char
             snprintf(err, errlen, "%s/%s: %s", root, dir, storepath_why(errno, 0));
             rc = VRAM_EINPUT;
         }
+    } else if (tagged) {
+        rc = pick_tag(rfd, root, dir, tag, ref, err, errlen);
     } else if (b) {
         fill(ref, root, dir, b + 1, name, rfd);
     } else if (l.ggufs > 1) {
-        snprintf(err, errlen, "%s/%s: %d GGUF files: name one, as %s/FILE", root, dir, l.ggufs, name);
+        struct ggufset *set = malloc(sizeof *set);
+        struct modeldir *d = malloc(sizeof *d);
+        char list[1200] = "";
+        if (set && d) {
+            modeldir_beneath(d, rfd, root, dir);
+            if (ggufset_read(d, set, err, errlen) == VRAM_OK)
+                ggufset_describe(set, NULL, dir, list, sizeof list);
+        }
+        free(set);
+        free(d);
+        snprintf(err, errlen, "%s/%s: %d GGUF models; name one, as %s:QUANT or %s/FILE: %s", root,
+                 dir, l.ggufs, name, name, list);
         rc = VRAM_EINPUT;
     } else if (l.ggufs == 1 || l.config) {
         fill(ref, root, dir, l.ggufs ? l.first : "", name, rfd);

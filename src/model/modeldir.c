@@ -67,6 +67,21 @@ bool modeldir_has(const struct modeldir *d, const char *file)
     return true;
 }
 
+int modeldir_size(const struct modeldir *d, const char *file, uint64_t *bytes)
+{
+    char path[4400];
+    join(path, sizeof path, d->dir, file);
+    struct stat st;
+    if (d->root < 0) {
+        if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+            return -1;
+        *bytes = (uint64_t)st.st_size;
+        return 0;
+    }
+    mode_t kind;
+    return storepath_size(d->root, path, bytes, &kind);
+}
+
 int modeldir_each(const struct modeldir *d, int (*each)(const char *name, void *arg), void *arg,
                   char *err, size_t errlen)
 {
@@ -81,6 +96,7 @@ int modeldir_each(const struct modeldir *d, int (*each)(const char *name, void *
             close(fd);
         return VRAM_EINPUT;
     }
+    rewinddir(dir); /* the store's root itself ("") shares its position with every dup */
     struct dirent *e;
     int rc = 0;
     while (!rc && (e = readdir(dir)))

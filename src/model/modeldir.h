@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model/reader.h"
 
@@ -30,6 +31,9 @@ int modeldir_open(const struct modeldir *d, const char *file, struct reader *r, 
 /* Whether the folder has an entry of that name (a dangling link, a FIFO or
  * a link out of the store too: reading it then says what is wrong). */
 bool modeldir_has(const struct modeldir *d, const char *file);
+
+/* The size of file (a regular file) in the folder; -1 when it is not one. */
+int modeldir_size(const struct modeldir *d, const char *file, uint64_t *bytes);
 
 /* Calls each for every name in the folder (not "." and ".."), until it
  * returns non-zero, which is returned. VRAM_EINPUT when the folder cannot

@@ -12,6 +12,8 @@
 
 #include "core/err.h"
 #include "model/gguf.h"
+#include "model/ggufname.h"
+#include "model/ggufset.h"
 #include "model/hfconfig.h"
 #include "model/reader.h"
 #include "model/safetensors.h"
@@ -36,8 +38,7 @@ static int look(const char *name, void *arg)
         c->shards = true;
     else if (!strcmp(name, "config.json"))
         c->config = true;
-    else if (ends(name, ".gguf") && strncmp(name, "mmproj", 6) && strlen(name) < sizeof c->gguf &&
-             c->ggufs++ == 0)
+    else if (ggufname_is_model(name) && strlen(name) < sizeof c->gguf && c->ggufs++ == 0)
         snprintf(c->gguf, sizeof c->gguf, "%s", name);
     return 0;
 }
@@ -85,6 +86,72 @@ static int by_magic(struct reader *r, const char *name, void *arg)
     return VRAM_EINPUT;
 }
 
+/* A folder of several GGUF models: which, so that the user can name one. */
+static int several(const struct modeldir *d, char *err, size_t errlen)
+{
+    struct ggufset *s = malloc(sizeof *s);
+    if (!s)
+        return VRAM_EFAIL;
+    char list[1536];
+    if (ggufset_read(d, s, err, errlen) != VRAM_OK)
+        snprintf(list, sizeof list, "(unreadable)");
+    else
+        ggufset_describe(s, NULL, d->shown, list, sizeof list);
+    snprintf(err, errlen, "%s: %zu GGUF models in this folder; name one: %s", d->shown,
+             s->n + s->more, list);
+    free(s);
+    return VRAM_EINPUT;
+}
+
+/* A GGUF model split over files (X-00001-of-00003.gguf): the tensors of
+ * the other parts, added to what the first said. */
+static int other_parts(const struct modeldir *d, const char *file, struct model_info *m, char *err,
+                       size_t errlen)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    struct ggufname g;
+    if (!m->embed_bytes && !m->output_bytes && !m->weight_bytes)
+        return VRAM_OK; /* not a GGUF */
+    if (!ggufname_parse(base, &g) || g.parts < 2 || g.part != 1)
+        return VRAM_OK;
+    struct model_info *t = malloc(sizeof *t);
+    if (!t)
+        return VRAM_EFAIL;
+    size_t stem = strlen(file) - 20; /* "-00001-of-00003.gguf" */
+    int rc = VRAM_OK;
+    for (unsigned k = 2; k <= g.parts && rc == VRAM_OK; k++) {
+        char part[600];
+        snprintf(part, sizeof part, "%.*s-%05u-of-%05u.gguf", (int)stem, file, k, g.parts);
+        struct file_job j = {d, part, t, err, errlen};
+        rc = modeldir_parse(d, part, by_magic, &j, err, errlen);
+        if (rc == 1) {
+            snprintf(err, errlen, "%s/%s: not a GGUF file", d->shown, part);
+            rc = VRAM_EINPUT;
+        }
+        if (rc != VRAM_OK)
+            break;
+        m->params += t->params;
+        m->weight_bytes += t->weight_bytes;
+        m->embed_bytes += t->embed_bytes;
+        m->output_bytes += t->output_bytes;
+        for (unsigned l = 0; l < MODEL_MAX_LAYERS; l++)
+            m->layer_bytes[l] += t->layer_bytes[l];
+        m->tied_embeddings = m->tied_embeddings && t->tied_embeddings;
+    }
+    free(t);
+    if (rc == VRAM_OK && m->params) {
+        m->stored_bits = 8.0 * (double)m->weight_bytes / (double)m->params;
+        m->params_active = m->params;
+        if (m->experts) {
+            uint64_t active = 0;
+            model_count_params(m, &active);
+            m->params_active = active;
+        }
+    }
+    return rc;
+}
+
 int modelfile_load_at(const struct modeldir *d, const char *file, struct model_info *m, char *err,
                       size_t errlen)
 {
@@ -108,10 +175,10 @@ int modelfile_load_at(const struct modeldir *d, const char *file, struct model_i
         } else if (c.ggufs == 1) {
             struct file_job j = {d, c.gguf, m, err, errlen};
             rc = modeldir_parse(d, c.gguf, by_magic, &j, err, errlen);
+            if (rc == VRAM_OK)
+                rc = other_parts(d, c.gguf, m, err, errlen);
         } else if (c.ggufs > 1) {
-            snprintf(err, errlen, "%s: %d GGUF files in this folder: name the one to fit", d->shown,
-                     c.ggufs);
-            return VRAM_EINPUT;
+            return several(d, err, errlen);
         } else {
             snprintf(err, errlen,
                      "%s: no *.safetensors, model.safetensors.index.json, config.json or .gguf "
@@ -120,6 +187,8 @@ int modelfile_load_at(const struct modeldir *d, const char *file, struct model_i
             return VRAM_EINPUT;
         }
     }
+    if (rc == VRAM_OK && file)
+        rc = other_parts(d, file, m, err, errlen);
     if (rc != VRAM_OK)
         return rc;
     if (!m->name[0])

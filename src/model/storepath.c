@@ -33,6 +33,7 @@ int storepath_list(int root, const char *path, int (*each)(const char *name, voi
         errno = e;
         return -1;
     }
+    rewinddir(d); /* "" is the root's own descriptor, duplicated: its position is shared */
     struct dirent *e;
     int rc = 0;
     unsigned n = 0;

@@ -96,7 +96,8 @@ int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_
             return -1;
         }
         char req[64];
-        struct swapline_req q = {.verb = SWAPLINE_RESUME, .floor = f ? f->floor : 0};
+        struct swapline_req q = {
+            .verb = SWAPLINE_RESUME, .floor = f ? f->floor : 0, .keep = f && f->keep};
         swapline_format_request(&q, req, sizeof req);
         /* an overlapped resume may wait up to two minutes for its room */
         return swapctl_call(pid, req, 250000, &r->fast, err, len) == 1 ? 0 : -1;

@@ -35,6 +35,7 @@ struct park_fast {
     const int *fds; /* the chunks' memfds */
     unsigned nfds;
     uint64_t floor;
+    bool keep;      /* resume: keep the chunks pinned for the next suspend */
     bool fast_only; /* a suspend mid-request: fast swap or nothing, never the driver's */
 };
 

@@ -24,6 +24,7 @@
 #include "gpu/nvml.h"
 #include "host/proc.h"
 #include "ipc/slices.h"
+#include "probe/activity.h"
 
 struct probe {
     struct nvml *nvml;
@@ -41,12 +42,7 @@ struct probe {
     bool cuda_running;
     int cuda_version;
     /* per GPU: who the driver saw working, newest sample first asked for */
-    struct activity {
-        uint64_t since_us;
-        struct nvml_busy *seen;
-        size_t n;
-        bool have;
-    } * act;
+    struct activity *act;
 };
 
 static void *cuda_main(void *arg)
@@ -111,7 +107,7 @@ void probe_close(struct probe *p)
     cuda_join(p);
     prefetch_join(p);
     for (unsigned i = 0; p->act && i < nvml_count(p->nvml); i++)
-        free(p->act[i].seen);
+        activity_free(&p->act[i]);
     free(p->act);
     nvml_close(p->nvml);
     free(p->holders);
@@ -191,55 +187,6 @@ static int apply_group(const struct slice *sl, void *arg)
     return 0;
 }
 
-/* Merges the driver's newest samples into what this probe has seen. */
-static void watch_activity(struct probe *p, unsigned i)
-{
-    struct activity *a = &p->act[i];
-    struct nvml_busy *b;
-    size_t n;
-    if (nvml_activity(p->nvml, i, a->since_us, &b, &n) < 0)
-        return;
-    a->have = true;
-    for (size_t j = 0; j < n; j++) {
-        if (b[j].at_us > a->since_us)
-            a->since_us = b[j].at_us;
-        size_t k = 0;
-        while (k < a->n && a->seen[k].pid != b[j].pid)
-            k++;
-        if (k == a->n) {
-            struct nvml_busy *v = realloc(a->seen, (a->n + 1) * sizeof *v);
-            if (!v)
-                break;
-            a->seen = v;
-            a->seen[a->n++] = b[j];
-        } else if (b[j].at_us > a->seen[k].at_us) {
-            a->seen[k].at_us = b[j].at_us;
-        }
-    }
-    free(b);
-}
-
-/* Gives each process its last time seen working; forgets the processes
- * that left the list. */
-static void apply_activity(struct activity *a, struct snap_gpu *g, bool prune)
-{
-    if (!a->have)
-        return;
-    g->have |= SNAP_HAVE_ACTIVITY;
-    size_t kept = 0;
-    for (size_t k = 0; k < a->n; k++) {
-        bool listed = false;
-        for (size_t i = 0; i < g->nprocs; i++)
-            if (g->procs[i].pid == a->seen[k].pid) {
-                g->procs[i].busy_us = a->seen[k].at_us;
-                listed = true;
-            }
-        if (listed || !prune)
-            a->seen[kept++] = a->seen[k];
-    }
-    a->n = kept;
-}
-
 int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms)
 {
     unsigned count = nvml_count(p->nvml);
@@ -266,7 +213,7 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         struct snap_gpu *g = &s->gpus[i];
         nvml_fast(p->nvml, i, g);
         if (what & PROBE_ACTIVITY)
-            watch_activity(p, i);
+            activity_watch(&p->act[i], p->nvml, i);
         if (what & PROBE_SLOW)
             nvml_slow(p->nvml, i, g);
         if (what & PROBE_ENERGY)
@@ -285,7 +232,7 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
             g->have |= SNAP_HAVE_PROCS;
             join_procs(g, &(struct join_lookup){host_lookup, driver_lookup, p});
         }
-        apply_activity(&p->act[i], g, (g->have & SNAP_HAVE_PROCS) != 0);
+        activity_apply(&p->act[i], g, (g->have & SNAP_HAVE_PROCS) != 0);
     }
     if (what & PROBE_HOLDERS) {
         free(p->holders);

@@ -57,8 +57,9 @@ static int take_chunks(const struct swapline_req *q, const int *fds, unsigned n,
     return rc;
 }
 
-/* Answers one request; true when it was a resume that succeeded. */
-static bool answer(int fd, const char *req, const int *fds, unsigned nfds)
+/* Answers one request; true when it was a resume that succeeded (*keep:
+ * it was asked to keep the daemon's chunks). */
+static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool *keep)
 {
     char out[512], err[256] = "";
     struct swap_stats st;
@@ -119,6 +120,7 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds)
             break;
         off += (size_t)w;
     }
+    *keep = parsed && q.keep;
     return parsed && rc == 0 && q.verb == SWAPLINE_RESUME;
 }
 
@@ -181,11 +183,12 @@ static void serve_one(int fd)
         return;
     }
     *nl = 0;
-    if (answer(fd, req, fds, nfds)) {
+    bool keep = false;
+    if (answer(fd, req, fds, nfds, &keep)) {
         /* the resume is answered: what held the bytes goes back now, off
          * its path (unpinning 16 GiB takes ~0.3 s) */
         shutdown(fd, SHUT_RDWR);
-        swap_after_resume();
+        swap_after_resume(keep);
     }
 }
 

@@ -132,6 +132,9 @@ static CUresult pin(struct piece *c)
 {
     if (c->pinned)
         return CUDA_SUCCESS;
+    /* the pages into this process's tables in one call, not a fault each
+     * (the daemon populated a chunk, but another process's mapping) */
+    madvise(c->p, c->size, MADV_POPULATE_WRITE);
     CUresult rc = real_cuMemHostRegister_v2
                       ? real_cuMemHostRegister_v2(c->p, c->size, 1 /* PORTABLE */)
                       : CUDA_ERROR_NOT_INITIALIZED;

@@ -728,14 +728,16 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
     return 0;
 }
 
-void swap_after_resume(void)
+void swap_after_resume(bool keep_chunks)
 {
     if (suspended)
         return;
-    /* the daemon's memory back to the daemon, and this process's own too:
-     * under the daemon, RAM is held for swaps only while swapped */
+    /* the daemon's memory back to the daemon (unless it asked to keep it
+     * ready for the next suspend), and this process's own too: under the
+     * daemon, RAM is held for swaps only as the daemon decides */
     if (pool_daemon()) {
-        pool_drop_chunks();
+        if (!keep_chunks)
+            pool_drop_chunks();
         pool_drop();
     } else if (pool_policy() == POOL_NONE) {
         pool_drop();

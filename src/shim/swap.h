@@ -57,9 +57,9 @@ CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
 int swap_prepare(uint64_t *pool_ms, char *err, size_t len);
 
 /* After a resume has been answered: host memory held for the swap goes
- * back (the daemon's chunks and, under the daemon or with policy none,
- * this process's own), off the resume's path. */
-void swap_after_resume(void);
+ * back (the daemon's chunks unless keep_chunks, and, under the daemon or
+ * with policy none, this process's own), off the resume's path. */
+void swap_after_resume(bool keep_chunks);
 
 /* The daemon's chunks given back, unless they hold a suspended process's
  * bytes. */

@@ -1,217 +1,137 @@
-/* winmain: vram.exe, the part of vram that applies to Windows
- * today: `vram headless status|on|off`. The display adapters come from
- * SetupAPI, the settings from the registry (winstate.c), and disabling an
- * adapter is left to pnputil, as an administrator would do it. */
+/* winmain: vram.exe, vram on Windows: where the desktop's VRAM went
+ * (status, top), what wastes it (doctor) and the switch that frees it
+ * (headless). The same table of commands, strings and exit codes as on
+ * Linux (cli/cmd.c), with the commands that exist here. */
 #include <windows.h>
 
-#include <initguid.h> /* before devguid.h: defines the GUIDs here */
-
-#include <devguid.h>
-#include <setupapi.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "core/headless.h"
-#include "core/headless_win.h"
-#include "win/winstate.h"
+#include "cli/cmd.h"
+#include "cli/color.h"
+#include "core/err.h"
+#include "win/windoctor.h"
+#include "win/winheadless.h"
+#include "win/winstatus.h"
+#include "win/wintop.h"
 
-static const char usage_text[] =
-    "usage: vram headless [status|on|off] [--yes] [--disable-device]\n"
-    "Leave the NVIDIA card to compute: the desktop runs on the integrated GPU.\n\n"
-    "  status            the display adapters and hardware-accelerated GPU scheduling\n"
-    "  on                turn on hardware-accelerated GPU scheduling (HwSchMode = 2)\n"
-    "  off               put back what `on` changed\n"
-    "  -y, --yes         act (without it: print the plan, change nothing)\n"
-    "  --disable-device  with on: also disable the NVIDIA display adapter, which frees\n"
-    "                    all of its memory from the desktop, but CUDA cannot use a\n"
-    "                    disabled adapter either until `vram headless off`\n\n"
-    "Plug the monitor into the motherboard first. Changes take effect after a reboot;\n"
-    "on and off need an Administrator prompt. The other vram commands run on Linux.\n";
+#ifndef VRAM_VERSION
+#define VRAM_VERSION "0.1.0"
+#endif
 
-static void scan(struct hw_state *s)
+static int cmd_help(int argc, char **argv);
+
+/* Linux's `vram help` pages the manual; vram.exe has no manual pages, so
+ * it prints a command's help, which is what `COMMAND --help` prints. */
+static const struct cmd_entry help_entry = {
+    .name = "help",
+    .args = "[COMMAND]",
+    .summary = "a command's help (the same as vram COMMAND --help)",
+    .help = "The manual pages (man vram-COMMAND) come with the Linux package; on Windows\n"
+            "each command's help and docs/windows.md are the manual.\n",
+    .exec = cmd_help,
+};
+
+const struct cmd_entry *const cmd_table[] = {
+    &winstatus_entry,
+    &wintop_entry,
+    &windoctor_entry,
+    &winheadless_entry,
+    &help_entry,
+};
+
+const size_t cmd_count = sizeof cmd_table / sizeof cmd_table[0];
+
+/* Linux's says how to try a simulated machine (vram --sim): the Windows
+ * build has no simulated driver to offer. */
+int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc)
 {
-    memset(s, 0, sizeof *s);
-    s->hwsch = winstate_hwsch(&winstate_machine);
-    HDEVINFO h = SetupDiGetClassDevsA(&GUID_DEVCLASS_DISPLAY, NULL, NULL, DIGCF_PRESENT);
-    if (h == INVALID_HANDLE_VALUE)
-        return;
-    SP_DEVINFO_DATA d;
-    d.cbSize = sizeof d;
-    for (DWORD i = 0; s->nadapters < HW_MAX_ADAPTERS && SetupDiEnumDeviceInfo(h, i, &d); i++) {
-        struct hw_adapter *a = &s->adapters[s->nadapters];
-        if (!SetupDiGetDeviceInstanceIdA(h, &d, a->id, sizeof a->id, NULL))
-            continue;
-        a->vendor = headless_win_vendor(a->id);
-        s->nadapters++;
+    fprintf(stderr, "vram %s: %s\n", e->name, err);
+    return err_exit_code(rc);
+}
+
+static void usage(FILE *out);
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc > 2)
+        return cmd_bad_usage(&help_entry, "one command at a time");
+    if (argc < 2 || !strcmp(argv[1], "vram")) {
+        usage(stdout);
+        return 0;
     }
-    SetupDiDestroyDeviceInfoList(h);
-}
-
-static const char *hwsch_name(long v)
-{
-    return v < 0 ? "not set (Windows' default)" : v == 2 ? "on (2)" : v == 1 ? "off (1)" : "other";
-}
-
-/* Runs pnputil with verb on id; 0 when it says so. */
-static int pnputil(const char *verb, const char *id)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "pnputil %s \"%s\"", verb, id);
-    STARTUPINFOA si;
-    PROCESS_INFORMATION pi;
-    memset(&si, 0, sizeof si);
-    si.cb = sizeof si;
-    if (!CreateProcessA(NULL, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi))
-        return -1;
-    WaitForSingleObject(pi.hProcess, INFINITE);
-    DWORD code = 1;
-    GetExitCodeProcess(pi.hProcess, &code);
-    CloseHandle(pi.hProcess);
-    CloseHandle(pi.hThread);
-    return code == 0 ? 0 : -1;
-}
-
-static void enable_one(const char *id, void *arg)
-{
-    int *failed = arg;
-    if (pnputil("/enable-device", id) < 0) {
-        fprintf(stderr,
-                "vram headless off: pnputil /enable-device \"%s\" failed: enable it in "
-                "Device Manager\n",
-                id);
-        (*failed)++;
-    } else {
-        printf("enabled %s\n", id);
-    }
-}
-
-static void list_one(const char *id, void *arg)
-{
-    (void)arg;
-    printf("  enable %s (pnputil /enable-device)\n", id);
-}
-
-static int status(void)
-{
-    struct hw_state s;
-    scan(&s);
-    printf("display adapters:\n");
-    for (size_t i = 0; i < s.nadapters; i++)
-        printf("  %-7s %s\n", headless_vendor_name(s.adapters[i].vendor), s.adapters[i].id);
-    if (!s.nadapters)
-        printf("  none found\n");
-    printf("hardware-accelerated GPU scheduling: %s\n", hwsch_name(s.hwsch));
-    printf("headless: %s\n",
-           winstate_applied(&winstate_machine) ? "on (vram headless off undoes it)" : "off");
+    const struct cmd_entry *e = cmd_find(argv[1]);
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+        e = &help_entry;
+    if (!e)
+        return cmd_bad_usage(&help_entry, "'%s' is not a command of vram.exe (vram --help lists "
+                                          "them; docs/windows.md says what is Linux's)", argv[1]);
+    cmd_usage(e, 0);
     return 0;
 }
 
-static int turn_on(bool yes, bool disable)
+static void usage(FILE *out)
 {
-    if (winstate_applied(&winstate_machine)) {
-        printf("headless is already on: nothing to do (vram headless off undoes it)\n");
-        return 0;
-    }
-    struct hw_state s;
-    struct hw_plan p;
-    char why[512];
-    scan(&s);
-    if (headless_win_plan(&s, disable, &p, why, sizeof why) < 0) {
-        fprintf(stderr, "vram headless on: %s\n", why);
-        return 1;
-    }
-    printf("the desktop stays on %s; the NVIDIA card is left to compute.\n",
-           s.adapters[p.display].id);
-    if (p.set_hwsch)
-        printf("  set HKLM\\%s\\HwSchMode to 2 (now %s)\n", winstate_machine.graphics,
-               hwsch_name(s.hwsch));
-    for (size_t i = 0; i < p.ndisable; i++)
-        printf("  disable %s (pnputil /disable-device): CUDA cannot use it until `off`\n",
-               p.disable[i]);
-    if (!yes) {
-        printf("dry run: nothing changed; add --yes to do it (as Administrator)\n");
-        return 0;
-    }
-    if (p.set_hwsch && winstate_set_hwsch(&winstate_machine, HW_HWSCH_ON, why, sizeof why) < 0) {
-        fprintf(stderr, "vram headless on: %s; nothing was changed\n", why);
-        return 1;
-    }
-    for (size_t i = 0; i < p.ndisable; i++) {
-        if (winstate_note_disabled(&winstate_machine, p.disable[i], why, sizeof why) < 0 ||
-            pnputil("/disable-device", p.disable[i]) < 0) {
-            fprintf(stderr, "vram headless on: could not disable %s; undoing\n", p.disable[i]);
-            int failed = 0;
-            winstate_each_disabled(&winstate_machine, enable_one, &failed);
-            winstate_restore(&winstate_machine, why, sizeof why);
-            return 1;
-        }
-    }
-    printf("done. Restart Windows for it to take effect.\n");
-    return 0;
+    fprintf(out, "usage: vram [--color WHEN] COMMAND [ARGS]\n\n"
+                 "Get the most out of your GPUs' memory.\n\ncommands:\n");
+    for (size_t i = 0; i < cmd_count; i++)
+        fprintf(out, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
+    fprintf(out, "\noptions:\n"
+                 "  --color WHEN   colour: auto (on a console, unless NO_COLOR is set),\n"
+                 "                 always, never\n"
+                 "  --version      print the version\n"
+                 "\n'vram COMMAND --help' (or 'vram help COMMAND') for a command's options.\n"
+                 "On Windows: no caps, no swap, no daemon (vram run, vram serve and the\n"
+                 "others are Linux's); docs/windows.md says what works here.\n"
+                 "Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 no GPU driver.\n");
 }
 
-static int turn_off(bool yes)
+/* ANSI colours on a console that understands them (Windows 10 and later):
+ * where it does not, none. */
+static void console_colors(void)
 {
-    if (!winstate_applied(&winstate_machine)) {
-        printf("headless is not on: nothing to restore\n");
-        return 0;
-    }
-    printf("restoring the setup from before `vram headless on`:\n");
-    printf("  HwSchMode back to its previous value\n");
-    winstate_each_disabled(&winstate_machine, list_one, NULL);
-    if (!yes) {
-        printf("dry run: nothing changed; add --yes to do it (as Administrator)\n");
-        return 0;
-    }
-    int failed = 0;
-    winstate_each_disabled(&winstate_machine, enable_one, &failed);
-    char err[512];
-    if (failed || winstate_restore(&winstate_machine, err, sizeof err) < 0) {
-        if (!failed)
-            fprintf(stderr, "vram headless off: %s\n", err);
-        return 1;
-    }
-    printf("done. Restart Windows for it to take effect.\n");
-    return 0;
+    HANDLE out = GetStdHandle(STD_OUTPUT_HANDLE);
+    DWORD mode;
+    if (out == INVALID_HANDLE_VALUE || !GetConsoleMode(out, &mode))
+        return; /* not a console: color_on's isatty says no anyway */
+    if (!SetConsoleMode(out, mode | 0x0004 /* ENABLE_VIRTUAL_TERMINAL_PROCESSING */))
+        color_choose(COLOR_NEVER);
+    SetConsoleOutputCP(CP_UTF8); /* process names are UTF-8 */
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "headless")) {
-        if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-            fputs(usage_text, stdout);
+    console_colors();
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "--color") || !strncmp(argv[i], "--color=", 8)) {
+            const char *when = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : "";
+            enum color_when w;
+            if (color_parse(when, &w) < 0) {
+                fprintf(stderr, "vram: --color '%s': auto, always or never\n", when);
+                return 2;
+            }
+            color_choose(w);
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
             return 0;
-        }
-        fprintf(stderr,
-                "vram: on Windows only `vram headless` is available; the other "
-                "commands run on Linux\n%s",
-                usage_text);
-        return 2;
-    }
-    const char *verb = "status";
-    bool yes = false, disable = false, have_verb = false;
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
-            yes = true;
-        else if (!strcmp(argv[i], "--disable-device"))
-            disable = true;
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage_text, stdout);
+        } else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+            printf("vram %s\n", VRAM_VERSION);
             return 0;
-        } else if (!have_verb && (!strcmp(argv[i], "status") || !strcmp(argv[i], "on") ||
-                                  !strcmp(argv[i], "off"))) {
-            verb = argv[i];
-            have_verb = true;
         } else {
-            fprintf(stderr, "vram headless: unexpected '%s'\n%s", argv[i], usage_text);
+            fprintf(stderr, "vram: unknown option '%s'\n", argv[i]);
+            usage(stderr);
             return 2;
         }
     }
-    if (!strcmp(verb, "on"))
-        return turn_on(yes, disable);
-    if (disable) {
-        fprintf(stderr, "vram headless: --disable-device goes with on\n");
+    if (i >= argc) {
+        usage(stderr);
         return 2;
     }
-    return !strcmp(verb, "off") ? turn_off(yes) : status();
+    const struct cmd_entry *e = cmd_find(argv[i]);
+    if (e)
+        return e->exec(argc - i, argv + i);
+    fprintf(stderr, "vram: unknown command '%s'\n", argv[i]);
+    usage(stderr);
+    return 2;
 }

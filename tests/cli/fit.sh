@@ -67,6 +67,11 @@ expect_eq "plan: two fit together on 20 GiB" \
 expect_eq "plan: one takes turns" "$(echo "$J" | jq -c '.plan.take_turns | length')" 1
 run "$VRAM" fit --vram 20G "$CFG/llama3.1-8b.json" "$CFG/qwen2-0.5b.json" "$CFG/mistral-7b.json"
 expect_match "text plan" "$OUT" 'takes turns: .*fits alone, not beside the others'
+expect_match "text plan: the GPU by its index" "$OUT" '^  together on GPU 0: llama3.1-8b \(bf16\)'
+run "$VRAM" fit --vram 3G "$T/m.gguf" "$CFG/qwen2-0.5b.json"
+expect_match "a GGUF that fits only in part takes turns, and says with which -ngl" "$OUT" \
+    'takes turns: mkmodel llama \(alone only with -ngl [0-9]+ of 33, the rest on the CPU\)'
+expect_eq "... exit 0: it fits, with -ngl N" "$RC" 0
 
 # by shape, for what-ifs
 J=$("$VRAM" fit --json --vram 40G --params 13B --layers 40 --hidden 5120 --heads 40)

@@ -69,6 +69,65 @@ run "$VRAM" fit --vram 16G lmstudio-community/Tiny-GGUF
 expect_match "LM Studio: publisher/repo, its one model file (the projector aside)" "$OUT" \
     '^lmstudio-community/Tiny-GGUF \(llama, .*, lmstudio, 2.1[0-9] GiB on disk\)'
 
+# a repository of several GGUF files (bartowski's layout): the name alone
+# lists them; REPO:QUANT (llama.cpp's -hf, Ollama's hf.co names) picks one
+B="$HOME/.cache/huggingface/hub/models--bartowski--Tiny-GGUF"
+mkdir -p "$B/refs" "$B/blobs" "$B/snapshots/$REV"
+printf '%s' "$REV" >"$B/refs/main"
+"$MKMODEL" gguf "$B/blobs/q4" 2
+"$MKMODEL" gguf "$B/blobs/q8" 3
+ln -s ../../blobs/q4 "$B/snapshots/$REV/Tiny-Q4_K_M.gguf"
+ln -s ../../blobs/q8 "$B/snapshots/$REV/Tiny-Q8_0.gguf"
+run "$VRAM" fit --vram 16G bartowski/Tiny-GGUF
+expect_eq "several GGUF files, none named: exit 2" "$RC" 2
+expect_match "lists them, by the names that pick them, with their sizes" "$OUT" \
+    'bartowski/Tiny-GGUF: 2 GGUF models; name one: bartowski/Tiny-GGUF:Q4_K_M \(2.1[0-9] GiB\), bartowski/Tiny-GGUF:Q8_0 \(3.1[0-9] GiB\)'
+run "$VRAM" fit --vram 16G bartowski/Tiny-GGUF:Q4_K_M
+expect_eq "REPO:Q4_K_M: exit 0" "$RC" 0
+expect_match "REPO:Q4_K_M: that file, from the cache" "$OUT" \
+    '^bartowski/Tiny-GGUF:Q4_K_M \(llama, .*huggingface, 2.1[0-9] GiB on disk\)   llamacpp'
+run "$VRAM" fit --vram 16G bartowski/Tiny-GGUF:q8_0
+expect_match "the tag in any case" "$OUT" '^bartowski/Tiny-GGUF:Q8_0 \(llama, .*3.1[0-9] GiB on disk'
+run "$VRAM" fit --vram 16G bartowski/Tiny-GGUF:Q5_K_M
+expect_match "a tag it does not have: says which it has" "$OUT" \
+    'no GGUF model answers to Q5_K_M: bartowski/Tiny-GGUF:Q4_K_M .*, bartowski/Tiny-GGUF:Q8_0'
+J=$("$VRAM" fit --json --vram 16G --ctx 128k bartowski/Tiny-GGUF:Q4_K_M)
+expect_eq "--ctx 128k is 131072 tokens" "$(echo "$J" | jq '.options.ctx')" 131072
+run "$VRAM" fit --vram 16G --ctx 128q bartowski/Tiny-GGUF:Q4_K_M
+expect_eq "--ctx 128q: exit 2" "$RC" 2
+expect_match "--ctx 128q: says what a count of tokens is" "$OUT" "like 8192 or 128k"
+# a partial offload, said once: at 131072 tokens 16 GiB holds some layers
+# (fits, exit 0); 2 GiB holds none (fits nowhere, exit 1), never both
+run "$VRAM" fit --vram 16G --ctx 131072 bartowski/Tiny-GGUF:Q8_0
+expect_match "131072 tokens on 16 GiB: fits now with -ngl N" "$OUT" \
+    'fits now with -ngl [0-9]+ of 33 on GPU 0 .*; every layer with --ctx [0-9]+'
+expect_eq "... and not also 'fits nowhere'" "$(echo "$OUT" | grep -c 'fits nowhere')" 0
+expect_eq "... exit 0" "$RC" 0
+expect_eq "JSON: verdict partial" \
+    "$("$VRAM" fit --json --vram 16G --ctx 131072 bartowski/Tiny-GGUF:Q8_0 | jq -r '.models[0].verdict')" partial
+run "$VRAM" fit --vram 1G --ctx 131072 bartowski/Tiny-GGUF:Q8_0
+expect_match "1 GiB: fits nowhere" "$OUT" '^  fits nowhere$'
+expect_eq "... and no -ngl said to fit" "$(echo "$OUT" | grep -c 'fits now with')" 0
+expect_eq "... exit 1" "$RC" 1
+
+# llama.cpp's own cache: the flat files it wrote (OWNER_REPO_FILE.gguf and
+# manifest=OWNER=REPO=TAG.json), and the Hugging Face layout it writes under
+# LLAMA_CACHE now
+C="$HOME/.cache/llama.cpp"
+mkdir -p "$C"
+"$MKMODEL" gguf "$C/unsloth_Small-GGUF_Small-UD-Q4_K_XL.gguf" 1
+echo '{}' >"$C/manifest=unsloth=Small-GGUF=UD-Q4_K_XL.json"
+run "$VRAM" fit --vram 16G unsloth/Small-GGUF:UD-Q4_K_XL
+expect_match "llama.cpp's cache: by its -hf name" "$OUT" \
+    '^unsloth/Small-GGUF:UD-Q4_K_XL \(llama, .*llamacpp, 1.1[0-9] GiB on disk\)'
+mkdir -p "$T/lc/models--ggml-org--New-GGUF/refs" "$T/lc/models--ggml-org--New-GGUF/snapshots/$REV"
+printf '%s' "$REV" >"$T/lc/models--ggml-org--New-GGUF/refs/main"
+"$MKMODEL" gguf "$T/lc/models--ggml-org--New-GGUF/snapshots/$REV/New-Q4_0.gguf" 1
+LLAMA_CACHE="$T/lc" run "$VRAM" fit --vram 16G ggml-org/New-GGUF:Q4_0
+expect_match "LLAMA_CACHE in the Hugging Face layout" "$OUT" '^ggml-org/New-GGUF:Q4_0 \(llama, .*llamacpp'
+LLAMA_CACHE="$T/lc" run "$VRAM" fit --vram 16G unsloth/Small-GGUF:UD-Q4_K_XL
+expect_eq "LLAMA_CACHE replaces ~/.cache/llama.cpp" "$RC" 2
+
 # no model: every local model, what it needs, whether it fits
 run "$VRAM" fit --vram 6G
 expect_eq "the list: exit 0" "$RC" 0
@@ -77,21 +136,32 @@ expect_match "lists the cache's repository" "$OUT" '^acme/tiny-12L +huggingface 
 expect_match "lists LM Studio's file, not its projector" "$OUT" \
     '^lmstudio-community/Tiny-GGUF/Tiny-Q4_K_M.gguf +lmstudio'
 expect_eq "no projector listed" "$(echo "$OUT" | grep -c mmproj)" 0
+expect_match "lists each GGUF of a repository by its REPO:QUANT" "$OUT" '^bartowski/Tiny-GGUF:Q8_0 +huggingface +3.1[0-9] GiB'
+expect_match "lists llama.cpp's cache" "$OUT" '^unsloth/Small-GGUF:UD-Q4_K_XL +llamacpp '
+expect_match "says it looked in llama.cpp's cache" "$OUT" "llama.cpp cache \\($HOME/.cache/llama.cpp\\)"
 run "$VRAM" fit --vram 3G
-expect_match "3 GiB: Ollama's model does not fit, and says so" "$OUT" \
-    '^llama3.1:8b .*no: the largest GPU has 3.00 GiB'
+expect_match "3 GiB: Ollama's model fits with some layers on the GPU, and says how many" "$OUT" \
+    '^llama3.1:8b .*now: GPU 0 with -ngl [0-9]+ of 33'
+run "$VRAM" fit --vram 512M
+expect_match "512 MiB: not one layer fits, and it says so" "$OUT" \
+    '^llama3.1:8b .*no: the largest GPU has 0.50 GiB'
 J=$("$VRAM" fit --json --vram 6G)
 expect_eq "JSON list: the three stores" \
     "$(echo "$J" | jq -c '[.listing, ([.models[].source] | sort)]')" \
-    '[true,["huggingface","lmstudio","ollama"]]'
+    '[true,["huggingface","huggingface","huggingface","llamacpp","lmstudio","ollama"]]'
 
 # what would make room, on the simulated workstation (13.9 GiB free): a job
 # holding 10 GiB is in the way of a model that needs more than what is left
 export VRAM_SIM="$WS" LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 start_job hog --bytes 10G || not_ok "the job started"
 run "$VRAM" fit --ctx 4096 llama3.1:8b
-expect_match "after stopping the job that holds 10 GiB (named, with its PID)" "$OUT" \
+expect_match "some layers now, every layer after stopping the job that holds 10 GiB (named, with its PID)" "$OUT" \
+    "fits now with -ngl [0-9]+ of 33 on GPU 0 .*; every layer on GPU 0 after stopping PID $JOB_PID simalloc \\(10.[0-9] GiB\\)"
+expect_eq "fits with -ngl N: exit 0" "$RC" 0
+run "$VRAM" fit --runtime torch --ctx 4096 llama3.1:8b
+expect_match "PyTorch: after stopping the job (named, with its PID)" "$OUT" \
     "fits nowhere now; on GPU 0 after stopping PID $JOB_PID simalloc \\(10.[0-9] GiB\\)"
+expect_eq "does not fit now: exit 1" "$RC" 1
 HOG=$JOB_PID
 # the same job as a model of vram serve: suspended rather than stopped, and
 # what vram serve measured for the model shown and used

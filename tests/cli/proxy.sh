@@ -114,7 +114,7 @@ expect_eq "unknown route: 404" "$(code "$P/elsewhere")" 404
 FLOOD=$(head -c 40000 /dev/zero | tr '\0' 'h')
 expect_match "header flood: refused" "$(code "$P/m/p1/echo" -H "X-Flood: $FLOOD")" "^(4[0-9][0-9]|000)$"
 exec 3<>"/dev/tcp/127.0.0.1/$LISTEN"
-printf 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"mod' >&3
+printf 'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{"mod' >&3
 expect_eq "a slow-loris client does not hold up others" "$(code "$P/v1/models")" 200
 exec 3>&-
 expect_match "after all that, streaming still works" "$(chat p1)" 'data: \[DONE\]'

@@ -141,7 +141,7 @@ body = b'{"model":"up"}'
 for i in range(200):
     s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    s.sendall(b"POST /m/up/upload HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+    s.sendall(b"POST /m/up/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\n"
               b"Authorization: Bearer s3cret\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
     s.close()
 PY
@@ -165,7 +165,7 @@ def rss_mib():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) // 1024
 s = socket.create_connection(("127.0.0.1", port))
-s.sendall(b"GET /m/up/big?mb=256 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n")
+s.sendall(b"GET /m/up/big?mb=256 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret\r\n\r\n")
 # until the backend writes no more (it is held back) or has written it all
 last, since = -1, time.time()
 while time.time() - since < 1.0 and last < 256:

@@ -62,6 +62,20 @@ expect_eq "missing power is null, not 0" "$(echo "$J" | jq '.gpus[0].power_mw')"
 T1=$("$VRAM" --sim "$T/old.json" status)
 expect_match "text says the reserve is unknown" "$T1" 'driver reserved +n/a'
 
+# a Windows machine file (WDDM): the simulated NVML lists the processes
+# without their memory, as NVIDIA's does there; Linux's vram says so too
+# (printf, not dash's echo: the JSON has Windows paths' backslashes)
+WD="$SRC/examples/windows-desktop.json"
+J=$("$VRAM" --sim "$WD" status --json)
+expect_eq "WDDM: the driver model, and no per-process figure" \
+    "$(printf '%s\n' "$J" | jq -c '[.gpus[0].driver_model, ([.gpus[0].processes[] | .used, .used_source] | unique)]')" \
+    '["wddm",[null]]'
+expect_eq "WDDM: the desktop's processes by name" \
+    "$(printf '%s\n' "$J" | jq -c '[.gpus[0].processes[] | select(.role == "display") | .name] | sort')" \
+    '["NVDisplay.Container.exe","SearchHost.exe","dwm.exe","explorer.exe","msedge.exe"]'
+T1=$("$VRAM" --sim "$WD" status)
+expect_match "WDDM: says the figures are hidden" "$T1" "note: WDDM hides 5 processes' memory"
+
 # no driver at all
 OUT=$(env -u VRAM_SIM LD_LIBRARY_PATH=/nonexistent "$VRAM" status 2>&1)
 RC=$?

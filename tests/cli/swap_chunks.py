@@ -127,6 +127,20 @@ try:
     check("... and its own memory is given back too under the daemon",
           wait_for(lambda: int(fields(ask("info")).get("pool", 1)) == 0, "own pool"), ask("info"))
 
+    keep = chunk(moved + MiB)
+    out = ask("suspend 5000", [keep[0]])
+    out2 = ask("resume 0 1")
+    c = json.loads(get("/checksum"))
+    check("a resume asked to keep its chunks keeps them pinned, ready for the next suspend",
+          out.startswith("ok") and out2.startswith("ok") and c.get("intact") is True and
+          mapped_chunks() == 1 and int(fields(ask("info")).get("held", 0)) == len(keep[1]), out2)
+    out = ask("suspend 5000")
+    check("... and the next suspend needs no other", out.startswith("ok"), out)
+    out = ask("resume")
+    check("... nor loses a byte", out.startswith("ok") and
+          json.loads(get("/checksum")).get("intact") is True, out)
+    wait_for(lambda: mapped_chunks() == 0, "unmapped")
+
     with tempfile.TemporaryFile() as t:
         t.truncate(64 * MiB)
         out = ask("suspend 5000", [t.fileno()])

@@ -7,7 +7,12 @@
 # card and are drawn at their heights, a state change on screen within 2 s
 # of `vram load`, the suspend button (checked with `vram ps`), the log
 # followed live, the layout at 1280x720 and 390x844, dark mode, no request
-# elsewhere, the page's weight. Screenshots go to the build folder.
+# elsewhere, the page's weight; then (issue 31) the URL `vram ui --no-open`
+# prints for a second daemon without a token: the dashboard with its live
+# models, a session cookie, while a request without the key (or with the
+# cookie alone) gets nothing; and (issue 28) a page of another site that
+# cannot read or unload that daemon's models, while a listed origin's
+# fetch passes Chromium's own preflight. Screenshots go to the build folder.
 . "$(dirname "$0")/lib.sh"
 : "${TESTMODEL:?}" "${BUILD:?}"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -25,6 +30,9 @@ export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
 PORTS=$((20000 + ($$ * 13) % 20000))
 LISTEN=$((PORTS + 700))
+L2=$((LISTEN + 1))
+OTHER=$((LISTEN + 2)) # the pages of other sites (ui_test.mjs serves them)
+METRICS=$((LISTEN + 3))
 TOKEN="ui-test-$$"
 cat >"$T/vram.conf" <<CONF
 [serve]
@@ -34,7 +42,9 @@ logs = $T/logs
 budget = 15G
 port_base = $PORTS
 listen = 127.0.0.1:$LISTEN
+metrics = 127.0.0.1:$METRICS
 token = $TOKEN
+origins = http://127.0.0.1:$OTHER
 
 [model m1]
 command = $TESTMODEL --bytes 2G
@@ -51,12 +61,48 @@ CONF
 setsid "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
 DAEMON=$!
 JOBS="$JOBS $DAEMON"
-trap 'kill -TERM $DAEMON 2>/dev/null; sleep 0.5; pkill -9 -f "$TESTMODEL" 2>/dev/null; cleanup' EXIT
+trap 'kill -TERM $DAEMON ${D2:-} ${D3:-} 2>/dev/null; sleep 0.5; pkill -9 -f "$TESTMODEL" 2>/dev/null; cleanup' EXIT
 up() { curl -s -m 1 -o /dev/null "http://127.0.0.1:$LISTEN/ui"; }
 wait_for 5 up || { not_ok "the daemon starts" "$(cat "$T/serve.log")"; finish; exit 1; }
+wait_for 5 grep -q "listening on" "$T/serve.log" # the log goes out every tick
+expect_match "the start-up line names every address" "$(cat "$T/serve.log")" \
+    "listening on $T/vram.sock; proxy http://127.0.0.1:$LISTEN .*; dashboard http://127.0.0.1:$LISTEN/ui .*; metrics http://127.0.0.1:$METRICS/metrics"
+
+# a second daemon, its proxy without a token: what vram ui is for
+printf '[serve]\nsocket = %s/v2.sock\nstate = %s/v2.db\nlogs = %s/logs2\nlisten = 127.0.0.1:%s\nport_base = %s\n\n[model w]\ncommand = %s --bytes 1G\nvram = 1.5G\ngpu = 0\nswap = driver\n' \
+    "$T" "$T" "$T" "$L2" $((PORTS + 500)) "$TESTMODEL" >"$T/v2.conf"
+"$VRAM" serve --config "$T/v2.conf" >"$T/v2.log" 2>&1 &
+D2=$!
+JOBS="$JOBS $D2"
+up2() { curl -s -m 1 -o /dev/null "http://127.0.0.1:$L2/ui"; }
+wait_for 5 up2
+"$VRAM" load --socket "$T/v2.sock" w >/dev/null
+OPEN=$(env -u DISPLAY -u WAYLAND_DISPLAY "$VRAM" ui --socket "$T/v2.sock" 2>"$T/ui.err")
+expect_match "vram ui prints the dashboard's URL with its key" "$OPEN" \
+    "^http://127\.0\.0\.1:$L2/ui\?key=[0-9a-f]{64}$"
+expect_match "... and, without a desktop, says how to open it" "$(cat "$T/ui.err")" 'no desktop here'
+expect_eq "vram ui --no-open: the same URL, nothing else said" \
+    "$("$VRAM" ui --no-open --socket "$T/v2.sock" 2>&1)" "$OPEN"
+expect_match "the key's file is the daemon's user's (and group vram's) only" \
+    "$(stat -c %a "$T/v2.sock.ui")" '^6[04]0$'
+expect_eq "without the key: nothing of the control API" \
+    "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$L2/vram/v1/models")" 403
+expect_eq "a wrong key: 403" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$L2/ui?key=$(printf '%064d' 0)")" 403
+expect_match "vram ui with no daemon there: says so, exit 1" \
+    "$({ "$VRAM" ui --no-open --socket "$T/none.sock" 2>&1; echo " rc=$?"; } | tr -d '\n')" 'cannot reach vram serve.* rc=1$'
+printf '[serve]\nsocket = %s/v3.sock\nstate = %s/v3.db\nport_base = %s\n\n[model x]\ncommand = true\nvram = 1G\n' \
+    "$T" "$T" $((PORTS + 600)) >"$T/v3.conf"
+"$VRAM" serve --config "$T/v3.conf" >"$T/v3.log" 2>&1 &
+D3=$!
+JOBS="$JOBS $D3"
+wait_for 5 "$VRAM" ps --socket "$T/v3.sock" >/dev/null 2>&1
+expect_match "vram ui of a daemon without listen =: says what to add, exit 1" \
+    "$({ "$VRAM" ui --no-open --socket "$T/v3.sock" 2>&1; echo " rc=$?"; } | tr -d '\n')" 'has no listen = address. Add listen = 127.0.0.1:11500.* rc=1$'
+kill -TERM $D3
 
 UI_URL="http://127.0.0.1:$LISTEN" UI_TOKEN="$TOKEN" UI_LOGS="$T/logs" UI_SHOTS="$BUILD" \
-    CHROMIUM="$CHROMIUM" node "$SRC/tests/ui/ui_test.mjs" >"$T/browser.out" 2>&1
+    UI_OPEN_URL="$OPEN" UI_V2_URL="http://127.0.0.1:$L2" UI_V2_SOCKET="$T/v2.sock" UI_V2_MODEL=w \
+    UI_OTHER_PORT="$OTHER" CHROMIUM="$CHROMIUM" node "$SRC/tests/ui/ui_test.mjs" >"$T/browser.out" 2>&1
 cat "$T/browser.out"
 B=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$T/browser.out")
 [ -n "$B" ] || not_ok "the browser test ran to its end"
@@ -144,17 +190,11 @@ expect_eq "the page's own POST (JSON, by localhost) goes through" \
         http://x/v1/models/m2/unload)" 202
 
 # without a token, the control API stays off the proxy's address
-L2=$((LISTEN + 1))
-printf '[serve]\nsocket = %s/v2.sock\nstate = %s/v2.db\nlisten = 127.0.0.1:%s\nport_base = %s\n\n[model x]\ncommand = true\nvram = 1G\n' \
-    "$T" "$T" "$L2" $((PORTS + 500)) >"$T/v2.conf"
-"$VRAM" serve --config "$T/v2.conf" >"$T/v2.log" 2>&1 &
-D2=$!
-JOBS="$JOBS $D2"
-up2() { curl -s -m 1 -o /dev/null "http://127.0.0.1:$L2/ui"; }
-wait_for 5 up2
 expect_eq "listen without a token: /vram/... refused (403)" \
     "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$L2/vram/v1/models")" 403
 kill -TERM $D2 2>/dev/null
+wait_for 10 sh -c "! kill -0 $D2 2>/dev/null"
+expect_eq "the daemon's exit takes the key's file with it" "$(test -e "$T/v2.sock.ui" && echo there || echo gone)" gone
 
 if [ -n "$B" ]; then
     PASS=$((PASS + ${B% *}))

@@ -8,7 +8,10 @@
  * requests the proxy saw, in order (answers to HEAD without bodies, 1xx
  * skipped), plus at most one refusal of a request it never saw, broken
  * only where the proxy cut an answer; and every connection must be gone
- * once the client is. */
+ * once the client is. Every request first meets the browser rules
+ * (browser.c: Host, Origin, Sec-Fetch-*, CORS preflights, content types)
+ * under lists with patterns, and its Authorization the keys (keys.c);
+ * what they answer counts as the proxy's answer. */
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -20,12 +23,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "daemon/browser.h"
 #include "daemon/front.h"
+#include "daemon/keys.h"
 
 #define MAX_SEEN 256
 
 static struct event_base *base;
 static struct front *front;
+static struct browser *rules;
+static struct keys keys;
+static const char ORIGINS[] = "http://app.example:3000, http://localhost:*, https://*.example.com";
+static const char HOSTS[] = "gpu.example, *.lan, x"; /* x: the older corpus's Host */
 
 static struct {
     bool head, cut; /* asked with HEAD; answered with front_abort */
@@ -48,17 +57,29 @@ static void on_request(void *arg, struct front_req *r)
 {
     (void)arg;
     const char *uri = front_uri(r);
+    char path[256];
+    snprintf(path, sizeof path, "%.*s", (int)strcspn(uri, "?"), uri);
+    /* its place among the answers, taken first: an answer written here lets
+     * front.c read the next pipelined request before this call returns */
+    unsigned slot = nseen;
+    expect(r, false);
+    if (browser_screen(rules, ORIGINS, HOSTS, r, path))
+        return; /* refused or a preflight: an answer like any */
+    if (keys_match(&keys, front_header(r, "Authorization")) >= 0 && uri[0] == '/' && uri[1] == 'k') {
+        front_error(r, ERRBODY_UNAUTHORIZED, "the key is right; the answer says 401 anyway", 0);
+        return;
+    }
     static const char *const n[] = {"Content-Type", "X-Echo"};
     const char *echo = front_header(r, "X-Echo");
     const char *v[] = {"text/plain", echo ? echo : "-"};
     char c = uri[0] == '/' ? uri[1] : 0;
     if (c == 'a') { /* cut short mid-answer */
-        expect(r, true);
+        if (slot < MAX_SEEN)
+            seen[slot].cut = true;
         front_reply_start(r, 200, n, v, 2, false);
         front_reply_part(r, "part", 4);
         front_abort(r);
     } else if (c == 's') { /* streamed */
-        expect(r, false);
         front_reply_start(r, 200, n, v, 2, false);
         front_reply_part(r, "data: 1\n\n", 9);
         front_reply_part(r, "", 0);
@@ -67,25 +88,22 @@ static void on_request(void *arg, struct front_req *r)
     } else if (c == 'l') { /* in parts, with a length */
         static const char *const ln[] = {"Content-Length"};
         static const char *const lv[] = {"5"};
-        expect(r, false);
         front_reply_start(r, 200, ln, lv, 1, true);
         front_reply_part(r, "he", 2);
         front_reply_part(r, "llo", 3);
         front_reply_end(r);
     } else if (c == 'n') { /* no content */
-        expect(r, false);
         front_reply_start(r, 204, NULL, NULL, 0, false);
         front_reply_end(r);
     } else if (c == 'e') { /* an error, of a kind the URI picks */
-        expect(r, false);
-        front_error(r, (enum errbody_kind)(strlen(uri) % (ERRBODY_UNAVAILABLE + 1)), uri,
+        enum errbody_kind k = (enum errbody_kind)(strlen(uri) % ERRBODY_KINDS);
+        /* 501 is front.c's own, for a method it does not know: never the proxy's */
+        front_error(r, k == ERRBODY_NOT_IMPLEMENTED ? ERRBODY_METHOD : k, uri,
                     (int)(strlen(uri) % 3));
     } else if (c == 'w' && !later) { /* later */
-        expect(r, false);
         front_set_arg(r, r);
         later = r;
     } else {
-        expect(r, false);
         front_reply(r, 200, n, v, 2, evbuffer_get_length(front_body(r)) ? "body\n" : "ok\n",
                     evbuffer_get_length(front_body(r)) ? 5 : 3);
     }
@@ -105,6 +123,7 @@ static const struct front_ops ops = {on_request, on_closed};
 
 struct check {
     unsigned next;      /* the request the next answer is for */
+    bool unseen;        /* this answer is front.c's 501 to a request the proxy never saw */
     bool refused, done; /* a refusal came (the last answer there may be) */
     int status;
 };
@@ -117,6 +136,10 @@ static int c_headers(http_parser *p)
         return 0; /* 100 Continue: the answer follows */
     if (k->refused)
         abort();            /* nothing after a refusal */
+    if (p->status_code == 501) { /* a method front.c does not know: answered, the next goes on */
+        k->unseen = true;
+        return 0;
+    }
     if (k->next >= nseen) { /* a request the proxy never saw: refused */
         if (p->status_code != 400 && p->status_code != 408 && p->status_code != 413 &&
             p->status_code != 431)
@@ -130,8 +153,9 @@ static int c_headers(http_parser *p)
 static int c_complete(http_parser *p)
 {
     struct check *k = p->data;
-    if (k->status / 100 != 1 && !k->refused)
+    if (k->status / 100 != 1 && !k->refused && !k->unseen)
         k->next++;
+    k->unseen = false;
     return 0;
 }
 
@@ -183,7 +207,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         base = event_base_new();
         struct front_limits lim = {.max_body = 2048, .timeout_s = 60};
         front = front_new(base, &lim, &ops, NULL);
-        if (!base || !front)
+        rules = browser_new("127.0.0.1");
+        if (!base || !front || !rules || keys_add(&keys, "token", "s3cret") ||
+            keys_add(&keys, "alice", "KA"))
             abort();
     }
     nseen = 0;

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char req[512];
         if (swapline_format_request(&q, req, sizeof req) < 0 ||
             swapline_parse_request(req, &q2) < 0 || q2.verb != q.verb ||
-            q2.timeout_ms != q.timeout_ms || q2.floor != q.floor)
+            q2.timeout_ms != q.timeout_ms || q2.floor != q.floor || q2.keep != q.keep)
             abort();
     }
     free(line);

@@ -13,6 +13,8 @@ llama-server, Ollama and uvicorn do. Serves on $PORT (threads, keep-alive):
   GET  /cut       a chunked answer cut mid-chunk by the close, the same way
   GET  /big?mb=N  N MiB of zeros, with a length, as fast as they are taken
   GET  /progress  {"mib": N}: how many MiB /big has written so far
+  GET  /cors      {"cors": true}, with Access-Control-Allow-Origin: * as
+                  llama-server and FastAPI's CORS middleware answer
 
 peer is the proxy's port on the connection, so that a test can tell which
 pooled connection carried a request. With --api-key KEY every route but
@@ -65,6 +67,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.answer(200, {"small": True, "peer": peer})
         if url.path == "/headers":
             return self.answer(200, {"headers": dict(self.headers.items()), "peer": peer})
+        if url.path == "/cors":
+            body = b'{"cors": true}\n'
+            self.send_response(200)
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("Access-Control-Allow-Credentials", "true")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return None
         if url.path == "/stream":
             n = int(urllib.parse.parse_qs(url.query).get("n", ["20"])[0])
             self.send_response(200)

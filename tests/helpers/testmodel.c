@@ -22,6 +22,13 @@
  * write into a scratch buffer on it, device to device, and says whether
  * every byte arrived; GET /unpeer disables the peer access enabled.
  *
+ * --openai NAME answers as llama-server does, for vram serve's discovered
+ * models: GET /v1/models lists NAME, POST /v1/chat/completions and
+ * /v1/completions answer at once (streamed as server-sent events when the
+ * body asks), the answer made from its memory read back through the
+ * driver: "NAME: memory intact (N bytes checked)", the same every time
+ * unless a swap lost something.
+ *
  * As a server whose worker maps its memory (CUDA IPC, as engines share
  * tensors between their processes): --share starts a second process of
  * this program that opens the memory with cuIpcOpenMemHandle; GET /shared
@@ -166,6 +173,8 @@ static CUresult peer_check(unsigned *copies)
 }
 
 static struct event_base *eb;
+static const char *openai; /* --openai NAME */
+static unsigned answers;
 static unsigned nchunks = 5, chunk_ms = 50, cancelled;
 
 struct stream {
@@ -232,6 +241,69 @@ static void stream(struct evhttp_request *req, bool crash)
     stream_tick(-1, 0, st);
 }
 
+static int check_region(uint64_t off, size_t n);
+static int each_device(int (*fn)(uint64_t off, size_t n));
+
+/* POST /v1/chat/completions (chat) or /v1/completions, as llama-server
+ * answers them. */
+static void openai_answer(struct evhttp_request *req, bool chat)
+{
+    struct evbuffer *in = evhttp_request_get_input_buffer(req);
+    size_t n = evbuffer_get_length(in);
+    char body[4096] = "";
+    evbuffer_copyout(in, body, n < sizeof body - 1 ? n : sizeof body - 1);
+    bool stream = strstr(body, "\"stream\":true") || strstr(body, "\"stream\": true");
+    checked = 0;
+    int ok = each_device(check_region) == 0;
+    char text[256], one[768];
+    snprintf(text, sizeof text, "%s: memory %s (%llu bytes checked)", openai,
+             ok ? "intact" : "CORRUPT", (unsigned long long)checked);
+    unsigned id = ++answers;
+    struct evbuffer *b = evbuffer_new();
+    const char *object = chat ? "chat.completion" : "text_completion";
+    if (!stream) {
+        if (chat)
+            snprintf(one, sizeof one,
+                     "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"%s\"},"
+                     "\"finish_reason\":\"stop\"}",
+                     text);
+        else
+            snprintf(one, sizeof one, "{\"index\":0,\"text\":\"%s\",\"finish_reason\":\"stop\"}",
+                     text);
+        evbuffer_add_printf(b,
+                            "{\"id\":\"cmpl-%u\",\"object\":\"%s\",\"created\":1700000000,"
+                            "\"model\":\"%s\",\"choices\":[%s],\"usage\":{\"prompt_tokens\":4,"
+                            "\"completion_tokens\":6,\"total_tokens\":10}}",
+                            id, object, openai, one);
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                          "application/json");
+    } else {
+        const char *chunk = chat ? "chat.completion.chunk" : "text_completion";
+        for (int k = 0; k < 2; k++) {
+            if (chat)
+                snprintf(one, sizeof one,
+                         k ? "{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}"
+                           : "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"%s\"},"
+                             "\"finish_reason\":null}",
+                         text);
+            else
+                snprintf(one, sizeof one,
+                         k ? "{\"index\":0,\"text\":\"\",\"finish_reason\":\"stop\"}"
+                           : "{\"index\":0,\"text\":\"%s\",\"finish_reason\":null}",
+                         text);
+            evbuffer_add_printf(b,
+                                "data: {\"id\":\"cmpl-%u\",\"object\":\"%s\",\"created\":"
+                                "1700000000,\"model\":\"%s\",\"choices\":[%s]}\n\n",
+                                id, chunk, openai, one);
+        }
+        evbuffer_add_printf(b, "data: [DONE]\n\n");
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                          "text/event-stream");
+    }
+    evhttp_send_reply(req, 200, "OK", b);
+    evbuffer_free(b);
+}
+
 static void reply(struct evhttp_request *req, int code, const char *text)
 {
     struct evbuffer *b = evbuffer_new();
@@ -265,6 +337,16 @@ static void on_request(struct evhttp_request *req, void *arg)
         CUresult rc = close_peers();
         snprintf(text, sizeof text, "{\"error\":%d}", rc);
         reply(req, rc ? 500 : 200, text);
+    } else if (openai && !strcmp(uri, "/v1/models")) {
+        char list[512];
+        snprintf(list, sizeof list,
+                 "{\"object\":\"list\",\"data\":[{\"id\":\"%s\",\"object\":\"model\","
+                 "\"owned_by\":\"llamacpp\"}]}",
+                 openai);
+        reply(req, 200, list);
+    } else if (openai && evhttp_request_get_command(req) == EVHTTP_REQ_POST &&
+               (!strcmp(uri, "/v1/chat/completions") || !strcmp(uri, "/v1/completions"))) {
+        openai_answer(req, uri[5] == 'h'); /* /v1/chat/... */
     } else if (evhttp_request_get_command(req) == EVHTTP_REQ_POST &&
                (!strncmp(uri, "/v1/", 4) || !strncmp(uri, "/api/", 5))) {
         stream(req, false);
@@ -432,6 +514,8 @@ int main(int argc, char **argv)
             chunk_ms = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--all-gpus"))
             ndev = -1;
+        else if (!strcmp(argv[i], "--openai") && i + 1 < argc)
+            openai = argv[++i];
         else if (!strcmp(argv[i], "--vmm"))
             use_vmm = true;
         else if (!strcmp(argv[i], "--share"))
@@ -444,8 +528,8 @@ int main(int argc, char **argv)
             peer_mode = argv[++i];
         else {
             fprintf(stderr, "usage: testmodel --bytes SIZE [--startup SECONDS] [--chunks N] "
-                            "[--chunk-ms MS] [--all-gpus] [--vmm] [--peer enable|grant] [--share] "
-                            "(PORT in the environment)\n");
+                            "[--chunk-ms MS] [--all-gpus] [--vmm] [--peer enable|grant] [--openai NAME] "
+                            "[--share] (PORT in the environment)\n");
             return 2;
         }
     }

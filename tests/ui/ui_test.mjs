@@ -3,10 +3,16 @@
 // daemon on the simulated driver with models m1 and m2 and gives:
 //   UI_URL (the daemon's listen address), UI_TOKEN, VRAM (the binary, with
 //   VRAM_SOCKET and VRAM_SIM in the environment), UI_LOGS (the daemon's log
-//   folder), UI_SHOTS (where the screenshots go).
+//   folder), UI_SHOTS (where the screenshots go); for vram ui and the pages
+//   of other sites: UI_OPEN_URL (what `vram ui --no-open` printed for a
+//   second daemon, without a token, at UI_V2_URL, socket UI_V2_SOCKET, its
+//   model UI_V2_MODEL loaded), UI_OTHER_PORT (where this serves the other
+//   sites' page: http://127.0.0.1:PORT is in the first daemon's origins =,
+//   http://localhost:PORT in no list).
 // Prints "ok - ..." / "not ok - ..." per check and "N passed, N failed".
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,8 +29,8 @@ function notOk(name, ...why) { fail++; console.log('not ok - ' + name); for (con
 function expect(name, cond, ...why) { if (cond) ok(name); else notOk(name, ...why); }
 
 function vram(...args) { return execFileSync(VRAM, args, { encoding: 'utf8', timeout: 60000 }); }
-function psState(name) {
-  const j = JSON.parse(vram('ps', '--json'));
+function psState(name, socket) {
+  const j = JSON.parse(socket ? vram('ps', '--json', '--socket', socket) : vram('ps', '--json'));
   const m = j.models.find((x) => x.name === name);
   return m ? m.state : 'absent';
 }
@@ -235,5 +241,77 @@ try {
   await context.close();
   rmSync(profile, { recursive: true, force: true });
 }
+if (process.env.UI_OPEN_URL) await openedByVramUi();
 console.log(`${pass} passed, ${fail} failed`);
 process.exit(fail ? 1 : 0);
+
+/* vram ui's URL on a proxy without a token (issue 31), and pages of other
+ * sites against both daemons (issues 28, 32), in a browser of their own. */
+async function openedByVramUi() {
+  const V2 = process.env.UI_V2_URL, SOCK = process.env.UI_V2_SOCKET, MODEL = process.env.UI_V2_MODEL;
+  const OTHER = Number(process.env.UI_OTHER_PORT);
+  const prof = mkdtempSync(join(tmpdir(), 'vram-ui-open-'));
+  const ctx = await chromium.launchPersistentContext(prof, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+    viewport: { width: 1280, height: 720 },
+  });
+  const pg = ctx.pages()[0] || await ctx.newPage();
+  const site = createServer((q, s) => { s.writeHead(200, { 'Content-Type': 'text/html' }); s.end('<!doctype html><title>elsewhere</title>'); });
+  await new Promise((ok) => site.listen(OTHER, '127.0.0.1', ok));
+  try {
+    await pg.goto(process.env.UI_OPEN_URL);
+    expect('vram ui\'s URL, no token: the dashboard with both GPUs, no prompt', await until(pg, () =>
+      document.querySelectorAll('.gpu').length === 2 && !document.getElementById('login').open, null, 10000));
+    expect('... its model live, as ready', await until(pg, (n) => [...document.querySelectorAll('#models tbody tr')]
+      .some((tr) => tr.textContent.includes(n) && tr.textContent.includes('ready')), MODEL, 10000));
+    await pg.screenshot({ path: join(SHOTS, 'ui-screenshot-vram-ui.png') });
+    expect('... the key and the session are gone from the address bar',
+      !/key=|session=/.test(pg.url()), pg.url());
+    const c = (await ctx.cookies()).find((x) => x.name.startsWith('vram_ui_'));
+    expect('... a session cookie: HttpOnly, SameSite=Strict, Path=/',
+      !!c && c.httpOnly && c.sameSite === 'Strict' && c.path === '/', JSON.stringify(c));
+    await pg.reload();
+    expect('a reload keeps the session', await until(pg, () => document.querySelectorAll('.gpu').length === 2, null, 10000));
+    const value = await pg.evaluate(() => localStorage.getItem('vram-session'));
+    const cookie = c ? `${c.name}=${c.value}` : '';
+    const get = async (headers) => (await fetch(V2 + '/vram/v1/models', { headers })).status;
+    expect('without the key or a session: 403', await get({}) === 403);
+    expect('the cookie alone (what another server on another port of this name would be sent): 403',
+      await get({ Cookie: cookie }) === 403);
+    expect('the page\'s value alone: 403', await get({ 'X-Vram-Session': value || 'x' }) === 403);
+    expect('both, as the page sends them: 200', await get({ Cookie: cookie, 'X-Vram-Session': value || 'x' }) === 200);
+
+    // a site listed nowhere: it can neither read nor unload (its POST is text/plain)
+    await pg.goto(`http://localhost:${OTHER}/`);
+    const read = await pg.evaluate(async ([v2, model]) => {
+      let r = 'read';
+      try { await (await fetch(v2 + '/api/ps')).text(); } catch { r = 'blocked'; }
+      await fetch(v2 + '/api/generate', { method: 'POST', mode: 'no-cors',
+        body: JSON.stringify({ model, keep_alive: 0 }) }).catch(() => {});
+      return r;
+    }, [V2, MODEL]);
+    expect('a page of another site cannot read a proxy without a token', read === 'blocked', read);
+    await sleep(300); /* an unload it had caused would be under way by now */
+    expect('... nor unload its model with a text/plain POST', psState(MODEL, SOCK) === 'ready', psState(MODEL, SOCK));
+
+    // a listed origin: Chromium preflights (Authorization, a JSON body), then reads
+    await pg.goto(`http://127.0.0.1:${OTHER}/`);
+    const listed = await pg.evaluate(async ([u, t]) => {
+      try {
+        const r = await fetch(u + '/v1/chat/completions', { method: 'POST',
+          headers: { Authorization: 'Bearer ' + t, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ model: 'm2', stream: true, messages: [] }) });
+        return r.status + ' ' + ((await r.text()).includes('data:') ? 'streamed' : 'empty');
+      } catch (e) { return String(e); }
+    }, [URL, TOKEN]);
+    expect('a listed origin (origins =): its preflighted POST is answered and read', listed === '200 streamed', listed);
+  } catch (e) {
+    notOk('the vram ui run ended early', String(e && e.stack || e));
+  } finally {
+    site.close();
+    await ctx.close();
+    rmSync(prof, { recursive: true, force: true });
+  }
+}

@@ -45,23 +45,29 @@ static void spare_then_given(void **state)
     assert_non_null(p);
     struct hostpool_stats s;
     hostpool_stats(p, &s);
-    assert_true(s.chunk == HOSTPOOL_MIN_CHUNK);
+    uint64_t c = s.chunk;
+    assert_true(c == HOSTPOOL_MIN_CHUNK); /* a share of 1 GiB in at most 48 */
     assert_true(s.spare == 0 && s.given == 0); /* nothing taken before asked */
     hostpool_set_spare(p, 512 * MiB);
     settle(p, 512 * MiB);
     int fds[64];
     unsigned n;
     assert_int_equal(hostpool_give(p, 3, 600 * MiB, fds, 64, &n, err, sizeof err), 0);
-    assert_int_equal(n, 3); /* 256 MiB chunks: two from the spare, one new */
-    assert_true(hostpool_given(p, 3) == 768 * MiB);
+    /* the spare's chunks, then new ones for the rest */
+    assert_int_equal(n, (600 * MiB + c - 1) / c);
+    assert_true(hostpool_given(p, 3) == n * c);
     for (unsigned i = 0; i < n; i++) {
         struct stat st;
         assert_int_equal(fstat(fds[i], &st), 0);
-        assert_true((uint64_t)st.st_size == 256 * MiB);
+        assert_true((uint64_t)st.st_size == c);
     }
     settle(p, 512 * MiB); /* the spare is made again */
-    hostpool_keep(p, 3, 300 * MiB); /* it used two */
-    assert_true(hostpool_given(p, 3) == 512 * MiB);
+    hostpool_keep(p, 3, 300 * MiB); /* it used the first 300 MiB */
+    assert_true(hostpool_given(p, 3) == (300 * MiB + c - 1) / c * c);
+    /* more than one request carries: what it can carry, the model makes up the rest */
+    assert_int_equal(hostpool_give(p, 4, 3 * GiB, fds, 8, &n, err, sizeof err), 0);
+    assert_int_equal(n, 8);
+    hostpool_release(p, 4);
     hostpool_release(p, 3);
     assert_true(hostpool_given(p, 3) == 0);
     settle(p, 512 * MiB);
@@ -82,7 +88,7 @@ static void models_never_share(void **state)
     unsigned na, nb;
     assert_int_equal(hostpool_give(p, 1, 512 * MiB, a, 64, &na, err, sizeof err), 0);
     /* model 1 writes its bytes, and keeps its mapping after giving them back */
-    char *m = mmap(NULL, 256 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED, a[0], 0);
+    char *m = mmap(NULL, HOSTPOOL_MIN_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, a[0], 0);
     assert_true(m != MAP_FAILED);
     memset(m, 0x5A, 1 * MiB);
     struct stat sa[64];
@@ -100,7 +106,7 @@ static void models_never_share(void **state)
     /* model 1's bytes were freed, though it still maps them: zeros now */
     for (size_t o = 0; o < 1 * MiB; o += 4096)
         assert_int_equal(m[o], 0);
-    munmap(m, 256 * MiB);
+    munmap(m, HOSTPOOL_MIN_CHUNK);
     hostpool_close(p);
 }
 
@@ -120,6 +126,7 @@ static void limit_refuses(void **state)
     /* and the spare never takes what models hold past the limit */
     hostpool_set_spare(p, 1 * GiB);
     settle(p, 256 * MiB);
+    assert_true(hostpool_given(p, 0) == 768 * MiB);
     hostpool_release(p, 0);
     settle(p, 1 * GiB);
     hostpool_close(p);

@@ -84,6 +84,23 @@ static void snapshot_to_json(void **st)
     assert_string_equal(json_string_value(json_object_get(p1, "container")), "docker:0123456789ab");
     json_t *p0 = json_array_get(json_object_get(gpu, "processes"), 0);
     assert_true(json_is_null(json_object_get(p0, "user"))); /* not visible on this host */
+    /* Linux: no driver model; a figure from the driver, none where it gave none */
+    assert_true(json_is_null(json_object_get(gpu, "driver_model")));
+    assert_string_equal(json_string_value(json_object_get(p0, "used_source")), "driver");
+    assert_true(json_is_null(json_object_get(p1, "used_source")));
+    json_decref(doc);
+
+    /* Windows under WDDM: python3's figure came from the GPU counters */
+    g.have |= SNAP_HAVE_DRIVER_MODEL;
+    g.driver_model = SNAP_DM_WDDM;
+    procs[1].used_known = procs[1].used_wddm = true;
+    procs[1].used = 100 * MiB;
+    doc = render_json(&s);
+    gpu = json_array_get(json_object_get(doc, "gpus"), 0);
+    assert_string_equal(json_string_value(json_object_get(gpu, "driver_model")), "wddm");
+    p1 = json_array_get(json_object_get(gpu, "processes"), 1);
+    assert_string_equal(json_string_value(json_object_get(p1, "used_source")), "windows_counters");
+    assert_true(iget(doc, "gpus.0.breakdown.workloads") == (json_int_t)(100 * MiB));
     json_decref(doc);
 }
 

@@ -517,6 +517,43 @@ static void time_slices_round_robin(void **st)
     assert_true(models[0].preemptions >= 2 && models[1].preemptions >= 2);
 }
 
+/* A saturated model (requests queued behind those it answers) is not
+ * sliced for every arrival: the waiting request must first have waited
+ * what the switch costs that queue (backlog x its last switch), a slice at
+ * most; a model with nothing queued is preempted once its slice is over. */
+static void slices_spare_a_saturated_model(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_busy(2, need, NULL);
+    busy_from(0, 1, 0);
+    models[0].backlog = 3;
+    models[0].switch_ms = 1000; /* bar: 3 s */
+    demand(1, 2, true, 6000);   /* model 0's slice is over already */
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 8900);
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    assert_true(sched_next_ms(&S, 8900) <= 9000); /* the daemon wakes when it is due */
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 9000);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    /* a deep queue: a slice at most, however deep */
+    setup_busy(2, need, NULL);
+    busy_from(0, 1, 0);
+    models[0].backlog = 40;
+    models[0].switch_ms = 1000;
+    demand(1, 2, true, 6000);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 10900);
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 11000);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    /* nothing queued: at once */
+    setup_busy(2, need, NULL);
+    busy_from(0, 1, 0);
+    models[0].switch_ms = 1000;
+    demand(1, 2, true, 6000);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+}
+
 /* A model done within its slice is not preempted: it is simply evicted,
  * and nothing waits longer than it must. */
 static void finishes_within_its_slice(void **st)
@@ -826,6 +863,7 @@ int main(void)
         cmocka_unit_test(budget_is_for_models),
         cmocka_unit_test(overlapped_switch),
         cmocka_unit_test(time_slices_round_robin),
+        cmocka_unit_test(slices_spare_a_saturated_model),
         cmocka_unit_test(finishes_within_its_slice),
         cmocka_unit_test(pinned_and_preempt_no),
         cmocka_unit_test(priority_first),

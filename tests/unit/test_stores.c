@@ -16,7 +16,10 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "model/ggufname.h"
+#include "model/ggufset.h"
 #include "model/hfcache.h"
+#include "model/llamacache.h"
 #include "model/jscan.h"
 #include "model/lmstudio.h"
 #include "model/localstore.h"
@@ -259,6 +262,55 @@ static void ollama_store(void **st)
     assert_int_equal(m.hidden, 256);
 }
 
+static int names(const struct modelref *ref, const char *why, void *arg)
+{
+    char *out = arg;
+    size_t at = strlen(out);
+    snprintf(out + at, 1024 - at, "%s%s;", ref->name, why ? "!" : "");
+    return 0;
+}
+
+/* What a GGUF file's name says, as publishers name them. */
+static void gguf_names(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *file, *quant;
+        unsigned part, parts;
+    } cases[] = {
+        {"Qwen2.5-7B-Instruct-Q4_K_M.gguf", "Q4_K_M", 1, 1},
+        {"qwen2.5-7b-instruct-q4_k_m.gguf", "Q4_K_M", 1, 1},
+        {"llama-2-7b.Q5_K_S.gguf", "Q5_K_S", 1, 1},
+        {"Meta-Llama-3.1-70B-Instruct-Q8_0-00002-of-00003.gguf", "Q8_0", 2, 3},
+        {"gemma-2-9b-it-IQ4_XS.gguf", "IQ4_XS", 1, 1},
+        {"Small-UD-Q4_K_XL.gguf", "Q4_K_XL", 1, 1},
+        {"phi-3-mini-f16.gguf", "F16", 1, 1},
+        {"Qwen3-8B-BF16.gguf", "BF16", 1, 1},
+        {"Qwen3-8B.gguf", "", 1, 1},
+        {"model-Q4_0_4_4.gguf", "Q4_0_4_4", 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ggufname g;
+        assert_true(ggufname_parse(cases[i].file, &g));
+        if (strcmp(g.quant, cases[i].quant) || g.part != cases[i].part || g.parts != cases[i].parts)
+            fail_msg("%s: %s %u/%u", cases[i].file, g.quant, g.part, g.parts);
+    }
+    assert_true(ggufname_is_model("x-Q8_0-00001-of-00002.gguf"));
+    assert_false(ggufname_is_model("x-Q8_0-00002-of-00002.gguf"));
+    assert_false(ggufname_is_model("mmproj-x-f16.gguf"));
+    assert_false(ggufname_is_model("x.safetensors"));
+    assert_true(ggufname_matches("Small-UD-Q4_K_XL.gguf", "UD-Q4_K_XL"));
+    assert_true(ggufname_matches("Small-UD-Q4_K_XL.gguf", "q4_k_xl"));
+    assert_false(ggufname_matches("Small-UD-Q4_K_XL.gguf", "Q4_K"));
+    assert_false(ggufname_matches("Small-Q4_K_M.gguf", "Q4_K"));
+    char base[64], tag[16];
+    assert_true(ggufset_split_tag("org/repo:Q4_K_M", base, sizeof base, tag, sizeof tag));
+    assert_string_equal(base, "org/repo");
+    assert_string_equal(tag, "Q4_K_M");
+    assert_false(ggufset_split_tag("host:1/x", base, sizeof base, tag, sizeof tag));
+    assert_false(ggufset_split_tag("org/repo:", base, sizeof base, tag, sizeof tag));
+}
+
 static void hf_cache(void **st)
 {
     (void)st;
@@ -281,6 +333,42 @@ static void hf_cache(void **st)
     assert_int_equal(localstore_load(&ref, &m, err, sizeof err), VRAM_OK);
     assert_string_equal(m.name, "org/tiny");
     assert_int_equal(hfcache_find(root, "org/none", &ref, err, sizeof err), 1);
+    /* a second quantization, and a model split in two parts in a folder of
+     * its own: each a model, named REPO:QUANT; the repository by its name
+     * alone lists them */
+    snprintf(p, sizeof p, "%s/blobs/bbb", repo);
+    make_gguf(p);
+    snprintf(p, sizeof p, "%s/snapshots/0123456789abcdef0123456789abcdef01234567/tiny-Q8_0.gguf",
+             repo);
+    link_at("../../blobs/bbb", p);
+    snprintf(p, sizeof p,
+             "%s/snapshots/0123456789abcdef0123456789abcdef01234567/Q6_K/tiny-Q6_K-00001-of-00002.gguf",
+             repo);
+    make_gguf(p);
+    snprintf(p, sizeof p,
+             "%s/snapshots/0123456789abcdef0123456789abcdef01234567/Q6_K/tiny-Q6_K-00002-of-00002.gguf",
+             repo);
+    make_gguf(p);
+    assert_int_equal(hfcache_find(root, "org/tiny", &ref, err, sizeof err), VRAM_OK);
+    assert_int_equal(localstore_load(&ref, &m, err, sizeof err), VRAM_EINPUT);
+    if (!strstr(err, "org/tiny: 3 GGUF models; name one: ") || !strstr(err, "org/tiny:Q8_0 (") ||
+        !strstr(err, "org/tiny:Q6_K (") || !strstr(err, "org/tiny/tiny.gguf ("))
+        fail_msg("%s", err);
+    assert_int_equal(hfcache_find(root, "org/tiny:q8_0", &ref, err, sizeof err), VRAM_OK);
+    assert_string_equal(ref.name, "org/tiny:Q8_0");
+    assert_string_equal(ref.file, "tiny-Q8_0.gguf");
+    assert_int_equal(hfcache_find(root, "org/tiny:Q6_K", &ref, err, sizeof err), VRAM_OK);
+    assert_string_equal(ref.file, "Q6_K/tiny-Q6_K-00001-of-00002.gguf");
+    assert_true(ref.disk > 2 * 2048); /* both parts */
+    assert_int_equal(localstore_load(&ref, &m, err, sizeof err), VRAM_OK);
+    assert_int_equal(m.params, 2 * 1024); /* the tensors of both parts */
+    assert_int_equal(hfcache_find(root, "org/tiny:Q2_K", &ref, err, sizeof err), VRAM_EINPUT);
+    assert_non_null(strstr(err, "no GGUF model answers to Q2_K"));
+    char out[1024] = "";
+    hfcache_list(root, names, out);
+    if (!strstr(out, "org/tiny:Q8_0;") || !strstr(out, "org/tiny:Q6_K;") ||
+        !strstr(out, "org/tiny/tiny.gguf;") || strstr(out, "org/tiny;"))
+        fail_msg("%s", out);
     assert_int_equal(hfcache_find(root, "org--x/tiny", &ref, err, sizeof err), 1);
     /* a snapshot file that hangs, or leaves the cache: refused by name */
     const char *evil = "hub/models--org--evil";
@@ -297,13 +385,6 @@ static void hf_cache(void **st)
         fail_msg("%s", err);
 }
 
-static int names(const struct modelref *ref, const char *why, void *arg)
-{
-    char *out = arg;
-    size_t at = strlen(out);
-    snprintf(out + at, 1024 - at, "%s%s;", ref->name, why ? "!" : "");
-    return 0;
-}
 
 static void lm_studio(void **st)
 {
@@ -318,7 +399,12 @@ static void lm_studio(void **st)
     assert_string_equal(ref.file, "repo-Q4_K_M.gguf");
     make_gguf("lms/pub/repo-GGUF/repo-Q8_0.gguf");
     assert_int_equal(lmstudio_find(root, "pub/repo-GGUF", &ref, err, sizeof err), VRAM_EINPUT);
-    assert_non_null(strstr(err, "2 GGUF files: name one"));
+    assert_non_null(strstr(err, "2 GGUF models; name one, as pub/repo-GGUF:QUANT"));
+    assert_non_null(strstr(err, "pub/repo-GGUF/repo-Q8_0.gguf ("));
+    assert_int_equal(lmstudio_find(root, "pub/repo-GGUF:q8_0", &ref, err, sizeof err), VRAM_OK);
+    assert_string_equal(ref.file, "repo-Q8_0.gguf");
+    assert_int_equal(lmstudio_find(root, "pub/repo-GGUF:Q2_K", &ref, err, sizeof err),
+                     VRAM_EINPUT);
     assert_int_equal(lmstudio_find(root, "pub/repo-GGUF/repo-Q8_0.gguf", &ref, err, sizeof err),
                      VRAM_OK);
     char out[1024] = "";
@@ -335,6 +421,49 @@ static void lm_studio(void **st)
     assert_non_null(strstr(out, "bad:1!;")); /* listed, with why it cannot be read */
 }
 
+/* llama.cpp's cache: the flat layout (OWNER_REPO_FILE.gguf beside
+ * manifest=OWNER=REPO=TAG.json), and the Hugging Face layout it writes now
+ * under LLAMA_CACHE. */
+static void llama_cache(void **st)
+{
+    (void)st;
+    char root[256];
+    snprintf(root, sizeof root, "%s/llama.cpp", dir);
+    put("llama.cpp/manifest=bartowski=Qwen_2-GGUF=Q4_K_M.json", "{}");
+    make_gguf("llama.cpp/bartowski_Qwen_2-GGUF_Qwen_2-Q4_K_M.gguf");
+    make_gguf("llama.cpp/bartowski_Qwen_2-GGUF_Qwen_2-Q8_0.gguf");
+    put("llama.cpp/bartowski_Qwen_2-GGUF_Qwen_2-Q8_0.gguf.etag", "x");
+    put("llama.cpp/manifest=unsloth=Small-GGUF=UD-Q4_K_XL.json", "{}");
+    make_gguf("llama.cpp/unsloth_Small-GGUF_Small-UD-Q4_K_XL.gguf");
+    make_gguf("llama.cpp/by-url.gguf");
+    make_gguf("llama.cpp/mmproj-Qwen_2-f16.gguf");
+    put("llama.cpp/models--ggml-org--new-GGUF/refs/main", "0123456789abcdef0123456789abcdef01234567");
+    make_gguf("llama.cpp/models--ggml-org--new-GGUF/snapshots/0123456789abcdef0123456789abcdef01234567/new-Q4_0.gguf");
+    char out[1024] = "";
+    llamacache_list(root, names, out);
+    if (!strstr(out, "bartowski/Qwen_2-GGUF:Q4_K_M;") || !strstr(out, "bartowski/Qwen_2-GGUF:Q8_0;") ||
+        !strstr(out, "unsloth/Small-GGUF:UD-Q4_K_XL;") || !strstr(out, "by-url;") ||
+        !strstr(out, "ggml-org/new-GGUF:Q4_0;") || strstr(out, "mmproj"))
+        fail_msg("%s", out);
+    struct modelref ref;
+    assert_int_equal(llamacache_find(root, "bartowski/Qwen_2-GGUF:q8_0", &ref, err, sizeof err),
+                     VRAM_OK);
+    assert_string_equal(ref.file, "bartowski_Qwen_2-GGUF_Qwen_2-Q8_0.gguf");
+    assert_string_equal(ref.store, "llamacpp");
+    assert_int_equal(llamacache_find(root, "bartowski/Qwen_2-GGUF", &ref, err, sizeof err),
+                     VRAM_EINPUT);
+    assert_non_null(strstr(err, "2 GGUF models of bartowski/Qwen_2-GGUF; name one"));
+    assert_int_equal(llamacache_find(root, "unsloth/Small-GGUF", &ref, err, sizeof err), VRAM_OK);
+    assert_string_equal(ref.name, "unsloth/Small-GGUF:UD-Q4_K_XL");
+    assert_int_equal(llamacache_find(root, "by-url", &ref, err, sizeof err), VRAM_OK);
+    assert_int_equal(llamacache_find(root, "ggml-org/new-GGUF:Q4_0", &ref, err, sizeof err), VRAM_OK);
+    assert_string_equal(ref.store, "llamacpp");
+    struct model_info m;
+    assert_int_equal(localstore_load(&ref, &m, err, sizeof err), VRAM_OK);
+    assert_int_equal(llamacache_find(root, "../x", &ref, err, sizeof err), 1);
+    assert_int_equal(llamacache_find(root, "nobody/none:Q4_0", &ref, err, sizeof err), 1);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/vram-stores-XXXXXX");
@@ -342,7 +471,8 @@ int main(void)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json_stream), cmocka_unit_test(beneath), cmocka_unit_test(ollama_store),
-        cmocka_unit_test(hf_cache),    cmocka_unit_test(lm_studio),
+        cmocka_unit_test(hf_cache),    cmocka_unit_test(lm_studio),    cmocka_unit_test(gguf_names),
+        cmocka_unit_test(llama_cache),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

@@ -63,6 +63,27 @@ static void durations(void **st)
     assert_int_equal(units_parse_seconds("h", &d), -1);
 }
 
+static void token_counts(void **st)
+{
+    (void)st;
+    uint64_t v;
+    assert_int_equal(units_parse_tokens("128k", &v), 0);
+    assert_int_equal(v, 131072);
+    assert_int_equal(units_parse_tokens("32K", &v), 0);
+    assert_int_equal(v, 32768);
+    assert_int_equal(units_parse_tokens("1M", &v), 0);
+    assert_int_equal(v, 1048576);
+    assert_int_equal(units_parse_tokens("1.5k", &v), 0);
+    assert_int_equal(v, 1536);
+    assert_int_equal(units_parse_tokens("4096", &v), 0);
+    assert_int_equal(v, 4096);
+    assert_int_equal(units_parse_tokens("1.5", &v), -1);
+    assert_int_equal(units_parse_tokens("-4k", &v), -1);
+    assert_int_equal(units_parse_tokens("4g", &v), -1);
+    assert_int_equal(units_parse_tokens("k", &v), -1);
+    assert_int_equal(units_parse_tokens("", &v), -1);
+}
+
 static void printing(void **st)
 {
     (void)st;
@@ -94,6 +115,7 @@ int main(void)
         cmocka_unit_test(sizes_use_binary_units),
         cmocka_unit_test(bad_sizes_are_refused),
         cmocka_unit_test(durations),
+        cmocka_unit_test(token_counts),
         cmocka_unit_test(printing),
         cmocka_unit_test(durations_round_trip),
     };

@@ -1,0 +1,177 @@
+/* windoctor: `vram doctor` on Windows, one report of what wastes this
+ * machine's VRAM, each finding with its cost and a fix that exists on
+ * Windows. The facts only Windows has: the display adapters (SetupAPI),
+ * HwSchMode and whether `vram headless on` was applied (the registry).
+ * Changes nothing. */
+#include "win/windoctor.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/clock.h"
+#include "cli/color.h"
+#include "cli/idlewatch.h"
+#include "core/doctor_win.h"
+#include "core/err.h"
+#include "core/headless.h"
+#include "core/units.h"
+#include "probe/probe.h"
+#include "win/winheadless.h"
+#include "win/winprobe.h"
+#include "win/winstate.h"
+
+static int cmd_doctor(int argc, char **argv);
+
+/* docs/json.md: the same schema as on Linux */
+#define DOCTOR_JSON_SCHEMA 1
+
+const struct cmd_entry windoctor_entry = {
+    .name = "doctor",
+    .args = "[--json] [--idle DURATION] [--color WHEN]",
+    .summary = "what wastes this machine's VRAM, and how to get it back",
+    .help = "  -j, --json            the findings as JSON (schema: docs/json.md)\n"
+            "  -i, --idle DURATION   also watch the GPUs this long (30s, 10m) and report\n"
+            "                        processes that hold memory but did no GPU work (needs\n"
+            "                        the driver's per-process samples, which WDDM may lack)\n"
+            "      --color WHEN      colour: auto (on a console, unless NO_COLOR is set),\n"
+            "                        always, never\n"
+            "\n"
+            "Looks for: VRAM held by the desktop on the NVIDIA card (dwm.exe, explorer.exe,\n"
+            "the shell, browsers) and what vram headless on gives back, hardware-\n"
+            "accelerated GPU scheduling, compute processes holding memory while the GPU\n"
+            "does nothing (a finished training's python.exe), memory no process you can\n"
+            "see holds, the driver's reserve, high power at idle, compute mode.\n"
+            "Changes nothing: vram headless and taskkill act on what it finds.\n"
+            "\n"
+            "Exit status: 0 when nothing needs doing, 1 when something does (a warning),\n"
+            "2 for bad usage, 3 without a GPU driver.\n",
+    .exec = cmd_doctor,
+};
+
+static void windows_facts(struct doc_win *w)
+{
+    memset(w, 0, sizeof *w);
+    struct hw_state hs;
+    winheadless_scan(&hs);
+    w->hwsch = hs.hwsch;
+    w->hwsch_known = true;
+    w->headless_on = winstate_applied(&winstate_machine);
+    for (size_t i = 0; i < hs.nadapters && !w->igpu; i++) {
+        unsigned v = hs.adapters[i].vendor;
+        if (v && v != HL_VENDOR_NVIDIA) { /* VEN_0000: a virtual adapter, not a GPU */
+            w->igpu = true;
+            snprintf(w->igpu_name, sizeof w->igpu_name, "the %s adapter",
+                     headless_vendor_name(v));
+        }
+    }
+}
+
+static int cmd_doctor(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"idle", required_argument, NULL, 'i'},
+        {"color", required_argument, NULL, 'C'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool json = false;
+    double idle = 0;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ji:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = true;
+            break;
+        case 'i':
+            if (units_parse_seconds(optarg, &idle) < 0 || idle <= 0 || idle > 86400)
+                return cmd_bad_usage(&windoctor_entry,
+                                     "--idle '%s': a duration from 1s to 24h, like 30s or 10m",
+                                     optarg);
+            break;
+        case 'C': {
+            enum color_when w;
+            if (color_parse(optarg, &w) < 0)
+                return cmd_bad_usage(&windoctor_entry, "--color '%s': auto, always or never",
+                                     optarg);
+            color_choose(w);
+            break;
+        }
+        case 'h':
+            cmd_usage(&windoctor_entry, 0);
+            return 0;
+        default:
+            return cmd_bad_usage(&windoctor_entry, NULL);
+        }
+    }
+    if (optind < argc)
+        return cmd_bad_usage(&windoctor_entry, "unexpected argument '%s'", argv[optind]);
+    char err[512];
+    struct probe *p;
+    int rc = probe_open(&p, NULL, err, sizeof err);
+    if (rc < 0)
+        return cmd_no_driver(&windoctor_entry, err, rc);
+    struct snap s;
+    memset(&s, 0, sizeof s);
+    if (idle > 0) {
+        if (idlewatch_run(p, &s, idle, err, sizeof err) < 0) {
+            fprintf(stderr, "vram doctor: --idle: %s\n", err);
+            snap_free(&s);
+            probe_close(p);
+            return 1;
+        }
+    } else {
+        probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
+    }
+    struct doc_host host;
+    memset(&host, 0, sizeof host);
+    host.idle_s = idle;
+    host.now_ms = clock_wall_ms();
+    struct doc_win win;
+    windows_facts(&win);
+    struct doc_finding f[128];
+    size_t n = doctor_win_examine(&s, &host, &win, f, 128);
+    int warnings = 0;
+    for (size_t i = 0; i < n; i++)
+        warnings += f[i].level == DOC_WARN;
+    if (json) {
+        json_t *arr = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(
+                arr, json_pack("{s:s, s:s, s:o, s:o, s:I, s:s, s:s}", "kind",
+                               doctor_kind_name(f[i].kind), "level",
+                               f[i].level == DOC_WARN ? "warning" : "info", "gpu",
+                               f[i].gpu >= 0 ? json_integer(f[i].gpu) : json_null(), "pid",
+                               f[i].pid ? json_integer(f[i].pid) : json_null(), "bytes",
+                               (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
+        json_t *doc = json_pack("{s:i, s:o, s:i}", "schema", DOCTOR_JSON_SCHEMA, "findings", arr,
+                                "warnings", warnings);
+        json_dumpf(doc, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else {
+        bool col = color_on(stdout);
+        const char *warn = col ? "\033[1;33m!\033[0m" : "!", *dim = col ? "\033[2m" : "",
+                   *off = col ? "\033[0m" : "";
+        for (size_t i = 0; i < n; i++) {
+            const char *mark = f[i].level == DOC_WARN ? warn : "-";
+            if (f[i].gpu >= 0)
+                printf("%s GPU %d: %s\n", mark, f[i].gpu, f[i].what);
+            else
+                printf("%s %s\n", mark, f[i].what);
+            printf("      %sfix:%s %s\n", dim, off, f[i].fix);
+        }
+        const char *why = winprobe_counters_why(p);
+        if (why[0])
+            printf("  note: per-process figures: %s\n", why);
+        printf(warnings ? "%d thing%s to do\n" : "nothing to do\n", warnings,
+               warnings == 1 ? "" : "s");
+    }
+    snap_free(&s);
+    probe_exiting(p);
+    probe_close(p);
+    return warnings ? 1 : 0;
+}

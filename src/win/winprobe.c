@@ -1,0 +1,156 @@
+/* winprobe: one snapshot of a Windows machine.
+ *
+ * NVML gives the GPUs and the processes that use them; the process table
+ * names them (or, for a process gone since, NVML's own name for it, as on
+ * Linux: core/join.c). Under WDDM NVML gives each process "not available"
+ * as its memory: the GPU Process Memory counters give it instead, joined by
+ * pid under the adapter whose processes are NVML's (core/wddm.c). There is
+ * no /proc, no device file to scan and no `vram run` on Windows: what
+ * PROBE_HOLDERS asks for does not exist here. */
+#include "win/winprobe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/join.h"
+#include "core/wddm.h"
+#include "gpu/nvml.h"
+#include "probe/activity.h"
+#include "win/winpdh.h"
+#include "win/winproc.h"
+
+struct probe {
+    struct nvml *nvml;
+    struct winproc_table table;
+    struct activity *act;
+    struct wddm_set *wddm;
+    char counters_why[160];
+};
+
+int probe_open(struct probe **out, const char *procroot, char *err, size_t errlen)
+{
+    (void)procroot; /* Windows has none: its commands offer no --proc-root */
+    *out = NULL;
+    struct probe *p = calloc(1, sizeof *p);
+    if (!p)
+        return VRAM_EFAIL;
+    int rc = nvml_open(&p->nvml, err, errlen);
+    if (rc < 0) {
+        free(p);
+        return rc;
+    }
+    *out = p;
+    return VRAM_OK;
+}
+
+void probe_close(struct probe *p)
+{
+    if (!p)
+        return;
+    for (unsigned i = 0; p->act && i < nvml_count(p->nvml); i++)
+        activity_free(&p->act[i]);
+    free(p->act);
+    free(p->wddm);
+    winproc_free(&p->table);
+    nvml_close(p->nvml);
+    free(p);
+}
+
+void probe_exiting(struct probe *p)
+{
+    nvml_skip_shutdown(p->nvml);
+}
+
+const char *winprobe_counters_why(const struct probe *p)
+{
+    return p->counters_why;
+}
+
+static int host_lookup(void *ctx, struct snap_proc *proc)
+{
+    return winproc_fill(&((struct probe *)ctx)->table, proc);
+}
+
+static int driver_lookup(void *ctx, uint32_t pid, char *buf, size_t len)
+{
+    return nvml_proc_name(((struct probe *)ctx)->nvml, pid, buf, len);
+}
+
+/* The figures WDDM kept from NVML, from the counters; read once a sample,
+ * and only when some process lacks one. */
+static void fill_hidden(struct probe *p, struct snap *s)
+{
+    p->counters_why[0] = '\0';
+    bool need = false;
+    for (size_t i = 0; i < s->ngpus && !need; i++)
+        for (size_t k = 0; k < s->gpus[i].nprocs && !need; k++)
+            need = !s->gpus[i].procs[k].used_known;
+    if (!need)
+        return;
+    if (!p->wddm && !(p->wddm = malloc(sizeof *p->wddm))) {
+        snprintf(p->counters_why, sizeof p->counters_why, "out of memory");
+        return;
+    }
+    if (winpdh_read(p->wddm, p->counters_why, sizeof p->counters_why) < 0)
+        return;
+    for (size_t i = 0; i < s->ngpus; i++) {
+        struct snap_gpu *g = &s->gpus[i];
+        uint64_t luid = wddm_luid_of(g, p->wddm);
+        if (!luid && g->nprocs)
+            snprintf(p->counters_why, sizeof p->counters_why,
+                     "the GPU counters name none of GPU %u's processes", g->index);
+        wddm_apply(g, p->wddm, luid);
+    }
+}
+
+int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms)
+{
+    unsigned count = nvml_count(p->nvml);
+    if (!s->gpus || s->ngpus != count) {
+        snap_free(s);
+        s->gpus = calloc(count ? count : 1, sizeof *s->gpus);
+        if (!s->gpus)
+            return VRAM_EFAIL;
+        s->ngpus = count;
+        if (!p->act && !(p->act = calloc(count ? count : 1, sizeof *p->act)))
+            return VRAM_EFAIL;
+        nvml_system(p->nvml, s);
+        s->cuda_version = nvml_cuda_version(p->nvml);
+        for (unsigned i = 0; i < count; i++)
+            nvml_static(p->nvml, i, &s->gpus[i]);
+        what |= PROBE_PROCS | PROBE_SLOW;
+    }
+    s->taken_ms = now_ms;
+    if (what & PROBE_PROCS)
+        winproc_scan(&p->table); /* none: every process is named by NVML, or dropped */
+    for (unsigned i = 0; i < count; i++) {
+        struct snap_gpu *g = &s->gpus[i];
+        nvml_fast(p->nvml, i, g);
+        if (what & PROBE_ACTIVITY)
+            activity_watch(&p->act[i], p->nvml, i);
+        if (what & PROBE_SLOW)
+            nvml_slow(p->nvml, i, g);
+        if (what & PROBE_ENERGY)
+            nvml_energy(p->nvml, i, g);
+        if (!(what & PROBE_PROCS))
+            continue;
+        struct snap_proc *procs = NULL;
+        size_t n = 0;
+        free(g->procs);
+        g->procs = NULL;
+        g->nprocs = 0;
+        g->have &= ~(unsigned)SNAP_HAVE_PROCS;
+        if (nvml_procs(p->nvml, i, g->mem.total, &procs, &n) == VRAM_OK) {
+            g->procs = procs;
+            g->nprocs = n;
+            g->have |= SNAP_HAVE_PROCS;
+            join_procs(g, &(struct join_lookup){host_lookup, driver_lookup, p});
+        }
+        activity_apply(&p->act[i], g, (g->have & SNAP_HAVE_PROCS) != 0);
+    }
+    if (what & PROBE_PROCS)
+        fill_hidden(p, s);
+    return VRAM_OK;
+}
