@@ -713,6 +713,9 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
     }
     pthread_mutex_lock(&shim.vtab.mu);
     uint64_t t = now_ms();
+    /* what comes back is what went out (empty pool chunks are made again
+     * with no bytes to copy) */
+    st->bytes = mapped_bytes(&st->allocations);
     /* the host copy stays intact whatever fails: the process stays out */
     if (make_all(floor, err, len) < 0) {
         pthread_mutex_unlock(&shim.vtab.mu);
@@ -721,7 +724,6 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
     st->copy_ms = now_ms() - t;
     restore_refs();
     share_back(); /* whoever let go of this process's memory maps it again */
-    st->bytes = mapped_bytes(&st->allocations);
     suspended = false;
     pthread_mutex_unlock(&shim.vtab.mu);
     gate_open();
