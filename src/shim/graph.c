@@ -16,20 +16,17 @@ static uint64_t attr(int dev, int which)
     return v;
 }
 
-const char *graph_blocker(uint64_t devs, char *why, size_t len)
+const char *graph_blocker(int dev, char *why, size_t len)
 {
-    for (int dev = 0; dev < SHIM_MAX_DEVICES; dev++) {
-        uint64_t used = devs >> dev & 1 ? attr(dev, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT) : 0;
-        if (used) {
-            char sz[32];
-            snprintf(why, len,
-                     "it holds %s on GPU %d that a CUDA graph allocated and has not freed "
-                     "(graph memory nodes)",
-                     units_fmt_size(used, sz, sizeof sz), dev);
-            return why;
-        }
-    }
-    return NULL;
+    uint64_t used = attr(dev, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT);
+    if (!used)
+        return NULL;
+    char sz[32];
+    snprintf(why, len,
+             "it holds %s on GPU %d that a CUDA graph allocated and has not freed (graph "
+             "memory nodes)",
+             units_fmt_size(used, sz, sizeof sz), dev);
+    return why;
 }
 
 int graph_trim(int dev, char *why, size_t len)

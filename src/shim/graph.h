@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Why the devices in devs (bit = CUdevice) cannot be swapped fast: live
- * graph allocations, said in why; NULL when none. */
-const char *graph_blocker(uint64_t devs, char *why, size_t len);
+/* Why device dev (its context current) cannot be swapped fast: live graph
+ * allocations, said in why; NULL when none. */
+const char *graph_blocker(int dev, char *why, size_t len);
 
 /* Gives back the graph memory cached on dev (its context current, its work
  * done): 0, or -1 with why when some is still held. */

@@ -230,6 +230,8 @@ static uint64_t devices_used(void)
     return d;
 }
 
+static CUresult enter_device(int dev);
+
 /* The first reason this process cannot be moved, or NULL. Table locked. */
 static const char *blocker(char *buf, size_t len)
 {
@@ -261,7 +263,12 @@ static const char *blocker(char *buf, size_t len)
             return "it gave memory access to a location that is not a GPU it can name";
         else if (!dev_ok(shim.vtab.v[i].prop.location.id))
             return "it holds memory on a device it cannot name";
-    if (graph_blocker(devices_used(), buf, len) || share_blocker(buf, len))
+    /* asked in one of the device's contexts, where the driver answers */
+    uint64_t devs = devices_used();
+    for (int dev = 0; dev < SHIM_MAX_DEVICES; dev++)
+        if (devs >> dev & 1 && enter_device(dev) == CUDA_SUCCESS && graph_blocker(dev, buf, len))
+            return buf;
+    if (share_blocker(buf, len))
         return buf;
     if (!gate_supported())
         return "this build cannot hold threads (fast swap needs x86-64)";
