@@ -2,6 +2,20 @@
 # its commands, each command's options, the models of the running daemon,
 # the GPU processes you may suspend and the ones vram suspend left suspended.
 
+# The daemon's models matching the word being completed. Bash splits words
+# at ':' (COMP_WORDBREAKS), and Ollama's names have one (llama3.1:8b): the
+# word is taken whole from the line, and what bash already has before its
+# last ':' is taken off each answer.
+_vram_models() {
+    local line=${COMP_LINE:0:COMP_POINT} word
+    word=${line##*[[:space:]]}
+    COMPREPLY=($(compgen -W "$(vram complete models $1 2>/dev/null) $2" -- "$word"))
+    if [[ $word == *:* && $COMP_WORDBREAKS == *:* ]]; then
+        local pre=${word%"${word##*:}"} i
+        for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=${COMPREPLY[i]#"$pre"}; done
+    fi
+}
+
 _vram() {
     local cur prev cmd i w socket=
     cur=${COMP_WORDS[COMP_CWORD]}
@@ -47,15 +61,13 @@ _vram() {
     fi
     case $cmd in
     load | unload)
-        COMPREPLY=($(compgen -W "$(vram complete models $socket 2>/dev/null)" -- "$cur"))
+        _vram_models "$socket"
         ;;
     suspend)
-        COMPREPLY=($(compgen -W "$(vram complete models $socket 2>/dev/null)
-            $(vram complete pids 2>/dev/null | cut -f1)" -- "$cur"))
+        _vram_models "$socket" "$(vram complete pids 2>/dev/null | cut -f1)"
         ;;
     resume)
-        COMPREPLY=($(compgen -W "$(vram complete models $socket 2>/dev/null)
-            $(vram complete suspended 2>/dev/null | cut -f1)" -- "$cur"))
+        _vram_models "$socket" "$(vram complete suspended 2>/dev/null | cut -f1)"
         ;;
     help)
         COMPREPLY=($(compgen -W "$(vram complete commands 2>/dev/null) vram.conf" -- "$cur"))

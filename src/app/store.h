@@ -7,10 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/modelname.h"
+
 struct store;
 
 struct store_proc {
-    char model[64];
+    char model[MODELNAME_MAX];
     int pid;
     uint64_t start; /* start time in clock ticks, against pid reuse */
     char state[16]; /* "ready", "suspended" */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "app/paths.h"
+#include "core/modelname.h"
 #include "core/units.h"
 
 #define CLIENT_MAX_REPLY (16u << 20) /* a reply this large is not ours */
@@ -129,6 +130,24 @@ static long read_reply(int fd, struct reply *r, char *err, size_t len)
         return -1;
     }
     return (long)p.status_code;
+}
+
+int client_model_path(const char *name, const char *verb, char *out, size_t len, char *err,
+                      size_t errlen)
+{
+    const char *bad = modelname_check(name);
+    char seg[MODELNAME_MAX * 3];
+    if (bad) {
+        snprintf(err, errlen, "model name '%.130s': %s", name, bad);
+        return -1;
+    }
+    if (modelname_url(name, seg, sizeof seg) < 0 ||
+        snprintf(out, len, "/v1/models/%s%s%s", seg, verb ? "/" : "", verb ? verb : "") >=
+            (int)len) {
+        snprintf(err, errlen, "model name '%.130s': too long", name);
+        return -1;
+    }
+    return 0;
 }
 
 long client_call(const char *socket_path, const char *method, const char *path, json_t *body,

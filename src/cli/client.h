@@ -17,6 +17,12 @@ const char *client_socket(const char *explicit_path);
 long client_call(const char *socket, const char *method, const char *path, json_t *body,
                  json_t **reply, char *err, size_t len);
 
+/* "/v1/models/NAME/VERB" (verb NULL: without it) into out, NAME
+ * percent-encoded (a '/' in it as %2F). -1 with err when name breaks
+ * core/modelname.h's rules: no daemon serves such a name. */
+int client_model_path(const char *name, const char *verb, char *out, size_t len, char *err,
+                      size_t errlen);
+
 /* Prints a model reply ("qwen: ready on GPU 0, 5.3 GiB, port 21000") or
  * the daemon's error; returns the exit code: 0, 1, or 2 for bad input. */
 int client_report(const char *verb, long status, json_t *reply, const char *err);

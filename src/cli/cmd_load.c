@@ -8,6 +8,7 @@
 #include "cli/client.h"
 #include "cli/cmd.h"
 #include "cli/progress.h"
+#include "core/modelname.h"
 #include "core/units.h"
 
 static int cmd_load(int argc, char **argv);
@@ -55,8 +56,11 @@ static int run(const struct cmd_entry *e, int argc, char **argv, bool timeout_ok
     }
     if (optind != argc - 1)
         return cmd_bad_usage(e, "which model? (vram ps lists them)");
-    char path[256], err[512];
-    snprintf(path, sizeof path, "/v1/models/%s/%s", argv[optind], e->name);
+    char path[MODELNAME_MAX * 3 + 64], err[512];
+    if (client_model_path(argv[optind], e->name, path, sizeof path, err, sizeof err) < 0) {
+        fprintf(stderr, "vram %s: %s\n", e->name, err);
+        return 2;
+    }
     json_t *body = timeout >= 0 ? json_pack("{s:f}", "timeout", timeout) : NULL, *r;
     struct progress pr;
     char what[160];

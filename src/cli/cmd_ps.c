@@ -108,10 +108,17 @@ static int cmd_ps(int argc, char **argv)
         return 0;
     }
     bool col = color_on(stdout);
-    printf("%s%-16s %-10s %-4s %-9s %-9s %-10s %-10s %s%s\n", col ? "\033[1m" : "", "MODEL",
-           "STATE", "GPU", "VRAM", "HOST RAM", "SWAP", "LAST USED", "RESTARTS", col ? "\033[0m" : "");
     size_t i;
     json_t *m;
+    int w = 16; /* the column as wide as the longest name ("Qwen/Qwen2.5-7B-Instruct") */
+    json_array_foreach(json_object_get(r, "models"), i, m)
+    {
+        const char *n = json_string_value(json_object_get(m, "name"));
+        if (n && strlen(n) > (size_t)w && strlen(n) < 200)
+            w = (int)strlen(n);
+    }
+    printf("%s%-*s %-10s %-4s %-9s %-9s %-10s %-10s %s%s\n", col ? "\033[1m" : "", w, "MODEL",
+           "STATE", "GPU", "VRAM", "HOST RAM", "SWAP", "LAST USED", "RESTARTS", col ? "\033[0m" : "");
     json_array_foreach(json_object_get(r, "models"), i, m)
     {
         char g[8] = "-", v[32], h[32], a[32];
@@ -119,7 +126,7 @@ static int cmd_ps(int argc, char **argv)
             snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
         const char *sw = json_string_value(json_object_get(m, "swap"));
         const char *state = json_string_value(json_object_get(m, "state"));
-        printf("%-16s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %lld%s%s\n",
+        printf("%-*s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %lld%s%s\n", w,
                json_string_value(json_object_get(m, "name")), col ? state_color(state) : "",
                state, col ? "\033[0m" : "", g,
                size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),

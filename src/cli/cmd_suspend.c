@@ -20,6 +20,7 @@
 #include "cli/cmd.h"
 #include "cli/progress.h"
 #include "core/err.h"
+#include "core/modelname.h"
 #include "core/units.h"
 #include "park/ckpt.h"
 #include "park/park.h"
@@ -59,15 +60,15 @@ const struct cmd_entry cmd_resume_entry = {
     .exec = cmd_resume,
 };
 
-/* 1 for a pid, 0 for a model name (vram serve's), or minus the
- * bad-usage exit code. */
+/* 1 for a pid (digits only), 0 for a model name (vram serve's: one may
+ * begin with digits, "01-ai/Yi-6B"), or minus the bad-usage exit code. */
 static int parse_pid(const struct cmd_entry *e, const char *s, int *pid)
 {
     char *end;
     long v = strtol(s, &end, 10);
-    if (!isdigit((unsigned char)*s))
+    if (!isdigit((unsigned char)*s) || *end)
         return 0;
-    if (*end || v <= 0 || v > 4194304)
+    if (v <= 0 || v > 4194304)
         return -cmd_bad_usage(e, "'%s': a process id or a model name", s);
     *pid = (int)v;
     return 1;
@@ -76,8 +77,11 @@ static int parse_pid(const struct cmd_entry *e, const char *s, int *pid)
 /* The daemon's way: suspend or resume one of its models by name. */
 static int by_name(const struct cmd_entry *e, const char *sock, const char *name, long gpu)
 {
-    char path[256], err[512];
-    snprintf(path, sizeof path, "/v1/models/%s/%s", name, e->name);
+    char path[MODELNAME_MAX * 3 + 64], err[512];
+    if (client_model_path(name, e->name, path, sizeof path, err, sizeof err) < 0) {
+        fprintf(stderr, "vram %s: %s\n", e->name, err);
+        return 2;
+    }
     json_t *body = gpu >= 0 ? json_pack("{s:I}", "gpu", (json_int_t)gpu) : NULL, *r;
     struct progress pr;
     char what[160];

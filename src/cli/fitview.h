@@ -10,6 +10,7 @@
 #include "core/estimate.h"
 #include "core/fitplan.h"
 #include "core/model.h"
+#include "core/modelname.h"
 #include "core/split.h"
 
 #define FIT_MAX_PREC    8
@@ -19,7 +20,7 @@
  * (which can be suspended to host RAM rather than stopped). */
 struct fit_holder {
     uint32_t pid;
-    char name[64]; /* the process's name, or vram serve's name for the model */
+    char name[MODELNAME_MAX]; /* the process's name, or vram serve's name for the model */
     uint64_t bytes;
     bool served;
 };
@@ -42,7 +43,7 @@ struct fit_model {
     int best; /* the highest precision that fits somewhere, -1 if none */
     /* what vram serve measured for this model on each GPU's kind; 0: none */
     uint64_t learned[FITPLAN_MAX];
-    char learned_as[64];
+    char learned_as[MODELNAME_MAX];
     /* when nothing fits now: the GPU where freeing the fewest holders
      * makes room (-1: none would), and which */
     int room_gpu, room_count;

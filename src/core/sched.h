@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/modelname.h"
+
 #define SCHED_MAX_GPUS  16
 #define SCHED_MAX_QUEUE 256
 #define SCHED_FOREVER   UINT64_MAX /* a keep-alive that never ends */
@@ -47,7 +49,7 @@ enum sched_evict { SCHED_EVICT_SUSPEND, SCHED_EVICT_STOP };
 
 struct sched_model {
     /* from the configuration */
-    char name[64];
+    char name[MODELNAME_MAX];
     uint64_t need; /* bytes on each of its GPUs: the estimate, then what it really used */
     int priority;          /* higher stays resident longer */
     uint64_t keep_alive_ms; /* unused this long, it is evicted anyway; SCHED_FOREVER */

@@ -31,6 +31,7 @@
 #include "daemon/fdguard.h"
 #include "daemon/logtail.h"
 #include "daemon/metrics.h"
+#include "daemon/names.h"
 #include "daemon/proxy.h"
 #include "daemon/super.h"
 #include "daemon/webui.h"
@@ -429,13 +430,10 @@ static void send_metrics(const struct daemon *d, struct evhttp_request *req)
 
 /* GET /v1/models/NAME/log?lines=N&follow=1 */
 static void model_log(struct api *api, struct evhttp_request *req, const struct evhttp_uri *u,
-                      const char *name)
+                      unsigned i)
 {
     struct daemon *d = api->d;
-    if (daemon_model_index(d, name) < 0) {
-        reply_error(req, 404, "Not Found", "no such model");
-        return;
-    }
+    const char *name = d->smodels[i].name;
     struct evkeyvalq q = {0};
     evhttp_parse_query_str(evhttp_uri_get_query(u) ? evhttp_uri_get_query(u) : "", &q);
     const char *lines = evhttp_find_header(&q, "lines");
@@ -447,6 +445,54 @@ static void model_log(struct api *api, struct evhttp_request *req, const struct 
     evhttp_clear_headers(&q);
 }
 
+/* The model rest[0..n) names, percent-decoded ("Qwen%2FQwen2.5-7B"), by
+ * its name, an alias or NAME:latest; -1. A %00 names nothing. */
+static int model_at(const struct daemon *d, const char *rest, size_t n)
+{
+    char raw[MODELNAME_MAX * 3 + 1];
+    if (!n || n >= sizeof raw)
+        return -1;
+    memcpy(raw, rest, n);
+    raw[n] = '\0';
+    size_t len = 0;
+    char *name = evhttp_uridecode(raw, 0, &len);
+    int i = name && len == strlen(name) ? names_find(d, name) : -1;
+    free(name);
+    return i;
+}
+
+/* /v1/models/REST: GET NAME, GET NAME/log, POST NAME/VERB. NAME is one
+ * segment, '/' in it as %2F (what vram's CLI and the dashboard send);
+ * a name whose '/' came unescaped is found too, the verb being the last
+ * segment (docs/serve.md, Names). */
+static void model_route(struct api *api, struct evhttp_request *req, const struct evhttp_uri *u,
+                        const char *rest, bool post)
+{
+    struct daemon *d = api->d;
+    const char *slash = strrchr(rest, '/');
+    int i = -1;
+    if (post || (slash && !strcmp(slash, "/log"))) {
+        i = slash ? model_at(d, rest, (size_t)(slash - rest)) : -1;
+        if (i >= 0 && post) {
+            model_verb(api, req, (unsigned)i, slash + 1);
+            return;
+        }
+        if (i >= 0) {
+            model_log(api, req, u, (unsigned)i);
+            return;
+        }
+    }
+    if (!post && (i = model_at(d, rest, strlen(rest))) >= 0) {
+        reply_json(req, 200, "OK", api_model_json(d, (unsigned)i));
+        return;
+    }
+    size_t n = post && slash ? (size_t)(slash - rest) : strlen(rest);
+    char msg[300];
+    snprintf(msg, sizeof msg, "no model '%.*s' in the configuration (GET /v1/models)",
+             (int)(n > 150 ? 150 : n), rest);
+    reply_error(req, 404, "Not Found", msg);
+}
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
     struct api *api = arg;
@@ -455,7 +501,6 @@ static void on_request(struct evhttp_request *req, void *arg)
     struct evhttp_uri *u = evhttp_uri_parse(uri);
     const char *path = u ? evhttp_uri_get_path(u) : NULL;
     enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
-    char name[128], verb[32];
     const char *refused = webui_refused(req);
     if (path && !strncmp(path, "/vram/", 6))
         path += 5;
@@ -480,26 +525,9 @@ static void on_request(struct evhttp_request *req, void *arg)
                            live && strcmp(live, "0")))
             reply_error(req, 503, "Busy", "too many event listeners");
         evhttp_clear_headers(&q);
-    } else if (sscanf(path, "/v1/models/%127[^/]/%31s", name, verb) == 2 && !strcmp(verb, "log") &&
-               cmd == EVHTTP_REQ_GET) {
-        model_log(api, req, u, name);
-    } else if (sscanf(path, "/v1/models/%127[^/]/%31s", name, verb) == 2 &&
-               cmd == EVHTTP_REQ_POST) {
-        int i = daemon_model_index(d, name);
-        if (i < 0) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "no model '%.100s' in the configuration (GET /v1/models)",
-                     name);
-            reply_error(req, 404, "Not Found", msg);
-        } else {
-            model_verb(api, req, (unsigned)i, verb);
-        }
-    } else if (sscanf(path, "/v1/models/%127[^/]", name) == 1 && cmd == EVHTTP_REQ_GET) {
-        int i = daemon_model_index(d, name);
-        if (i < 0)
-            reply_error(req, 404, "Not Found", "no such model");
-        else
-            reply_json(req, 200, "OK", api_model_json(d, (unsigned)i));
+    } else if (!strncmp(path, "/v1/models/", 11) && path[11] &&
+               (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_POST)) {
+        model_route(api, req, u, path + 11, cmd == EVHTTP_REQ_POST);
     } else {
         reply_error(req, 404, "Not Found",
                     "GET /v1/models, /v1/models/NAME, /v1/models/NAME/log, /v1/snapshot, "

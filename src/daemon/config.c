@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "app/paths.h"
+#include "core/modelname.h"
 #include "daemon/conftext.h"
 #include "core/units.h"
 #include "model/reader.h"
@@ -28,6 +29,9 @@ struct parse {
     struct config *c;
     const char *text; /* the file, for line numbers */
     char err[512];
+    /* [model NAME] sections too long for inih, read as [model @K] */
+    char (*long_names)[CONFTEXT_SECTION_MAX];
+    size_t nlong;
 };
 
 /* The line of name= in [section], for messages; 0 if not found. */
@@ -199,7 +203,6 @@ static const char *parse_env(const char *v, struct config_model *m)
     return NULL;
 }
 
-static bool good_name(const char *n);
 /* A text setting kept whole, or refused: a value cut to fit would be
  * another value (a token cut short gets every client a 401). */
 #define COPY(dst, fix)                                                                             \
@@ -387,8 +390,9 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         snprintf(buf, sizeof buf, "%s", v);
         char *save = NULL;
         for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-            if (!good_name(t))
-                FAIL("alias '%s': letters, digits, '-', '_', '.', ':' only, up to 63", t);
+            const char *bad = modelname_check(t);
+            if (bad)
+                FAIL("alias '%.130s': %s (docs/serve.md, Names)", t, bad);
             if (m->naliases == CONFIG_ALIASES)
                 FAIL("more than %d aliases", CONFIG_ALIASES);
             snprintf(m->aliases[m->naliases++], sizeof m->aliases[0], "%s", t);
@@ -427,16 +431,6 @@ static struct config_model *model_named(struct parse *ps, const char *name)
     return m;
 }
 
-static bool good_name(const char *n)
-{
-    if (!*n || strlen(n) >= 64)
-        return false;
-    for (; *n; n++)
-        if (!isalnum((unsigned char)*n) && !strchr("-_.:", *n))
-            return false;
-    return true;
-}
-
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     struct parse *ps = user;
@@ -446,8 +440,16 @@ static int handler(void *user, const char *section, const char *name, const char
         return serve_key(ps, section, name, value);
     if (!strncmp(section, "model ", 6)) {
         const char *mname = section + 6;
-        if (!good_name(mname))
-            FAIL("model name '%s': letters, digits, '-', '_', '.', ':' only", mname);
+        char full[CONFTEXT_SECTION_MAX + 8];
+        unsigned long k = mname[0] == '@' ? strtoul(mname + 1, NULL, 10) : ~0UL;
+        if (k < ps->nlong) { /* its name in full, and the section as the file says it */
+            mname = ps->long_names[k];
+            snprintf(full, sizeof full, "model %s", mname);
+            section = full;
+        }
+        const char *bad = modelname_check(mname);
+        if (bad)
+            FAIL("model name '%.130s': %s (docs/serve.md, Names)", mname, bad);
         struct config_model *m = model_named(ps, mname);
         if (!m)
             FAIL("more than %d models", CONFIG_MAX_MODELS);
@@ -472,7 +474,7 @@ static bool same_name(const char *a, const char *b)
 static void config_check_names(const struct config *c, size_t i, const char *text, struct parse *ps)
 {
     const struct config_model *m = &c->models[i];
-    char sec[80];
+    char sec[MODELNAME_MAX + 8];
     snprintf(sec, sizeof sec, "model %s", m->name);
     for (unsigned a = 0; a < m->naliases; a++) {
         const char *al = m->aliases[a];
@@ -528,23 +530,32 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     c->min_resident_s = 1;
     c->overlap = true;
     c->preempt_gap_s = 1;
-    struct parse ps = {c, text, ""};
+    struct parse ps = {c, text, "", NULL, 0};
     size_t long_len;
     unsigned long_at = conftext_long_line(text, &long_len);
     int rc = 0;
-    if (long_at)
+    char(*long_names)[CONFTEXT_SECTION_MAX] = calloc(CONFIG_MAX_MODELS + 1, sizeof *long_names);
+    char *ini = long_names ? conftext_short_sections(text, long_names, CONFIG_MAX_MODELS + 1,
+                                                     &ps.nlong)
+                           : NULL;
+    ps.long_names = long_names;
+    if (!ini)
+        snprintf(ps.err, sizeof ps.err, "out of memory");
+    else if (long_at)
         snprintf(ps.err, sizeof ps.err,
                  "%s:%u: a line of %zu characters, more than the %d the INI reader takes: go on "
                  "on the next line, indented (a command continues over indented lines)",
                  path, long_at, long_len, INI_MAX_LINE - 2);
     else if (!conftext_repeats(text, path, ps.err, sizeof ps.err))
-        rc = ini_parse_string(text, handler, &ps);
+        rc = ini_parse_string(ini, handler, &ps);
+    free(ini);
+    free(long_names);
     if (!ps.err[0] && rc > 0)
         snprintf(ps.err, sizeof ps.err, "%s:%d: not INI syntax (a [section] or name = value)", path,
                  rc);
     for (size_t i = 0; !ps.err[0] && i < c->nmodels; i++) {
         const struct config_model *m = &c->models[i];
-        char sec[80];
+        char sec[MODELNAME_MAX + 8];
         snprintf(sec, sizeof sec, "model %s", m->name);
         unsigned line = line_of(text, sec, NULL);
         if (!m->command[0])

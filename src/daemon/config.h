@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/modelname.h"
 #include "core/sched.h"
 
 #define CONFIG_MAX_MODELS 64
@@ -25,7 +26,7 @@ enum config_api {
 #define CONFIG_MAX_BYTES  (1 << 20) /* a larger file is no vram.conf */
 
 struct config_model {
-    char name[64];
+    char name[MODELNAME_MAX]; /* core/modelname.h's rules */
     char command[CONFIG_CMD_MAX]; /* run by /bin/sh -c, ${PORT} filled in */
     char file[CONFIG_PATH_MAX];   /* the model file, for vram = auto */
     uint64_t vram;                /* 0: auto */
@@ -46,7 +47,7 @@ struct config_model {
     double slice_s;       /* the GPU for at least this long before it may be preempted */
     enum config_api api;
     bool api_set; /* else guessed from the command (ollama: Ollama's, the rest OpenAI's) */
-    char aliases[CONFIG_ALIASES][64];
+    char aliases[CONFIG_ALIASES][MODELNAME_MAX];
     unsigned naliases;
     /* KEY=VALUE entries for its process, each NUL-terminated, one after
      * another; nenv of them */

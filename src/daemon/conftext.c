@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/modelname.h"
 #include "daemon/config.h"
 #include "model/reader.h"
 
@@ -105,7 +106,7 @@ bool conftext_repeats(const char *text, const char *path, char *err, size_t len)
         unsigned sec; /* index of its section in seen (0: before any) */
         bool is_sec;
         unsigned line;
-        char name[72];
+        char name[MODELNAME_MAX + 16]; /* "model " and a name */
     } *seen = calloc(MAX_SEEN, sizeof *seen);
     if (!seen)
         return false;
@@ -186,4 +187,47 @@ unsigned conftext_long_line(const char *text, size_t *len)
         l = e + 1;
     }
     return 0;
+}
+
+char *conftext_short_sections(const char *text, char (*names)[CONFTEXT_SECTION_MAX], size_t max,
+                              size_t *n)
+{
+    *n = 0;
+    size_t len = strlen(text);
+    char *out = malloc(len + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, text, len + 1);
+    bool prev_key = false;
+    for (char *l = out; *l;) {
+        char *e = strchr(l, '\n');
+        size_t ll = e ? (size_t)(e - l) : strlen(l);
+        char *p = l;
+        while (p < l + ll && (*p == ' ' || *p == '\t'))
+            p++;
+        bool indented = p > l;
+        if (p == l + ll || *p == ';' || *p == '#' || (indented && prev_key)) {
+            /* nothing, a comment, or a value going on (inih's multi-line) */
+        } else if (*p == '[') {
+            char *end = memchr(p, ']', (size_t)(l + ll - p));
+            size_t sl = end ? (size_t)(end - p - 1) : 0;
+            if (end && sl >= CONFTEXT_INI_SECTION - 1 && sl < CONFTEXT_SECTION_MAX &&
+                !strncmp(p + 1, "model ", 6) && !memchr(p, ';', sl) && *n < max) {
+                memcpy(names[*n], p + 1 + 6, sl - 6);
+                names[*n][sl - 6] = '\0';
+                /* "[model @K]" then blanks to where "]" was: the rest of
+                 * the line stays where it was */
+                int w = snprintf(p, (size_t)(end - p) + 1, "[model @%zu]", (*n)++);
+                memset(p + w, ' ', (size_t)(end + 1 - (p + w)));
+            }
+            prev_key = false;
+        } else {
+            size_t k = strcspn(p, "=:\n");
+            prev_key = p + k < l + ll;
+        }
+        if (!e)
+            break;
+        l = e + 1;
+    }
+    return out;
 }

@@ -3,7 +3,8 @@
  * proxy's requests by status with their times, the queue. Every family has
  * its HELP and TYPE and its samples together (what `promtool check
  * metrics` asks, and scrapers that read families whole rely on); model
- * names need no escaping (config.c allows letters, digits and -_.: only). */
+ * names need no escaping in a label (core/modelname.h allows no quote,
+ * backslash or newline: "Qwen/Qwen2.5-7B" and "llama3:8b" are as they are). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +112,7 @@ static void models(struct text *t, const struct daemon *d)
             const struct hist *h;
         } k[] = {{"start", &m->start_h}, {"suspend", &m->suspend_h}, {"resume", &m->resume_h}};
         for (size_t j = 0; j < 3; j++) {
-            char labels[160];
+            char labels[MODELNAME_MAX + 32];
             snprintf(labels, sizeof labels, "model=\"%s\",kind=\"%s\"", d->smodels[i].name,
                      k[j].kind);
             hist_put(t, "vram_model_transition_seconds", labels, k[j].h);
@@ -169,7 +170,7 @@ static void requests(struct text *t, const struct daemon *d)
         family(t, name[j], "histogram", help[j]);
         for (size_t i = 0; i < n; i++) {
             const struct proxy_stats *st = proxy_stats(d->proxy, (unsigned)i);
-            char labels[96];
+            char labels[MODELNAME_MAX + 16];
             snprintf(labels, sizeof labels, "model=\"%s\"", d->smodels[i].name);
             hist_put(t, name[j], labels, j == 0 ? &st->first_byte : &st->total);
         }

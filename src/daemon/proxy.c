@@ -639,12 +639,39 @@ static bool authorized(const struct daemon *d, const struct front_req *r)
     return h && !strncmp(h, "Bearer ", 7) && same_secret(h + 7, d->cfg.token);
 }
 
+/* /m/NAME/REST: the model's name into name, percent-decoded; where REST
+ * begins (NULL: at the end). NAME with its '/' as %2F is one segment;
+ * with its '/' as they are, the longest run of segments that names a
+ * model wins ("/m/Qwen/Qwen2.5-7B/v1/chat/completions"). */
+static const char *path_model(const struct daemon *d, const char *at, char *name, size_t len)
+{
+    const char *end = at + strlen(at);
+    for (;;) {
+        size_t n = (size_t)(end - at);
+        char raw[MODELNAME_MAX * 3 + 1];
+        name[0] = '\0';
+        if (n < sizeof raw) {
+            memcpy(raw, at, n);
+            raw[n] = '\0';
+            size_t dl = 0;
+            char *dec = evhttp_uridecode(raw, 0, &dl);
+            if (dec && dl == strlen(dec))
+                wbuf_copy(name, len, dec, dl);
+            free(dec);
+        }
+        const char *prev = end > at ? memrchr(at, '/', (size_t)(end - at)) : NULL;
+        if (!prev || names_find(d, name) >= 0)
+            return *end ? end : NULL;
+        end = prev;
+    }
+}
+
 static void on_request(void *arg, struct front_req *r)
 {
     struct proxy *px = arg;
     struct daemon *d = px->d;
     const char *uri = front_uri(r);
-    char path[2048], name[128] = "";
+    char path[2048], name[MODELNAME_MAX] = "";
     const char *q = strchr(uri, '?');
     wbuf_copy(path, sizeof path, uri, q ? (size_t)(q - uri) : strlen(uri));
     enum evhttp_cmd_type cmd = front_method(r);
@@ -692,9 +719,7 @@ static void on_request(void *arg, struct front_req *r)
     char msg[200];
     enum errbody_kind kind = ERRBODY_BAD_REQUEST;
     if (!strncmp(path, "/m/", 3)) {
-        const char *slash = strchr(path + 3, '/');
-        size_t n = slash ? (size_t)(slash - path - 3) : strlen(path + 3);
-        wbuf_copy(name, sizeof name, path + 3, n);
+        const char *slash = path_model(d, path + 3, name, sizeof name);
         const char *rest = slash ? uri + (slash - path) : "/";
         wbuf_copy(p->uri, sizeof p->uri, rest, strlen(rest));
     } else if (!strncmp(path, "/v1/", 4) || !strcmp(path, "/api/generate") ||

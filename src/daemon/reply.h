@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/modelname.h"
 #include "daemon/sse.h"
 
 /* What a backend answers with, and what the client wants. */
@@ -30,7 +31,7 @@ struct reply {
     bool stream;      /* the client asked for a stream */
     bool usage;       /* an OpenAI client asked for a last chunk with the usage */
     bool b64;         /* an OpenAI client asked for embeddings in base64 */
-    char model[64];   /* as the client named it */
+    char model[MODELNAME_MAX]; /* as the client named it */
     char id[48];      /* an OpenAI answer's id */
     uint64_t wall_ms; /* when the request came: OpenAI's created, Ollama's created_at */
     int status;

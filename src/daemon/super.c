@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/modelname.h"
 #include "host/family.h"
 #include "host/proc.h"
 
@@ -262,7 +263,11 @@ bool super_alive(pid_t pid, uint64_t start_ticks)
 
 void super_log_path(const char *logdir, const char *name, char *out, size_t len)
 {
-    snprintf(out, len, "%s/%s.log", logdir, name);
+    /* "Qwen/Qwen2.5-7B" is one file, Qwen%2FQwen2.5-7B.log, not a folder */
+    char file[MODELNAME_MAX * 3];
+    if (modelname_file(name, file, sizeof file) < 0)
+        snprintf(file, sizeof file, "model");
+    snprintf(out, len, "%s/%s.log", logdir, file);
 }
 
 void super_last_log(const char *logdir, const char *name, char *out, size_t len)

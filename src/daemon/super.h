@@ -33,7 +33,7 @@ struct super_spawn {
 #define SUPER_POOL_FD 3
 
 /* Forks and execs /bin/sh -c "exec COMMAND" in its own session and
- * family (host/family.h), stdout and stderr appended to LOGDIR/NAME.log,
+ * family (host/family.h), stdout and stderr appended to its log (below),
  * no other descriptor inherited but the host pool's. */
 int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
                 size_t len);
@@ -44,7 +44,8 @@ void super_signal(pid_t pid, int sig);
 /* The process still runs, and is the one started at start_ticks. */
 bool super_alive(pid_t pid, uint64_t start_ticks);
 
-/* Where the model's log is: LOGDIR/NAME.log. */
+/* Where the model's log is: LOGDIR/NAME.log, each '/' of NAME as %2F
+ * (core/modelname.h): a name never makes a folder. */
 void super_log_path(const char *logdir, const char *name, char *out, size_t len);
 
 /* The last non-empty line of the model's log, for error messages. */

@@ -35,7 +35,7 @@ command = node $C/stub.mjs openai
 vram = 1G
 gpu = 0
 swap = driver
-aliases = gpt-4o, oai-alias:v1
+aliases = gpt-4o, oai-alias:v1, org/Oai-7B-Instruct, library/oai:7b
 env = STUB_GREETING="hello there" STUB_N=3
 
 [model oll]

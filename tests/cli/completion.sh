@@ -23,6 +23,11 @@ port_base = $PORTS
 command = $TESTMODEL --bytes 64M
 vram = 1G
 swap = driver
+
+[model org/qwen-compl:$$]
+command = $TESTMODEL --bytes 64M
+vram = 1G
+swap = driver
 CONF
 "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
 JOBS="$JOBS $!"
@@ -41,6 +46,10 @@ expect_eq "bash: vram status --ener -> --energy" "$(bash_complete vram status --
 expect_eq "bash: after --color, its values" "$(bash_complete vram status --color a | sort | tr '\n' ' ')" "always auto "
 expect_eq "bash: vram load: the daemon's model" "$(bash_complete vram load qwen-c)" "qwen-compl-$$"
 expect_match "bash: vram suspend: the GPU job's pid" "$(bash_complete vram suspend "")" "^$JOB\$"
+expect_eq "bash: vram load org/q: a name with '/' and ':'" "$(bash_complete vram load org/q)" "org/qwen-compl:$$"
+# bash splits the word at ':' (COMP_WORDBREAKS): what it has before it is not repeated
+expect_eq "bash: vram load org/qwen-compl:<TAB>: the tag only, as bash splits at ':'" \
+    "$(bash -c '. "$1"; COMP_WORDS=(vram load org/qwen-compl : ""); COMP_CWORD=4; COMP_LINE="vram load org/qwen-compl:"; COMP_POINT=${#COMP_LINE}; _vram; printf "%s\n" "${COMPREPLY[@]}"' sh "$C/vram.bash")" "$$"
 
 # zsh: an interactive zsh in a pseudo-terminal, TAB pressed (zpty)
 if command -v zsh >/dev/null; then
@@ -49,6 +58,7 @@ if command -v zsh >/dev/null; then
     expect_eq "zsh: vram status --ener -> --energy" "$(zsh_complete "vram status --ener")" --energy
     expect_eq "zsh: vram load: the daemon's model" "$(zsh_complete "vram load qwen-c")" "qwen-compl-$$"
     expect_match "zsh: vram suspend: the GPU job's pid" "$(zsh_complete "vram suspend ")" "^$JOB\$"
+    expect_eq "zsh: vram load org/q: a name with '/' and ':'" "$(zsh_complete "vram load org/q")" "org/qwen-compl:$$"
     expect_eq "zsh: without the script nothing completes (the harness can fail)" "$(zsh -f "$SRC/tests/helpers/zsh_complete.zsh" "$T" "vram su" | grep -c suspend)" 0
 else
     not_ok "zsh is installed"
@@ -61,6 +71,7 @@ if command -v fish >/dev/null; then
     expect_eq "fish: vram status --ener -> --energy" "$(fish_complete "vram status --ener")" --energy
     expect_eq "fish: vram load: the daemon's model" "$(fish_complete "vram load qwen-c")" "qwen-compl-$$"
     expect_match "fish: vram suspend: the GPU job's pid" "$(fish_complete "vram suspend ")" "^$JOB\$"
+    expect_eq "fish: vram load org/q: a name with '/' and ':'" "$(fish_complete "vram load org/q")" "org/qwen-compl:$$"
 else
     not_ok "fish is installed"
 fi

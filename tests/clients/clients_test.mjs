@@ -3,7 +3,8 @@
 // them. Started by tests/cli/clients.sh, which runs the daemon on the
 // simulated driver with these models and gives their address in PROXY:
 //   oai   tests/clients/stub.mjs openai: speaks OpenAI's API only
-//         (aliases gpt-4o, oai-alias:v1)
+//         (aliases gpt-4o, oai-alias:v1, and a Hugging Face id and an
+//         Ollama namespace/model:tag: org/Oai-7B-Instruct, library/oai:7b)
 //   oll   tests/clients/stub.mjs ollama: speaks Ollama's API only (api = ollama)
 //   tiny  tests/clients/llama_server.mjs: llama.cpp (node-llama-cpp) serving
 //         a tiny GGUF with random weights (TINY_GGUF), OpenAI's API only
@@ -83,6 +84,14 @@ await check('openai: aliases', async () => {
   expectEq('openai: an alias reaches its model', r.choices[0].message.content, OAI_TEXT);
   expectEq('openai: ... and the backend sees the model\'s own name', (await last('oai')).model, 'oai');
 });
+await check('openai: names with / and :', async () => {
+  for (const name of ['org/Oai-7B-Instruct', 'library/oai:7b']) {
+    const r = await openai.chat.completions.create({ model: name, messages: user('hi') });
+    expectEq(`openai: ${name} reaches its model`, r.choices[0].message.content, OAI_TEXT);
+    const m = await openai.models.retrieve(name);
+    expectEq(`openai: models.retrieve('${name}'): its model`, m.id, 'oai');
+  }
+});
 await check('openai: the model list', async () => {
   const list = [];
   for await (const m of openai.models.list()) list.push(m);
@@ -149,6 +158,14 @@ await check('ollama: aliases and :latest', async () => {
   }
   const e = await thrown(() => ollama.chat({ model: 'oai:7b', messages: user('hi'), stream: false }));
   expectEq('ollama: another tag is another model (404)', e && e.status_code, 404);
+});
+await check('ollama: names with / and :', async () => {
+  for (const name of ['org/Oai-7B-Instruct', 'library/oai:7b']) {
+    const r = await ollama.chat({ model: name, messages: user('hi'), stream: false });
+    expectEq(`ollama: ${name} reaches oai`, r.message.content, OAI_TEXT);
+  }
+  const s = await ollama.show({ model: 'library/oai:7b' });
+  expect('ollama: show() of library/oai:7b', typeof s.modelfile === 'string' && /FROM/.test(s.modelfile), JSON.stringify(s));
 });
 await check('ollama: list()', async () => {
   const l = await ollama.list();
