@@ -82,6 +82,8 @@ static int check_config(const char *path)
             fprintf(stderr, "vram serve: %s\n", cfg->notes);
         printf("%s: %zu model%s, socket %s, state %s, logs %s\n", path, cfg->nmodels,
                cfg->nmodels == 1 ? "" : "s", cfg->socket, cfg->state, cfg->logs);
+        if (cfg->from_env[0])
+            printf("from the environment: %s\n", cfg->from_env);
         if (shim[0])
             printf("libvramcap: %s\n", shim);
         else

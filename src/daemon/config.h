@@ -24,6 +24,7 @@ enum config_api {
     CONFIG_API_BOTH,   /* both: every request passes through as it is */
 };
 #define CONFIG_MAX_BYTES  (1 << 20) /* a larger file is no vram.conf */
+#define CONFIG_MAX_QUEUE  1024      /* max_queue's largest (core/sched.h's queue holds it) */
 
 struct config_model {
     char name[MODELNAME_MAX]; /* core/modelname.h's rules */
@@ -55,6 +56,10 @@ struct config_model {
     size_t env_len;
     unsigned nenv;
     char api_key[128];    /* sent to its server as Authorization: Bearer, "" for none */
+    bool keep_alive_set;  /* else [serve]'s keep_alive */
+    char stop[CONFIG_CMD_MAX]; /* run by /bin/sh -c to stop it (${PORT}, ${PID}); "": signals */
+    double stop_timeout_s;     /* then SIGTERM; SIGKILL as long again after */
+    char upstream_name[256];   /* the model's name sent to its server; "": its name */
 };
 
 struct config {
@@ -78,6 +83,15 @@ struct config {
     bool overlap;          /* a switch moves one model out and the other in at once */
     double preempt_gap_s;  /* at most one preemption per GPU this often */
     char notes[512];       /* what the file says that still works but should change */
+    /* the models' defaults, and Ollama's variables (OLLAMA_KEEP_ALIVE,
+     * OLLAMA_MAX_LOADED_MODELS, OLLAMA_MAX_QUEUE) where the file is silent */
+    double keep_alive_s;          /* a model's keep_alive unless it says (-1: forever) */
+    unsigned max_loaded;          /* models loaded at once in all; 0: no limit */
+    unsigned max_loaded_gpu;      /* ... on each GPU; 0: no limit */
+    unsigned max_queue;           /* proxied requests waiting at once; more get 503 */
+    char from_env[200];           /* which of Ollama's variables were used, for the log */
+    char preload[CONFIG_MAX_MODELS][MODELNAME_MAX]; /* started with the daemon */
+    unsigned npreload;
     struct config_model models[CONFIG_MAX_MODELS];
     size_t nmodels;
 };

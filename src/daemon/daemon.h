@@ -48,6 +48,7 @@ struct dmodel {
     uint64_t began_ms; /* when the current start, suspend or resume began */
     uint64_t deadline_ms;
     struct event *timer;    /* health polls while starting; the kill after a grace period */
+    pid_t stopper; /* its stop command while it runs; -1: it ran, the model has its timeout */
     struct health *health;  /* the poll in flight */
     char how[16];        /* how it was last suspended */
     int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
@@ -56,6 +57,7 @@ struct dmodel {
     uint64_t parked_bytes[16];
     unsigned nparked;
     uint64_t host_bytes;
+    uint64_t out_wall_ms; /* when it was last suspended (or adopted suspended), wall clock */
     uint64_t moved; /* what its last fast swap moved: the size of its next pool window */
     bool tight;     /* this suspend's window is that size: if it is short, again with more */
     bool preempting; /* this suspend is a preemption */

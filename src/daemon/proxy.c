@@ -49,6 +49,7 @@ struct proxy {
     struct panel *panel;         /* /ui and /vram/...: the dashboard and the control API */
     struct ollamaroutes *ollama; /* Ollama's own routes: /, /api/tags, /api/ps, /api/show */
     uint64_t answers;            /* translated answers so far, for their ids */
+    unsigned nwaiting;           /* requests not yet granted: for their model, or its turn */
     struct proxy_model pm[CONFIG_MAX_MODELS];
 };
 
@@ -77,7 +78,17 @@ struct preq {
     uint64_t t_sent;       /* when it left for the backend */
     struct evbuffer *xout; /* the translated answer's next part */
     struct preq *next;     /* in the model's queue over its concurrency */
+    bool waits;            /* counted in nwaiting (max_queue) */
 };
+
+/* The request is no longer waiting: granted, or done with. */
+static void unwait(struct preq *p)
+{
+    if (p->waits) {
+        p->waits = false;
+        p->px->nwaiting--;
+    }
+}
 
 static uint64_t now_us(void)
 {
@@ -165,6 +176,7 @@ static void finish(struct preq *p, bool keep_conn)
     if (p->finished)
         return;
     p->finished = true;
+    unwait(p);
     log_line(p);
     count(p);
     if (p->client) /* not answered (a client that left has no request any more) */
@@ -368,6 +380,7 @@ static void granted(void *arg, unsigned model)
     struct preq *p = arg;
     p->demand = 0;
     p->granted = true;
+    unwait(p);
     p->t_granted = now_us();
     p->held0 = daemon_held_ms(p->d, model);
     p->px->pm[model].inflight++;
@@ -425,6 +438,22 @@ static void admit(struct preq *p)
     struct daemon *d = p->d;
     struct proxy_model *pm = &p->px->pm[p->model];
     unsigned limit = d->dm[p->model].cfg.concurrency;
+    if (!p->waits && p->px->nwaiting >= d->cfg.max_queue) { /* Ollama's OLLAMA_MAX_QUEUE */
+        struct front_req *r = p->client;
+        char msg[120];
+        snprintf(msg, sizeof msg, "too many requests waiting (max_queue = %u); try again",
+                 d->cfg.max_queue);
+        front_set_arg(r, NULL);
+        p->client = NULL;
+        p->status = 503;
+        front_error(r, ERRBODY_UNAVAILABLE, msg, 1);
+        finish(p, false);
+        return;
+    }
+    if (!p->waits) {
+        p->waits = true;
+        p->px->nwaiting++;
+    }
     if (limit && pm->inflight >= limit) {
         p->next = NULL;
         if (pm->waiting_tail)
@@ -456,6 +485,7 @@ static void dispatch(struct proxy *px, unsigned model)
             pm->waiting_tail = NULL;
         if (!p->client) {
             p->finished = true; /* never granted: nothing to give back */
+            unwait(p);
             log_line(p);
             count(p);
             evbuffer_free(p->body);
@@ -585,7 +615,10 @@ static const char *model_of_body(struct evbuffer *body, char *name, size_t len, 
 static const char *shape_body(struct proxy *px, struct preq *p, unsigned model, const char *path,
                               json_t *body, const char *asked)
 {
-    const char *own = px->d->smodels[model].name;
+    /* the name its server knows it by: upstream_name (llama-swap's
+     * useModelName), else its own */
+    const char *up = px->d->dm[model].cfg.upstream_name;
+    const char *own = up[0] ? up : px->d->smodels[model].name;
     p->route = translate_route(path, px->d->dm[model].cfg.api);
     if (p->route == TRANSLATE_NONE) {
         if (!strcmp(asked, own))
