@@ -75,9 +75,9 @@ int confdefaults_env(struct config *c, bool keep_set, bool loaded_set, bool queu
     if (!keep_set && (v = getenv("OLLAMA_KEEP_ALIVE")) && *v) {
         if (!confdefaults_keep(v, &c->keep_alive_s)) {
             snprintf(err, len,
-                     "OLLAMA_KEEP_ALIVE='%.60s' (from the environment): a duration, like 5m, or "
-                     "-1 for good; or keep_alive = in [serve] of %s, which wins",
-                     v, c->path);
+                     "%s: OLLAMA_KEEP_ALIVE='%.60s' (from the environment): a duration, like 5m, "
+                     "or -1 for good; or keep_alive = in [serve], which wins",
+                     c->path, v);
             return -1;
         }
         USED("OLLAMA_KEEP_ALIVE");
@@ -85,9 +85,9 @@ int confdefaults_env(struct config *c, bool keep_set, bool loaded_set, bool queu
     if (!loaded_set && (v = getenv("OLLAMA_MAX_LOADED_MODELS")) && *v) {
         if ((n = number(v, 1000)) < 0) {
             snprintf(err, len,
-                     "OLLAMA_MAX_LOADED_MODELS='%.60s' (from the environment): a number of "
-                     "models (0: no limit); or max_loaded = in [serve] of %s, which wins",
-                     v, c->path);
+                     "%s: OLLAMA_MAX_LOADED_MODELS='%.60s' (from the environment): a number of "
+                     "models (0: no limit); or max_loaded = in [serve], which wins",
+                     c->path, v);
             return -1;
         }
         c->max_loaded = (unsigned)n; /* Ollama's 0 is its default; here, no limit */
@@ -96,9 +96,9 @@ int confdefaults_env(struct config *c, bool keep_set, bool loaded_set, bool queu
     if (!queue_set && (v = getenv("OLLAMA_MAX_QUEUE")) && *v) {
         if ((n = number(v, 1000000)) < 1) {
             snprintf(err, len,
-                     "OLLAMA_MAX_QUEUE='%.60s' (from the environment): a number of requests; or "
-                     "max_queue = in [serve] of %s, which wins",
-                     v, c->path);
+                     "%s: OLLAMA_MAX_QUEUE='%.60s' (from the environment): a number of "
+                     "requests; or max_queue = in [serve], which wins",
+                     c->path, v);
             return -1;
         }
         c->max_queue = n > CONFIG_MAX_QUEUE ? CONFIG_MAX_QUEUE : (unsigned)n;

@@ -607,7 +607,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
                            : NULL;
     ps.long_names = long_names;
     if (!ini)
-        snprintf(ps.err, sizeof ps.err, "out of memory");
+        snprintf(ps.err, sizeof ps.err, "%s: out of memory", path);
     else if (long_at)
         snprintf(ps.err, sizeof ps.err,
                  "%s:%u: a line of %zu characters, more than the %d the INI reader takes: go on "
