@@ -14,6 +14,8 @@
  * and its lines joined after, as llama-swap does. */
 #include "cli/lsconf.h"
 
+#include "cli/lsmacro.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,22 +26,14 @@
 
 #define MAX_DEPTH   32
 #define MAX_NODES   200000
-#define MAX_MACROS  256
-#define MAX_STRING  (64 * 1024) /* one expanded value */
 #define MAX_MERGES  8           /* <<: within <<: */
-
-struct macro {
-    char name[64];
-    char *value;
-};
 
 struct rd {
     yaml_document_t *doc;
     struct lsconf *c;
     char *err;
     size_t errlen;
-    struct macro global[MAX_MACROS], local[MAX_MACROS];
-    size_t nglobal, nlocal;
+    struct lsmacros mac;
 };
 
 static void fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -164,127 +158,20 @@ static bool as_bool(struct rd *r, yaml_node_t *n, const char *where, bool *out)
     return true;
 }
 
-/* ---- macros ---- */
+/* ---- macros (cli/lsmacro.h) ---- */
 
-struct sb {
-    char *p;
-    size_t n, cap;
-};
-
-static bool sb_add(struct sb *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > MAX_STRING)
-        return false;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = (b->n + n + 1) * 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return false;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-    return true;
-}
-
-/* The same for the whole file, up to 4 times its largest. */
-static bool sb_add_big(struct sb *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > (size_t)LSCONF_MAX_BYTES * 4)
-        return false;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = (b->n + n + 1) * 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return false;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-    return true;
-}
-
-static const char *macro_value(const struct macro *m, size_t n, const char *name)
-{
-    for (size_t i = n; i-- > 0;) /* the last definition wins */
-        if (!strcmp(m[i].name, name))
-            return m[i].value;
-    return NULL;
-}
-
-/* text with its macros replaced (malloc'd), or NULL with r->err. id: the
- * model's (NULL: ${MODEL_ID} stays, in the file's macros); pid: ${PID}
- * stays (cmdStop's) rather than being refused. */
 static char *expand(struct rd *r, const char *text, const char *id, bool pid, const char *where)
 {
-    struct sb b = {0};
-    if (!sb_add(&b, "", 0)) {
-        fail(r, "out of memory");
-        return NULL;
-    }
-    for (const char *p = text; *p;) {
-        const char *s = strstr(p, "${");
-        const char *e = s ? strchr(s + 2, '}') : NULL;
-        size_t nl = e ? (size_t)(e - s - 2) : 0;
-        bool named = e && nl > 0 && nl < 80; /* llama-swap's [a-zA-Z0-9_-]+ */
-        for (size_t k = 0; named && k < nl; k++)
-            named = isalnum((unsigned char)s[2 + k]) || s[2 + k] == '_' || s[2 + k] == '-';
-        if (!s || !named) { /* no macro here: as it is */
-            size_t n = s ? (size_t)(s - p) + 2 : strlen(p);
-            if (!sb_add(&b, p, n))
-                goto long_;
-            p += n;
-            continue;
-        }
-        char name[80];
-        memcpy(name, s + 2, nl);
-        name[nl] = '\0';
-        const char *v = NULL;
-        if (!strcmp(name, "PORT") || (pid && !strcmp(name, "PID")) ||
-                   (!id && !strcmp(name, "MODEL_ID"))) {
-            v = NULL; /* vram serve's, or the model's once known */
-        } else if (!strcmp(name, "MODEL_ID")) {
-            v = id;
-        } else if (!(v = macro_value(r->local, r->nlocal, name)) &&
-                   !(v = macro_value(r->global, r->nglobal, name))) {
-            fail(r, "%s: ${%s}: no such macro (macros: of the file or the model, defined before "
-                    "it is used; ${env.NAME}; ${PORT}; ${MODEL_ID}), as llama-swap says too",
-                 where, name);
-            free(b.p);
-            return NULL;
-        }
-        if (!sb_add(&b, p, (size_t)(s - p)) ||
-            !(v ? sb_add(&b, v, strlen(v)) : sb_add(&b, s, nl + 3)))
-            goto long_;
-        p = e + 1;
-    }
-    if (id) { /* a ${MODEL_ID} that came in with a macro of the file */
-        char *m;
-        while ((m = strstr(b.p, "${MODEL_ID}"))) {
-            struct sb o = {0};
-            if (!sb_add(&o, b.p, (size_t)(m - b.p)) || !sb_add(&o, id, strlen(id)) ||
-                !sb_add(&o, m + 11, strlen(m + 11))) {
-                free(o.p);
-                goto long_;
-            }
-            free(b.p);
-            b = o;
-        }
-    }
-    return b.p;
-long_:
-    free(b.p);
-    fail(r, "%s: longer than %d characters once its macros are expanded", where, MAX_STRING - 1);
-    return NULL;
+    char e[400];
+    char *x = lsmacro_expand(&r->mac, text, id, pid, where, e, sizeof e);
+    if (!x)
+        fail(r, "%s", e);
+    return x;
 }
 
 /* macros: NAME: VALUE ... into m, each value expanded with what is defined
  * before it (${MODEL_ID} stays for the model). */
-static void read_macros(struct rd *r, yaml_node_t *map, struct macro *m, size_t *n,
+static void read_macros(struct rd *r, yaml_node_t *map, struct lsmacro *m, size_t *n,
                         const char *where)
 {
     if (!map)
@@ -311,8 +198,8 @@ static void read_macros(struct rd *r, yaml_node_t *map, struct macro *m, size_t 
             fail(r, "%s: %s is llama-swap's own macro", at, k);
             return;
         }
-        if (*n == MAX_MACROS) {
-            fail(r, "%s: more than %d macros", where, MAX_MACROS);
+        if (*n == LSMACRO_MAX) {
+            fail(r, "%s: more than %d macros", where, LSMACRO_MAX);
             return;
         }
         char *val = expand(r, v, NULL, true, at);
@@ -366,41 +253,6 @@ static void read_list(struct rd *r, yaml_node_t *n, struct lsconf_list *l, const
     }
 }
 
-/* A command as llama-swap runs one: lines whose first non-blank is '#'
- * left out, a '\' that ends a line taken off, the lines joined by one
- * space. */
-static char *command_text(const char *v)
-{
-    size_t n = strlen(v);
-    char *out = malloc(n + 1);
-    if (!out)
-        return NULL;
-    size_t at = 0;
-    for (const char *l = v; *l;) {
-        const char *e = strchr(l, '\n');
-        size_t ll = e ? (size_t)(e - l) : strlen(l);
-        while (ll && isspace((unsigned char)*l))
-            l++, ll--;
-        while (ll && isspace((unsigned char)l[ll - 1]))
-            ll--;
-        if (ll && l[ll - 1] == '\\')
-            ll--;
-        while (ll && isspace((unsigned char)l[ll - 1]))
-            ll--;
-        if (ll && *l != '#') {
-            if (at)
-                out[at++] = ' ';
-            memcpy(out + at, l, ll);
-            at += ll;
-        }
-        if (!e)
-            break;
-        l = e + 1;
-    }
-    out[at] = '\0';
-    return out;
-}
-
 /* A text setting of a model, macros expanded where llama-swap expands
  * them (cmd, cmdStop, proxy, checkEndpoint); NULL when absent. */
 static char *model_text(struct rd *r, yaml_node_t *m, const char *key, const char *id, bool pid,
@@ -420,7 +272,7 @@ static char *model_text(struct rd *r, yaml_node_t *m, const char *key, const cha
     }
     /* as llama-swap: comment lines out, then the macros, then (as it runs
      * a command) the lines joined, a macro's own lines with them */
-    char *raw = command ? command_text(v) : NULL;
+    char *raw = command ? lsmacro_command(v) : NULL;
     if (command && !raw) {
         fail(r, "out of memory");
         return NULL;
@@ -430,7 +282,7 @@ static char *model_text(struct rd *r, yaml_node_t *m, const char *key, const cha
     if (plain && !x)
         fail(r, "out of memory");
     if (x && command) {
-        char *c = command_text(x);
+        char *c = lsmacro_command(x);
         free(x);
         if (!(x = c))
             fail(r, "out of memory");
@@ -464,9 +316,9 @@ static void read_model(struct rd *r, const char *id, yaml_node_t *m)
         fail(r, "%s: a mapping (cmd: ...)", where);
         return;
     }
-    r->nlocal = 0;
+    r->mac.nlocal = 0;
     snprintf(where, sizeof where, "models.%.100s.macros", id);
-    read_macros(r, map_get(r, m, "macros"), r->local, &r->nlocal, where);
+    read_macros(r, map_get(r, m, "macros"), r->mac.local, &r->mac.nlocal, where);
     o->cmd = model_text(r, m, "cmd", id, false, true);
     if (!r->err[0] && (!o->cmd || !*o->cmd))
         fail(r, "models.%.100s: no cmd (llama-swap needs one too)", id);
@@ -505,9 +357,9 @@ static void read_model(struct rd *r, const char *id, yaml_node_t *m)
         if (map_get(r, m, none[k].key))
             note(r, &o->notes, "%s: not carried: %s", none[k].key, none[k].why);
     unknown_keys(r, m, known, &o->notes, "");
-    for (size_t i = 0; i < r->nlocal; i++)
-        free(r->local[i].value);
-    r->nlocal = 0;
+    for (size_t i = 0; i < r->mac.nlocal; i++)
+        free(r->mac.local[i].value);
+    r->mac.nlocal = 0;
 }
 
 static void read_groups(struct rd *r, yaml_node_t *g)
@@ -591,7 +443,7 @@ static void read_top(struct rd *r, yaml_node_t *top)
         fail(r, "not a llama-swap configuration: a mapping with models: at its top");
         return;
     }
-    read_macros(r, map_get(r, top, "macros"), r->global, &r->nglobal, "macros");
+    read_macros(r, map_get(r, top, "macros"), r->mac.global, &r->mac.nglobal, "macros");
     yaml_node_t *n;
     if (!r->err[0] && (n = map_get(r, top, "healthCheckTimeout")) &&
         as_long(r, n, "healthCheckTimeout", 0, 86400, &c->health_timeout) &&
@@ -706,57 +558,6 @@ static int bounded(struct rd *r, const char *text, size_t len)
     return rc;
 }
 
-/* ${env.NAME} replaced in the whole text before it is read as YAML, as
- * llama-swap does (in comments too); an unset NAME is an error, as there.
- * malloc'd, or NULL with r->err. */
-static char *env_macros(struct rd *r, const char *text, size_t len, size_t *out_len)
-{
-    struct sb b = {0};
-    size_t at = 0;
-    while (at < len) {
-        const char *s = memmem(text + at, len - at, "${env.", 6);
-        size_t n = s ? (size_t)(s - text) : len, k = 0;
-        if (s) /* [a-zA-Z_][a-zA-Z0-9_]* then } */
-            while (n + 6 + k < len && (isalpha((unsigned char)s[6 + k]) || s[6 + k] == '_' ||
-                                       (k && isdigit((unsigned char)s[6 + k]))))
-                k++;
-        bool macro = s && k && n + 6 + k < len && s[6 + k] == '}';
-        if (!sb_add_big(&b, text + at, (macro ? n : s ? n + 6 : len) - at))
-            goto big;
-        if (!macro) {
-            at = s ? n + 6 : len;
-            continue;
-        }
-        char name[128];
-        if (k >= sizeof name) {
-            fail(r, "${env.%.60s...}: a name too long", s + 6);
-            free(b.p);
-            return NULL;
-        }
-        memcpy(name, s + 6, k);
-        name[k] = '\0';
-        const char *v = getenv(name);
-        if (!v) {
-            fail(r, "${env.%s}: %s is not set (llama-swap refuses the file too): set it, or write "
-                    "its value",
-                 name, name);
-            free(b.p);
-            return NULL;
-        }
-        if (!sb_add_big(&b, v, strlen(v)))
-            goto big;
-        at = n + 6 + k + 1;
-    }
-    if (!sb_add_big(&b, "", 0))
-        goto big;
-    *out_len = b.n;
-    return b.p;
-big:
-    free(b.p);
-    fail(r, "larger than %d MiB once ${env.NAME} is filled in", LSCONF_MAX_BYTES * 4 >> 20);
-    return NULL;
-}
-
 int lsconf_read(const char *text, size_t len, struct lsconf *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -776,7 +577,7 @@ int lsconf_read(const char *text, size_t len, struct lsconf *c, char *err, size_
     char *filled = NULL;
     if (len > LSCONF_MAX_BYTES)
         fail(r, "larger than 1 MiB: not a llama-swap configuration");
-    else if ((filled = env_macros(r, text, len, &len)))
+    else if ((filled = lsmacro_env(text, len, (size_t)LSCONF_MAX_BYTES * 4, &len, err, errlen)))
         text = filled;
     if (filled && bounded(r, text, len) == 0) {
         if (!yaml_parser_initialize(&p)) {
@@ -796,10 +597,7 @@ int lsconf_read(const char *text, size_t len, struct lsconf *c, char *err, size_
         read_top(r, yaml_document_get_root_node(&doc));
         yaml_document_delete(&doc);
     }
-    for (size_t i = 0; i < r->nglobal; i++)
-        free(r->global[i].value);
-    for (size_t i = 0; i < r->nlocal; i++)
-        free(r->local[i].value);
+    lsmacros_free(&r->mac);
     free(filled);
     free(r);
     return err[0] ? -1 : 0;

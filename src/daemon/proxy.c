@@ -432,6 +432,17 @@ static void refused(void *arg, unsigned model, enum sched_refusal why, const cha
 
 static const struct demand_ops demand_ops = {granted, refused};
 
+/* 503 with Retry-After, for a request that may not wait. */
+static void busy(struct preq *p, const char *msg)
+{
+    struct front_req *r = p->client;
+    front_set_arg(r, NULL);
+    p->client = NULL;
+    p->status = 503;
+    front_error(r, ERRBODY_UNAVAILABLE, msg, 1);
+    finish(p, false);
+}
+
 /* Asks the scheduler for the model, held; or queues over its limit. */
 static void admit(struct preq *p)
 {
@@ -439,15 +450,10 @@ static void admit(struct preq *p)
     struct proxy_model *pm = &p->px->pm[p->model];
     unsigned limit = d->dm[p->model].cfg.concurrency;
     if (!p->waits && p->px->nwaiting >= d->cfg.max_queue) { /* Ollama's OLLAMA_MAX_QUEUE */
-        struct front_req *r = p->client;
         char msg[120];
         snprintf(msg, sizeof msg, "too many requests waiting (max_queue = %u); try again",
                  d->cfg.max_queue);
-        front_set_arg(r, NULL);
-        p->client = NULL;
-        p->status = 503;
-        front_error(r, ERRBODY_UNAVAILABLE, msg, 1);
-        finish(p, false);
+        busy(p, msg);
         return;
     }
     if (!p->waits) {
@@ -464,14 +470,8 @@ static void admit(struct preq *p)
         return;
     }
     if (!daemon_demand(d, p->model, true, (uint64_t)(d->cfg.wait_s * 1000), &demand_ops, p,
-                       &p->demand)) {
-        struct front_req *r = p->client;
-        front_set_arg(r, NULL);
-        p->client = NULL;
-        p->status = 503;
-        front_error(r, ERRBODY_UNAVAILABLE, "too many waiting requests; try again", 1);
-        finish(p, false);
-    }
+                       &p->demand))
+        busy(p, "too many waiting requests; try again");
 }
 
 static void dispatch(struct proxy *px, unsigned model)
@@ -672,33 +672,6 @@ static bool authorized(const struct daemon *d, const struct front_req *r)
     return h && !strncmp(h, "Bearer ", 7) && same_secret(h + 7, d->cfg.token);
 }
 
-/* /m/NAME/REST: the model's name into name, percent-decoded; where REST
- * begins (NULL: at the end). NAME with its '/' as %2F is one segment;
- * with its '/' as they are, the longest run of segments that names a
- * model wins ("/m/Qwen/Qwen2.5-7B/v1/chat/completions"). */
-static const char *path_model(const struct daemon *d, const char *at, char *name, size_t len)
-{
-    const char *end = at + strlen(at);
-    for (;;) {
-        size_t n = (size_t)(end - at);
-        char raw[MODELNAME_MAX * 3 + 1];
-        name[0] = '\0';
-        if (n < sizeof raw) {
-            memcpy(raw, at, n);
-            raw[n] = '\0';
-            size_t dl = 0;
-            char *dec = evhttp_uridecode(raw, 0, &dl);
-            if (dec && dl == strlen(dec))
-                wbuf_copy(name, len, dec, dl);
-            free(dec);
-        }
-        const char *prev = end > at ? memrchr(at, '/', (size_t)(end - at)) : NULL;
-        if (!prev || names_find(d, name) >= 0)
-            return *end ? end : NULL;
-        end = prev;
-    }
-}
-
 static void on_request(void *arg, struct front_req *r)
 {
     struct proxy *px = arg;
@@ -752,7 +725,7 @@ static void on_request(void *arg, struct front_req *r)
     char msg[200];
     enum errbody_kind kind = ERRBODY_BAD_REQUEST;
     if (!strncmp(path, "/m/", 3)) {
-        const char *slash = path_model(d, path + 3, name, sizeof name);
+        const char *slash = names_in_path(d, path + 3, name, sizeof name);
         const char *rest = slash ? uri + (slash - path) : "/";
         wbuf_copy(p->uri, sizeof p->uri, rest, strlen(rest));
     } else if (!strncmp(path, "/v1/", 4) || !strcmp(path, "/api/generate") ||
