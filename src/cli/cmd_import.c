@@ -111,11 +111,14 @@ static int cmd_import(int argc, char **argv)
                              optind < argc && strcmp(argv[optind], "llama-swap")
                                  ? "'%s': llama-swap is what vram imports (Ollama's settings "
                                    "are environment variables: docs/migrate.md)"
-                                 : "vram import llama-swap FILE%s",
+                                 : "which file? llama-swap's config.yaml%s",
                              optind < argc && strcmp(argv[optind], "llama-swap") ? argv[optind]
                                                                                  : "");
     const char *colon = strrchr(listen, ':');
-    if (!colon || colon == listen || !colon[1] || strlen(listen) > 100 || strpbrk(listen, " \t;"))
+    bool ctl = false;
+    for (const char *k = listen; *k; k++)
+        ctl |= (unsigned char)*k <= ' ' || *k == ';' || *k == 0x7f;
+    if (!colon || colon == listen || !colon[1] || strlen(listen) > 100 || ctl)
         return cmd_bad_usage(&cmd_import_entry, "--listen: HOST:PORT, like 127.0.0.1:8080");
     const char *path = argv[optind + 1];
     char err[600];

@@ -584,7 +584,9 @@ static void write_serve(struct w *w, const struct plan *pl)
                     id = c->models[i].id;
             found = pl[i].keep && !strcmp(c->models[i].id, id);
         }
-        if (found && !strstr(list, id))
+        for (size_t j = 0; found && j < k; j++) /* said twice: once */
+            found = strcmp(c->preload.v[j], id) != 0;
+        if (found)
             at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", at ? ", " : "", id);
         else
             say(w, "hooks.on_startup.preload: %.100s is no model written here: left out", id);
@@ -605,7 +607,13 @@ size_t lswrite(const struct lsconf *c, const struct lswrite_opts *o, FILE *out, 
     size_t kept = 0;
     for (size_t i = 0; i < c->nmodels; i++)
         kept += pl[i].keep;
-    fprintf(out, "; vram.conf from llama-swap's %s, by vram import llama-swap\n", o->source);
+    char head[300];
+    snprintf(head, sizeof head, "vram.conf from llama-swap's %.200s, by vram import llama-swap",
+             o->source);
+    for (char *q = head; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
+            *q = ' ';
+    comment(out, "", head);
     fprintf(out, "; check it with: vram serve --check --config FILE\n");
     comment(out, "", "what vram has no equivalent for is said in comments like these, and was "
                      "said on stderr (docs/migrate.md has every setting side by side)");
