@@ -30,8 +30,14 @@ const struct cmd_entry cmd_serve_entry = {
             "                     suspend and resume, nor each proxied request)\n"
             "\n"
             "Each [model NAME] section gives a command (with ${PORT}), its VRAM (a size,\n"
-            "or auto with file = MODEL), gpus, idle, evict (suspend or stop), priority,\n"
-            "pinned, health, start_timeout. See examples/vram.conf and docs/serve.md.\n"
+            "or auto with file = MODEL), gpus, keep_alive, evict (suspend or stop),\n"
+            "priority, pinned, health (a path, or none), stop (a command), aliases,\n"
+            "upstream_name. NAME may be a Hugging Face id (Qwen/Qwen2.5-7B-Instruct) or\n"
+            "Ollama's namespace/model:tag. [serve] gives listen, keep_alive (the models'\n"
+            "default), max_loaded (6, 2 per gpu), max_queue, preload; where it does not\n"
+            "say, OLLAMA_KEEP_ALIVE, OLLAMA_MAX_LOADED_MODELS and OLLAMA_MAX_QUEUE are\n"
+            "read. See vram.conf(5), examples/vram.conf and docs/serve.md; vram import\n"
+            "llama-swap writes a vram.conf from llama-swap's (docs/migrate.md).\n"
             "With discover = all (or ollama huggingface lmstudio llamacpp) in [serve], the\n"
             "GGUF models already on disk are served with no [model] section, by the names\n"
             "their stores give them, through llama-server (llama_server = PATH).\n"
@@ -89,6 +95,8 @@ static int check_config(const char *path)
             fprintf(stderr, "vram serve: %s\n", cfg->notes);
         printf("%s: %zu model%s, socket %s, state %s, logs %s\n", path, cfg->nmodels,
                cfg->nmodels == 1 ? "" : "s", cfg->socket, cfg->state, cfg->logs);
+        if (cfg->from_env[0])
+            printf("from the environment: %s\n", cfg->from_env);
         if (shim[0])
             printf("libvramcap: %s\n", shim);
         else

@@ -245,6 +245,15 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
     arm(dm, 100);
 }
 
+/* SIGTERM, then SIGKILL after a grace period (on_timer). */
+static void stop_signal(struct dmodel *dm)
+{
+    super_signal(dm->pid, SIGTERM);
+    super_signal(dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
+    dm->deadline_ms = daemon_now_ms() + STOP_GRACE_MS;
+    arm(dm, STOP_GRACE_MS);
+}
+
 static void stop_model(struct daemon *d, unsigned i)
 {
     struct dmodel *dm = &d->dm[i];
@@ -255,10 +264,20 @@ static void stop_model(struct daemon *d, unsigned i)
         daemon_post(d, &e);
         return;
     }
-    super_signal(dm->pid, SIGTERM);
-    super_signal(dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
-    dm->deadline_ms = daemon_now_ms() + STOP_GRACE_MS;
-    arm(dm, STOP_GRACE_MS);
+    if (dm->cfg.stop[0]) { /* stop = (docker stop NAME): its own way, for stop_timeout */
+        char err[160];
+        uint64_t ms = (uint64_t)(dm->cfg.stop_timeout_s * 1000);
+        dm->stopper = super_stop_cmd(dm->cfg.stop, dm->cfg.name, d->cfg.logs, dm->port, dm->pid,
+                                     err, sizeof err);
+        if (dm->stopper > 0) {
+            dm->deadline_ms = daemon_now_ms() + ms;
+            arm(dm, ms);
+            return;
+        }
+        dm->stopper = 0;
+        log_msg(LOG_LV_WARN, "%s: its stop command did not run (%s): SIGTERM", dm->cfg.name, err);
+    }
+    stop_signal(dm);
 }
 
 static void answer(struct daemon *d, const struct sched_action *a)
@@ -453,6 +472,7 @@ static void report(struct daemon *d, unsigned i, enum sched_state was, const str
         break;
     case SCHED_SUSPENDED:
         if (was == SCHED_SUSPENDING) {
+            dm->out_wall_ms = clock_wall_ms();
             dm->last_suspend_s = took;
             hist_observe(&dm->suspend_h, took);
             dm->suspends++;
@@ -613,8 +633,16 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     enum sched_state st = d->smodels[dm->index].state;
     uint64_t now = daemon_now_ms();
     if (st == SCHED_STOPPING || d->quitting) {
-        if (dm->pid > 0 && super_alive(dm->pid, dm->start))
+        if (dm->stopper && dm->pid > 0 && super_alive(dm->pid, dm->start)) {
+            log_msg(LOG_LV_WARN, "%s: still running %.1f s after its stop command: SIGTERM",
+                    dm->cfg.name, dm->cfg.stop_timeout_s);
+            if (dm->stopper > 0)
+                kill(-dm->stopper, SIGKILL); /* its session: the command is reaped as it ends */
+            dm->stopper = 0;
+            stop_signal(dm);
+        } else if (dm->pid > 0 && super_alive(dm->pid, dm->start)) {
             super_signal(dm->pid, SIGKILL);
+        }
         return;
     }
     if (st != SCHED_STARTING)
@@ -654,6 +682,8 @@ static void exited(struct daemon *d, unsigned i, const char *how)
     family_forget(dm->pid);
     mgroup_remove(dm->pid, dm->start); /* its slices: whatever is left of it is dying */
     dm->pid = 0;
+    if (dm->stopper < 0)
+        dm->stopper = 0; /* one still running is reaped as it ends */
     if (d->proxy)
         proxy_forget_model(d->proxy, i);
     evtimer_del(dm->timer);
@@ -670,6 +700,19 @@ static void reap(struct daemon *d)
     pid_t p;
     while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
         for (size_t i = 0; i < d->sched.nmodels; i++) {
+            struct dmodel *dm = &d->dm[i];
+            if (dm->stopper == p) { /* its stop command ended; the model may still be going */
+                dm->stopper = 0;
+                bool failed = !WIFEXITED(status) || WEXITSTATUS(status);
+                if (failed && dm->pid > 0 && super_alive(dm->pid, dm->start)) {
+                    log_msg(LOG_LV_WARN, "%s: its stop command failed (status %d): SIGTERM",
+                            dm->cfg.name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                    stop_signal(dm);
+                } else if (dm->pid > 0 && super_alive(dm->pid, dm->start)) {
+                    dm->stopper = -1; /* done: the model has until the deadline to go */
+                }
+                continue;
+            }
             if (d->dm[i].pid != p)
                 continue;
             char how[64];

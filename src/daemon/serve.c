@@ -22,12 +22,41 @@
 #include "daemon/discover.h"
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
+#include "daemon/names.h"
 #include "daemon/notify.h"
 #include "daemon/proxy.h"
 #include "daemon/super.h"
 #include "daemon/table.h"
 #include "park/ckpt.h"
 #include "probe/probe.h"
+
+/* preload = : the models started with the daemon (llama-swap's
+ * hooks.on_startup.preload), each a demand as vram load makes; what came
+ * of it goes to the log. */
+static void preloaded(void *arg, unsigned model)
+{
+    struct daemon *d = arg;
+    log_msg(LOG_LV_NOTICE, "%s: preloaded", d->smodels[model].name);
+}
+
+static void not_preloaded(void *arg, unsigned model, enum sched_refusal why, const char *text)
+{
+    struct daemon *d = arg;
+    (void)why;
+    log_msg(LOG_LV_WARN, "%s: not preloaded: %s", d->smodels[model].name, text);
+}
+
+static void preload(struct daemon *d)
+{
+    static const struct demand_ops ops = {preloaded, not_preloaded};
+    for (unsigned k = 0; k < d->cfg.npreload; k++) {
+        int i = names_find(d, d->cfg.preload[k]);
+        if (i >= 0 && !daemon_demand(d, (unsigned)i, false,
+                                     (uint64_t)(d->dm[i].cfg.start_timeout_s * 1000) * 4, &ops, d,
+                                     NULL))
+            log_msg(LOG_LV_WARN, "%s: not preloaded: too many demands", d->cfg.preload[k]);
+    }
+}
 
 static void set_gpus(struct daemon *d)
 {
@@ -70,6 +99,7 @@ static void adopt(struct daemon *d)
         if (!strcmp(v[k].state, "suspended")) {
             m->state = SCHED_SUSPENDED;
             m->host_bytes = dm->host_bytes = v[k].bytes;
+            dm->out_wall_ms = clock_wall_ms(); /* as far as this daemon knows */
             dm->left_gpu = v[k].gpu;
             dm->left_gpus = gpus;
             if (!strcmp(v[k].how, "fast")) /* it comes back only where it left */
@@ -224,6 +254,8 @@ int serve_run(const char *config_path, char *err, size_t len)
     d->sched.min_resident_ms = (uint64_t)(d->cfg.min_resident_s * 1000);
     d->sched.overlap = d->cfg.overlap;
     d->sched.preempt_gap_ms = (uint64_t)(d->cfg.preempt_gap_s * 1000);
+    d->sched.max_loaded = d->cfg.max_loaded;
+    d->sched.max_loaded_gpu = d->cfg.max_loaded_gpu;
     d->sched.max_failures = 3;
     d->sched.backoff_ms = 1000;
     d->sched.models = d->smodels;
@@ -237,6 +269,10 @@ int serve_run(const char *config_path, char *err, size_t len)
         goto out;
     if (d->cfg.notes[0])
         log_msg(LOG_LV_WARN, "%s", d->cfg.notes);
+    if (d->cfg.from_env[0])
+        log_msg(LOG_LV_NOTICE, "from the environment (the file does not say): %s",
+                d->cfg.from_env);
+    preload(d);
     log_addresses(d);
     char st[160];
     snprintf(st, sizeof st, "READY=1\nSTATUS=%zu models, %zu GPUs", d->sched.nmodels,

@@ -25,12 +25,15 @@
 #include "host/family.h"
 #include "host/proc.h"
 
-/* command with every ${PORT} replaced by port, behind "exec ". */
-static int expand(const char *cmd, unsigned port, char *out, size_t len)
+/* command with every ${PORT} replaced by port, behind "exec " (the
+ * model's process is its server's); a stop command's (pid not 0) with
+ * ${PID} replaced by pid too, as it is (a shell's list: "a; b"). */
+static int expand(const char *cmd, unsigned port, pid_t pid, char *out, size_t len)
 {
-    size_t at = (size_t)snprintf(out, len, "exec ");
-    char p[16];
+    size_t at = (size_t)snprintf(out, len, "%s", pid ? "" : "exec ");
+    char p[16], q[16];
     snprintf(p, sizeof p, "%u", port);
+    snprintf(q, sizeof q, "%d", (int)pid);
     for (const char *c = cmd; *c; c++) {
         const char *add = NULL;
         size_t n = 1;
@@ -38,6 +41,10 @@ static int expand(const char *cmd, unsigned port, char *out, size_t len)
             add = p;
             n = strlen(p);
             c += 6;
+        } else if (pid > 0 && !strncmp(c, "${PID}", 6)) {
+            add = q;
+            n = strlen(q);
+            c += 5;
         }
         if (at + n >= len)
             return -1;
@@ -161,7 +168,7 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
                 size_t len)
 {
     char cmd[2048], log[1024], port[16], cgroup[1100];
-    if (expand(s->command, s->port, cmd, sizeof cmd) < 0) {
+    if (expand(s->command, s->port, 0, cmd, sizeof cmd) < 0) {
         snprintf(err, len, "command too long");
         return -1;
     }
@@ -238,6 +245,65 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
     /* the child's start time: it exists from fork on */
     *start_ticks = hostproc_start_ticks((uint32_t)p);
     return 0;
+}
+
+pid_t super_stop_cmd(const char *command, const char *name, const char *logdir, unsigned port,
+                     pid_t model, char *err, size_t len)
+{
+    char cmd[2048], log[1024], num[16];
+    if (expand(command, port, model, cmd, sizeof cmd) < 0) {
+        snprintf(err, len, "stop command too long");
+        return -1;
+    }
+    super_log_path(logdir, name, log, sizeof log);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    struct env env = {0};
+    struct super_spawn mine = {.name = name};
+    snprintf(num, sizeof num, "%u", port);
+    int bad = fd < 0 || nul < 0 || env_build(&env, &mine, num) < 0;
+    snprintf(num, sizeof num, "%d", (int)model);
+    bad = bad || env_put(&env, "PID", num) < 0;
+    /* not of the model's family: a stop that signals the family spares it */
+    for (size_t i = 0; !bad && i < env.n; i++)
+        if (!strncmp(env.v[i], FAMILY_ENV "=", sizeof FAMILY_ENV)) {
+            free(env.v[i]);
+            env.v[i] = env.v[--env.n];
+            env.v[env.n] = NULL;
+            break;
+        }
+    char *argv[] = {"sh", "-c", cmd, NULL};
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t p = bad ? -1 : fork();
+    if (p == 0) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; sig++)
+            if (sig != SIGKILL && sig != SIGSTOP)
+                sigaction(sig, &dfl, NULL);
+        setsid();
+        dup2(nul, STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        close_from(3);
+        sigset_t empty;
+        sigemptyset(&empty);
+        sigprocmask(SIG_SETMASK, &empty, NULL);
+        execve("/bin/sh", argv, env.v);
+        _exit(127);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (p < 0)
+        snprintf(err, len, "%s", bad ? "cannot open its log, or out of memory" : strerror(errno));
+    env_free(&env);
+    if (fd >= 0)
+        close(fd);
+    if (nul >= 0)
+        close(nul);
+    return p;
 }
 
 void super_signal(pid_t pid, int sig)

@@ -34,6 +34,14 @@ struct super_spawn {
 int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
                 size_t len);
 
+/* A model's stop command (stop =, llama-swap's cmdStop: docker stop NAME)
+ * by /bin/sh -c, ${PORT} and ${PID} (the model's main process) filled in
+ * and in its environment (PORT, PID, VRAM_MODEL), in a session of its own
+ * and outside the model's family (a signal to the model spares it), its
+ * output appended to the model's log: its pid, or -1 with err. */
+pid_t super_stop_cmd(const char *command, const char *name, const char *logdir, unsigned port,
+                     pid_t model, char *err, size_t len);
+
 /* sig to every process of the model whose main process is pid. */
 void super_signal(pid_t pid, int sig);
 
