@@ -471,7 +471,9 @@ void group_ctx_measured(struct group *g, uint64_t bytes)
     struct group_shared *sh = g->sh;
     bool locked = lock(g) == 0;
     write_begin(sh);
-    __atomic_store_n(&sh->ctx_bytes, bytes, __ATOMIC_RELEASE);
+    /* a first figure, then a better one: the larger stands */
+    if (!sh->ctx_known || bytes > sh->ctx_bytes)
+        __atomic_store_n(&sh->ctx_bytes, bytes, __ATOMIC_RELEASE);
     __atomic_store_n(&sh->ctx_known, 1, __ATOMIC_RELEASE);
     sh->ctx_measurer = 0;
     write_end(sh);

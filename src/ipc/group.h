@@ -122,7 +122,8 @@ enum { GROUP_CTX_RESERVED = 0, GROUP_CTX_MEASURE = 1 };
 int group_ctx_reserve(struct group *g, uint64_t *bytes);
 
 /* The measurer's answer (0: NVML could not say); it then reserves the
- * bytes itself. A measurer that failed to make its context says so with
+ * bytes itself. Told again (a quick figure first, a better one later), the
+ * larger stands. A measurer that failed to make its context says so with
  * group_ctx_abandon, and the next one measures. */
 void group_ctx_measured(struct group *g, uint64_t bytes);
 void group_ctx_abandon(struct group *g);
