@@ -27,6 +27,7 @@
 #include "daemon/proxy.h"
 #include "daemon/reload.h"
 #include "daemon/super.h"
+#include "daemon/testpoint.h"
 #include "daemon/wbuf.h"
 #include "daemon/worker.h"
 #include "host/family.h"
@@ -226,18 +227,25 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
             log_msg(LOG_LV_WARN, "%s: no group file (%s): a cap for each of its processes alone",
                     dm->cfg.name, why);
     }
-    if (!port || super_start(&sp, &dm->pid, &dm->start, err, sizeof err) < 0) {
+    int gate = -1;
+    if (!port || super_start(&sp, &dm->pid, &dm->start, &gate, err, sizeof err) < 0) {
         mgroup_discard(&mg);
         struct sched_event e = {
             .kind = SCHED_EV_FAILED, .model = i, .error = port ? err : "no free port"};
         daemon_post(d, &e);
         return;
     }
+    testpoint(TESTPOINT_FORKED);
     mgroup_own(&mg, dm->pid, dm->start);
     dm->child = true;
     dm->port = port;
     dm->starts++;
-    remember(d, i); /* now, not once ready: a daemon killed meanwhile must find it */
+    /* recorded before it runs anything: a daemon killed meanwhile leaves a
+     * record the next one acts on, or a process that exits unreleased */
+    remember(d, i);
+    testpoint(TESTPOINT_RECORDED);
+    super_go(gate);
+    testpoint(TESTPOINT_RELEASED);
     dm->deadline_ms = dm->began_ms + (uint64_t)(dm->cfg.start_timeout_s * 1000);
     arm(dm, 100);
 }

@@ -5,7 +5,9 @@
  * stop reaches whatever its command started (a wrapper script and its
  * server, workers that left the group). The daemon never sets a
  * parent-death signal: if it dies, its models live on and the next daemon
- * adopts them. */
+ * adopts them. A model's process runs its command only once the daemon has
+ * recorded it (super_go): a daemon killed between the fork and its record
+ * leaves no model behind that the next one could not find. */
 #include "daemon/super.h"
 
 #include <errno.h>
@@ -160,9 +162,23 @@ static void close_from(int first)
         close(fd);
 }
 
-int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
-                size_t len)
+/* In the child: until the daemon has recorded it (super_go), it runs
+ * nothing of the model's; EOF (the daemon died first) ends it. */
+static void await_go(int rd)
 {
+    char c;
+    ssize_t n;
+    while ((n = read(rd, &c, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1)
+        _exit(SUPER_NOT_RELEASED);
+    close(rd);
+}
+
+int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, int *gate,
+                char *err, size_t len)
+{
+
     char cmd[2048], log[1024], port[16], cgroup[1100];
     if (expand(s->command, s->port, cmd, sizeof cmd) < 0) {
         snprintf(err, len, "command too long");
@@ -194,6 +210,14 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
     for (size_t i = 0; i < env.n; i++)
         if (!strncmp(env.v[i], FAMILY_ENV "=", sizeof FAMILY_ENV))
             tag = env.v[i];
+    int go[2];
+    if (pipe2(go, O_CLOEXEC) < 0) {
+        snprintf(err, len, "pipe: %s", strerror(errno));
+        env_free(&env);
+        close(fd);
+        close(nul);
+        return -1;
+    }
     char *argv[] = {"sh", "-c", cmd, NULL};
     /* Until it execs, the child has the daemon's signal handlers, and
      * libevent's write to a socket the two share: a SIGTERM for a model
@@ -219,11 +243,15 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
         env_free(&env);
         close(fd);
         close(nul);
+        close(go[0]);
+        close(go[1]);
         return -1;
     }
     if (p == 0) {
         setsid();
         family_join(cgroup, sizeof cgroup, tag);
+        close(go[1]);
+        await_go(go[0]);
         dup2(nul, STDIN_FILENO);
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
@@ -241,10 +269,22 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
     env_free(&env);
     close(fd);
     close(nul);
+    close(go[0]);
+    *gate = go[1];
     *pid = p;
     /* the child's start time: it exists from fork on */
     *start_ticks = hostproc_start_ticks((uint32_t)p);
     return 0;
+}
+
+void super_go(int gate)
+{
+    if (gate < 0)
+        return;
+    ssize_t n;
+    while ((n = write(gate, "g", 1)) < 0 && errno == EINTR)
+        ;
+    close(gate);
 }
 
 void super_signal(pid_t pid, int sig)

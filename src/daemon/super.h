@@ -32,11 +32,20 @@ struct super_spawn {
 /* Where a model finds the daemon's host pool (VRAM_SWAP_POOL_FD). */
 #define SUPER_POOL_FD 3
 
-/* Forks and execs /bin/sh -c "exec COMMAND" in its own session and
+/* Forks a process for /bin/sh -c "exec COMMAND" in its own session and
  * family (host/family.h), stdout and stderr appended to LOGDIR/NAME.log,
- * no other descriptor inherited but the host pool's. */
-int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
-                size_t len);
+ * no other descriptor inherited but the host pool's. It execs only once
+ * super_go(*gate) is called: the caller records pid and start first, so
+ * that a daemon that dies in between leaves nothing running (the process
+ * sees the gate close and exits with SUPER_NOT_RELEASED). */
+int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, int *gate,
+                char *err, size_t len);
+
+/* The exit status of a process whose daemon died before releasing it. */
+#define SUPER_NOT_RELEASED 121
+
+/* Lets the process started with this gate run its command. */
+void super_go(int gate);
 
 /* sig to every process of the model whose main process is pid. */
 void super_signal(pid_t pid, int sig);
