@@ -128,6 +128,23 @@ void simcu_busy(void)
     sim_state_unlock(&s->state);
 }
 
+void simcu_link(const struct timespec *t0, size_t n)
+{
+    struct sim *s = ready();
+    int gi = simcu_gpu(simcu_device());
+    if (!s || gi < 0 || !s->machine.gpus[gi].link_mb_s)
+        return;
+    double want = (double)n / ((double)s->machine.gpus[gi].link_mb_s * 1e6);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double took = (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+    if (took < want) {
+        double left = want - took;
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+}
+
 CUresult simcu_charge(CUdevice dev, int64_t delta)
 {
     simcu_gate();

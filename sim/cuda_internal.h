@@ -6,6 +6,8 @@
 #define VRAM_SIM_CUDA_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
 
 #include "gpu/cuda_api.h"
 #include "sim/sim.h"
@@ -35,6 +37,12 @@ CUresult simcu_charge(CUdevice dev, int64_t delta);
 /* The current context's process did GPU work: what NVML's per-process
  * utilization samples report. */
 void simcu_busy(void);
+
+/* A copy of n bytes between host and device that began at t0 (a
+ * CLOCK_MONOTONIC reading) ends no sooner than the current GPU's link
+ * carries them (the machine file's link_mb_s): a suspend of gigabytes
+ * takes the time it takes on a real card. */
+void simcu_link(const struct timespec *t0, size_t n);
 
 /* Waits while a checkpoint holds this process (locked or checkpointed),
  * as the real driver holds a locked process's CUDA calls. */

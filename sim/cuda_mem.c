@@ -311,7 +311,10 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
     if (rc != CUDA_SUCCESS)
         return rc;
     simcu_gate();
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     memcpy((void *)(uintptr_t)dst, src, n);
+    simcu_link(&t0, n);
     simcu_busy();
     return CUDA_SUCCESS;
 }
@@ -326,7 +329,10 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
     if (rc != CUDA_SUCCESS)
         return rc;
     simcu_gate();
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     memcpy(dst, (const void *)(uintptr_t)src, n);
+    simcu_link(&t0, n);
     simcu_busy();
     return CUDA_SUCCESS;
 }

@@ -172,6 +172,8 @@ static int load_gpu(struct ctx *c, json_t *o, unsigned idx, struct sim_gpu_def *
             rc = get_uint(c, v, w, 32, &g->pcie_width);
         else if (!strcmp(k, "minor"))
             rc = get_uint(c, v, w, 255, &g->minor);
+        else if (!strcmp(k, "link_mb_s"))
+            rc = get_uint(c, v, w, 1000000, &g->link_mb_s);
         else if (!strcmp(k, "compute_capability")) {
             unsigned maj = 0, min = 0;
             if (!json_is_string(v) || sscanf(json_string_value(v), "%u.%u", &maj, &min) != 2)

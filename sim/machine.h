@@ -26,6 +26,7 @@ struct sim_gpu_def {
     uint64_t memory, reserved, hidden, context;
     unsigned power_mw, power_limit_mw, temp_c, util_gpu, util_mem, pstate, fan;
     unsigned pcie_gen, pcie_width, minor;
+    unsigned link_mb_s; /* host<->device copies at most this fast (MB/s); 0: as fast as memcpy */
     int compute_mode, cc_major, cc_minor;
     bool has_fan; /* data-center cards have none: NOT_SUPPORTED */
     bool persistence, display_attached, display_active, mig;

@@ -391,6 +391,42 @@ uint64_t sched_next_ms(const struct sched *s, uint64_t now)
     return next;
 }
 
+bool sched_contended(const struct sched *s, int g)
+{
+    if (g < 0 || (size_t)g >= s->ngpus)
+        return false;
+    const struct sched_gpu *G = &s->gpus[g];
+    uint64_t hold = G->capacity > G->foreign ? G->capacity - G->foreign : 0, want = 0;
+    if (G->budget && G->budget < hold)
+        hold = G->budget;
+    for (size_t i = 0; i < s->nmodels; i++) {
+        const struct sched_model *m = &s->models[i];
+        uint32_t ok = m->allowed ? m->allowed : ~0u;
+        if ((ok & BIT(g)) && m->state != SCHED_FAILED)
+            want += m->need;
+    }
+    return want > hold;
+}
+
+int sched_next_victim(const struct sched *s, int g)
+{
+    int best = -1;
+    for (size_t i = 0; i < s->nmodels; i++) {
+        const struct sched_model *c = &s->models[i];
+        if (!on(c, g) || c->pinned || (c->state != SCHED_READY && c->state != SCHED_BUSY))
+            continue;
+        const struct sched_model *b = best >= 0 ? &s->models[best] : NULL;
+        /* idle ones go first (pick_victims), busy ones by preemption only */
+        bool idle = c->state == SCHED_READY && !c->holds, bidle = b && b->state == SCHED_READY &&
+                                                                   !b->holds;
+        if (!b || (idle && !bidle) ||
+            (idle == bidle && (c->priority < b->priority ||
+                               (c->priority == b->priority && c->last_used_ms < b->last_used_ms))))
+            best = (int)i;
+    }
+    return best;
+}
+
 /* Suspended if its path allows and the host budget has room, else stopped. */
 static void evict(struct sched *s, unsigned i, struct out *o)
 {

@@ -187,6 +187,16 @@ uint64_t sched_expires(const struct sched *s, unsigned i);
  * min_resident is that long, not up to a tick more. */
 uint64_t sched_next_ms(const struct sched *s, uint64_t now);
 
+/* Whether the models that may use GPU g need more together than it holds
+ * for them: a switch there evicts someone sooner or later. */
+bool sched_contended(const struct sched *s, int g);
+
+/* The model on g that a switch there would move out first as things stand
+ * (min_resident aside): an idle one before a busy one, then the lowest
+ * priority, then the least recently used; -1 when none could go. The
+ * daemon readies its host memory ahead. */
+int sched_next_victim(const struct sched *s, int g);
+
 /* What models on gpu hold or are about to: the sum of their needs. */
 uint64_t sched_committed(const struct sched *s, int gpu);
 

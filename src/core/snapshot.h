@@ -116,4 +116,8 @@ struct snap {
 
 void snap_free(struct snap *s);
 
+/* dst becomes a copy of src with arrays of its own (what dst held is
+ * freed first). 0, or -1 when memory runs out (dst then holds a part). */
+int snap_copy(struct snap *dst, const struct snap *src);
+
 #endif

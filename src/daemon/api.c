@@ -28,6 +28,8 @@
 #include "app/render_json.h"
 #include "core/units.h"
 #include "daemon/events.h"
+#include "daemon/hostpool.h"
+#include "daemon/loopwatch.h"
 #include "daemon/fdguard.h"
 #include "daemon/logtail.h"
 #include "daemon/metrics.h"
@@ -136,6 +138,8 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
             json_array_append_new(gpus, json_integer(g));
     json_object_set_new(j, "gpus", gpus);
     json_object_set_new(j, "held_s", json_real((double)daemon_held_ms(d, i) / 1000));
+    json_object_set_new(j, "host_pool_bytes",
+                        json_integer(d->pool ? (json_int_t)hostpool_given(d->pool, i) : 0));
     json_object_set_new(j, "last_ttfb_s", json_real(proxy_last_ttfb(d->proxy, i)));
     return j;
 }
@@ -146,7 +150,26 @@ json_t *api_models_json(const struct daemon *d)
     for (size_t i = 0; i < d->sched.nmodels; i++)
         if (!d->dm[i].removed)
             json_array_append_new(a, api_model_json(d, (unsigned)i));
-    return json_pack("{s:o}", "models", a);
+    json_t *j = json_pack("{s:o}", "models", a);
+    /* the loop's lateness and fast swap's host memory, daemon-wide */
+    const struct loopwatch_stats *lw = loopwatch_stats();
+    json_object_set_new(j, "loop",
+                        json_pack("{s:I, s:I, s:I, s:s?}", "beats", (json_int_t)lw->lag.count,
+                                  "late_max_ms", (json_int_t)lw->max_ms, "late_over_100ms",
+                                  (json_int_t)lw->late, "worst",
+                                  lw->worst_what[0] ? lw->worst_what : NULL));
+    if (d->pool) {
+        struct hostpool_stats st;
+        hostpool_stats(d->pool, &st);
+        json_object_set_new(j, "host_pool",
+                            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "limit_bytes",
+                                      (json_int_t)st.limit, "chunk_bytes", (json_int_t)st.chunk,
+                                      "held_bytes", (json_int_t)st.given,
+                                      "spare_bytes", (json_int_t)st.spare, "filling_bytes",
+                                      (json_int_t)st.filling, "freeing_bytes",
+                                      (json_int_t)st.freeing));
+    }
+    return j;
 }
 
 /* ---- waiting requests ---- */
@@ -449,6 +472,7 @@ static void model_log(struct api *api, struct evhttp_request *req, const struct 
 
 static void on_request(struct evhttp_request *req, void *arg)
 {
+    loopwatch_begin("a control API request");
     struct api *api = arg;
     struct daemon *d = api->d;
     const char *uri = evhttp_request_get_uri(req);
@@ -508,6 +532,7 @@ static void on_request(struct evhttp_request *req, void *arg)
     }
     if (u)
         evhttp_uri_free(u);
+    loopwatch_end();
 }
 
 /* The metrics = HOST:PORT listener: /metrics and nothing else, since it

@@ -20,13 +20,14 @@
 #include "daemon/api.h"
 #include "daemon/events.h"
 #include "daemon/health.h"
-#include "daemon/hostpool.h"
+#include "daemon/loopwatch.h"
 #include "daemon/mgroup.h"
 #include "daemon/moves.h"
 #include "daemon/notify.h"
 #include "daemon/promised.h"
 #include "daemon/proxy.h"
 #include "daemon/reload.h"
+#include "daemon/sampler.h"
 #include "daemon/super.h"
 #include "daemon/testpoint.h"
 #include "daemon/wbuf.h"
@@ -119,12 +120,11 @@ int daemon_model_of_pid(const struct daemon *d, uint32_t pid)
     return -1;
 }
 
-/* What model i's processes hold now, from a fresh process list: on the
- * one of its GPUs where they hold most (its need is per GPU); the sum
- * over all of them in *total. */
+/* What model i's processes hold in the latest snapshot: on the one of
+ * its GPUs where they hold most (its need is per GPU); the sum over all of
+ * them in *total. */
 uint64_t daemon_measure(struct daemon *d, unsigned i, uint64_t *total)
 {
-    probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
     uint64_t most = 0, sum = 0;
     for (size_t g = 0; g < d->snap.ngpus; g++) {
         uint64_t here = 0;
@@ -199,8 +199,7 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                              fast,
                              dm->cfg.swap_pool,
                              d->sched.host_budget,
-                             fast && d->pool ? d->pool->fd : -1,
-                             d->pool ? d->pool->map.size : 0,
+                             fast && d->pool,
                              dm->cfg.env,
                              dm->cfg.nenv,
                              NULL};
@@ -374,14 +373,62 @@ static const char *gpus_text(const struct sched_model *m, char *buf, size_t len)
     return buf;
 }
 
-/* What changed, said once: to the log, the store, the event stream. */
-static void report(struct daemon *d, unsigned i, enum sched_state was)
+/* The result of a suspend or resume the event reports, said even when the
+ * same step moved the model on (suspended and, for a request waiting,
+ * resuming at once: the log showed "suspending" then "resuming", never
+ * "suspended"). The state it reached stands in for was after. */
+static enum sched_state result(struct daemon *d, unsigned i, enum sched_state was,
+                               const struct sched_event *ev, double took)
 {
     const struct sched_model *m = &d->smodels[i];
     struct dmodel *dm = &d->dm[i];
-    if (m->state == was)
-        return;
+    if (ev->model != i)
+        return was;
+    if (ev->kind == SCHED_EV_SUSPENDED && was == SCHED_SUSPENDING && m->state != SCHED_SUSPENDED) {
+        if (!ev->ok) { /* it runs on (a preemption refused), or is stopped */
+            daemon_emit(d, i, "suspend failed", took, ev->error && *ev->error ? ev->error : "?");
+            return m->state;
+        }
+        dm->last_suspend_s = took;
+        hist_observe(&dm->suspend_h, took);
+        dm->suspends++;
+        daemon_emit(d, i, "suspended", took,
+                    strcmp(dm->how, "fast") ? "driver checkpoint" : "fast swap");
+        return SCHED_SUSPENDED;
+    }
+    bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
+    if (ev->kind == SCHED_EV_RESUMED && was == SCHED_RESUMING && !ev->ok &&
+        m->state != SCHED_SUSPENDED) {
+        daemon_emit(d, i, "resume failed", took, ev->error && *ev->error ? ev->error : "?");
+        return SCHED_SUSPENDED;
+    }
+    if (ev->kind == SCHED_EV_RESUMED && was == SCHED_RESUMING && ev->ok && !up) {
+        char where[80];
+        dm->last_resume_s = took;
+        hist_observe(&dm->resume_h, took);
+        dm->resumes++;
+        dm->host_bytes = 0;
+        daemon_emit(d, i, "resumed", took, gpus_text(m, where, sizeof where));
+        return SCHED_READY;
+    }
+    return was;
+}
+
+/* What changed, said once: to the log, the store, the event stream. */
+static void report(struct daemon *d, unsigned i, enum sched_state was, const struct sched_event *ev)
+{
+    const struct sched_model *m = &d->smodels[i];
+    struct dmodel *dm = &d->dm[i];
     double took = (double)(daemon_now_ms() - dm->began_ms) / 1000;
+    enum sched_state first = was;
+    was = result(d, i, was, ev, took);
+    if (m->state == was) {
+        if (m->state == SCHED_STOPPED || m->state == SCHED_FAILED || m->state == SCHED_STOPPING)
+            moves_forget(d, i);
+        if (was != first)
+            remember(d, i);
+        return;
+    }
     char detail[256] = "", where[80];
     gpus_text(m, where, sizeof where);
     /* ready and busy are one state here: a model started or resumed for a
@@ -456,10 +503,9 @@ static void report(struct daemon *d, unsigned i, enum sched_state was)
     case SCHED_BUSY:
         break;
     }
-    /* its window of the host pool, once its bytes are back or gone */
-    if (d->pool && m->state != SCHED_SUSPENDING && m->state != SCHED_SUSPENDED &&
-        m->state != SCHED_RESUMING)
-        hostpool_give(&d->pool->map, i);
+    /* its host memory, once its process is gone */
+    if (m->state == SCHED_STOPPED || m->state == SCHED_FAILED || m->state == SCHED_STOPPING)
+        moves_forget(d, i);
     /* ready and busy are one state for the record: no write per request */
     if (!(up && was_up))
         remember(d, i);
@@ -503,6 +549,7 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
     if (d->stepping)
         return;
     d->stepping = true;
+    loopwatch_begin("a scheduler step (the store, the event stream, starting processes)");
     while (d->evq_n) {
         struct sched_event ev = d->evq[d->evq_head];
         char err[sizeof d->evq_err[0]];
@@ -517,17 +564,32 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
         uint64_t now = daemon_now_ms();
         size_t n = sched_step(&d->sched, &ev, now, acts, sizeof acts / sizeof acts[0]);
         for (size_t i = 0; i < d->sched.nmodels; i++)
-            report(d, (unsigned)i, was[i]);
+            report(d, (unsigned)i, was[i], &ev);
         for (size_t k = 0; k < n; k++)
             act(d, &acts[k]);
         if (d->api) /* none yet while adopting */
             api_states_changed(d->api, n ? daemon_now_ms() : now);
     }
     d->stepping = false;
+    moves_plan(d);
     arm_wake(d);
+    loopwatch_end();
 }
 
 /* ---- health checks, stop timeouts ---- */
+
+/* A model that answered its health check, measured: ready. */
+static void measured(struct daemon *d, unsigned i)
+{
+    struct dmodel *dm = &d->dm[i];
+    dm->measure_gen = 0;
+    if (d->smodels[i].state != SCHED_STARTING)
+        return;
+    struct sched_event e = {.kind = SCHED_EV_READY, .model = i, .bytes = daemon_measure(d, i, NULL)};
+    if (e.bytes < dm->cfg.vram)
+        e.bytes = dm->cfg.vram; /* its slice, if it asked for one, is its size */
+    daemon_step(d, &e);
+}
 
 static void on_health(void *arg, int status)
 {
@@ -537,11 +599,14 @@ static void on_health(void *arg, int status)
     if (d->smodels[dm->index].state != SCHED_STARTING)
         return;
     if (status == 200) {
-        struct sched_event e = {
-            .kind = SCHED_EV_READY, .model = dm->index, .bytes = daemon_measure(d, dm->index, NULL)};
-        if (e.bytes < dm->cfg.vram)
-            e.bytes = dm->cfg.vram; /* its slice, if it asked for one, is its size */
-        daemon_step(d, &e);
+        /* ready once measured, by a snapshot taken from now on (off the loop) */
+        if (d->sampler) {
+            dm->measure_gen = sampler_ask(d->sampler);
+            return;
+        }
+        daemon_refresh(d);
+        dm->measure_gen = 1;
+        measured(d, dm->index);
         return;
     }
     arm(dm, 200);
@@ -630,7 +695,11 @@ static void reap(struct daemon *d)
 
 void daemon_refresh(struct daemon *d)
 {
-    probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
+    uint64_t gen = 0;
+    if (d->sampler)
+        gen = d->snap_gen = sampler_take(d->sampler, &d->snap);
+    else
+        probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
     for (size_t g = 0; g < d->snap.ngpus && g < d->sched.ngpus; g++) {
         const struct snap_gpu *sg = &d->snap.gpus[g];
         uint64_t ours = 0;
@@ -653,6 +722,9 @@ void daemon_refresh(struct daemon *d)
     for (size_t i = 0; i < d->sched.nmodels; i++)
         if (!d->dm[i].child && d->dm[i].pid > 0 && !super_alive(d->dm[i].pid, d->dm[i].start))
             exited(d, (unsigned)i, "gone");
+    for (size_t i = 0; i < d->sched.nmodels; i++)
+        if (d->dm[i].measure_gen && gen >= d->dm[i].measure_gen)
+            measured(d, (unsigned)i);
 }
 
 /* The state for the event stream's live listeners (the dashboard): made
@@ -672,21 +744,28 @@ static void live_state(struct daemon *d)
     json_decref(models);
 }
 
+/* The sampler has a new snapshot. */
+static void on_snapshot(void *arg)
+{
+    struct daemon *d = arg;
+    loopwatch_begin("taking in a GPU snapshot");
+    d->last_snap_ms = daemon_now_ms();
+    daemon_refresh(d);
+    live_state(d);
+    loopwatch_end();
+}
+
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
     struct daemon *d = arg;
+    loopwatch_begin("the clock's tick");
     reap(d);
-    uint64_t now = daemon_now_ms();
-    if (now - d->last_snap_ms >= SNAP_MS) {
-        d->last_snap_ms = now;
-        daemon_refresh(d);
-        live_state(d);
-    }
     struct sched_event e = {.kind = SCHED_EV_TICK};
     daemon_step(d, &e);
     fflush(stderr);
+    loopwatch_end();
     if (d->quitting) {
         bool any = false;
         for (size_t i = 0; i < d->sched.nmodels; i++)
@@ -732,9 +811,16 @@ int daemon_loop(struct daemon *d)
     signal(SIGPIPE, SIG_IGN);
     d->tick = event_new(d->base, -1, EV_PERSIST, on_tick, d);
     struct timeval tv = {0, TICK_MS * 1000};
-    if (!d->tick || event_add(d->tick, &tv) < 0)
+    if (!d->tick || event_add(d->tick, &tv) < 0 || loopwatch_start(d->base) < 0)
         return -1;
-    return event_base_dispatch(d->base);
+    /* from now on the probe is the sampler's, on its thread */
+    d->sampler = sampler_start(d->base, d->probe, SNAP_MS, on_snapshot, d);
+    if (!d->sampler)
+        return -1;
+    int rc = event_base_dispatch(d->base);
+    sampler_stop(d->sampler);
+    d->sampler = NULL;
+    return rc;
 }
 
 int daemon_init(struct daemon *d)

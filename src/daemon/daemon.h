@@ -33,6 +33,7 @@ struct probe;
 struct ckpt;
 struct hostpool;
 struct health;
+struct sampler;
 
 /* A model's process, as the supervisor sees it. */
 struct dmodel {
@@ -48,6 +49,7 @@ struct dmodel {
     uint64_t began_ms; /* when the current start, suspend or resume began */
     uint64_t deadline_ms;
     struct event *timer;    /* health polls while starting; the kill after a grace period */
+    uint64_t measure_gen;   /* healthy: the snapshot (sampler_ask) that measures it; 0: none */
     struct health *health;  /* the poll in flight */
     char how[16];        /* how it was last suspended */
     int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
@@ -56,9 +58,18 @@ struct dmodel {
     uint64_t parked_bytes[16];
     unsigned nparked;
     uint64_t host_bytes;
-    uint64_t moved; /* what its last fast swap moved: the size of its next pool window */
-    bool tight;     /* this suspend's window is that size: if it is short, again with more */
-    bool preempting; /* this suspend is a preemption */
+    uint64_t moved; /* what its last fast swap moved: the size of its next host memory */
+    /* host memory readied ahead (moves.c): chunks pinned by its process for
+     * its next suspend; a prepare or drop in flight; a move asked for
+     * meanwhile, started once that is done */
+    bool prepared;
+    uint64_t unpredicted_ms; /* prepared, but not the next to go since then; 0: it is */
+    bool chore;
+    struct {
+        bool on, resume, preempt;
+        int gpu;
+        uint64_t overlap;
+    } pend;
     unsigned restarts, starts, suspends, resumes;
     double last_start_s, last_suspend_s, last_resume_s;
     struct hist start_h, suspend_h, resume_h; /* every one of them, for /metrics */
@@ -86,6 +97,7 @@ struct daemon {
     struct proxy *proxy; /* NULL without listen = */
     struct worker *worker;
     struct hostpool *pool; /* fast swap's pinned host memory; NULL: each model its own */
+    struct sampler *sampler; /* the GPU snapshots, off the loop; NULL before the loop runs */
     struct event *tick, *sig[4];
     struct event *wake;   /* one shot: when time alone changes a decision (sched_next_ms) */
     uint64_t wake_at_ms; /* what it is armed for; 0: not armed */
@@ -96,6 +108,7 @@ struct daemon {
     bool stepping;
     char shim[1024]; /* libvramcap.so, "" when not found */
     uint64_t last_snap_ms;
+    uint64_t snap_gen; /* the sampler's generation of d->snap */
     bool quitting;
 };
 
@@ -112,7 +125,9 @@ int daemon_init(struct daemon *d);
 /* Runs the loop until SIGTERM/SIGINT has stopped every model. */
 int daemon_loop(struct daemon *d);
 
-/* A new snapshot: memory used by others per GPU; adopted models that died. */
+/* The latest snapshot (the sampler's, or one taken now before the loop
+ * runs): memory used by others per GPU; adopted models that died; models
+ * that answered their health check, measured. */
 void daemon_refresh(struct daemon *d);
 
 /* The model's timer, once its slot is filled. */
@@ -148,9 +163,9 @@ uint64_t daemon_held_ms(const struct daemon *d, unsigned model);
 /* The model whose process (or one of its family) pid is, or -1. */
 int daemon_model_of_pid(const struct daemon *d, uint32_t pid);
 
-/* What model i's processes hold now, from a fresh process list: on the
- * one of its GPUs where they hold most (its need is per GPU); the sum over
- * all of them in *total (may be NULL). The snapshot is d->snap after. */
+/* What model i's processes hold in the latest snapshot: on the one of its
+ * GPUs where they hold most (its need is per GPU); the sum over all of
+ * them in *total (may be NULL). */
 uint64_t daemon_measure(struct daemon *d, unsigned i, uint64_t *total);
 
 /* Queues an event for the scheduler, applied after the actions being

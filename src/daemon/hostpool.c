@@ -1,230 +1,369 @@
-/* hostpool: the memfd and its windows. The map is a short sorted array of
- * pieces (a window is one piece, or a few when the pool is fragmented),
- * taken and given at the rate of suspends. */
+/* hostpool: chunks made, populated and freed by the pool's threads, given
+ * and taken back by the loop. One mutex guards the lists; no call under it
+ * touches a page. */
 #include "daemon/hostpool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "app/log.h"
 #include "core/units.h"
+#include "host/meminfo.h"
+#include "ipc/swapline.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
-#define FILLERS 8
-#define CHUNK   (1ULL << 30)
+#define MAX_THREADS  4
+#define OWNER_CHUNKS (4 * SWAPLINE_MAX_CHUNKS)
+#define SPARES       1024
 
-static uint64_t align_up(uint64_t n)
-{
-    return (n + HOSTPOOL_ALIGN - 1) / HOSTPOOL_ALIGN * HOSTPOOL_ALIGN;
-}
-
-/* Puts a piece where its offset says. */
-static void insert(struct hostpool_map *m, struct hostpool_window p)
-{
-    unsigned k = 0;
-    while (k < m->n && m->w[k].off < p.off)
-        k++;
-    memmove(&m->w[k + 1], &m->w[k], (m->n - k) * sizeof m->w[0]);
-    m->w[k] = p;
-    m->n++;
-}
-
-int hostpool_take(struct hostpool_map *m, unsigned owner, uint64_t n, struct swapline_window *w)
-{
-    hostpool_give(m, owner);
-    w->n = 0;
-    if (!n || n > m->size)
-        return -1;
-    n = align_up(n);
-    /* the holes between the pieces, and the smallest that holds n whole */
-    struct swapline_extent hole[HOSTPOOL_MAX_WINDOWS + 1];
-    unsigned nh = 0, best = HOSTPOOL_MAX_WINDOWS + 1;
-    uint64_t at = 0;
-    for (unsigned k = 0; k <= m->n; k++) {
-        uint64_t end = k < m->n ? m->w[k].off : m->size;
-        if (end > at) {
-            hole[nh] = (struct swapline_extent){at, end - at};
-            if (hole[nh].len >= n && (best > HOSTPOOL_MAX_WINDOWS || hole[nh].len < hole[best].len))
-                best = nh;
-            nh++;
-        }
-        if (k < m->n)
-            at = m->w[k].off + m->w[k].len;
-    }
-    if (best <= HOSTPOOL_MAX_WINDOWS) {
-        w->e[w->n++] = (struct swapline_extent){hole[best].off, n};
-    } else { /* in pieces, the largest holes first: the fewest pieces */
-        uint64_t left = n;
-        while (left && w->n < SWAPLINE_MAX_EXTENTS) {
-            unsigned big = 0;
-            for (unsigned h = 1; h < nh; h++)
-                if (hole[h].len > hole[big].len)
-                    big = h;
-            if (!nh || !hole[big].len)
-                break;
-            uint64_t take = hole[big].len < left ? hole[big].len : left;
-            w->e[w->n++] = (struct swapline_extent){hole[big].off, take};
-            hole[big].len = 0;
-            left -= take;
-        }
-        if (left) {
-            w->n = 0;
-            return -1;
-        }
-    }
-    if (m->n + w->n > HOSTPOOL_MAX_WINDOWS) {
-        w->n = 0;
-        return -1;
-    }
-    for (unsigned i = 0; i < w->n; i++)
-        insert(m, (struct hostpool_window){w->e[i].off, w->e[i].len, owner, i});
-    return 0;
-}
-
-void hostpool_give(struct hostpool_map *m, unsigned owner)
-{
-    unsigned k = 0;
-    for (unsigned i = 0; i < m->n; i++)
-        if (m->w[i].owner != owner)
-            m->w[k++] = m->w[i];
-    m->n = k;
-}
-
-void hostpool_shrink(struct hostpool_map *m, unsigned owner, uint64_t n)
-{
-    n = align_up(n);
-    /* the pieces in the order they are filled: the first n bytes stay */
-    for (unsigned seq = 0;; seq++) {
-        unsigned k = 0;
-        while (k < m->n && !(m->w[k].owner == owner && m->w[k].seq == seq))
-            k++;
-        if (k == m->n)
-            return;
-        if (n >= m->w[k].len) {
-            n -= m->w[k].len;
-        } else if (n) {
-            m->w[k].len = n;
-            n = 0;
-        } else {
-            memmove(&m->w[k], &m->w[k + 1], (m->n - k - 1) * sizeof m->w[0]);
-            m->n--;
-        }
-    }
-}
-
-uint64_t hostpool_used(const struct hostpool_map *m)
-{
-    uint64_t b = 0;
-    for (unsigned k = 0; k < m->n; k++)
-        b += m->w[k].len;
-    return b;
-}
-
-/* ---- populating ---- */
-
-struct filler {
-    char *base;
+struct chunk {
+    int fd;
     uint64_t size;
-    uint64_t next; /* the next chunk to fill, shared */
-    uint64_t done;
-    pthread_mutex_t mu;
 };
 
-static void *fill(void *arg)
+struct owned {
+    struct chunk c[OWNER_CHUNKS];
+    unsigned n;
+};
+
+struct hostpool {
+    uint64_t limit, chunk;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th[MAX_THREADS];
+    unsigned nth;
+    bool quit;
+    uint64_t target; /* spare bytes wanted */
+    struct chunk spare[SPARES];
+    unsigned nspare;
+    struct chunk freeq[SPARES];
+    unsigned nfree;
+    uint64_t spare_b, filling, given, freeing;
+    bool short_said; /* RAM ran short: said once until it is not */
+    struct owned own[HOSTPOOL_OWNERS];
+};
+
+/* RAM the pool leaves to everything else: an eighth of what is available,
+ * and 2 GiB more. */
+static uint64_t ram_for_pool(void)
 {
-    struct filler *f = arg;
-    for (;;) {
-        pthread_mutex_lock(&f->mu);
-        uint64_t at = f->next;
-        f->next += CHUNK;
-        pthread_mutex_unlock(&f->mu);
-        if (at >= f->size)
-            return NULL;
-        uint64_t n = f->size - at < CHUNK ? f->size - at : CHUNK;
-        if (madvise(f->base + at, n, MADV_POPULATE_WRITE) != 0) /* before Linux 5.14 */
-            for (uint64_t o = 0; o < n; o += 4096)
-                f->base[at + o] = 0;
-        pthread_mutex_lock(&f->mu);
-        f->done += n;
-        pthread_mutex_unlock(&f->mu);
-    }
+    uint64_t avail = meminfo_available(), keep = avail / 8 + (2ULL << 30);
+    return avail == UINT64_MAX ? UINT64_MAX : avail > keep ? avail - keep : 0;
 }
 
-static double seconds_since(const struct timespec *t0)
+/* A chunk of size bytes, its pages populated unless empty: -1 on failure. */
+static int make_chunk(uint64_t size, bool populate)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-/* Fills the pool with several threads, reporting every few seconds; then
- * lets go of the mapping: the pages stay in the memfd for the models. */
-static void *populate(void *arg)
-{
-    struct filler *f = arg;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned k = cpus > FILLERS ? FILLERS : cpus > 1 ? (unsigned)cpus : 1;
-    pthread_t t[FILLERS];
-    unsigned started = 0;
-    for (unsigned i = 1; i < k; i++)
-        if (pthread_create(&t[started], NULL, fill, f) == 0)
-            started++;
-    fill(f);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(t[i], NULL);
-    char b[32];
-    log_msg(LOG_LV_INFO, "host pool: %s ready for fast swap (%.1f s)",
-            units_fmt_size(f->size, b, sizeof b), seconds_since(&t0));
-    munmap(f->base, f->size);
-    pthread_mutex_destroy(&f->mu);
-    free(f);
-    return NULL;
-}
-
-int hostpool_open(struct hostpool *p, uint64_t size, char *err, size_t len)
-{
-    memset(p, 0, sizeof *p);
-    p->fd = -1;
-    size = (size + HOSTPOOL_ALIGN - 1) / HOSTPOOL_ALIGN * HOSTPOOL_ALIGN;
-    int fd = memfd_create(SWAPLINE_POOL_NAME, MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
-        snprintf(err, len, "cannot make the host pool (memfd of %llu bytes): %s",
-                 (unsigned long long)size, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    int fd = memfd_create(SWAPLINE_CHUNK_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
         return -1;
-    }
-    struct filler *f = calloc(1, sizeof *f);
-    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (!f || base == MAP_FAILED) {
-        snprintf(err, len, "cannot map the host pool: %s", strerror(errno));
-        free(f);
+    /* its size is fixed: a model cannot shrink the daemon's accounting */
+    if (ftruncate(fd, (off_t)size) < 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
         close(fd);
         return -1;
     }
-    madvise(base, size, MADV_HUGEPAGE); /* where shmem may use huge pages */
-    f->base = base;
-    f->size = size;
-    pthread_mutex_init(&f->mu, NULL);
-    pthread_t t;
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &a, populate, f) != 0)
-        populate(f); /* no thread: now, then */
-    pthread_attr_destroy(&a);
-    p->fd = fd;
-    p->map.size = size;
+    if (!populate)
+        return fd;
+    char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        close(fd);
+        return -1;
+    }
+    madvise(p, size, MADV_HUGEPAGE); /* where shmem may use huge pages */
+    if (madvise(p, size, MADV_POPULATE_WRITE) != 0) /* before Linux 5.14 */
+        for (uint64_t o = 0; o < size; o += 4096)
+            p[o] = 0;
+    munmap(p, size); /* the pages stay in the memfd */
+    return fd;
+}
+
+/* Its pages freed now, whoever still maps it (a model that ignored the
+ * request to let go faults in zeros of its own), then closed. */
+static void free_chunk(struct chunk c)
+{
+    fallocate(c.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)c.size);
+    close(c.fd);
+}
+
+/* The bytes of the last n chunks of o. */
+static uint64_t hostpool_tail(const struct owned *o, unsigned n)
+{
+    uint64_t b = 0;
+    for (unsigned i = o->n - n; i < o->n; i++)
+        b += o->c[i].size;
+    return b;
+}
+
+static bool want_fill(const struct hostpool *p)
+{
+    return p->spare_b + p->filling < p->target && p->nspare < SPARES &&
+           p->spare_b + p->filling + p->given + p->freeing + p->chunk <= p->limit;
+}
+
+static void *run(void *arg)
+{
+    struct hostpool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    while (!p->quit) {
+        if (p->nfree) {
+            struct chunk c = p->freeq[--p->nfree];
+            pthread_mutex_unlock(&p->mu);
+            free_chunk(c);
+            pthread_mutex_lock(&p->mu);
+            p->freeing -= c.size;
+            pthread_cond_broadcast(&p->cv);
+            continue;
+        }
+        if (!want_fill(p)) {
+            pthread_cond_wait(&p->cv, &p->mu);
+            continue;
+        }
+        uint64_t size = p->chunk;
+        if (ram_for_pool() < size) {
+            if (!p->short_said) {
+                char a[32];
+                log_msg(LOG_LV_WARN,
+                        "host pool: RAM is short (%s can be spared), no spare memory for fast "
+                        "swap now: the next suspends may be slower, or use the driver's checkpoint",
+                        units_fmt_size(ram_for_pool(), a, sizeof a));
+            }
+            p->short_said = true;
+            struct timespec t;
+            clock_gettime(CLOCK_REALTIME, &t);
+            t.tv_sec += 2; /* look again later, or when told */
+            pthread_cond_timedwait(&p->cv, &p->mu, &t);
+            continue;
+        }
+        p->short_said = false;
+        p->filling += size;
+        pthread_mutex_unlock(&p->mu);
+        int fd = make_chunk(size, true);
+        pthread_mutex_lock(&p->mu);
+        p->filling -= size;
+        if (fd >= 0 && p->nspare < SPARES && !p->quit && p->spare_b < p->target) {
+            p->spare[p->nspare++] = (struct chunk){fd, size};
+            p->spare_b += size;
+        } else if (fd >= 0) { /* no longer wanted (a prepare took the room meanwhile) */
+            if (p->nfree < SPARES) {
+                p->freeq[p->nfree++] = (struct chunk){fd, size};
+                p->freeing += size;
+            } else {
+                close(fd);
+            }
+        } else {
+            log_msg(LOG_LV_WARN, "host pool: cannot make a chunk of host memory: %s",
+                    strerror(errno));
+            p->target = 0; /* not again until told */
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+struct hostpool *hostpool_open(uint64_t limit, uint64_t share, char *err, size_t len)
+{
+    struct hostpool *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    p->limit = limit;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    hostpool_set_chunk(p, share);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned want = cpus >= 8 ? MAX_THREADS : cpus >= 4 ? 2 : 1;
+    for (unsigned i = 0; i < want; i++)
+        if (pthread_create(&p->th[p->nth], NULL, run, p) == 0)
+            p->nth++;
+    if (!p->nth) {
+        snprintf(err, len, "cannot start the host pool's threads");
+        pthread_mutex_destroy(&p->mu);
+        pthread_cond_destroy(&p->cv);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void hostpool_close(struct hostpool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = true;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 0; i < p->nth; i++)
+        pthread_join(p->th[i], NULL);
+    for (unsigned i = 0; i < p->nspare; i++)
+        close(p->spare[i].fd);
+    for (unsigned i = 0; i < p->nfree; i++)
+        free_chunk(p->freeq[i]);
+    for (unsigned o = 0; o < HOSTPOOL_OWNERS; o++)
+        for (unsigned i = 0; i < p->own[o].n; i++)
+            close(p->own[o].c[i].fd);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+}
+
+void hostpool_set_chunk(struct hostpool *p, uint64_t share)
+{
+    uint64_t c = HOSTPOOL_MIN_CHUNK;
+    while (c < share / 48 && c < (4ULL << 30))
+        c *= 2;
+    pthread_mutex_lock(&p->mu);
+    p->chunk = c; /* for chunks made from now on */
+    pthread_mutex_unlock(&p->mu);
+}
+
+void hostpool_set_spare(struct hostpool *p, uint64_t bytes)
+{
+    pthread_mutex_lock(&p->mu);
+    if (bytes != p->target) {
+        p->target = bytes;
+        /* spares over the target go back (the largest model left, say) */
+        while (p->nspare && p->spare_b - p->spare[p->nspare - 1].size >= bytes &&
+               p->nfree < SPARES) {
+            struct chunk c = p->spare[--p->nspare];
+            p->spare_b -= c.size;
+            p->freeq[p->nfree++] = c;
+            p->freeing += c.size;
+        }
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, unsigned max,
+                  unsigned *n, char *err, size_t len)
+{
+    *n = 0;
+    if (owner >= HOSTPOOL_OWNERS) {
+        snprintf(err, len, "no such model");
+        return -1;
+    }
+    struct owned *o = &p->own[owner];
+    char a[32], b[32];
+    if (max > OWNER_CHUNKS - o->n)
+        max = OWNER_CHUNKS - o->n;
+    /* the populated spares first, the largest last taken first */
+    uint64_t got = 0, fresh = 0;
+    unsigned from_spare = 0;
+    pthread_mutex_lock(&p->mu);
+    while (got < bytes && from_spare < max && p->nspare) {
+        struct chunk c = p->spare[--p->nspare];
+        p->spare_b -= c.size;
+        p->given += c.size;
+        o->c[o->n++] = c;
+        fds[(*n)++] = c.fd;
+        got += c.size;
+        from_spare++;
+    }
+    /* the rest new and unpopulated: the model's pinning faults the pages in
+     * (slower, but no RAM is taken before it is needed) */
+    unsigned room = max - from_spare;
+    uint64_t left = got < bytes ? bytes - got : 0;
+    unsigned k = (unsigned)((left + p->chunk - 1) / p->chunk);
+    if (k > room)
+        k = room; /* past what one request carries: the model makes up the rest */
+    fresh = (uint64_t)k * p->chunk;
+    uint64_t total = p->spare_b + p->filling + p->given + p->freeing;
+    bool over = fresh && total + fresh > p->limit;
+    if (!over)
+        p->given += fresh;
+    pthread_cond_broadcast(&p->cv); /* the spare is to be refilled */
+    pthread_mutex_unlock(&p->mu);
+    if (over) {
+        char c[32];
+        snprintf(err, len, "the limit of %s (host_budget) is reached: %s held by models, %s spare",
+                 units_fmt_size(p->limit, a, sizeof a), units_fmt_size(total - p->spare_b, b, sizeof b),
+                 units_fmt_size(p->spare_b, c, sizeof c));
+        goto undo;
+    }
+    if (fresh && ram_for_pool() < fresh) {
+        snprintf(err, len, "%s of host RAM is needed, %s can be spared",
+                 units_fmt_size(fresh, a, sizeof a), units_fmt_size(ram_for_pool(), b, sizeof b));
+        goto undo_fresh;
+    }
+    for (unsigned i = 0; i < k; i++) {
+        int fd = make_chunk(p->chunk, false);
+        if (fd < 0) {
+            snprintf(err, len, "cannot make a chunk of host memory: %s", strerror(errno));
+            fresh -= (uint64_t)i * p->chunk; /* those made go back below, as chunks */
+            goto undo_fresh;
+        }
+        o->c[o->n++] = (struct chunk){fd, p->chunk};
+        fds[(*n)++] = fd;
+    }
     return 0;
+undo_fresh:
+    pthread_mutex_lock(&p->mu);
+    p->given -= fresh; /* those never made */
+    pthread_mutex_unlock(&p->mu);
+undo:
+    /* what was taken goes back (freed: a spare given once is not a spare) */
+    hostpool_keep(p, owner, hostpool_given(p, owner) - hostpool_tail(o, *n));
+    *n = 0;
+    return -1;
+}
+
+uint64_t hostpool_given(const struct hostpool *p, unsigned owner)
+{
+    uint64_t b = 0;
+    if (owner < HOSTPOOL_OWNERS)
+        for (unsigned i = 0; i < p->own[owner].n; i++)
+            b += p->own[owner].c[i].size;
+    return b;
+}
+
+void hostpool_keep(struct hostpool *p, unsigned owner, uint64_t bytes)
+{
+    if (owner >= HOSTPOOL_OWNERS)
+        return;
+    struct owned *o = &p->own[owner];
+    unsigned keep = 0;
+    for (uint64_t at = 0; keep < o->n && at < bytes; keep++)
+        at += o->c[keep].size;
+    pthread_mutex_lock(&p->mu);
+    for (unsigned i = keep; i < o->n; i++) {
+        p->given -= o->c[i].size;
+        if (p->nfree < SPARES) {
+            p->freeq[p->nfree++] = o->c[i];
+            p->freeing += o->c[i].size;
+        } else {
+            close(o->c[i].fd); /* its pages go when the model lets go */
+        }
+    }
+    o->n = keep;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void hostpool_release(struct hostpool *p, unsigned owner)
+{
+    hostpool_keep(p, owner, 0);
+}
+
+void hostpool_stats(const struct hostpool *p, struct hostpool_stats *s)
+{
+    pthread_mutex_lock((pthread_mutex_t *)&p->mu);
+    *s = (struct hostpool_stats){.limit = p->limit,
+                                 .chunk = p->chunk,
+                                 .spare = p->spare_b,
+                                 .filling = p->filling,
+                                 .given = p->given,
+                                 .freeing = p->freeing};
+    pthread_mutex_unlock((pthread_mutex_t *)&p->mu);
 }

@@ -1,11 +1,12 @@
-/* hostpool: the pinned host memory fast swap copies into, owned by the
- * daemon and shared by its models: one memfd of a fixed size, populated
- * once in the background when the daemon starts, mapped and registered
- * with the driver once by each model (libvramcap, VRAM_SWAP_POOL_FD), and
- * cut into one window per suspended model (in pieces when no hole of the
- * pool holds it whole). So the first suspend of a model
- * is as fast as the tenth, and the pinned memory of all suspended models
- * together never passes the pool's size. */
+/* hostpool: the host memory fast swap copies into under the daemon, as
+ * chunks: memfds the daemon makes and populates, each given to one model
+ * only (sent with its suspend or its prepare request, ipc/swapline.h) and
+ * never to another: a model can reach no host memory but its own. A spare
+ * of populated chunks is kept ready for the next suspend (so that it pays
+ * no page faults); a model's chunks come back when it resumes, exits or is
+ * told to drop what it prepared. Threads of the pool's own populate new
+ * chunks and free returned ones: page faults and page frees of gigabytes
+ * take tenths of seconds, never on the loop. */
 #ifndef VRAM_DAEMON_HOSTPOOL_H
 #define VRAM_DAEMON_HOSTPOOL_H
 
@@ -13,49 +14,53 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ipc/swapline.h"
+#define HOSTPOOL_MIN_CHUNK (32ULL << 20)
+#define HOSTPOOL_OWNERS    256 /* CONFIG_MAX_MODELS or more */
 
-#define HOSTPOOL_MAX_WINDOWS 128
-#define HOSTPOOL_ALIGN       (2ULL << 20)
+struct hostpool;
 
-/* A piece of an owner's window: the seq-th, counting in the order the
- * owner fills them. */
-struct hostpool_window {
-    uint64_t off, len;
-    unsigned owner, seq;
+/* A pool of at most limit bytes of chunks at once, chunk bytes each (the
+ * next power of two over share / 48, at least HOSTPOOL_MIN_CHUNK: a share
+ * in few enough chunks to send in one request). NULL with err. */
+struct hostpool *hostpool_open(uint64_t limit, uint64_t share, char *err, size_t len);
+
+/* The largest share is now share: chunks made from now on are sized for
+ * it (a share in at most 48). */
+void hostpool_set_chunk(struct hostpool *p, uint64_t share);
+
+/* Stops its threads and closes every chunk (the models' mappings live on). */
+void hostpool_close(struct hostpool *p);
+
+/* How many bytes of populated chunks to keep ready, given to nobody. */
+void hostpool_set_spare(struct hostpool *p, uint64_t bytes);
+
+/* Chunks for owner covering bytes: populated spares first, then new ones
+ * (whose pages the model's pinning faults in), within the limit and the
+ * RAM available, at most max of them (a model makes up what they do not
+ * cover from its own memory). Their descriptors (the pool's own: send, do
+ * not close) go to fds[*n]. 0, or -1 with err and nothing given. */
+int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, unsigned max,
+                  unsigned *n, char *err, size_t len);
+
+/* Bytes of chunks owner holds. */
+uint64_t hostpool_given(const struct hostpool *p, unsigned owner);
+
+/* Owner kept only its first bytes of chunks (it reported held=bytes):
+ * the rest come back. */
+void hostpool_keep(struct hostpool *p, unsigned owner, uint64_t bytes);
+
+/* Every chunk of owner's back: its bytes are not needed any more (it
+ * resumed, exited, or dropped what it prepared). */
+void hostpool_release(struct hostpool *p, unsigned owner);
+
+struct hostpool_stats {
+    uint64_t limit, chunk;
+    uint64_t spare;   /* populated, given to nobody */
+    uint64_t filling; /* being populated */
+    uint64_t given;   /* held by models */
+    uint64_t freeing; /* returned, being freed */
 };
 
-/* The pieces, in order of offset. */
-struct hostpool_map {
-    uint64_t size;
-    struct hostpool_window w[HOSTPOOL_MAX_WINDOWS];
-    unsigned n;
-};
-
-/* A window of n bytes (rounded up to HOSTPOOL_ALIGN) for owner in *w: the
- * smallest free hole that holds it whole, else pieces of the largest
- * holes (at most SWAPLINE_MAX_EXTENTS). 0, or -1 when the free space is
- * short. An owner has one window: a second take gives the first back
- * first. */
-int hostpool_take(struct hostpool_map *m, unsigned owner, uint64_t n, struct swapline_window *w);
-
-/* Shrinks owner's window to its first n bytes (rounded up); 0 gives it
- * back. */
-void hostpool_shrink(struct hostpool_map *m, unsigned owner, uint64_t n);
-
-/* Gives owner's window back (nothing if it has none). */
-void hostpool_give(struct hostpool_map *m, unsigned owner);
-
-/* Bytes in windows now. */
-uint64_t hostpool_used(const struct hostpool_map *m);
-
-struct hostpool {
-    int fd;
-    struct hostpool_map map;
-};
-
-/* A pool of size bytes (rounded up), its memory populated by a thread of
- * its own that says how far it got on stderr: 0, or -1 with err. */
-int hostpool_open(struct hostpool *p, uint64_t size, char *err, size_t len);
+void hostpool_stats(const struct hostpool *p, struct hostpool_stats *s);
 
 #endif

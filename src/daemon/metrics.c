@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "core/acct.h"
+#include "daemon/hostpool.h"
+#include "daemon/loopwatch.h"
 #include "daemon/metrics.h"
 #include "daemon/proxy.h"
 
@@ -176,6 +178,44 @@ static void requests(struct text *t, const struct daemon *d)
     }
 }
 
+/* How late the loop ran (every request waits that long), and the host
+ * memory fast swap holds. */
+static void loop_and_pool(struct text *t, const struct daemon *d)
+{
+    const struct loopwatch_stats *lw = loopwatch_stats();
+    family(t, "vram_loop_lag_seconds", "histogram",
+           "How late the daemon's loop ran a timer due every 50 ms (requests wait as long).");
+    uint64_t below = 0;
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        below += lw->lag.in[b];
+        put(t, "vram_loop_lag_seconds_bucket{le=\"%g\"} %llu\n", hist_le[b],
+            (unsigned long long)below);
+    }
+    put(t, "vram_loop_lag_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)lw->lag.count);
+    put(t, "vram_loop_lag_seconds_sum %.6f\nvram_loop_lag_seconds_count %llu\n", lw->lag.sum,
+        (unsigned long long)lw->lag.count);
+    if (!d->pool)
+        return;
+    struct hostpool_stats st;
+    hostpool_stats(d->pool, &st);
+    family(t, "vram_host_pool_bytes", "gauge",
+           "Host memory fast swap holds: held by models (suspended, or readied ahead), spare "
+           "(populated, ready for the next suspend), filling, freeing; and its limit.");
+    put(t,
+        "vram_host_pool_bytes{part=\"held\"} %llu\nvram_host_pool_bytes{part=\"spare\"} %llu\n"
+        "vram_host_pool_bytes{part=\"filling\"} %llu\nvram_host_pool_bytes{part=\"freeing\"} "
+        "%llu\nvram_host_pool_bytes{part=\"limit\"} %llu\n",
+        (unsigned long long)st.given, (unsigned long long)st.spare,
+        (unsigned long long)st.filling, (unsigned long long)st.freeing,
+        (unsigned long long)st.limit);
+    family(t, "vram_model_host_pool_bytes", "gauge",
+           "Host memory for fast swap each model holds (its suspended bytes, or readied ahead).");
+    for (size_t i = 0; i < d->sched.nmodels; i++)
+        if (!d->dm[i].removed)
+            put(t, "vram_model_host_pool_bytes{model=\"%s\"} %llu\n", d->smodels[i].name,
+                (unsigned long long)hostpool_given(d->pool, (unsigned)i));
+}
+
 char *metrics_render(const struct daemon *d)
 {
     struct text t = {malloc(16384), 0, 16384};
@@ -189,5 +229,6 @@ char *metrics_render(const struct daemon *d)
     requests(&t, d);
     family(&t, "vram_queue_length", "gauge", "Demands waiting for the scheduler.");
     put(&t, "vram_queue_length %zu\n", d->sched.nqueue);
+    loop_and_pool(&t, d);
     return t.p;
 }

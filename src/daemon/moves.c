@@ -1,8 +1,11 @@
 /* moves: a model's memory going to host RAM and back (suspend, resume,
- * preemption): which of its processes hold memory, its window of the
- * daemon's host pool, the worker's job (park.c picks the path for each
- * process: all of them move, or none), and what the job's report changes.
- * The scheduler decides; this carries it out. */
+ * preemption): which of its processes hold memory, the chunks of host
+ * memory it is given (daemon/hostpool.h), the worker's job (park.c picks
+ * the path for each process: all of them move, or none), and what the
+ * job's report changes. Also readies host memory ahead: the model a switch
+ * would move out next is given its chunks to pin before it is asked to go,
+ * so that its suspend is only copies. The scheduler decides; this carries
+ * it out. */
 #include "daemon/moves.h"
 
 #include <stdio.h>
@@ -14,8 +17,12 @@
 #include "daemon/mgroup.h"
 #include "park/park.h"
 
-/* The processes of model i that hold GPU memory, from the snapshot measure
- * just took (its server alone, when it shows none yet). */
+/* A prepared model that has not been the next to go for this long gives
+ * its chunks back (a shorter wait churns pinning as requests come in). */
+#define UNPREDICTED_MS 2000
+
+/* The processes of model i that hold GPU memory, from the last snapshot
+ * (its server alone, when it shows none yet). */
 static void parked_pids(struct daemon *d, unsigned i)
 {
     struct dmodel *dm = &d->dm[i];
@@ -44,49 +51,100 @@ static void parked_pids(struct daemon *d, unsigned i)
     }
 }
 
+/* What model i's host memory should hold: a little over what its last
+ * fast swap moved (a model that grew by a few buffers still fits; what it
+ * does not use goes back), else what it holds on the GPU. */
+static uint64_t share(const struct daemon *d, unsigned i)
+{
+    const struct dmodel *dm = &d->dm[i];
+    uint64_t gpu = d->smodels[i].need > dm->host_bytes ? d->smodels[i].need : dm->host_bytes;
+    return dm->moved ? dm->moved + dm->moved / 32 : gpu;
+}
+
+static bool swappable(const struct daemon *d, unsigned i)
+{
+    const struct dmodel *dm = &d->dm[i];
+    return d->pool && dm->cfg.fast && dm->cfg.evict == SCHED_EVICT_SUSPEND && !dm->removed &&
+           strcmp(dm->how, "checkpoint") != 0;
+}
+
+/* Chunks for the suspend of model i: each process its part. False when
+ * the pool cannot give them (err says why). */
+static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char *err, size_t len)
+{
+    struct dmodel *dm = &d->dm[i];
+    unsigned at = 0;
+    if (dm->nparked == 1) {
+        uint64_t want = share(d, i), have = hostpool_given(d->pool, i);
+        unsigned n = 0;
+        if (want > have &&
+            hostpool_give(d->pool, i, want - have, j->fds, SWAPLINE_MAX_CHUNKS, &n, err, len) < 0)
+            return false;
+        j->nfds_of[0] = n;
+        return true;
+    }
+    hostpool_release(d->pool, i); /* chunks are per process: none prepared for several */
+    for (unsigned k = 0; k < dm->nparked; k++) {
+        unsigned n = 0;
+        if (hostpool_give(d->pool, i, dm->parked_bytes[k] + dm->parked_bytes[k] / 32, j->fds + at,
+                          SWAPLINE_MAX_CHUNKS, &n, err, len) < 0) {
+            hostpool_release(d->pool, i);
+            return false;
+        }
+        j->nfds_of[k] = n;
+        at += n;
+    }
+    return true;
+}
+
+static void post_result(struct daemon *d, unsigned i, bool resume, const char *err)
+{
+    struct sched_event e = {
+        .kind = resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED, .model = i, .error = err};
+    daemon_post(d, &e);
+}
+
 void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t overlap, bool preempt)
 {
     struct dmodel *dm = &d->dm[i];
-    struct worker_job j = {.model = i,
-                           .resume = resume,
-                           .driver_only = !dm->cfg.fast,
-                           /* overlapped: it may take the memory the others give
-                            * back as they go, never the GPU's last margin */
-                           .floor = overlap ? (d->cfg.margin ? d->cfg.margin : 1) : 0,
-                           .fast_only = preempt};
+    if (dm->chore) { /* after the prepare or drop in flight */
+        dm->pend.on = true;
+        dm->pend.resume = resume;
+        dm->pend.gpu = gpu;
+        dm->pend.overlap = overlap;
+        dm->pend.preempt = preempt;
+        return;
+    }
+    static struct worker_job j; /* large; the loop is one thread */
+    memset(&j, 0, sizeof j);
+    j.model = i;
+    j.resume = resume;
+    j.driver_only = !dm->cfg.fast;
+    /* overlapped: it may take the memory the others give back as they go,
+     * never the GPU's last margin */
+    j.floor = overlap ? (d->cfg.margin ? d->cfg.margin : 1) : 0;
+    j.fast_only = preempt;
     char err[232];
     dm->began_ms = daemon_now_ms();
     if (!resume) {
         dm->left_gpu = d->smodels[i].gpu;
         dm->left_gpus = d->smodels[i].gpus;
-        daemon_measure(d, i, &dm->host_bytes);
+        /* from the last snapshot: a fresh one would wait on the driver here */
+        uint64_t most = 0;
+        for (size_t g = 0; g < d->snap.ngpus; g++)
+            for (size_t k = 0; k < d->snap.gpus[g].nprocs; k++)
+                if (daemon_model_of_pid(d, d->snap.gpus[g].procs[k].pid) == (int)i)
+                    most += d->snap.gpus[g].procs[k].used;
+        dm->host_bytes = most ? most : d->smodels[i].need;
         parked_pids(d, i);
-        /* its window of the shared pool: what its last fast swap moved, or
-         * (the first time) what it holds on the GPU, which covers it; a
-         * window sized to what moves keeps the pool from fragmenting (seen
-         * on the H200: windows of 17.5 GiB measured for 16.2 moved) */
-        dm->tight = dm->moved && dm->moved <= dm->host_bytes;
-        dm->preempting = preempt;
-        /* a little over what moved: a model that grew by a few buffers
-         * since still fits (the slack goes back once it has moved) */
-        uint64_t want = dm->host_bytes;
-        if (dm->tight && dm->moved + dm->moved / 32 < want)
-            want = dm->moved + dm->moved / 32;
-        if (d->pool && dm->cfg.fast && dm->nparked == 1 && dm->moved && dm->moved <= dm->host_bytes)
-            dm->parked_bytes[0] = dm->moved;
-        if (d->pool && dm->cfg.fast && hostpool_take(&d->pool->map, i, want, &j.pool) < 0) {
-            char a[32], b[32];
-            units_fmt_size(want, a, sizeof a);
-            units_fmt_size(d->pool->map.size, b, sizeof b);
+        dm->prepared = false; /* what it prepared is this suspend's now */
+        if (d->pool && dm->cfg.fast && !give_chunks(d, i, &j, err, sizeof err)) {
             if (preempt) { /* mid-request: fast swap or nothing */
-                snprintf(err, sizeof err, "the host pool has no %s left (of %s)", a, b);
-                struct sched_event e = {.kind = SCHED_EV_SUSPENDED, .model = i, .error = err};
-                daemon_post(d, &e);
+                post_result(d, i, false, err);
                 return;
             }
-            log_msg(LOG_LV_WARN,
-                    "%s: the host pool has no %s left (of %s): the driver's checkpoint instead",
-                    dm->cfg.name, a, b);
+            log_msg(LOG_LV_WARN, "%s: no host memory for fast swap (%s): the driver's checkpoint "
+                                 "instead", dm->cfg.name, err);
             j.driver_only = true;
         }
     } else if (dm->left_gpu >= 0 && gpu >= 0 && dm->left_gpu != gpu) {
@@ -114,10 +172,19 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
     if (rc < 0) {
         if (resume)
             mgroup_park(dm->pid, dm->start, true);
-        struct sched_event e = {
-            .kind = resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED, .model = i, .error = err};
-        daemon_post(d, &e);
+        else if (d->pool)
+            hostpool_release(d->pool, i);
+        post_result(d, i, resume, err);
     }
+}
+
+/* On a worker's thread: a prepare or a drop, to the model's main process. */
+static void chore_job(const struct worker_job *j, struct worker_report *r)
+{
+    int rc = j->chore == WORKER_PREPARE
+                 ? park_prepare(j->pids[0], j->fds, j->nfds_of[0], r->error, sizeof r->error)
+                 : park_drop(j->pids[0], r->error, sizeof r->error);
+    r->ok = rc == 0;
 }
 
 /* On a worker's thread: the move itself, by the path park.c picks, for
@@ -126,20 +193,22 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
 void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
 {
     const struct daemon *d = arg;
+    if (j->chore != WORKER_MOVE) {
+        chore_job(j, r);
+        return;
+    }
     struct park_result pr[WORKER_MAX_PIDS];
     struct park_fast f[WORKER_MAX_PIDS];
-    uint64_t from = 0;
-    unsigned done = 0;
+    unsigned done = 0, at = 0;
     int rc = 0;
     memset(pr, 0, sizeof pr); /* park.c asks each process which path */
     r->fast = true;
     for (unsigned k = 0; k < j->npids && rc == 0; k++, done++) {
-        /* each its part of the window: what it held covers what moves */
-        uint64_t len = j->npids == 1 ? swapline_window_len(&j->pool) : j->bytes[k];
-        f[k] = (struct park_fast){
-            .floor = j->floor, .fast_only = j->fast_only, .pool_fd = d->pool ? d->pool->fd : -1};
-        swapline_window_part(&j->pool, from, len, &f[k].pool);
-        from += len;
+        f[k] = (struct park_fast){.fds = j->fds + at,
+                                  .nfds = j->nfds_of[k],
+                                  .floor = j->floor,
+                                  .fast_only = j->fast_only};
+        at += j->nfds_of[k];
         rc = j->resume
                  ? park_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
                                j->to[0] ? j->to : NULL, &f[k], &pr[k], r->error, sizeof r->error)
@@ -150,6 +219,7 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
         if (pr[k].path == PARK_DRIVER && pr[k].note[0] && !r->note[0])
             snprintf(r->note, sizeof r->note, "pid %d: %s", (int)j->pids[k], pr[k].note);
     }
+    r->held = j->npids == 1 ? pr[0].fast.held : 0;
     if (rc < 0 && done > 1) { /* all or none: the others go back as they were */
         char e2[232];
         for (unsigned k = 0; k + 1 < done; k++)
@@ -166,16 +236,34 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
     r->ok = rc == 0;
 }
 
+/* A prepare or drop is done: the model's chunks are pinned, or back. */
+static void chore_done(struct daemon *d, const struct worker_report *r)
+{
+    struct dmodel *dm = &d->dm[r->model];
+    dm->chore = false;
+    if (r->chore == WORKER_PREPARE && r->ok) {
+        dm->prepared = true;
+        dm->unpredicted_ms = 0;
+    } else {
+        if (r->chore == WORKER_PREPARE)
+            log_msg(LOG_LV_INFO, "%s: host memory not readied ahead: %s", dm->cfg.name, r->error);
+        dm->prepared = false;
+        hostpool_release(d->pool, r->model);
+    }
+    if (dm->pend.on) {
+        dm->pend.on = false;
+        moves_start(d, r->model, dm->pend.resume, dm->pend.gpu, dm->pend.overlap,
+                    dm->pend.preempt);
+    }
+}
+
 void moves_done(void *arg, const struct worker_report *r)
 {
     struct daemon *d = arg;
     struct dmodel *dm = &d->dm[r->model];
-    if (!r->resume && !r->ok && dm->tight) {
-        /* its window, sized to what moved last time, was short (it grew):
-         * nothing moved; again, with a window for all it holds */
-        log_msg(LOG_LV_INFO, "%s: %s; again with a larger window", dm->cfg.name, r->error);
-        dm->moved = 0;
-        moves_start(d, r->model, false, -1, 0, dm->preempting);
+    if (r->chore != WORKER_MOVE) {
+        chore_done(d, r);
+        moves_plan(d);
         return;
     }
     struct sched_event e = {.kind = r->resume ? SCHED_EV_RESUMED : SCHED_EV_SUSPENDED,
@@ -195,8 +283,138 @@ void moves_done(void *arg, const struct worker_report *r)
             dm->host_bytes = dm->moved = r->bytes; /* what moved, not what NVML counted */
         e.bytes = dm->host_bytes;
     }
-    /* the window covered what NVML counted: keep what fast swap used */
-    if (d->pool && !r->resume)
-        hostpool_shrink(&d->pool->map, r->model, r->ok && r->fast ? r->bytes : 0);
+    if (d->pool) {
+        /* its chunks: kept while they hold its bytes, the unused ones back */
+        if (!r->resume && r->ok && r->fast && dm->nparked == 1)
+            hostpool_keep(d->pool, r->model, r->held);
+        else if (r->resume ? r->ok : !(r->ok && r->fast))
+            hostpool_release(d->pool, r->model);
+    }
     daemon_step(d, &e);
+}
+
+/* Asks model i's process to pin chunks ahead of its next suspend: only
+ * from the populated spare (chunks the model would fault in as it pins
+ * cost the machine as much as the suspend would). */
+static void prepare(struct daemon *d, unsigned i)
+{
+    struct dmodel *dm = &d->dm[i];
+    struct hostpool_stats st;
+    hostpool_stats(d->pool, &st);
+    uint64_t want = share(d, i);
+    if (dm->pid <= 0 || st.spare < want)
+        return;
+    static struct worker_job j;
+    memset(&j, 0, sizeof j);
+    j.model = i;
+    j.chore = WORKER_PREPARE;
+    j.pids[0] = dm->pid;
+    j.npids = 1;
+    char err[160];
+    unsigned n = 0;
+    if (hostpool_give(d->pool, i, want, j.fds, SWAPLINE_MAX_CHUNKS, &n, err, sizeof err) < 0)
+        return;
+    j.nfds_of[0] = n;
+    dm->chore = true;
+    if (worker_start(d->worker, &j, err, sizeof err) < 0) {
+        dm->chore = false;
+        hostpool_release(d->pool, i);
+    }
+}
+
+static void drop(struct daemon *d, unsigned i)
+{
+    struct dmodel *dm = &d->dm[i];
+    static struct worker_job j;
+    memset(&j, 0, sizeof j);
+    j.model = i;
+    j.chore = WORKER_DROP;
+    j.pids[0] = dm->pid;
+    j.npids = 1;
+    char err[160];
+    dm->chore = true;
+    if (worker_start(d->worker, &j, err, sizeof err) < 0) {
+        dm->chore = false;
+        dm->prepared = false;
+        hostpool_release(d->pool, i);
+    }
+}
+
+void moves_plan(struct daemon *d)
+{
+    if (!d->pool)
+        return;
+    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0;
+    bool suspended = false;
+    int next[SCHED_MAX_GPUS];
+    for (size_t g = 0; g < d->sched.ngpus; g++)
+        next[g] = sched_contended(&d->sched, (int)g) ? sched_next_victim(&d->sched, (int)g) : -1;
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        enum sched_state st = d->smodels[i].state;
+        if (!swappable(d, (unsigned)i))
+            continue;
+        uint64_t s = share(d, (unsigned)i);
+        largest = s > largest ? s : largest;
+        bool gone = st == SCHED_SUSPENDED || st == SCHED_SUSPENDING || st == SCHED_RESUMING;
+        suspended |= gone;
+        if (gone)
+            out += hostpool_given(d->pool, (unsigned)i);
+    }
+    /* readied ahead: the next to go on each GPU where a switch will come */
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        struct dmodel *dm = &d->dm[i];
+        const struct sched_model *m = &d->smodels[i];
+        bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
+        bool is_next = m->gpu >= 0 && (size_t)m->gpu < d->sched.ngpus && next[m->gpu] == (int)i;
+        if (dm->chore && up) /* a prepare in flight holds its chunks already */
+            prepared += hostpool_given(d->pool, (unsigned)i);
+        if (!dm->prepared || dm->chore)
+            continue;
+        if (!up || !swappable(d, (unsigned)i) || dm->nparked > 1) {
+            drop(d, (unsigned)i);
+        } else if (is_next) {
+            dm->unpredicted_ms = 0;
+            prepared += hostpool_given(d->pool, (unsigned)i);
+        } else if (!dm->unpredicted_ms) {
+            dm->unpredicted_ms = now;
+            prepared += hostpool_given(d->pool, (unsigned)i);
+        } else if (now - dm->unpredicted_ms >= UNPREDICTED_MS) {
+            drop(d, (unsigned)i);
+        } else {
+            prepared += hostpool_given(d->pool, (unsigned)i);
+        }
+    }
+    hostpool_set_chunk(d->pool, largest);
+    /* the next switch's share, two while models are out (a burst of
+     * switches finds one ready): readied in the model to go next, the rest
+     * a spare */
+    uint64_t extra = largest * (suspended ? 2 : 1);
+    /* never so much that a suspend finds the limit reached: what is held
+     * ahead leaves the largest share free beside what suspended models hold */
+    struct hostpool_stats st;
+    hostpool_stats(d->pool, &st);
+    uint64_t room = st.limit > out + largest ? st.limit - out - largest : 0;
+    if (extra > room)
+        extra = room;
+    for (size_t g = 0; g < d->sched.ngpus; g++) {
+        int v = next[g];
+        /* only a model whose size is known (it moved once): the first
+         * suspend pins the spare as it copies */
+        if (v < 0 || !swappable(d, (unsigned)v) || d->dm[v].prepared || d->dm[v].chore ||
+            d->dm[v].nparked > 1 || !d->dm[v].moved || prepared + share(d, (unsigned)v) > extra)
+            continue;
+        prepare(d, (unsigned)v);
+        if (d->dm[v].chore)
+            prepared += hostpool_given(d->pool, (unsigned)v);
+    }
+    hostpool_set_spare(d->pool, extra > prepared ? extra - prepared : 0);
+}
+
+void moves_forget(struct daemon *d, unsigned i)
+{
+    struct dmodel *dm = &d->dm[i];
+    dm->prepared = false;
+    dm->unpredicted_ms = 0;
+    if (d->pool && !dm->chore)
+        hostpool_release(d->pool, i);
 }

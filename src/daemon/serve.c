@@ -85,52 +85,30 @@ static void adopt(struct daemon *d)
     }
 }
 
-/* RAM free for the pool: what the kernel says is available, less a
- * margin for everything else. */
-static uint64_t ram_for_pool(void)
-{
-    FILE *f = fopen("/proc/meminfo", "re");
-    unsigned long long kb = 0;
-    char line[128];
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    uint64_t avail = (uint64_t)kb << 10, keep = avail / 8 + (2ULL << 30);
-    return avail > keep ? avail - keep : 0;
-}
-
-/* The shared host pool: as large as the models fast swap may move all at
- * once (a model's need is on each of its GPUs), within host_budget and the
- * RAM there is. Models started before (adopted) keep their own pools. */
+/* The host memory fast swap copies into: chunks made as suspends need
+ * them, within host_budget (daemon/hostpool.h). Nothing is taken now but
+ * the spare for the first switch, populated in the background. */
 static void open_pool(struct daemon *d)
 {
-    uint64_t want = 0;
+    uint64_t largest = 0;
     for (size_t i = 0; i < d->sched.nmodels; i++)
-        if (d->dm[i].cfg.fast && d->dm[i].cfg.evict == SCHED_EVICT_SUSPEND)
-            want += d->smodels[i].need * (d->dm[i].cfg.width ? d->dm[i].cfg.width : 1);
-    uint64_t size = want < d->sched.host_budget ? want : d->sched.host_budget;
-    uint64_t ram = ram_for_pool();
+        if (d->dm[i].cfg.fast && d->dm[i].cfg.evict == SCHED_EVICT_SUSPEND &&
+            d->smodels[i].need > largest)
+            largest = d->smodels[i].need;
     char a[32], b[32], err[256];
-    if (!size || !d->shim[0])
+    if (!largest || !d->shim[0])
         return;
-    if (size > ram) {
-        log_msg(LOG_LV_WARN, "host pool: %s wanted, %s of RAM available: %s",
-                units_fmt_size(size, a, sizeof a), units_fmt_size(ram, b, sizeof b),
-                units_fmt_size(ram, b, sizeof b));
-        size = ram;
-    }
-    struct hostpool *p = calloc(1, sizeof *p);
-    if (!p || size < HOSTPOOL_ALIGN || hostpool_open(p, size, err, sizeof err) < 0) {
-        log_msg(LOG_LV_WARN, "no shared host pool (%s): each model pins its own",
-                p ? err : "out of memory");
-        free(p);
+    d->pool = hostpool_open(d->sched.host_budget, largest, err, sizeof err);
+    if (!d->pool) {
+        log_msg(LOG_LV_WARN, "no host memory for fast swap (%s): each model pins its own", err);
         return;
     }
-    d->pool = p;
-    log_msg(LOG_LV_INFO, "host pool: %s for fast swap, filling in the background",
-            units_fmt_size(size, a, sizeof a));
+    struct hostpool_stats st;
+    hostpool_stats(d->pool, &st);
+    log_msg(LOG_LV_INFO,
+            "host memory for fast swap: up to %s (host_budget), in chunks of %s, taken as "
+            "models are suspended",
+            units_fmt_size(st.limit, a, sizeof a), units_fmt_size(st.chunk, b, sizeof b));
 }
 
 int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why, size_t wlen,

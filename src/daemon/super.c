@@ -135,12 +135,8 @@ static int env_build(struct env *e, const struct super_spawn *s, const char *por
             snprintf(num, sizeof num, "%llu", (unsigned long long)s->swap_host_max);
             rc |= env_put(e, "VRAM_SWAP_HOST_MAX", num);
         }
-        if (s->pool_fd >= 0) {
-            snprintf(num, sizeof num, "%d", SUPER_POOL_FD);
-            rc |= env_put(e, "VRAM_SWAP_POOL_FD", num);
-            snprintf(num, sizeof num, "%llu", (unsigned long long)s->pool_size);
-            rc |= env_put(e, "VRAM_SWAP_POOL_SIZE", num);
-        }
+        if (s->by_daemon)
+            rc |= env_put(e, "VRAM_SWAP_DAEMON", "1");
     }
     return rc ? -1 : 0;
 }
@@ -152,7 +148,7 @@ static void env_free(struct env *e)
     free(e->v);
 }
 
-/* Everything but stdin, stdout, stderr (and the host pool) closed in the
+/* Everything but stdin, stdout, stderr closed in the
  * child: a model inherits no socket, pipe or file of the daemon's, whatever
  * a library opened without close-on-exec. */
 static void close_from(int first)
@@ -321,11 +317,7 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
         dup2(nul, STDIN_FILENO);
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
-        if (s->pool_fd == SUPER_POOL_FD)
-            fcntl(SUPER_POOL_FD, F_SETFD, 0);
-        else if (s->pool_fd >= 0)
-            dup2(s->pool_fd, SUPER_POOL_FD); /* dup2 clears close-on-exec */
-        close_from(s->pool_fd >= 0 ? SUPER_POOL_FD + 1 : 3);
+        close_from(3);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

@@ -20,8 +20,7 @@ struct super_spawn {
     bool fast;        /* fast swap on */
     const char *swap_pool;
     uint64_t swap_host_max; /* the most pinned host memory it may take */
-    int pool_fd;            /* the daemon's host pool (a memfd) to share, or -1 */
-    uint64_t pool_size;
+    bool by_daemon;         /* the daemon brings its host memory (VRAM_SWAP_DAEMON) */
     const char *env; /* the model's own KEY=VALUE entries, NUL-terminated, one after another */
     unsigned nenv;
     /* VRAM_CAP_GROUP: its group files (daemon/mgroup.h), charged by all its
@@ -29,15 +28,12 @@ struct super_spawn {
     const char *cap_group;
 };
 
-/* Where a model finds the daemon's host pool (VRAM_SWAP_POOL_FD). */
-#define SUPER_POOL_FD 3
-
 /* Forks a process for /bin/sh -c "exec COMMAND" in its own session and
  * family (host/family.h), stdout and stderr appended to LOGDIR/NAME.log,
- * no other descriptor inherited but the host pool's. It execs only once
- * super_go(*gate) is called: the caller records pid and start first, so
- * that a daemon that dies in between leaves nothing running (the process
- * sees the gate close and exits with SUPER_NOT_RELEASED). */
+ * no other descriptor inherited. It execs only once super_go(*gate) is
+ * called: the caller records pid and start first, so that a daemon that
+ * dies in between leaves nothing running (the process sees the gate close
+ * and exits with SUPER_NOT_RELEASED). */
 int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, int *gate,
                 char *err, size_t len);
 

@@ -32,7 +32,8 @@ _Static_assert(sizeof(struct worker_report) < PIPE_BUF, "a report is written in 
 static void *thread_main(void *arg)
 {
     struct thread_job *t = arg;
-    struct worker_report r = {.model = t->job.model, .resume = t->job.resume};
+    struct worker_report r = {
+        .model = t->job.model, .chore = t->job.chore, .resume = t->job.resume};
     t->w->run(t->w->run_arg, &t->job, &r);
     while (write(t->w->fd[1], &r, sizeof r) < 0 && errno == EINTR)
         ;

@@ -17,8 +17,14 @@ struct ckpt;
 
 #define WORKER_MAX_PIDS 16
 
+/* What a job does: move a model out or back (resume says which), or hand
+ * its main process chunks of host memory to pin ahead (prepare), or take
+ * them back (drop). */
+enum worker_chore { WORKER_MOVE, WORKER_PREPARE, WORKER_DROP };
+
 struct worker_job {
     unsigned model;
+    enum worker_chore chore;
     bool resume;
     /* its processes that hold GPU memory (a worker per GPU, or the server
      * alone), moved together: all, or none */
@@ -27,16 +33,21 @@ struct worker_job {
     unsigned npids;
     bool driver_only;            /* skip fast swap */
     char from[96], to[96];       /* resume onto another GPU: the UUIDs (driver path only) */
-    struct swapline_window pool; /* suspend: its window of the daemon's host pool; none: n 0 */
+    /* suspend and prepare: chunks of the daemon's host memory to send, the
+     * first nfds_of[0] to pids[0], the next nfds_of[1] to pids[1]... */
+    int fds[WORKER_MAX_PIDS * SWAPLINE_MAX_CHUNKS];
+    unsigned nfds_of[WORKER_MAX_PIDS];
     uint64_t floor;              /* resume overlapped: the free memory it must leave; 0: not */
     bool fast_only;              /* suspend mid-request (preempted): no driver checkpoint */
 };
 
 struct worker_report {
     unsigned model;
+    enum worker_chore chore;
     bool resume, ok;
     bool fast;      /* moved by fast swap: it comes back only on the GPU it left */
     uint64_t bytes; /* what fast swap moved */
+    uint64_t held;  /* suspend of one process: the bytes of chunks it kept */
     char error[232];
     char note[240]; /* why fast swap did not move a process it could have */
 };

@@ -25,41 +25,12 @@ socklen_t swapline_address_alt(int pid, uint64_t nonce, struct sockaddr_un *a)
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
-uint64_t swapline_window_len(const struct swapline_window *w)
-{
-    uint64_t n = 0;
-    for (unsigned i = 0; i < w->n; i++)
-        n += w->e[i].len;
-    return n;
-}
-
-void swapline_window_part(const struct swapline_window *w, uint64_t from, uint64_t len,
-                          struct swapline_window *out)
-{
-    out->n = 0;
-    for (unsigned i = 0; i < w->n && len; i++) {
-        const struct swapline_extent *e = &w->e[i];
-        if (from >= e->len) {
-            from -= e->len;
-            continue;
-        }
-        uint64_t n = e->len - from < len ? e->len - from : len;
-        out->e[out->n++] = (struct swapline_extent){e->off + from, n};
-        len -= n;
-        from = 0;
-    }
-}
-
 int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
 {
     int n;
     switch (q->verb) {
     case SWAPLINE_SUSPEND:
         n = snprintf(out, len, "suspend %u", q->timeout_ms);
-        for (unsigned i = 0; i < q->pool.n && n > 0 && (size_t)n < len; i++)
-            n += snprintf(out + n, len - (size_t)n, " %llu %llu",
-                          (unsigned long long)q->pool.e[i].off,
-                          (unsigned long long)q->pool.e[i].len);
         break;
     case SWAPLINE_RESUME:
         n = q->floor ? snprintf(out, len, "resume %llu", (unsigned long long)q->floor)
@@ -67,6 +38,9 @@ int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
         break;
     case SWAPLINE_PREPARE:
         n = snprintf(out, len, "prepare");
+        break;
+    case SWAPLINE_DROP:
+        n = snprintf(out, len, "drop");
         break;
     default:
         n = snprintf(out, len, "info");
@@ -98,25 +72,21 @@ static int numbers(const char *s, unsigned long long *v, int max)
 
 int swapline_parse_request(const char *line, struct swapline_req *q)
 {
-    unsigned long long v[1 + 2 * SWAPLINE_MAX_EXTENTS];
+    unsigned long long v[1];
     int n;
     memset(q, 0, sizeof *q);
     if (!strcmp(line, "info")) {
         q->verb = SWAPLINE_INFO;
     } else if (!strcmp(line, "prepare")) {
         q->verb = SWAPLINE_PREPARE;
+    } else if (!strcmp(line, "drop")) {
+        q->verb = SWAPLINE_DROP;
     } else if (!strncmp(line, "suspend", 7) && (!line[7] || line[7] == ' ') &&
-               (n = numbers(line + 7, v, 1 + 2 * SWAPLINE_MAX_EXTENTS)) >= 0 &&
-               (n == 0 || n % 2 == 1)) {
+               (n = numbers(line + 7, v, 1)) >= 0) {
         q->verb = SWAPLINE_SUSPEND;
         if (n >= 1 && v[0] > 24ULL * 3600 * 1000)
             return -1;
         q->timeout_ms = n >= 1 ? (unsigned)v[0] : 0;
-        for (int i = 1; i + 1 < n; i += 2) {
-            if (!v[i + 1] || v[i] > UINT64_MAX - v[i + 1])
-                return -1;
-            q->pool.e[q->pool.n++] = (struct swapline_extent){v[i], v[i + 1]};
-        }
     } else if (!strncmp(line, "resume", 6) && (!line[6] || line[6] == ' ') &&
                (n = numbers(line + 6, v, 1)) >= 0) {
         q->verb = SWAPLINE_RESUME;
@@ -130,10 +100,10 @@ int swapline_parse_request(const char *line, struct swapline_req *q)
 int swapline_format(const struct swapline_info *in, char *out, size_t len)
 {
     int n = snprintf(out, len,
-                     "ok state=%s bytes=%llu allocations=%u pool=%llu policy=%s gate_ms=%llu "
-                     "sync_ms=%llu pool_ms=%llu copy_ms=%llu%s%s\n",
+                     "ok state=%s bytes=%llu allocations=%u pool=%llu held=%llu policy=%s "
+                     "gate_ms=%llu sync_ms=%llu pool_ms=%llu copy_ms=%llu%s%s\n",
                      in->state, (unsigned long long)in->bytes, in->allocations,
-                     (unsigned long long)in->pool, in->policy, (unsigned long long)in->gate_ms,
+                     (unsigned long long)in->pool, (unsigned long long)in->held, in->policy, (unsigned long long)in->gate_ms,
                      (unsigned long long)in->sync_ms, (unsigned long long)in->pool_ms,
                      (unsigned long long)in->copy_ms, in->why[0] ? " why=" : "", in->why);
     return n > 0 && (size_t)n < len ? n : -1;
@@ -161,6 +131,8 @@ void swapline_parse(char *line, struct swapline_info *in)
             in->bytes = v;
         else if (strcmp(t, "pool") == 0)
             in->pool = v;
+        else if (strcmp(t, "held") == 0)
+            in->held = v;
         else if (strcmp(t, "allocations") == 0)
             in->allocations = (unsigned)v;
         else if (strcmp(t, "gate_ms") == 0)

@@ -3,12 +3,16 @@
  * with VRAM_SWAP=1, on the abstract Unix socket "vram-swap-PID" (or, when
  * another process squats that name, "vram-swap-PID.NONCE"). Both ends
  * build and read it here, so the two cannot drift apart.
- *   request:  info | suspend [TIMEOUT_MS [OFF LEN]...] | resume [FLOOR] | prepare
- *             (OFF LEN...: the window of the daemon's host pool to swap into,
- *             up to SWAPLINE_MAX_EXTENTS pieces of it, filled in order;
- *             FLOOR: another process is moving off the GPU now: wait for
+ *   request:  info | suspend [TIMEOUT_MS] | resume [FLOOR] | prepare | drop
+ *             (FLOOR: another process is moving off the GPU now: wait for
  *             room rather than fail, and leave FLOOR bytes free)
- *   answer:   ok KEY=VALUE ... [why=TEXT TO THE END]  |  error MESSAGE */
+ *   answer:   ok KEY=VALUE ... [why=TEXT TO THE END]  |  error MESSAGE
+ * Under the daemon, host memory travels beside the line: `prepare` and
+ * `suspend` may carry chunks of it (memfds the daemon made for this model
+ * alone, SCM_RIGHTS, up to SWAPLINE_MAX_CHUNKS). `prepare` pins them ahead
+ * of the next suspend; a suspend fills the prepared chunks, then its own,
+ * in order; `drop` gives prepared chunks back. The chunks of one model are
+ * never another's: the only pinned memory a model can reach is its own. */
 #ifndef VRAM_IPC_SWAPLINE_H
 #define VRAM_IPC_SWAPLINE_H
 
@@ -21,40 +25,28 @@ struct swapline_info {
     char state[16]; /* running, suspended */
     char policy[8]; /* keep, none, eager */
     uint64_t bytes; /* swappable GPU memory */
-    uint64_t pool;  /* pinned host memory held */
+    uint64_t pool;  /* pinned host memory held of its own */
+    uint64_t held;  /* chunks of the daemon's host memory it holds */
     unsigned allocations;
     uint64_t gate_ms, sync_ms, pool_ms, copy_ms;
     char why[200]; /* why it cannot be swapped fast; empty when it can */
 };
 
-/* A window of the daemon's host pool: pieces of its memfd, which the
- * process fills in this order as if they were one range. Pieces let a
- * window use the free space of a fragmented pool (models of the same size
- * leave holes of that size; one that grew fits none of them whole). */
-#define SWAPLINE_MAX_EXTENTS 8
+/* The most chunks of host memory one request carries. */
+#define SWAPLINE_MAX_CHUNKS 64
 
-struct swapline_window {
-    unsigned n;
-    struct swapline_extent {
-        uint64_t off, len;
-    } e[SWAPLINE_MAX_EXTENTS];
+enum swapline_verb {
+    SWAPLINE_INFO,
+    SWAPLINE_SUSPEND,
+    SWAPLINE_RESUME,
+    SWAPLINE_PREPARE,
+    SWAPLINE_DROP
 };
-
-/* The window's bytes, all pieces together. */
-uint64_t swapline_window_len(const struct swapline_window *w);
-
-/* Bytes [from, from + len) of w, as a window of their own (fewer bytes when
- * w ends first). */
-void swapline_window_part(const struct swapline_window *w, uint64_t from, uint64_t len,
-                          struct swapline_window *out);
-
-enum swapline_verb { SWAPLINE_INFO, SWAPLINE_SUSPEND, SWAPLINE_RESUME, SWAPLINE_PREPARE };
 
 struct swapline_req {
     enum swapline_verb verb;
-    unsigned timeout_ms;         /* suspend: how long to wait for calls in flight; 0: default */
-    struct swapline_window pool; /* suspend: the pool window; no pieces: none */
-    uint64_t floor;              /* resume: overlapped, leaving this much free; 0: not */
+    unsigned timeout_ms; /* suspend: how long to wait for calls in flight; 0: default */
+    uint64_t floor;      /* resume: overlapped, leaving this much free; 0: not */
 };
 
 /* The request line for q, without its newline; its length, or -1. */
@@ -64,11 +56,8 @@ int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
 int swapline_parse_request(const char *line, struct swapline_req *q);
 
 #define SWAPLINE_NAME "vram-swap-"
-/* The daemon's host pool is a memfd of this name. It reaches a model's
- * process inherited (VRAM_SWAP_POOL_FD) or, where a parent closed that
- * descriptor (Python's multiprocessing and subprocess do), passed along
- * (SCM_RIGHTS) with the daemon's suspend request. */
-#define SWAPLINE_POOL_NAME "vram-host-pool"
+/* The daemon's chunks of host memory are memfds of this name. */
+#define SWAPLINE_CHUNK_NAME "vram-host-chunk"
 
 /* The socket address of pid's control thread. */
 socklen_t swapline_address(int pid, struct sockaddr_un *a);

@@ -42,21 +42,41 @@ int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
         r->path = PARK_DRIVER;
         snprintf(r->note, sizeof r->note, "the driver's checkpoint was asked for");
     } else if ((r->path != PARK_NONE ? r->path : park_probe(pid, r)) == PARK_FAST) {
-        char req[512];
+        char req[64];
         struct swapline_req q = {.verb = SWAPLINE_SUSPEND, .timeout_ms = timeout_ms};
-        if (f)
-            q.pool = f->pool;
         swapline_format_request(&q, req, sizeof req);
         /* the pool may have to grow first: allow for pinning at ~1 GiB/s */
         unsigned wait = timeout_ms + 60000 + (unsigned)(r->fast.bytes >> 20);
-        int pass = f && f->pool.n ? f->pool_fd : -1;
-        return swapctl_call_fd(pid, req, pass, wait, &r->fast, err, len) == 1 ? 0 : -1;
+        return swapctl_call_fds(pid, req, f ? f->fds : NULL, f ? f->nfds : 0, wait, &r->fast, err,
+                                len) == 1
+                   ? 0
+                   : -1;
     }
     if (!c) {
         snprintf(err, len, "%s; and %s", r->note, ckpt_why ? ckpt_why : "no driver checkpoints");
         return -1;
     }
     return ckpt_suspend(c, pid, timeout_ms, err, len);
+}
+
+int park_prepare(int pid, const int *fds, unsigned n, char *err, size_t len)
+{
+    struct swapline_info in;
+    /* pinning faults in what the daemon did not populate: ~1 GiB/s at worst */
+    unsigned wait = 60000 + n * 4000;
+    int rc = swapctl_call_fds(pid, "prepare", fds, n, wait, &in, err, len);
+    if (rc == 0)
+        snprintf(err, len, "pid %d has no fast swap", pid);
+    return rc == 1 ? 0 : -1;
+}
+
+int park_drop(int pid, char *err, size_t len)
+{
+    struct swapline_info in;
+    int rc = swapctl_call(pid, "drop", 30000, &in, err, len);
+    if (rc == 0)
+        snprintf(err, len, "pid %d has no fast swap", pid);
+    return rc == 1 ? 0 : -1;
 }
 
 int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,

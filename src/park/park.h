@@ -26,13 +26,14 @@ const char *park_path_name(enum park_path p);
  * reason in r->note when it is not the fast one. */
 enum park_path park_probe(int pid, struct park_result *r);
 
-/* What the fast path may use, from the daemon: a window of its host pool
- * (len 0: the process's own pool) to suspend into; on resume while another
- * process is moving off the GPU (overlapped), the free memory to leave:
- * the resume waits for its room instead of failing (0: not overlapped). */
+/* What the fast path may use, from the daemon: chunks of its host memory
+ * for this process to suspend into (sent along; none: what the process
+ * was given before, or its own pool); on resume while another process is
+ * moving off the GPU (overlapped), the free memory to leave: the resume
+ * waits for its room instead of failing (0: not overlapped). */
 struct park_fast {
-    struct swapline_window pool; /* its window of the daemon's host pool; no pieces: none */
-    int pool_fd; /* that pool, sent along with a suspend into it; -1: not sent */
+    const int *fds; /* the chunks' memfds */
+    unsigned nfds;
     uint64_t floor;
     bool fast_only; /* a suspend mid-request: fast swap or nothing, never the driver's */
 };
@@ -44,6 +45,14 @@ struct park_fast {
 int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
                  bool driver_only, const struct park_fast *f, struct park_result *r, char *err,
                  size_t len);
+
+/* Gives pid chunks of host memory (n descriptors) to pin ahead of its
+ * next suspend. 0, or -1 with err (then the process holds none of them). */
+int park_prepare(int pid, const int *fds, unsigned n, char *err, size_t len);
+
+/* Tells pid to give back the chunks it prepared (unless it is suspended
+ * in them). 0, or -1 with err. */
+int park_drop(int pid, char *err, size_t len);
 
 /* Resumes by the path pid was suspended with (r as for park_suspend). Moving to another GPU
  * (from_uuid, to_uuid) is the driver's alone. 0, or -1 with err and the

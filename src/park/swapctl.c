@@ -119,24 +119,26 @@ static int connect_alt(int pid, bool *squatted, int *who)
     return fd;
 }
 
-/* Sends the line n bytes long, with pass (if >= 0) alongside it. */
-static bool send_line(int fd, const char *buf, size_t n, int pass)
+/* Sends the line n bytes long, with nfds descriptors alongside it. */
+static bool send_line(int fd, const char *buf, size_t n, const int *fds, unsigned nfds)
 {
     union {
-        char b[CMSG_SPACE(sizeof(int))];
+        char b[CMSG_SPACE(SWAPLINE_MAX_CHUNKS * sizeof(int))];
         struct cmsghdr align;
     } ctl;
     struct iovec iov = {(void *)buf, n};
     struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (pass >= 0) {
+    if (nfds > SWAPLINE_MAX_CHUNKS)
+        return false;
+    if (nfds) {
         memset(&ctl, 0, sizeof ctl);
         m.msg_control = ctl.b;
-        m.msg_controllen = sizeof ctl.b;
+        m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
         struct cmsghdr *c = CMSG_FIRSTHDR(&m);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &pass, sizeof pass);
+        c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
     }
     ssize_t w;
     do
@@ -148,11 +150,11 @@ static bool send_line(int fd, const char *buf, size_t n, int pass)
 int swapctl_call(int pid, const char *req, unsigned timeout_ms, struct swapline_info *info,
                  char *err, size_t len)
 {
-    return swapctl_call_fd(pid, req, -1, timeout_ms, info, err, len);
+    return swapctl_call_fds(pid, req, NULL, 0, timeout_ms, info, err, len);
 }
 
-int swapctl_call_fd(int pid, const char *req, int pass, unsigned timeout_ms,
-                    struct swapline_info *info, char *err, size_t len)
+int swapctl_call_fds(int pid, const char *req, const int *fds, unsigned nfds, unsigned timeout_ms,
+                     struct swapline_info *info, char *err, size_t len)
 {
     struct sockaddr_un a;
     socklen_t alen = swapline_address(pid, &a);
@@ -176,7 +178,7 @@ int swapctl_call_fd(int pid, const char *req, int pass, unsigned timeout_ms,
     }
     char buf[600];
     int n = snprintf(buf, sizeof buf, "%s\n", req);
-    if (!send_line(fd, buf, (size_t)n, pass)) {
+    if (!send_line(fd, buf, (size_t)n, fds, nfds)) {
         close(fd);
         snprintf(err, len, "pid %d: cannot send to its fast-swap socket", pid);
         return -1;

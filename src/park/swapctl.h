@@ -8,16 +8,16 @@
 
 #include "ipc/swapline.h"
 
-/* Sends req (info, suspend [MS], resume, prepare) to pid and parses the
+/* Sends req (info, suspend [MS], resume, prepare, drop) to pid and parses the
  * answer. 1 with *info on "ok"; 0 when pid has no fast swap (nobody
  * listens for it); -1 with err: the process's own message, or why it
  * could not be asked. */
 int swapctl_call(int pid, const char *req, unsigned timeout_ms, struct swapline_info *info,
                  char *err, size_t len);
 
-/* The same, with the descriptor pass (>= 0) sent along with the request
- * (the daemon's host pool, to a process that could not inherit it). */
-int swapctl_call_fd(int pid, const char *req, int pass, unsigned timeout_ms,
-                    struct swapline_info *info, char *err, size_t len);
+/* The same, with n descriptors (at most SWAPLINE_MAX_CHUNKS) sent along
+ * with the request: chunks of the daemon's host memory for this process. */
+int swapctl_call_fds(int pid, const char *req, const int *fds, unsigned n, unsigned timeout_ms,
+                     struct swapline_info *info, char *err, size_t len);
 
 #endif

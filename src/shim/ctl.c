@@ -2,8 +2,10 @@
  * fast swap. Once the process has a CUDA context (and VRAM_SWAP=1), a
  * thread listens on the abstract Unix socket "vram-swap-PID" (no file to
  * clean up when the process dies) and answers one line per connection:
- *   info | suspend [TIMEOUT_MS] | resume | prepare
+ *   info | suspend [TIMEOUT_MS] | resume [FLOOR] | prepare | drop
  *   -> "ok state=... bytes=... [times]" or "error MESSAGE"
+ * (under the daemon, `prepare` and `suspend` bring chunks of host memory,
+ * ipc/swapline.h)
  * Only the same user or root is answered (SO_PEERCRED); the client checks
  * in turn that the socket belongs to the pid it meant. A name another
  * process took first is left to it: this one listens on a name of its own
@@ -39,7 +41,24 @@ static const char *policy_name(void)
     return names[pool_policy()];
 }
 
-static void answer(int fd, const char *req)
+/* The chunks of host memory that came with a request: kept for a suspend
+ * or a prepare under the daemon, closed otherwise. 0, or -1 with err. */
+static int take_chunks(const struct swapline_req *q, const int *fds, unsigned n, char *err,
+                       size_t len)
+{
+    bool keep = pool_daemon() && !swap_suspended() &&
+                (q->verb == SWAPLINE_SUSPEND || q->verb == SWAPLINE_PREPARE);
+    int rc = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (!keep)
+            close(fds[i]);
+        else if (pool_add_chunk(fds[i], err, len) < 0)
+            rc = -1;
+    return rc;
+}
+
+/* Answers one request; true when it was a resume that succeeded. */
+static bool answer(int fd, const char *req, const int *fds, unsigned nfds)
 {
     char out[512], err[256] = "";
     struct swap_stats st;
@@ -47,25 +66,35 @@ static void answer(int fd, const char *req)
     int rc = 0;
     uint64_t pool_ms = 0;
     struct swapline_req q;
-    if (swapline_parse_request(req, &q) < 0) {
+    bool parsed = swapline_parse_request(req, &q) == 0;
+    if (!parsed) {
+        for (unsigned i = 0; i < nfds; i++)
+            close(fds[i]);
         snprintf(err, sizeof err,
-                 "unknown request '%.40s' (info, suspend [MS [OFF LEN]...], resume [FLOOR], "
-                 "prepare)",
+                 "unknown request '%.40s' (info, suspend [MS], resume [FLOOR], prepare, drop)",
                  req);
         rc = -1;
+    } else if (take_chunks(&q, fds, nfds, err, sizeof err) < 0) {
+        rc = -1;
     } else if (q.verb == SWAPLINE_SUSPEND) {
-        rc = swap_suspend(q.timeout_ms ? q.timeout_ms : 10000, q.pool.n ? &q.pool : NULL, &st, err,
-                          sizeof err);
+        rc = swap_suspend(q.timeout_ms ? q.timeout_ms : 10000, &st, err, sizeof err);
     } else if (q.verb == SWAPLINE_RESUME) {
         rc = swap_resume(q.floor, &st, err, sizeof err);
     } else if (q.verb == SWAPLINE_PREPARE) {
         rc = swap_prepare(&pool_ms, err, sizeof err);
         st.pool_ms = pool_ms;
+    } else if (q.verb == SWAPLINE_DROP) {
+        swap_drop();
     }
+    /* a suspend or a prepare that failed keeps none of what it was given:
+     * the daemon takes it back */
+    if (rc < 0 && parsed && (q.verb == SWAPLINE_SUSPEND || q.verb == SWAPLINE_PREPARE))
+        swap_drop();
     if (rc < 0) {
         snprintf(out, sizeof out, "error %s\n", err);
     } else {
         struct swapline_info in = {.pool = pool_bytes(),
+                                   .held = pool_held(),
                                    .gate_ms = st.gate_ms,
                                    .sync_ms = st.sync_ms,
                                    .pool_ms = st.pool_ms,
@@ -90,6 +119,7 @@ static void answer(int fd, const char *req)
             break;
         off += (size_t)w;
     }
+    return parsed && rc == 0 && q.verb == SWAPLINE_RESUME;
 }
 
 static bool trusted(int fd)
@@ -100,12 +130,12 @@ static bool trusted(int fd)
            (c.uid == getuid() || c.uid == 0);
 }
 
-/* recv, keeping the first descriptor passed along (in *passed, if none
- * came before) and closing any other. */
-static ssize_t recv_passed(int fd, char *buf, size_t len, int *passed)
+/* recv, keeping the descriptors passed along (up to SWAPLINE_MAX_CHUNKS
+ * in all, in fds[*n]) and closing any more. */
+static ssize_t recv_passed(int fd, char *buf, size_t len, int *fds, unsigned *n)
 {
     union {
-        char b[CMSG_SPACE(4 * sizeof(int))];
+        char b[CMSG_SPACE(SWAPLINE_MAX_CHUNKS * sizeof(int))];
         struct cmsghdr align;
     } ctl;
     struct iovec iov = {buf, len};
@@ -119,8 +149,8 @@ static ssize_t recv_passed(int fd, char *buf, size_t len, int *passed)
         for (size_t i = 0; i < k; i++) {
             int x;
             memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof x);
-            if (*passed < 0)
-                *passed = x;
+            if (*n < SWAPLINE_MAX_CHUNKS)
+                fds[(*n)++] = x;
             else
                 close(x);
         }
@@ -130,25 +160,32 @@ static ssize_t recv_passed(int fd, char *buf, size_t len, int *passed)
 
 static void serve_one(int fd)
 {
-    char req[512]; /* a suspend with every piece of a window: under 400 */
+    char req[512];
     size_t n = 0;
-    int passed = -1;
+    int fds[SWAPLINE_MAX_CHUNKS];
+    unsigned nfds = 0;
     struct pollfd p = {fd, POLLIN, 0};
     while (n < sizeof req - 1 && poll(&p, 1, 5000) == 1) {
-        ssize_t r = recv_passed(fd, req + n, sizeof req - 1 - n, &passed);
+        ssize_t r = recv_passed(fd, req + n, sizeof req - 1 - n, fds, &nfds);
         if (r <= 0)
             break;
         n += (size_t)r;
         if (memchr(req, '\n', n))
             break;
     }
-    if (passed >= 0)
-        pool_offer(passed);
     req[n] = 0;
     char *nl = strchr(req, '\n');
-    if (nl) {
-        *nl = 0;
-        answer(fd, req);
+    if (!nl) {
+        for (unsigned i = 0; i < nfds; i++)
+            close(fds[i]);
+        return;
+    }
+    *nl = 0;
+    if (answer(fd, req, fds, nfds)) {
+        /* the resume is answered: what held the bytes goes back now, off
+         * its path (unpinning 16 GiB takes ~0.3 s) */
+        shutdown(fd, SHUT_RDWR);
+        swap_after_resume();
     }
 }
 
@@ -159,12 +196,12 @@ static void eager_tick(uint64_t *last)
     unsigned allocs;
     char why[200], err[200];
     swap_check(&bytes, &allocs, why, sizeof why);
-    bool grow = pool_shared() ? bytes && !pool_ready() : bytes > pool_bytes();
+    bool grow = !pool_daemon() && bytes > pool_bytes();
     if (bytes == *last && grow && !failed && !swap_suspended()) {
         uint64_t ms;
         if (swap_prepare(&ms, err, sizeof err) < 0) {
             fprintf(stderr, "libvramcap: preparing the swap pool: %s\n", err);
-            failed = pool_shared(); /* said once; the suspend will try again */
+            failed = true; /* said once; the suspend will try again */
         }
     }
     *last = bytes;
@@ -176,8 +213,8 @@ static void *loop(void *arg)
     uint64_t last = 0;
     for (;;) {
         struct pollfd p = {listen_fd, POLLIN, 0};
-        /* the daemon's pool is pinned here once there is memory to swap */
-        bool ahead = pool_policy() == POOL_EAGER || (pool_shared() && !pool_ready());
+        /* alone, the pool may be grown ahead; under the daemon it prepares */
+        bool ahead = pool_policy() == POOL_EAGER && !pool_daemon();
         int r = poll(&p, 1, ahead ? 2000 : -1);
         if (r == 0) {
             eager_tick(&last);

@@ -1,7 +1,10 @@
-/* pool: regions of anonymous memory, each populated in parallel (page
- * faults are what makes fresh memory slow: 4.5 s of the 5.6-7.8 s measured
- * for 16 GiB of cudaHostAlloc on an H200), then pinned with
- * cuMemHostRegister. A placement pass hands out space front to back. */
+/* pool: pieces of pinned host memory, placed end to end: first the
+ * daemon's chunks (memfds mapped here, pinned ahead by `prepare` or as the
+ * copies reach them), then regions of this process's own (anonymous
+ * memory populated in parallel, page faults being what makes fresh memory
+ * slow: 4.5 s of the 5.6-7.8 s measured for 16 GiB of cudaHostAlloc on an
+ * H200, then pinned with cuMemHostRegister). A placement pass hands out
+ * places front to back; an allocation may span two pieces. */
 #include "shim/pool.h"
 
 #include <pthread.h>
@@ -15,7 +18,8 @@
 #include <unistd.h>
 
 #include "core/units.h"
-#include "shim/hook.h"
+#include "host/meminfo.h"
+#include "ipc/swapline.h"
 #include "shim/shim.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -23,91 +27,27 @@
 #endif
 
 #define MAX_REGIONS 64
+#define MAX_CHUNKS  (4 * SWAPLINE_MAX_CHUNKS)
 #define FILLERS     8
 #define HEADROOM    (512ULL << 20) /* host RAM left to everything else */
 
-struct region {
+struct piece {
     char *p;
-    uint64_t size, used;
+    uint64_t size;
+    bool pinned;
 };
 
-static struct region regions[MAX_REGIONS];
+/* The daemon's chunks, in the order given; then this process's regions.
+ * Only the control thread touches them (suspend, resume, prepare). */
+static struct piece chunks[MAX_CHUNKS];
+static unsigned nchunks;
+static struct piece regions[MAX_REGIONS];
 static unsigned nregions;
+static uint64_t cursor; /* the placement pass's next free byte, over both */
+
 static enum pool_policy policy;
+static bool by_daemon;
 static uint64_t host_max = UINT64_MAX;
-
-/* the daemon's pool, when there is one */
-static struct {
-    bool wanted; /* the daemon gave one (VRAM_SWAP_POOL_FD), mapped or not yet */
-    char *base;
-    uint64_t size;
-    bool registered;
-    struct swapline_window win; /* this pass's pieces of the pool */
-    uint64_t at, end;           /* how far the window is used, of its bytes */
-} shared;
-static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* Whether fd is the daemon's pool: a memfd (the daemon's is named
- * SWAPLINE_POOL_NAME; any name will do), of the size it said. An
- * inherited descriptor number may name any file in a process whose parent
- * closed the pool's. */
-static bool is_pool(int fd, uint64_t size)
-{
-    char path[40], target[80];
-    struct stat st;
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(path, target, sizeof target - 1);
-    if (n < 0 || fstat(fd, &st) != 0)
-        return false;
-    target[n] = '\0';
-    return S_ISREG(st.st_mode) && (uint64_t)st.st_size == size &&
-           strncmp(target, "/memfd:", 7) == 0;
-}
-
-static int shared_setup(const char *fd_text, char *err, size_t len)
-{
-    const char *sz = getenv("VRAM_SWAP_POOL_SIZE");
-    char *end;
-    long fd = strtol(fd_text, &end, 10);
-    uint64_t size = 0;
-    if (*end || fd < 0 || !sz || units_parse_size(sz, &size) < 0 || !size) {
-        snprintf(err, len, "VRAM_SWAP_POOL_FD='%s' needs VRAM_SWAP_POOL_SIZE, a size", fd_text);
-        return -1;
-    }
-    shared.wanted = true;
-    shared.size = size;
-    if (!is_pool((int)fd, size)) {
-        /* a parent closed it (or its number is some other file by now):
-         * the daemon's first suspend request brings it (pool_offer) */
-        fprintf(stderr,
-                "libvramcap: descriptor %ld is not the daemon's host pool here (a parent "
-                "closed it); it comes with the daemon's first request\n",
-                fd);
-        return 0;
-    }
-    /* the descriptor stays open: a shell that runs the model's command
-     * passes it on through exec to the server itself */
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-    if (p == MAP_FAILED) {
-        snprintf(err, len, "cannot map the daemon's host pool (%llu bytes)",
-                 (unsigned long long)size);
-        return -1;
-    }
-    shared.base = p;
-    return 0;
-}
-
-void pool_offer(int fd)
-{
-    pthread_mutex_lock(&shared_mu);
-    if (shared.wanted && !shared.base && is_pool(fd, shared.size)) {
-        void *p = mmap(NULL, shared.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (p != MAP_FAILED)
-            shared.base = p;
-    }
-    pthread_mutex_unlock(&shared_mu);
-    close(fd);
-}
 
 int pool_setup(char *err, size_t len)
 {
@@ -122,9 +62,8 @@ int pool_setup(char *err, size_t len)
         snprintf(err, len, "VRAM_SWAP_POOL='%s' is not keep, none or eager", p);
         return -1;
     }
-    const char *fd = getenv("VRAM_SWAP_POOL_FD");
-    if (fd && *fd && shared_setup(fd, err, len) < 0)
-        return -1;
+    const char *d = getenv("VRAM_SWAP_DAEMON");
+    by_daemon = d && !strcmp(d, "1");
     const char *m = getenv("VRAM_SWAP_HOST_MAX");
     if (m && *m && units_parse_size(m, &host_max) < 0) {
         snprintf(err, len, "VRAM_SWAP_HOST_MAX='%s' is not a size (try 64G)", m);
@@ -138,102 +77,98 @@ enum pool_policy pool_policy(void)
     return policy;
 }
 
-bool pool_shared(void)
+bool pool_daemon(void)
 {
-    return shared.wanted;
+    return by_daemon;
 }
 
-int pool_register(char *err, size_t len)
+static uint64_t sum(const struct piece *v, unsigned n)
 {
-    int rc = 0;
-    pthread_mutex_lock(&shared_mu);
-    if (shared.base && !shared.registered) {
-        CUresult r = real_cuMemHostRegister_v2
-                         ? real_cuMemHostRegister_v2(shared.base, shared.size, 1 /* PORTABLE */)
-                         : CUDA_ERROR_NOT_INITIALIZED;
-        if (r == CUDA_SUCCESS) {
-            shared.registered = true;
-        } else {
-            snprintf(err, len, "the driver would not pin the daemon's host pool (error %d)", r);
-            rc = -1;
-        }
-    }
-    pthread_mutex_unlock(&shared_mu);
-    return rc;
+    uint64_t b = 0;
+    for (unsigned i = 0; i < n; i++)
+        b += v[i].size;
+    return b;
 }
 
-bool pool_ready(void)
+uint64_t pool_held(void)
 {
-    return shared.registered;
-}
-
-int pool_window(const struct swapline_window *w, char *err, size_t errlen)
-{
-    for (unsigned i = 0; i < w->n; i++) {
-        uint64_t off = w->e[i].off, len = w->e[i].len;
-        if (!shared.base) {
-            snprintf(err, errlen,
-                     "the daemon's host pool never reached this process (its parent closed "
-                     "the descriptor, and the request did not bring it)");
-            return -1;
-        }
-        if (off > shared.size || len > shared.size - off) {
-            snprintf(err, errlen,
-                     "the host pool window %llu+%llu is outside the daemon's pool of %llu bytes",
-                     (unsigned long long)off, (unsigned long long)len,
-                     (unsigned long long)shared.size);
-            return -1;
-        }
-    }
-    shared.win = *w;
-    shared.at = 0;
-    shared.end = swapline_window_len(w);
-    return 0;
-}
-
-char *pool_at(uint64_t pos, uint64_t *n)
-{
-    if (!shared.base)
-        return (char *)(uintptr_t)pos;
-    for (unsigned i = 0; i < shared.win.n; i++) {
-        const struct swapline_extent *e = &shared.win.e[i];
-        if (pos < e->len) {
-            if (*n > e->len - pos)
-                *n = e->len - pos;
-            return shared.base + e->off + pos;
-        }
-        pos -= e->len;
-    }
-    *n = 0; /* past the window: place_all never hands such a place out */
-    return NULL;
+    return sum(chunks, nchunks);
 }
 
 uint64_t pool_bytes(void)
 {
-    uint64_t n = 0;
-    for (unsigned i = 0; i < nregions; i++)
-        n += regions[i].size;
-    return n;
+    return sum(regions, nregions);
+}
+
+int pool_add_chunk(int fd, char *err, size_t len)
+{
+    char path[40], target[80];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    int rc = -1;
+    target[n > 0 ? n : 0] = '\0';
+    /* a memfd, so that the bytes are RAM only this model and the daemon hold */
+    if (n < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        strncmp(target, "/memfd:", 7) != 0) {
+        snprintf(err, len, "a chunk of host memory that is not a memfd was passed");
+    } else if (nchunks == MAX_CHUNKS) {
+        snprintf(err, len, "more than %d chunks of host memory", MAX_CHUNKS);
+    } else {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) {
+            snprintf(err, len, "cannot map a chunk of %lld bytes of host memory",
+                     (long long)st.st_size);
+        } else {
+            chunks[nchunks++] = (struct piece){p, (uint64_t)st.st_size, false};
+            rc = 0;
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+static CUresult pin(struct piece *c)
+{
+    if (c->pinned)
+        return CUDA_SUCCESS;
+    CUresult rc = real_cuMemHostRegister_v2
+                      ? real_cuMemHostRegister_v2(c->p, c->size, 1 /* PORTABLE */)
+                      : CUDA_ERROR_NOT_INITIALIZED;
+    c->pinned = rc == CUDA_SUCCESS;
+    return rc;
+}
+
+int pool_pin_chunks(char *err, size_t len)
+{
+    for (unsigned i = 0; i < nchunks; i++) {
+        CUresult rc = pin(&chunks[i]);
+        if (rc != CUDA_SUCCESS) {
+            snprintf(err, len, "the driver would not pin the daemon's host memory (error %d)", rc);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void release(struct piece *c)
+{
+    if (c->pinned && real_cuMemHostUnregister)
+        real_cuMemHostUnregister(c->p);
+    munmap(c->p, c->size);
+    c->pinned = false;
+}
+
+void pool_drop_chunks(void)
+{
+    for (unsigned i = 0; i < nchunks; i++)
+        release(&chunks[i]);
+    nchunks = 0;
 }
 
 void pool_begin(void)
 {
-    for (unsigned i = 0; i < nregions; i++)
-        regions[i].used = 0;
-    shared.at = 0;
-}
-
-static uint64_t mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "re");
-    unsigned long long kb = 0;
-    char line[128];
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return (uint64_t)kb << 10;
+    cursor = 0;
 }
 
 struct fill {
@@ -271,7 +206,7 @@ static int grow(uint64_t size, char *err, size_t len)
         snprintf(err, len, "needs %s more of pinned host RAM; VRAM_SWAP_HOST_MAX allows %s", a, b);
         return -1;
     }
-    uint64_t avail = mem_available();
+    uint64_t avail = meminfo_available();
     if (avail < size + HEADROOM) {
         units_fmt_size(size, a, sizeof a);
         units_fmt_size(avail, b, sizeof b);
@@ -300,54 +235,67 @@ static int grow(uint64_t size, char *err, size_t len)
     }
     for (unsigned i = 0; i < started; i++)
         pthread_join(t[i], NULL);
-    CUresult rc = real_cuMemHostRegister_v2 ? real_cuMemHostRegister_v2(p, size, 1 /* PORTABLE */)
-                                            : CUDA_ERROR_NOT_INITIALIZED;
+    struct piece r = {p, size, false};
+    CUresult rc = pin(&r);
     if (rc != CUDA_SUCCESS) {
         munmap(p, size);
         snprintf(err, len, "the driver would not pin %llu bytes of host memory (error %d)",
                  (unsigned long long)size, rc);
         return -1;
     }
-    regions[nregions++] = (struct region){p, size, 0};
+    regions[nregions++] = r;
     return 0;
 }
 
 int pool_take(uint64_t n, uint64_t want, uint64_t *pos, uint64_t *grow_ms, char *err, size_t len)
 {
-    if (shared.base) { /* the window the daemon gave: no growing */
-        char a[32], b[32];
-        if (shared.end - shared.at < want) { /* want: all that is left to place */
-            snprintf(err, len, "the daemon's host pool gave %s for this swap, %s short",
-                     units_fmt_size(shared.end, a, sizeof a),
-                     units_fmt_size(want - (shared.end - shared.at), b, sizeof b));
-            return -1;
-        }
-        *pos = shared.at;
-        shared.at += n;
-        return 0;
-    }
-    for (int tries = 0; tries < 2; tries++) {
-        for (unsigned i = 0; i < nregions; i++)
-            if (regions[i].size - regions[i].used >= n) {
-                *pos = (uint64_t)(uintptr_t)(regions[i].p + regions[i].used);
-                regions[i].used += n;
-                return 0;
+    uint64_t total = pool_held() + pool_bytes();
+    if (want < n)
+        want = n;
+    if (total - cursor < n && pool_grow(cursor + want - total, grow_ms, err, len) < 0)
+        return -1;
+    *pos = cursor;
+    cursor += n;
+    return 0;
+}
+
+void pool_end(void)
+{
+    /* chunks past the last place were never pinned: the daemon's again */
+    uint64_t at = 0;
+    unsigned keep = 0;
+    while (keep < nchunks && at < cursor)
+        at += chunks[keep++].size;
+    for (unsigned i = keep; i < nchunks; i++)
+        release(&chunks[i]);
+    nchunks = keep;
+}
+
+char *pool_at(uint64_t pos, uint64_t *n, CUresult *rc)
+{
+    *rc = CUDA_SUCCESS;
+    for (int own = 0; own < 2; own++) {
+        struct piece *v = own ? regions : chunks;
+        unsigned nv = own ? nregions : nchunks;
+        for (unsigned i = 0; i < nv; i++) {
+            if (pos >= v[i].size) {
+                pos -= v[i].size;
+                continue;
             }
-        if (tries)
-            break;
-        if (pool_grow(want > n ? want : n, grow_ms, err, len) < 0)
-            return -1;
+            if ((*rc = pin(&v[i])) != CUDA_SUCCESS)
+                return NULL;
+            if (*n > v[i].size - pos)
+                *n = v[i].size - pos;
+            return v[i].p + pos;
+        }
     }
-    snprintf(err, len, "the host pool is inconsistent");
-    return -1;
+    *n = 0; /* past the end: place_all never hands such a place out */
+    *rc = CUDA_ERROR_INVALID_VALUE;
+    return NULL;
 }
 
 int pool_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len)
 {
-    if (shared.base) {
-        snprintf(err, len, "the host pool is the daemon's: it does not grow here");
-        return -1;
-    }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = grow(size, err, len);
@@ -358,11 +306,7 @@ int pool_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len)
 
 void pool_drop(void)
 {
-    /* the shared pool stays mapped and registered: the next suspend's */
-    for (unsigned i = 0; i < nregions; i++) {
-        if (real_cuMemHostUnregister)
-            real_cuMemHostUnregister(regions[i].p);
-        munmap(regions[i].p, regions[i].size);
-    }
+    for (unsigned i = 0; i < nregions; i++)
+        release(&regions[i]);
     nregions = 0;
 }

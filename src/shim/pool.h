@@ -1,17 +1,17 @@
 /* pool: the pinned host memory a swapped-out process's bytes go to.
  * Copies run at PCIe line rate only into pinned memory, and pinning 16 GiB
- * at swap time costs seconds, so the pool is kept between swaps (policy
- * "keep", the default), given back at each resume ("none"), or grown ahead
- * of the first swap ("eager", by the control thread once allocations have
- * settled). Regions are populated by several threads with huge pages, then
- * registered with the driver.
+ * at swap time costs seconds, so alone (`vram run --swap`) the pool is
+ * kept between swaps (policy "keep", the default), given back at each
+ * resume ("none"), or grown ahead of the first swap ("eager", by the
+ * control thread once allocations have settled). Regions are populated by
+ * several threads with huge pages, then registered with the driver.
  *
- * Under `vram serve` the pool is the daemon's instead ("shared"): one
- * memfd for all models, populated once by the daemon, mapped here from
- * VRAM_SWAP_POOL_FD and registered with the driver once, in the
- * background; each suspend is given its window in it, so that the pinned
- * memory of all suspended models together stays within the daemon's
- * host_budget and a first suspend pins nothing. */
+ * Under `vram serve` (VRAM_SWAP_DAEMON=1) the memory is the daemon's:
+ * chunks of it (memfds made for this model alone, populated by the daemon)
+ * arrive with a `prepare` request, which pins them ahead of the next
+ * suspend, or with the suspend itself, which pins each as its copies reach
+ * it. After the resume they are given back. So a model reaches no host
+ * memory but its own, and the daemon decides how much RAM swapping holds. */
 #ifndef VRAM_SHIM_POOL_H
 #define VRAM_SHIM_POOL_H
 
@@ -19,58 +19,63 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ipc/swapline.h"
+#include "shim/hook.h"
 
 enum pool_policy { POOL_KEEP, POOL_NONE, POOL_EAGER };
 
-/* Reads VRAM_SWAP_POOL and VRAM_SWAP_HOST_MAX (a size: the most pinned
- * memory this process may hold). 0, or -1 with err for a bad value. */
+/* Reads VRAM_SWAP_POOL, VRAM_SWAP_DAEMON and VRAM_SWAP_HOST_MAX (a size: the
+ * most pinned memory this process may hold of its own). 0, or -1 with err
+ * for a bad value. */
 int pool_setup(char *err, size_t len);
 enum pool_policy pool_policy(void);
 
-/* The daemon's pool is the pool (mapped, or still to come by pool_offer). */
-bool pool_shared(void);
+/* The daemon brings the host memory (VRAM_SWAP_DAEMON=1). */
+bool pool_daemon(void);
 
-/* A descriptor passed along with a request (the daemon's, SCM_RIGHTS):
- * mapped as the daemon's pool if this process was given one it could not
- * open, and it is that pool; closed in every case. */
-void pool_offer(int fd);
+/* A chunk of the daemon's host memory (a descriptor passed with a
+ * request): mapped and kept, in the order given; the descriptor is closed
+ * in every case. 0, or -1 with err when it is not a memfd or cannot be
+ * mapped. */
+int pool_add_chunk(int fd, char *err, size_t len);
 
-/* Registers the shared pool with the driver (a context must be current):
- * once, the first call pays for it. 0, or -1 with err. */
-int pool_register(char *err, size_t len);
+/* Pins every chunk of the daemon's not pinned yet (a context must be
+ * current). 0, or -1 with err. */
+int pool_pin_chunks(char *err, size_t len);
 
-/* The shared pool is registered. */
-bool pool_ready(void);
+/* Bytes of the daemon's chunks held now. */
+uint64_t pool_held(void);
 
-/* The next placement pass uses w's pieces of the shared pool only, in
- * order. 0, or -1 with err when one lies outside. */
-int pool_window(const struct swapline_window *w, char *err, size_t errlen);
+/* Gives every chunk of the daemon's back: unpinned, unmapped. */
+void pool_drop_chunks(void);
 
-/* Bytes pinned now by this process for itself (the shared pool is the
- * daemon's: 0). */
+/* Bytes pinned now by this process for itself. */
 uint64_t pool_bytes(void);
 
 /* Starts a placement pass: every byte of the pool is free again. */
 void pool_begin(void);
 
 /* A place for n bytes of pinned memory from the pass, in *pos (for
- * pool_at), growing the pool by at least want bytes when nothing left
- * fits (want >= n). 0, or -1 with err when host RAM or the limit says no,
- * the window is full, or the driver will not pin. *grow_ms adds the time
- * spent growing. */
+ * pool_at), the daemon's chunks first, then this process's own regions,
+ * grown by what is still missing of want bytes (want >= n: all that is
+ * left to place) when nothing is left. 0, or -1 with err when host RAM or
+ * the limit says no. *grow_ms adds the time spent growing. */
 int pool_take(uint64_t n, uint64_t want, uint64_t *pos, uint64_t *grow_ms, char *err, size_t len);
 
-/* The host address of place pos, and in *n (at most *n) how many bytes
- * from there are contiguous: the shared pool's window is in pieces, a
- * region of this process's own is not. */
-char *pool_at(uint64_t pos, uint64_t *n);
+/* The end of the pass: the daemon's chunks it did not reach are given back
+ * at once (never pinned). */
+void pool_end(void);
 
-/* Adds a region of at least size bytes; *grow_ms adds the time it took.
- * 0, or -1 with err. */
+/* The host address of place pos, pinned (a chunk of the daemon's is pinned
+ * the first time a copy reaches it, so its pinning overlaps the copies
+ * before it; a context must be current), and in *n (at most *n) how many
+ * bytes from there are contiguous. NULL with *rc set when pinning fails. */
+char *pool_at(uint64_t pos, uint64_t *n, CUresult *rc);
+
+/* Adds a region of this process's own of at least size bytes; *grow_ms
+ * adds the time it took. 0, or -1 with err. */
 int pool_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len);
 
-/* Unpins and frees every region. */
+/* Unpins and frees every region of this process's own. */
 void pool_drop(void);
 
 #endif

@@ -247,7 +247,9 @@ static CUresult copy_one(unsigned i, bool to_host)
     CUstream s = streams[dev][i % STREAMS];
     for (uint64_t off = 0, n; rc == CUDA_SUCCESS && off < p->size; off += n) {
         n = p->size - off < PIECE ? p->size - off : PIECE;
-        char *host = pool_at(p->host_off + off, &n); /* a window's piece may end first */
+        char *host = pool_at(p->host_off + off, &n, &rc); /* a piece may end first */
+        if (!host)
+            break;
         rc = to_host ? real_cuMemcpyDtoHAsync_v2(host, p->va + off, n, s)
                      : real_cuMemcpyHtoDAsync_v2(p->va + off, host, n, s);
     }
@@ -498,14 +500,13 @@ static void restore_refs(void)
     }
 }
 
-int swap_suspend(unsigned timeout_ms, const struct swapline_window *w, struct swap_stats *st,
-                 char *err, size_t len)
+int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len)
 {
     memset(st, 0, sizeof *st);
-    if (pool_shared() && !w) {
+    if (pool_daemon() && !pool_held()) {
         snprintf(err, len,
-                 "this process swaps into the daemon's host pool: ask the daemon "
-                 "(vram suspend MODEL), or give a window");
+                 "this process swaps into host memory the daemon gives it: ask the daemon "
+                 "(vram suspend MODEL)");
         return -1;
     }
     if (suspended) {
@@ -534,14 +535,9 @@ int swap_suspend(unsigned timeout_ms, const struct swapline_window *w, struct sw
         snprintf(err, len, "the GPU reported error %d while finishing the process's work", rc);
         goto refuse;
     }
-    if (pool_shared()) { /* a context is current: finish_work made one so */
-        t = now_ms();
-        if (pool_register(err, len) < 0 || pool_window(w, err, len) < 0)
-            goto refuse;
-        st->pool_ms = now_ms() - t;
-    }
     if (place_all(&st->pool_ms, err, len) < 0)
         goto refuse;
+    pool_end();
     t = now_ms();
     if ((rc = copy_out()) != CUDA_SUCCESS) {
         snprintf(err, len, "copying to host memory failed (error %d)", rc);
@@ -586,12 +582,30 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
     st->copy_ms = now_ms() - t;
     restore_refs();
     st->bytes = mapped_bytes(&st->allocations);
-    if (pool_policy() == POOL_NONE)
-        pool_drop();
     suspended = false;
     pthread_mutex_unlock(&shim.vtab.mu);
     gate_open();
     return 0;
+}
+
+void swap_after_resume(void)
+{
+    if (suspended)
+        return;
+    /* the daemon's memory back to the daemon, and this process's own too:
+     * under the daemon, RAM is held for swaps only while swapped */
+    if (pool_daemon()) {
+        pool_drop_chunks();
+        pool_drop();
+    } else if (pool_policy() == POOL_NONE) {
+        pool_drop();
+    }
+}
+
+void swap_drop(void)
+{
+    if (!suspended)
+        pool_drop_chunks();
 }
 
 int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
@@ -599,15 +613,20 @@ int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
     *pool_ms = 0;
     if (suspended)
         return 0;
-    if (pool_shared()) { /* pinned once, ahead of the first suspend */
-        uint64_t t = now_ms();
+    if (pool_daemon()) { /* the daemon's chunks, pinned ahead of the next suspend */
+        uint64_t t = now_ms(), b;
+        unsigned n;
+        if (swap_check(&b, &n, err, len) < 0) /* the driver's path will move it */
+            return -1;
         pthread_mutex_lock(&shim.vtab.mu);
         int dev = shim.vtab.n ? shim.vtab.v[0].prop.location.id : -1;
         CUresult r = dev_ok(dev) ? enter_device(dev) : CUDA_ERROR_NOT_FOUND;
         pthread_mutex_unlock(&shim.vtab.mu);
-        if (r != CUDA_SUCCESS)
-            return 0; /* no memory yet: the next tick */
-        int rc = pool_register(err, len);
+        if (r != CUDA_SUCCESS) {
+            snprintf(err, len, "no GPU memory to swap yet: nothing to prepare for");
+            return -1;
+        }
+        int rc = pool_pin_chunks(err, len);
         *pool_ms = now_ms() - t;
         return rc;
     }

@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ipc/swapline.h"
-
 #include "gpu/cuda_api.h"
 
 struct swap_stats {
@@ -25,12 +23,11 @@ int swap_check(uint64_t *bytes, unsigned *allocations, char *why, size_t len);
 bool swap_suspended(void);
 
 /* Holds the threads (waiting up to timeout_ms for calls in flight), waits
- * for the GPU, copies everything out and frees the VRAM; into w of the
- * daemon's pool when there is one (then w is required), else this
+ * for the GPU, copies everything out and frees the VRAM; into the daemon's
+ * chunks first (under the daemon, which must have given some), then this
  * process's own pool. 0, or -1 with err and the process running as
  * before. */
-int swap_suspend(unsigned timeout_ms, const struct swapline_window *w, struct swap_stats *st,
-                 char *err, size_t len);
+int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len);
 
 /* Gets VRAM again, maps it at the same addresses, copies back, releases
  * the threads. floor > 0: an overlapped resume, while another process is
@@ -45,8 +42,17 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len);
 CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain);
 CUresult swap_free(CUdeviceptr dptr);
 
-/* Grows the host pool to what a suspend would need now ("eager"); with
- * the daemon's pool, registers it with the driver once. */
+/* Grows the host pool to what a suspend would need now ("eager"); under
+ * the daemon, pins the chunks it gave ahead of the next suspend. */
 int swap_prepare(uint64_t *pool_ms, char *err, size_t len);
+
+/* After a resume has been answered: host memory held for the swap goes
+ * back (the daemon's chunks and, under the daemon or with policy none,
+ * this process's own), off the resume's path. */
+void swap_after_resume(void);
+
+/* The daemon's chunks given back, unless they hold a suspended process's
+ * bytes. */
+void swap_drop(void);
 
 #endif

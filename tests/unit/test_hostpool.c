@@ -1,129 +1,143 @@
-/* The shared host pool's windows: each suspended model gets a window of
- * its own, never overlapping another's, never past the pool; windows given
- * back are used again; a fragmented pool still gives a window in pieces
- * while its free space holds it; the pool says no rather than promising
- * more. */
+/* The daemon's host memory for fast swap: chunks given to one model are
+ * never another's (separate memfds, not views of one); a spare is
+ * populated in the background up to what is asked and no further; what a
+ * model keeps stays, the rest comes back; what comes back is freed even
+ * while a model still maps it (its bytes are gone, not handed on); the
+ * pool refuses rather than pass its limit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "daemon/hostpool.h"
 
 #define MiB (1ULL << 20)
 #define GiB (1ULL << 30)
 
-static void no_overlap(const struct hostpool_map *m)
+/* Waits (up to 20 s) until the pool's spare and frees reach what is asked:
+ * the pool's threads do it in their own time. */
+static void settle(struct hostpool *p, uint64_t spare)
 {
-    for (unsigned k = 0; k < m->n; k++) {
-        assert_true(m->w[k].off + m->w[k].len <= m->size);
-        assert_true(m->w[k].off % HOSTPOOL_ALIGN == 0 && m->w[k].len % HOSTPOOL_ALIGN == 0);
-        if (k)
-            assert_true(m->w[k - 1].off + m->w[k - 1].len <= m->w[k].off);
+    struct hostpool_stats s;
+    for (int i = 0; i < 20000; i++) {
+        hostpool_stats(p, &s);
+        if (s.spare == spare && !s.filling && !s.freeing)
+            return;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
+    fail_msg("spare %llu, filling %llu, freeing %llu; wanted a spare of %llu",
+             (unsigned long long)s.spare, (unsigned long long)s.filling,
+             (unsigned long long)s.freeing, (unsigned long long)spare);
 }
 
-static uint64_t take1(struct hostpool_map *m, unsigned owner, uint64_t n)
+static void spare_then_given(void **state)
 {
-    struct swapline_window w;
-    assert_int_equal(hostpool_take(m, owner, n, &w), 0);
-    assert_int_equal(w.n, 1);
-    return w.e[0].off;
+    (void)state;
+    char err[160];
+    struct hostpool *p = hostpool_open(4 * GiB, 1 * GiB, err, sizeof err);
+    assert_non_null(p);
+    struct hostpool_stats s;
+    hostpool_stats(p, &s);
+    uint64_t c = s.chunk;
+    assert_true(c == HOSTPOOL_MIN_CHUNK); /* a share of 1 GiB in at most 48 */
+    assert_true(s.spare == 0 && s.given == 0); /* nothing taken before asked */
+    hostpool_set_spare(p, 512 * MiB);
+    settle(p, 512 * MiB);
+    int fds[64];
+    unsigned n;
+    assert_int_equal(hostpool_give(p, 3, 600 * MiB, fds, 64, &n, err, sizeof err), 0);
+    /* the spare's chunks, then new ones for the rest */
+    assert_int_equal(n, (600 * MiB + c - 1) / c);
+    assert_true(hostpool_given(p, 3) == n * c);
+    for (unsigned i = 0; i < n; i++) {
+        struct stat st;
+        assert_int_equal(fstat(fds[i], &st), 0);
+        assert_true((uint64_t)st.st_size == c);
+    }
+    settle(p, 512 * MiB); /* the spare is made again */
+    hostpool_keep(p, 3, 300 * MiB); /* it used the first 300 MiB */
+    assert_true(hostpool_given(p, 3) == (300 * MiB + c - 1) / c * c);
+    /* more than one request carries: what it can carry, the model makes up the rest */
+    assert_int_equal(hostpool_give(p, 4, 3 * GiB, fds, 8, &n, err, sizeof err), 0);
+    assert_int_equal(n, 8);
+    hostpool_release(p, 4);
+    hostpool_release(p, 3);
+    assert_true(hostpool_given(p, 3) == 0);
+    settle(p, 512 * MiB);
+    hostpool_set_spare(p, 0); /* the spare goes back when not wanted */
+    settle(p, 0);
+    hostpool_close(p);
 }
 
-static void windows(void **st)
+static void models_never_share(void **state)
 {
-    (void)st;
-    struct hostpool_map m = {.size = 1024 * MiB};
-    struct swapline_window w;
-    assert_int_equal(hostpool_take(&m, 0, 300 * MiB, &w), 0);
-    assert_true(w.n == 1 && w.e[0].off == 0 && w.e[0].len == 300 * MiB);
-    assert_int_equal(hostpool_take(&m, 1, 301 * MiB, &w), 0);
-    assert_true(w.e[0].off == 300 * MiB && w.e[0].len == 302 * MiB); /* rounded up to 2 MiB */
-    assert_int_equal(hostpool_take(&m, 2, 500 * MiB, &w), -1);       /* 422 left */
-    assert_int_equal(w.n, 0);
-    assert_int_equal(hostpool_take(&m, 2, 400 * MiB, &w), 0);
-    no_overlap(&m);
-    assert_true(hostpool_used(&m) == 1002 * MiB);
-    hostpool_give(&m, 0); /* the hole at the front is used again */
-    assert_true(take1(&m, 3, 200 * MiB) == 0);
-    /* a fast swap used less than NVML counted: the rest is free again */
-    hostpool_shrink(&m, 1, 100 * MiB);
-    /* holes now: 100 MiB at 200, 202 at 400, 22 at 1002: the smallest that holds it */
-    assert_true(take1(&m, 4, 200 * MiB) == 400 * MiB);
-    assert_true(take1(&m, 6, 90 * MiB) == 200 * MiB);
-    no_overlap(&m);
-    /* one window per owner: taking again replaces it */
-    uint64_t before = hostpool_used(&m);
-    take1(&m, 4, 100 * MiB);
-    assert_true(hostpool_used(&m) == before - 100 * MiB);
-    hostpool_give(&m, 9); /* nobody's: nothing */
-    assert_int_equal(hostpool_take(&m, 5, 0, &w), -1);
-    assert_int_equal(hostpool_take(&m, 5, UINT64_MAX, &w), -1);
-    no_overlap(&m);
+    (void)state;
+    char err[160];
+    struct hostpool *p = hostpool_open(4 * GiB, 1 * GiB, err, sizeof err);
+    assert_non_null(p);
+    hostpool_set_spare(p, 512 * MiB);
+    settle(p, 512 * MiB);
+    int a[64], b[64];
+    unsigned na, nb;
+    assert_int_equal(hostpool_give(p, 1, 512 * MiB, a, 64, &na, err, sizeof err), 0);
+    /* model 1 writes its bytes, and keeps its mapping after giving them back */
+    char *m = mmap(NULL, HOSTPOOL_MIN_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, a[0], 0);
+    assert_true(m != MAP_FAILED);
+    memset(m, 0x5A, 1 * MiB);
+    struct stat sa[64];
+    for (unsigned i = 0; i < na; i++)
+        assert_int_equal(fstat(a[i], &sa[i]), 0);
+    hostpool_release(p, 1);
+    settle(p, 512 * MiB);
+    assert_int_equal(hostpool_give(p, 2, 512 * MiB, b, 64, &nb, err, sizeof err), 0);
+    for (unsigned i = 0; i < nb; i++) {
+        struct stat st;
+        assert_int_equal(fstat(b[i], &st), 0);
+        for (unsigned k = 0; k < na; k++)
+            assert_false(st.st_ino == sa[k].st_ino); /* never a chunk model 1 held */
+    }
+    /* model 1's bytes were freed, though it still maps them: zeros now */
+    for (size_t o = 0; o < 1 * MiB; o += 4096)
+        assert_int_equal(m[o], 0);
+    munmap(m, HOSTPOOL_MIN_CHUNK);
+    hostpool_close(p);
 }
 
-/* What the H200 trace met: five models of 7.19 GiB in a 40 GiB pool, the
- * windows of those that came back leaving holes of exactly that size, and
- * a model that grew asking for 7.86 GiB with 18 GiB free. */
-static void fragmented(void **st)
+static void limit_refuses(void **state)
 {
-    (void)st;
-    struct hostpool_map m = {.size = 40 * GiB};
-    uint64_t win = 7 * GiB + 194 * MiB, grown = 7 * GiB + 880 * MiB;
-    for (unsigned i = 0; i < 5; i++)
-        take1(&m, i, win);
-    hostpool_give(&m, 0);
-    hostpool_give(&m, 2); /* holes: 7.19 at 0, 7.19 between 1 and 3, 4 GiB at the end */
-    struct swapline_window w;
-    assert_int_equal(hostpool_take(&m, 0, grown, &w), 0);
-    assert_int_equal(w.n, 2); /* the two largest holes */
-    assert_true(swapline_window_len(&w) == grown);
-    no_overlap(&m);
-    /* what moved was less: the first bytes stay, the rest is free again */
-    hostpool_shrink(&m, 0, win + 100 * MiB);
-    uint64_t used = hostpool_used(&m);
-    assert_true(used == 3 * win + win + 100 * MiB); /* 1, 3, 4 and 0 */
-    /* the window's first piece whole, then 100 MiB of the second */
-    unsigned pieces = 0;
-    for (unsigned k = 0; k < m.n; k++)
-        if (m.w[k].owner == 0) {
-            pieces++;
-            assert_true(m.w[k].seq == 0 ? m.w[k].len == win : m.w[k].len == 100 * MiB);
-        }
-    assert_int_equal(pieces, 2);
-    /* more than all that is free: no */
-    assert_int_equal(hostpool_take(&m, 2, 40 * GiB - used + 2 * MiB, &w), -1);
-    assert_int_equal(hostpool_take(&m, 2, 40 * GiB - used, &w), 0);
-    no_overlap(&m);
-    assert_true(hostpool_used(&m) == 40 * GiB);
-    hostpool_shrink(&m, 2, 0);
-    assert_true(hostpool_used(&m) == used);
-}
-
-/* A window's part for each of a model's processes, in order. */
-static void parts(void **st)
-{
-    (void)st;
-    struct swapline_window w = {2, {{100 * MiB, 50 * MiB}, {400 * MiB, 30 * MiB}}}, p;
-    swapline_window_part(&w, 0, 20 * MiB, &p);
-    assert_true(p.n == 1 && p.e[0].off == 100 * MiB && p.e[0].len == 20 * MiB);
-    swapline_window_part(&w, 20 * MiB, 40 * MiB, &p); /* over the seam */
-    assert_true(p.n == 2 && p.e[0].off == 120 * MiB && p.e[0].len == 30 * MiB &&
-                p.e[1].off == 400 * MiB && p.e[1].len == 10 * MiB);
-    swapline_window_part(&w, 60 * MiB, 100 * MiB, &p); /* w ends first */
-    assert_true(p.n == 1 && p.e[0].off == 410 * MiB && p.e[0].len == 20 * MiB);
-    swapline_window_part(&w, 80 * MiB, 1, &p);
-    assert_int_equal(p.n, 0);
+    (void)state;
+    char err[160];
+    struct hostpool *p = hostpool_open(1 * GiB, 1 * GiB, err, sizeof err);
+    assert_non_null(p);
+    int fds[64];
+    unsigned n;
+    assert_int_equal(hostpool_give(p, 0, 768 * MiB, fds, 64, &n, err, sizeof err), 0);
+    assert_int_equal(hostpool_give(p, 1, 512 * MiB, fds, 64, &n, err, sizeof err), -1);
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(err, "limit"));
+    assert_true(hostpool_given(p, 1) == 0);
+    /* and the spare never takes what models hold past the limit */
+    hostpool_set_spare(p, 1 * GiB);
+    settle(p, 256 * MiB);
+    assert_true(hostpool_given(p, 0) == 768 * MiB);
+    hostpool_release(p, 0);
+    settle(p, 1 * GiB);
+    hostpool_close(p);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(windows),
-        cmocka_unit_test(fragmented),
-        cmocka_unit_test(parts),
+        cmocka_unit_test(spare_then_given),
+        cmocka_unit_test(models_never_share),
+        cmocka_unit_test(limit_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

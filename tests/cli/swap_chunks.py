@@ -1,0 +1,143 @@
+"""swap_chunks: fast swap into chunks of host memory, as the daemon hands
+them to a model under libvramcap (VRAM_SWAP_DAEMON=1): memfds passed with
+`prepare` (pinned ahead) and `suspend` (pinned as the copies reach them).
+The model's bytes must land in the chunks in the order given and nowhere
+else, a chunk the suspend did not need must be let go at once, every chunk
+must be let go after the resume (the model keeps no view of memory the
+daemon will hand to another), and the bytes must come back intact. Run by
+swap_chunks.sh with the simulated driver."""
+import json, mmap, os, socket, subprocess, sys, tempfile, time, urllib.request
+
+shim, testmodel, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+MiB = 1 << 20
+SENT = 0xAB
+fails = 0
+
+
+def check(name, good, *info):
+    global fails
+    print(("ok - " if good else "not ok - ") + name)
+    if not good:
+        fails += 1
+        for i in info:
+            print("#   " + str(i))
+
+
+def chunk(size):
+    fd = os.memfd_create("vram-test-chunk", 0)
+    os.ftruncate(fd, size)
+    m = mmap.mmap(fd, size)
+    m[:] = bytes([SENT]) * size
+    return fd, m
+
+
+env = dict(os.environ, PORT=str(port), LD_PRELOAD=shim, VRAM_SWAP="1", VRAM_SWAP_DAEMON="1")
+m = subprocess.Popen([testmodel, "--bytes", "64M"], env=env,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def get(path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+        return r.read().decode()
+
+
+def ask(line, fds=()):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.connect(f"\0vram-swap-{m.pid}")
+    if fds:
+        socket.send_fds(s, [line.encode() + b"\n"], list(fds))
+    else:
+        s.sendall(line.encode() + b"\n")
+    out = b""
+    while not out.endswith(b"\n"):
+        b = s.recv(4096)
+        if not b:
+            break
+        out += b
+    s.close()
+    return out.decode().strip()
+
+
+def fields(answer):
+    return dict(w.split("=", 1) for w in answer.split()[1:] if "=" in w)
+
+
+def mapped_chunks():
+    with open(f"/proc/{m.pid}/maps") as f:
+        return sum(1 for line in f if "memfd:vram-test-chunk" in line)
+
+
+def wait_for(cond, what):
+    for _ in range(2000):
+        if cond():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+try:
+    for _ in range(200):
+        try:
+            if "ok" in get("/health"):
+                break
+        except OSError:
+            time.sleep(0.05)
+    info = ask("info")
+    moved = int(fields(info).get("bytes", 0))
+    check("the model can be swapped fast", info.startswith("ok") and moved >= 64 * MiB, info)
+
+    out = ask("suspend 5000")
+    check("under the daemon, a suspend without host memory is refused (ask the daemon)",
+          out.startswith("error") and "daemon" in out, out)
+
+    c1, c2 = chunk(30 * MiB), chunk(20 * MiB)
+    out = ask("prepare", [c1[0], c2[0]])
+    check("prepare pins the chunks it is given", out.startswith("ok") and
+          int(fields(out).get("held", 0)) == 50 * MiB, out)
+    check("... and the process maps them", mapped_chunks() == 2, mapped_chunks())
+
+    c3, c4 = chunk(moved - 50 * MiB + 4 * MiB), chunk(16 * MiB)
+    out = ask("suspend 5000", [c3[0], c4[0]])
+    check("a suspend into the prepared chunks and two more succeeds", out.startswith("ok"), out)
+    held = int(fields(out).get("held", 0))
+    check("it keeps the chunks it filled and lets the unused one go",
+          held == 50 * MiB + len(c3[1]) and mapped_chunks() == 3, out, mapped_chunks())
+    touched = [any(c[1][k] != SENT for k in range(0, len(c[1]), 64 * 1024)) for c in (c1, c2, c3)]
+    check("every chunk it kept holds some of the model's bytes", all(touched), touched)
+    check("the chunk it did not need is untouched", all(c4[1][k] == SENT for k in range(0, len(c4[1]), 4096)))
+    n = len(c3[1])
+    check("the chunks fill in order (the slack at the end of the last stays untouched)",
+          all(c3[1][n - 4 * MiB + k] == SENT for k in range(0, 4 * MiB, 4096)))
+    out = ask("resume")
+    check("resume brings it back", out.startswith("ok"), out)
+    c = json.loads(get("/checksum"))
+    check("every byte is intact after the round trip", c.get("intact") is True, c)
+    check("after the resume the process lets every chunk go",
+          wait_for(lambda: mapped_chunks() == 0, "unmapped"), mapped_chunks())
+
+    small = chunk(20 * MiB)
+    out = ask("suspend 5000", [small[0]])
+    f = fields(out)
+    check("chunks too few: the rest comes from the process's own memory",
+          out.startswith("ok") and int(f.get("pool", 0)) >= moved - 20 * MiB, out)
+    out = ask("resume")
+    c = json.loads(get("/checksum"))
+    check("... and every byte comes back", out.startswith("ok") and c.get("intact") is True, out, c)
+    check("... and its own memory is given back too under the daemon",
+          wait_for(lambda: int(fields(ask("info")).get("pool", 1)) == 0, "own pool"), ask("info"))
+
+    with tempfile.TemporaryFile() as t:
+        t.truncate(64 * MiB)
+        out = ask("suspend 5000", [t.fileno()])
+    check("a descriptor that is not a memfd is refused", out.startswith("error") and
+          "memfd" in out, out)
+    c = json.loads(get("/checksum"))
+    check("... and the model runs on intact", c.get("intact") is True, c)
+    out = ask("drop")
+    check("drop answers with nothing held", out.startswith("ok") and
+          int(fields(out).get("held", 1)) == 0, out)
+finally:
+    m.kill()
+    m.wait()
+sys.exit(1 if fails else 0)
