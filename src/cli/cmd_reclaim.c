@@ -22,6 +22,7 @@
 #include "core/doctor.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "host/pidref.h"
 #include "host/proc.h"
 #include "cli/idlewatch.h"
 #include "probe/probe.h"
@@ -55,6 +56,9 @@ struct target {
     bool idle;
     uint64_t bytes, start;
     char name[SNAP_NAME_MAX], user[SNAP_USER_MAX];
+    /* held from the check to the kill: a pid reused meanwhile (during the
+     * grace period) is never signalled */
+    struct pidref ref, parent;
 };
 
 static bool matches(const char *pat, const struct snap_proc *p)
@@ -100,6 +104,9 @@ static size_t collect(const struct snap *s, const struct policy *pol, struct tar
                     continue;
                 t[n] = (struct target){p->pid, p->ppid,       p->uid, p->state, idle,
                                        0,      p->start_time, "",     ""};
+                if (pidref_hold(&t[n].ref, (int)p->pid) < 0)
+                    continue; /* gone since the snapshot */
+                pidref_hold(&t[n].parent, (int)p->ppid);
                 snprintf(t[n].name, sizeof t[n].name, "%s", p->name);
                 snprintf(t[n].user, sizeof t[n].user, "%s", p->user);
                 n++;
@@ -120,25 +127,25 @@ static uint64_t used_total(const struct snap *s)
     return u;
 }
 
-/* Gone, or down to a defunct shell whose memory the driver took back. */
+/* Gone: exited (its pid may be another's by now). */
 static bool released(const struct target *t)
 {
-    return hostproc_start_ticks(t->pid) == 0;
+    return !pidref_same(&t->ref);
 }
 
 static void stop_one(const struct target *t, double grace)
 {
-    kill((pid_t)t->pid, SIGTERM);
+    pidref_kill(&t->ref, SIGTERM);
     if (t->state == SNAP_PS_STOPPED)
-        kill((pid_t)t->pid, SIGCONT); /* a stopped process only sees TERM once it runs */
+        pidref_kill(&t->ref, SIGCONT); /* a stopped process only sees TERM once it runs */
     for (double w = 0; w < grace && !released(t); w += 0.1) {
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
     if (!released(t))
-        kill((pid_t)t->pid, SIGKILL);
+        pidref_kill(&t->ref, SIGKILL);
     if (t->state == SNAP_PS_ZOMBIE && t->ppid > 1)
-        kill((pid_t)t->ppid, SIGCHLD); /* its parent may now reap it */
+        pidref_kill(&t->parent, SIGCHLD); /* its parent may now reap it */
 }
 
 static const char *why(const struct target *t)
@@ -296,6 +303,10 @@ static int cmd_reclaim(int argc, char **argv)
     }
     if (json)
         report_json(t, n, others, yes, before, after);
+    for (size_t i = 0; i < n; i++) {
+        pidref_close(&t[i].ref);
+        pidref_close(&t[i].parent);
+    }
     snap_free(&s);
     probe_exiting(p);
     probe_close(p);

@@ -25,10 +25,12 @@
 #include "daemon/mgroup.h"
 #include "daemon/moves.h"
 #include "daemon/notify.h"
+#include "daemon/promised.h"
 #include "daemon/proxy.h"
 #include "daemon/reload.h"
 #include "daemon/sampler.h"
 #include "daemon/super.h"
+#include "daemon/testpoint.h"
 #include "daemon/wbuf.h"
 #include "daemon/worker.h"
 #include "host/family.h"
@@ -221,26 +223,37 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
      * write them (ipc/group.h). */
     static struct mgroup mg; /* large; the loop is one thread */
     mg.n = 0;
+    char why[256];
     if (port && sp.shim && sp.cap) {
-        char why[256];
         if (mgroup_create(&mg, sp.cap, idx, uuid, n, why, sizeof why) == 0)
             sp.cap_group = mg.list;
         else
             log_msg(LOG_LV_WARN, "%s: no group file (%s): a cap for each of its processes alone",
                     dm->cfg.name, why);
+    } else if (port && mgroup_create(&mg, d->smodels[i].need, idx, uuid, n, why, sizeof why) < 0) {
+        /* uncapped: the files are its reservation, for `vram run` to see */
+        log_msg(LOG_LV_WARN, "%s: no reservation (%s): vram run will not see its share",
+                dm->cfg.name, why);
     }
-    if (!port || super_start(&sp, &dm->pid, &dm->start, err, sizeof err) < 0) {
+    int gate = -1;
+    if (!port || super_start(&sp, &dm->pid, &dm->start, &gate, err, sizeof err) < 0) {
         mgroup_discard(&mg);
         struct sched_event e = {
             .kind = SCHED_EV_FAILED, .model = i, .error = port ? err : "no free port"};
         daemon_post(d, &e);
         return;
     }
+    testpoint(TESTPOINT_FORKED);
     mgroup_own(&mg, dm->pid, dm->start);
     dm->child = true;
     dm->port = port;
     dm->starts++;
-    remember(d, i); /* now, not once ready: a daemon killed meanwhile must find it */
+    /* recorded before it runs anything: a daemon killed meanwhile leaves a
+     * record the next one acts on, or a process that exits unreleased */
+    remember(d, i);
+    testpoint(TESTPOINT_RECORDED);
+    super_go(gate);
+    testpoint(TESTPOINT_RELEASED);
     dm->deadline_ms = dm->began_ms + (uint64_t)(dm->cfg.start_timeout_s * 1000);
     arm(dm, 100);
 }
@@ -332,6 +345,12 @@ uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wai
         *idp = id; /* before the step: it may answer at once */
     if (!id)
         return 0;
+    /* a start or a resume may follow: placed by what the GPUs hold and
+     * others' slices promise now, not up to a tick ago (a `vram run`
+     * admitted meanwhile) */
+    enum sched_state st = model < d->sched.nmodels ? d->smodels[model].state : SCHED_READY;
+    if (st == SCHED_STOPPED || st == SCHED_SUSPENDED || st == SCHED_FAILED)
+        promised_apply(d);
     struct sched_event e = {.kind = SCHED_EV_DEMAND,
                             .model = model,
                             .id = id,
@@ -742,8 +761,10 @@ void daemon_refresh(struct daemon *d)
             if (daemon_model_of_pid(d, sg->procs[k].pid) >= 0)
                 ours += sg->procs[k].used;
         uint64_t used = sg->mem.version == 2 ? sg->mem.used : sg->mem.used - sg->mem.reserved;
-        d->sched.gpus[g].foreign = used > ours ? used - ours : 0;
+        d->held_by_others[g] = used > ours ? used - ours : 0;
     }
+    promised_apply(d); /* and what others' slices promise, as if they held it */
+    promised_note(d);
     /* cgroups of models whose last processes were still dying when they ended */
     pid_t live[CONFIG_MAX_MODELS];
     size_t nlive = 0;

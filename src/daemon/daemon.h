@@ -94,6 +94,7 @@ struct daemon {
     struct snap snap;
     char gpu_uuid[SCHED_MAX_GPUS][96];
     char gpu_name[SCHED_MAX_GPUS][96];
+    uint64_t held_by_others[SCHED_MAX_GPUS]; /* used by processes not ours, at the last snapshot */
     struct api *api;
     struct events *events;
     struct proxy *proxy; /* NULL without listen = */
