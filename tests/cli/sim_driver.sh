@@ -64,4 +64,11 @@ expect_eq "CUDA_VISIBLE_DEVICES=3 lands on GPU 3" \
 expect_eq "a UUID lands on GPU 6" \
     "$(echo "$J" | jq -c "[.gpus[] | select(.processes[].pid == $F) | .index]")" "[6]"
 
+# a freed block is handed back to the next allocation of its size, as a
+# GPU's memory stays where it is (sim/devmem.c), but never with the bytes
+# written before: a resume that failed to copy back cannot pass for intact
+start_job g --bytes 64M --reuse || not_ok "job g started"
+expect_match "freed memory comes back to the next allocation of its size, poisoned" \
+    "$(cat "$T/g.out")" "^reuse same fresh$"
+
 finish
