@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/clock.h"
+#include "app/render_json.h"
 #include "cli/cmd.h"
 #include "cli/color.h"
 #include "core/doctor.h"
@@ -133,7 +134,7 @@ static int cmd_doctor(int argc, char **argv)
                                (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
         json_t *doc = json_pack("{s:i, s:o, s:i}", "schema", DOCTOR_JSON_SCHEMA, "findings", arr,
                                 "warnings", warnings);
-        json_dumpf(doc, stdout, JSON_INDENT(2));
+        json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS);
         fputc('\n', stdout);
         json_decref(doc);
     } else {

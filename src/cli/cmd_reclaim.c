@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "app/clock.h"
+#include "app/render_json.h"
 #include "cli/cmd.h"
 #include "core/acct.h"
 #include "core/doctor.h"
@@ -196,7 +197,7 @@ static void report_json(const struct target *t, size_t n, size_t others, bool ye
     json_object_set_new(doc, "freed",
                         acted ? json_integer((json_int_t)(before > after ? before - after : 0))
                               : json_null());
-    json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
     json_decref(doc);
 }

@@ -49,7 +49,7 @@ static int report(struct probe *p, struct snap *s, unsigned what, bool json, uns
     }
     if (json) {
         json_t *doc = render_json(s);
-        if (!doc || json_dumpf(doc, stdout, JSON_COMPACT) < 0) {
+        if (!doc || json_dumpf(doc, stdout, JSON_COMPACT | RENDER_JSON_REALS) < 0) {
             json_decref(doc);
             return VRAM_EFAIL;
         }

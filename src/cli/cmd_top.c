@@ -243,7 +243,8 @@ static int cmd_top(int argc, char **argv)
     if (optind < argc)
         return cmd_bad_usage(&cmd_top_entry, "unexpected argument '%s'", argv[optind]);
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "vram top: needs a terminal; for scripts use vram status --watch\n");
+        fprintf(stderr,
+                "vram top: needs a terminal; for scripts use vram status --watch 1 (every second)\n");
         return 2;
     }
     char err[512];

@@ -21,6 +21,7 @@
 
 #include "app/clock.h"
 #include "app/log.h"
+#include "app/render_json.h"
 #include "core/units.h"
 #include "daemon/front.h"
 #include "daemon/hdrs.h"
@@ -502,7 +503,7 @@ static json_t *model_object(const struct daemon *d, size_t i)
 
 static void reply_json(struct front_req *r, json_t *j)
 {
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? json_dumps(j, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     static const char *const names[] = {"Content-Type"};
     static const char *const values[] = {"application/json"};
     if (text)
@@ -591,7 +592,7 @@ static const char *shape_body(struct proxy *px, struct preq *p, unsigned model, 
         if (!strcmp(asked, own))
             return NULL;
         json_object_set_new(body, "model", json_string(own));
-        char *text = json_dumps(body, JSON_COMPACT);
+        char *text = json_dumps(body, JSON_COMPACT | RENDER_JSON_REALS);
         if (!text)
             return "out of memory";
         evbuffer_drain(p->body, evbuffer_get_length(p->body));
