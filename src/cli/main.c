@@ -55,9 +55,8 @@ void cmd_usage(const struct cmd_entry *e, int to_stderr)
 int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc)
 {
     fprintf(stderr, "vram %s: %s", e->name, err);
-    if (rc == VRAM_ENODRIVER)
-        fprintf(stderr, ", or try a simulated machine: vram --sim examples/workstation.json %s",
-                e->name);
+    if (rc == VRAM_ENODRIVER && simenv_hint("workstation"))
+        fprintf(stderr, ", or try a simulated machine: vram --sim workstation %s", e->name);
     fputc('\n', stderr);
     return err_exit_code(rc);
 }
@@ -84,8 +83,9 @@ static void usage(FILE *out)
         if (!cmd_table[i]->hidden)
             fprintf(out, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
     fprintf(out, "\noptions:\n"
-                 "  --sim FILE     run against a simulated machine (examples/*.json) instead of\n"
-                 "                 the NVIDIA driver; VRAM_SIM=FILE does the same\n"
+                 "  --sim FILE     run against a simulated machine instead of the NVIDIA\n"
+                 "                 driver: a machine file, or an example's name (workstation,\n"
+                 "                 server-8xh200); VRAM_SIM=FILE does the same\n"
                  "  --color WHEN   colour: auto (on a terminal, unless NO_COLOR is set),\n"
                  "                 always, never\n"
                  "  --version      print the version\n"
