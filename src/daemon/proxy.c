@@ -49,6 +49,7 @@ struct proxy {
     struct daemon *d;
     struct panel *panel;         /* /ui and /vram/...: the dashboard and the control API */
     struct ollamaroutes *ollama; /* Ollama's own routes: /, /api/tags, /api/ps, /api/show */
+    struct front *front;         /* the server toward clients */
     uint64_t answers;            /* translated answers so far, for their ids */
     struct proxy_model pm[CONFIG_MAX_MODELS];
 };
@@ -784,7 +785,7 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
         return -1;
     }
     struct front_limits lim = {.max_body = d->cfg.max_body, .timeout_s = d->cfg.client_timeout_s};
-    struct front *f = front_new(d->base, &lim, &front_ops, px);
+    struct front *f = px->front = front_new(d->base, &lim, &front_ops, px);
     if (!f) {
         snprintf(err, len, "out of memory");
         return -1;
