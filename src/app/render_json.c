@@ -33,6 +33,7 @@ static json_t *proc_json(const struct snap_proc *p)
     json_object_set_new(o, "cmdline", p->cmdline[0] ? json_string(p->cmdline) : json_null());
     json_object_set_new(o, "cap", p->cap ? json_integer((json_int_t)p->cap) : json_null());
     json_object_set_new(o, "counted", p->cap ? json_integer((json_int_t)p->counted) : json_null());
+    json_object_set_new(o, "model", p->model[0] ? json_string(p->model) : json_null());
     return o;
 }
 

@@ -14,6 +14,7 @@
 #include "core/units.h"
 #include "host/sysgpu.h"
 #include "cli/idlewatch.h"
+#include "cli/served.h"
 #include "probe/probe.h"
 
 static int cmd_doctor(int argc, char **argv);
@@ -111,6 +112,8 @@ static int cmd_doctor(int argc, char **argv)
     } else {
         probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
     }
+    if (!strcmp(procroot, "/proc")) /* vram serve's models, the daemon's to stop */
+        served_mark(&s);
     struct doc_host host;
     memset(&host, 0, sizeof host);
     host.igpu = sysgpu_other_gpu(sysroot, host.igpu_name, sizeof host.igpu_name);

@@ -54,6 +54,9 @@ struct snap_proc {
     /* when the driver last saw it do GPU work, microseconds since the epoch;
      * 0: not seen since vram started watching (SNAP_HAVE_ACTIVITY) */
     uint64_t busy_us;
+    /* the model of vram serve it belongs to (cli/served.h), "" for none:
+     * the daemon's to stop (vram unload), never reclaim's */
+    char model[SNAP_NAME_MAX];
 };
 
 /* Optional GPU fields: a bit says the driver answered. */
