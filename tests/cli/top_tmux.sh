@@ -65,7 +65,7 @@ for _ in $(seq 1 50); do kill -0 $JOB 2>/dev/null || break; sleep 0.1; done
 kill -0 $JOB 2>/dev/null && not_ok "the job ended" || ok "the job ended"
 check_screen "its memory is back on the bar" '^0 +RTX 5070 Ti +2\.1/16\.0 +GiB'
 tmux send-keys -t "$S" q
-sleep 0.5
+for _ in $(seq 1 50); do tmux has-session -t "$S" 2>/dev/null || break; sleep 0.1; done
 tmux has-session -t "$S" 2>/dev/null && not_ok "q quits" || ok "q quits"
 
 # another user's top may not signal root's job (only root signals others')
