@@ -2,8 +2,8 @@
  *
  * Device memory is host memory, mapped lazily (pages are real only once
  * written, so a test can "allocate" 10 GiB of a simulated card on a small
- * machine), charged to the shared ledger in the driver's 2 MiB pages. Every
- * range that copies may touch is tracked, so a copy outside any allocation
+ * machine) and kept once freed, as a GPU's is (sim/devmem.c), charged to
+ * the shared ledger in the driver's 2 MiB pages. Every range that copies may touch is tracked, so a copy outside any allocation
  * fails as it would on a GPU instead of scribbling over the test, and so
  * does a copy by a device that may not reach the memory (simcu_reach). */
 #include <pthread.h>
@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "sim/cuda_internal.h"
+#include "sim/devmem.h"
 
 #define EXPORT SIM_EXPORT
 
@@ -162,11 +162,10 @@ static CUresult linear_alloc(CUdeviceptr *dptr, size_t size, enum simcu_kind kin
     CUresult rc = simcu_charge(dev, (int64_t)charged);
     if (rc != CUDA_SUCCESS)
         return rc;
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (p == MAP_FAILED || simcu_track((CUdeviceptr)(uintptr_t)p, size, charged, dev, kind)) {
-        if (p != MAP_FAILED)
-            munmap(p, size);
+    void *p = simdevmem_map(charged);
+    if (!p || simcu_track((CUdeviceptr)(uintptr_t)p, size, charged, dev, kind)) {
+        if (p)
+            simdevmem_unmap(p, charged);
         simcu_charge(dev, -(int64_t)charged);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -185,7 +184,7 @@ static CUresult linear_free(CUdeviceptr ptr)
     if (simcu_untrack(ptr, SIMCU_LINEAR, &size, &charged, &dev) &&
         simcu_untrack(ptr, SIMCU_MANAGED, &size, &charged, &dev))
         return CUDA_ERROR_INVALID_VALUE;
-    munmap((void *)(uintptr_t)ptr, size);
+    simdevmem_unmap((void *)(uintptr_t)ptr, charged);
     simcu_charge(dev, -(int64_t)charged);
     return CUDA_SUCCESS;
 }

@@ -7,14 +7,19 @@
  * physical memory can leave an address range and come back to it with its
  * bytes intact. Physical memory is charged at creation and given back when
  * it is both released and unmapped, as the driver does. A mapping can be
- * touched only by the devices cuMemSetAccess gave it to (cuda_mem.c). */
+ * touched only by the devices cuMemSetAccess gave it to (cuda_mem.c).
+ * Unmapped whole, physical memory stays where it was, inaccessible: the
+ * reservation the range goes back to; mapped there again it keeps its
+ * page-table entries (sim/devmem.c says why that matters). */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "sim/cuda_internal.h"
+#include "sim/devmem.h"
 
 #define EXPORT SIM_EXPORT
 
@@ -24,11 +29,13 @@ struct phys {
     CUdevice dev;
     int maps;
     int released;
+    bool used; /* mapped once: its memory may hold what its owner wrote */
 };
 
 struct mapping {
     CUdeviceptr ptr;
     size_t size;
+    size_t offset; /* into phys */
     struct phys *phys;
 };
 
@@ -45,7 +52,7 @@ static void phys_maybe_free(struct phys *p)
 {
     if (!p->released || p->maps > 0)
         return;
-    close(p->fd);
+    simdevmem_fd_release(p->fd, p->size);
     simcu_charge(p->dev, -(int64_t)p->size);
     free(p);
 }
@@ -76,15 +83,13 @@ EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     if (rc != CUDA_SUCCESS)
         return rc;
     struct phys *p = calloc(1, sizeof *p);
-    int fd = memfd_create("vram-sim-vmm", MFD_CLOEXEC);
-    if (!p || fd < 0 || ftruncate(fd, (off_t)size) < 0) {
-        if (fd >= 0)
-            close(fd);
+    int fd = p ? simdevmem_fd(size) : -1;
+    if (fd < 0) {
         free(p);
         simcu_charge(dev, -(int64_t)size);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    *p = (struct phys){fd, size, dev, 0, 0};
+    *p = (struct phys){fd, size, dev, 0, 0, false};
     *handle = (CUmemGenericAllocationHandle)(uintptr_t)p;
     return CUDA_SUCCESS;
 }
@@ -124,6 +129,7 @@ EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
+    simdevmem_unpark((void *)(uintptr_t)ptr, size);
     return munmap((void *)(uintptr_t)ptr, size) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -145,14 +151,21 @@ EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
         else
             rc = CUDA_ERROR_OUT_OF_MEMORY;
     }
-    if (rc == CUDA_SUCCESS && mmap((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE,
-                                   MAP_SHARED | MAP_FIXED, p->fd, (off_t)offset) == MAP_FAILED)
+    /* back where it was parked, its pages in place: no fault on first touch */
+    bool placed = rc == CUDA_SUCCESS && offset == 0 && size == p->size &&
+                  simdevmem_place(&p->fd, !p->used, (void *)(uintptr_t)ptr, size);
+    if (rc == CUDA_SUCCESS && !placed)
+        simdevmem_unpark((void *)(uintptr_t)ptr, size);
+    if (rc == CUDA_SUCCESS && !placed &&
+        mmap((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->fd,
+             (off_t)offset) == MAP_FAILED)
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS && simcu_track(ptr, size, 0, p->dev, SIMCU_MAPPED) < 0)
         rc = CUDA_ERROR_OUT_OF_MEMORY;
     if (rc == CUDA_SUCCESS) {
-        maps[nmaps++] = (struct mapping){ptr, size, p};
+        maps[nmaps++] = (struct mapping){ptr, size, offset, p};
         p->maps++;
+        p->used = true;
     }
     pthread_mutex_unlock(&mu);
     return rc;
@@ -186,9 +199,12 @@ EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
         size_t sz, ch;
         CUdevice dev;
         simcu_untrack(maps[i].ptr, SIMCU_MAPPED, &sz, &ch, &dev);
-        /* back to a reservation: the address range stays ours */
-        mmap((void *)(uintptr_t)maps[i].ptr, maps[i].size, PROT_NONE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        /* back to a reservation: the address range stays ours (parked, a
+         * whole allocation keeps its pages there) */
+        if (maps[i].offset != 0 || maps[i].size != p->size ||
+            !simdevmem_park(p->fd, (void *)(uintptr_t)maps[i].ptr, maps[i].size))
+            mmap((void *)(uintptr_t)maps[i].ptr, maps[i].size, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
         maps[i] = maps[--nmaps];
         p->maps--;
         phys_maybe_free(p);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "app/paths.h"
+#include "app/render_json.h"
 #include "core/modelname.h"
 #include "core/textsafe.h"
 #include "core/units.h"
@@ -164,7 +165,7 @@ long client_call(const char *socket_path, const char *method, const char *path, 
     int fd = dial(socket_path, err, len);
     if (fd < 0)
         return -1;
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    char *text = body ? json_dumps(body, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     size_t tl = text ? strlen(text) : 0;
     char head[1024];
     int hl = snprintf(head, sizeof head,

@@ -7,6 +7,7 @@
 
 #include "cli/client.h"
 #include "app/clock.h"
+#include "app/render_json.h"
 #include "cli/cmd.h"
 #include "cli/color.h"
 #include "core/textsafe.h"
@@ -104,7 +105,7 @@ static int cmd_ps(int argc, char **argv)
     }
     if (json) {
         json_object_set_new(r, "schema", json_integer(PS_JSON_SCHEMA));
-        json_dumpf(r, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_dumpf(r, stdout, JSON_INDENT(2) | RENDER_JSON_REALS | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);
         json_decref(r);
         return 0;

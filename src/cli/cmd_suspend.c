@@ -336,7 +336,7 @@ static int cmd_resume(int argc, char **argv)
     int moved = park_resume(ck, why, pid, to ? from : NULL, to, NULL, &pr, err, sizeof err);
     progress_stop(&bar);
     if (moved < 0) {
-        fprintf(stderr, "vram resume: %s; it stays suspended\n", err);
+        fprintf(stderr, "vram resume: %s%s\n", err, pr.not_suspended ? "" : "; it stays suspended");
         goto out;
     }
     uint64_t t1 = clock_mono_ms();

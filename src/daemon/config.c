@@ -771,14 +771,6 @@ int config_load(const char *path, struct config *c, char *err, size_t len)
     return rc;
 }
 
-uint64_t config_gpu_holds(const struct config *c, unsigned g, uint64_t total, uint64_t reserved)
-{
-    uint64_t all = total > reserved + c->margin ? total - reserved - c->margin : 0;
-    if (g < SCHED_MAX_GPUS && c->budget_set[g] && c->budget[g] < all)
-        return c->budget[g];
-    return all;
-}
-
 int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngpus, char *err,
                        size_t len)
 {

@@ -123,14 +123,10 @@ bool config_uses_vramcap(const struct config_model *m);
  * Ollama's API for `ollama ...`, OpenAI's for the rest. */
 enum config_api config_guess_api(const char *command);
 
-/* Reads and checks path. Returns 0, or -1 with err "FILE:LINE: what, and
- * the fix". */
-/* What GPU g holds for models: its memory less the driver's reserve and
- * the margin, or its budget when that is less. */
-uint64_t config_gpu_holds(const struct config *c, unsigned g, uint64_t total, uint64_t reserved);
-
 /* Whether each model's vram fits on as many of the GPUs it may use as it
- * spans (holds[g] as config_gpu_holds says, for ngpus): 0, or -1 with err
+ * spans (holds[g]: what GPU g holds for models, its memory less the
+ * driver's reserve and the margin, or its budget when that is less; for
+ * ngpus): 0, or -1 with err
  * "FILE:LINE: ..." naming the first model that never could. */
 int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngpus, char *err,
                        size_t len);

@@ -788,8 +788,8 @@ static void live_state(struct daemon *d)
     if (!events_live_listeners(d->events))
         return;
     json_t *snap = render_json(&d->snap), *models = api_models_json(d);
-    char *a = snap ? json_dumps(snap, JSON_COMPACT) : NULL;
-    char *b = models ? json_dumps(models, JSON_COMPACT) : NULL;
+    char *a = snap ? json_dumps(snap, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
+    char *b = models ? json_dumps(models, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     if (a && b)
         events_live(d->events, a, b);
     free(a);

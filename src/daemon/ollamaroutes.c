@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "app/render_json.h"
 #include "core/sched.h"
 #include "daemon/names.h"
 #include "model/localstore.h"
@@ -57,7 +58,7 @@ struct ollamaroutes *ollamaroutes_new(struct daemon *d)
 
 static void answer(struct front_req *r, int status, json_t *j)
 {
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? json_dumps(j, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     static const char *const names[] = {"Content-Type"};
     static const char *const values[] = {"application/json"};
     front_reply(r, status, names, values, 1, text ? text : "{}", text ? strlen(text) : 2);

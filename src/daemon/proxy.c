@@ -21,6 +21,7 @@
 
 #include "app/clock.h"
 #include "app/log.h"
+#include "app/render_json.h"
 #include "core/units.h"
 #include "daemon/browser.h"
 #include "daemon/fdguard.h"
@@ -55,6 +56,7 @@ struct proxy {
     struct ollamaroutes *ollama; /* Ollama's own routes: /, /api/tags, /api/ps, /api/show */
     struct browser *browser;     /* the rules for browsers: Host, Origin, CORS */
     struct uikey *uikey;         /* vram ui's key and sessions; NULL if it could not be written */
+    struct front *front;         /* the server toward clients */
     uint64_t answers;            /* translated answers so far, for their ids */
     unsigned nwaiting;           /* requests not yet granted: for their model, or its turn */
     struct proxy_model pm[CONFIG_MAX_MODELS];
@@ -552,7 +554,7 @@ static json_t *model_object(const struct daemon *d, size_t i)
 
 static void reply_json(struct front_req *r, json_t *j)
 {
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? json_dumps(j, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     static const char *const names[] = {"Content-Type"};
     static const char *const values[] = {"application/json"};
     if (text)
@@ -644,7 +646,7 @@ static const char *shape_body(struct proxy *px, struct preq *p, unsigned model, 
         if (!strcmp(asked, own))
             return NULL;
         json_object_set_new(body, "model", json_string(own));
-        char *text = json_dumps(body, JSON_COMPACT);
+        char *text = json_dumps(body, JSON_COMPACT | RENDER_JSON_REALS);
         if (!text)
             return "out of memory";
         evbuffer_drain(p->body, evbuffer_get_length(p->body));
@@ -831,7 +833,7 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
     struct front_limits lim = {.max_body = d->cfg.max_body,
                                .timeout_s = d->cfg.client_timeout_s,
                                .max_conns = fdguard_cap(FDGUARD_PROXY)};
-    struct front *f = front_new(d->base, &lim, &front_ops, px);
+    struct front *f = px->front = front_new(d->base, &lim, &front_ops, px);
     if (!f) {
         snprintf(err, len, "out of memory");
         return -1;

@@ -77,4 +77,11 @@ expect_eq "in a PID namespace: listed under another pid, not its own" \
 expect_eq "and named by the driver under that pid" \
     "$(echo "$J" | jq -r ".gpus[2].processes[] | select(.pid == $((G + 4194304))) | .name")" simalloc
 
+# a freed block is handed back to the next allocation of its size, as a
+# GPU's memory stays where it is (sim/devmem.c), but never with the bytes
+# written before: a resume that failed to copy back cannot pass for intact
+start_job r --bytes 64M --reuse || not_ok "job r started"
+expect_match "freed memory comes back to the next allocation of its size, poisoned" \
+    "$(cat "$T/r.out")" "^reuse same fresh$"
+
 finish

@@ -1,0 +1,38 @@
+/* devmem: the simulated card's memory as the process holds it: pages, and
+ * their page-table entries, that a free or an unmap keeps (poisoned where
+ * they held data) for the next allocation or mapping, as a GPU's memory
+ * stays where it is. Thread-safe. */
+#ifndef VRAM_SIM_DEVMEM_H
+#define VRAM_SIM_DEVMEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* size bytes of private memory for a linear allocation: a kept block of
+ * that size, else a new unbacked mapping. NULL if none can be made. */
+void *simdevmem_map(size_t size);
+/* Gives back what simdevmem_map gave. */
+void simdevmem_unmap(void *p, size_t size);
+
+/* A memfd of size bytes for a physical allocation (cuMemCreate): a kept
+ * one, else a new one; -1 with errno if none can be made. */
+int simdevmem_fd(size_t size);
+/* Gives back what simdevmem_fd gave, mapped nowhere now but where it is
+ * parked. */
+void simdevmem_fd_release(int fd, size_t size);
+
+/* fd, mapped whole at [addr, addr+size), is being unmapped: the mapping
+ * stays, inaccessible, as the reservation the range goes back to. false
+ * when it cannot: the caller makes the reservation itself. */
+bool simdevmem_park(int fd, void *addr, size_t size);
+/* The caller replaces or frees [addr, addr+size): what is parked there is
+ * forgotten. */
+void simdevmem_unpark(void *addr, size_t size);
+/* *fd is to be mapped whole at [addr, addr+size): true when it was parked
+ * there and is now accessible again (its pages in place). With swap (*fd
+ * holds nothing its allocation's owner wrote: never mapped), a kept memfd
+ * of the same size parked there may take its place: *fd changes. false:
+ * the caller maps it (after simdevmem_unpark). */
+bool simdevmem_place(int *fd, bool swap, void *addr, size_t size);
+
+#endif
