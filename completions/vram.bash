@@ -78,6 +78,14 @@ _vram() {
     fit)
         COMPREPLY=($(compgen -f -- "$cur"))
         ;;
+    import)
+        # what to import from, then its file
+        if [[ $prev == import ]]; then
+            COMPREPLY=($(compgen -W "llama-swap" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+        ;;
     run)
         # after --, the command to run and its arguments
         for ((i = 1; i < COMP_CWORD; i++)); do

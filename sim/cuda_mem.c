@@ -2,8 +2,8 @@
  *
  * Device memory is host memory, mapped lazily (pages are real only once
  * written, so a test can "allocate" 10 GiB of a simulated card on a small
- * machine), charged to the shared ledger in the driver's 2 MiB pages. Every
- * range that copies may touch is tracked, so a copy outside any allocation
+ * machine) and kept once freed, as a GPU's is (sim/devmem.c), charged to
+ * the shared ledger in the driver's 2 MiB pages. Every range that copies may touch is tracked, so a copy outside any allocation
  * fails as it would on a GPU instead of scribbling over the test, and so
  * does a copy by a device that may not reach the memory (simcu_reach). */
 #include <pthread.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sim/cuda_internal.h"
+#include "sim/devmem.h"
 
 #define EXPORT SIM_EXPORT
 
@@ -157,11 +158,10 @@ CUresult simcu_linear_alloc(CUdeviceptr *dptr, size_t size, CUdevice dev, enum s
     CUresult rc = simcu_charge(dev, (int64_t)charged);
     if (rc != CUDA_SUCCESS)
         return rc;
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (p == MAP_FAILED || simcu_track((CUdeviceptr)(uintptr_t)p, size, charged, dev, kind)) {
-        if (p != MAP_FAILED)
-            munmap(p, size);
+    void *p = simdevmem_map(charged);
+    if (!p || simcu_track((CUdeviceptr)(uintptr_t)p, size, charged, dev, kind)) {
+        if (p)
+            simdevmem_unmap(p, charged);
         simcu_charge(dev, -(int64_t)charged);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -196,9 +196,14 @@ int simcu_linear_release(CUdeviceptr ptr, enum simcu_kind kind)
     pthread_mutex_unlock(&mu);
     if (rc < 0)
         return -1;
-    munmap((void *)(uintptr_t)ptr, r.size);
-    if (r.fd >= 0)
+    /* memory shared with another process is never handed out again: its
+     * pages are that process's to see until it closes them */
+    if (r.fd >= 0) {
+        munmap((void *)(uintptr_t)ptr, r.charged);
         close(r.fd);
+    } else {
+        simdevmem_unmap((void *)(uintptr_t)ptr, r.charged);
+    }
     simcu_charge(r.dev, -(int64_t)r.charged);
     return 0;
 }

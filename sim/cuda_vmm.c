@@ -7,9 +7,14 @@
  * physical memory can leave an address range and come back to it with its
  * bytes intact. Physical memory is charged at creation and given back when
  * it is both released and unmapped, as the driver does. A mapping can be
- * touched only by the devices cuMemSetAccess gave it to (cuda_mem.c). */
+ * touched only by the devices cuMemSetAccess gave it to (cuda_mem.c).
+ * Unmapped whole, physical memory stays where it was, inaccessible: the
+ * reservation the range goes back to; mapped there again it keeps its
+ * page-table entries (sim/devmem.c says why that matters). Memory another process may map
+ * (exported or imported) is never kept for reuse. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +24,7 @@
 #include <unistd.h>
 
 #include "sim/cuda_internal.h"
+#include "sim/devmem.h"
 
 #define EXPORT SIM_EXPORT
 
@@ -29,12 +35,15 @@ struct phys {
     int maps;
     int released;
     int imported; /* another process's (charged to it, not here) */
+    bool shared;  /* exported or imported: another process may map it */
+    bool used;    /* mapped once: its memory may hold what its owner wrote */
     CUmemAllocationProp prop;
 };
 
 struct mapping {
     CUdeviceptr ptr;
     size_t size;
+    size_t offset; /* into phys */
     struct phys *phys;
 };
 
@@ -51,7 +60,10 @@ static void phys_maybe_free(struct phys *p)
 {
     if (!p->released || p->maps > 0)
         return;
-    close(p->fd);
+    if (p->shared) /* another process may still map it: never handed out again */
+        simdevmem_fd_close(p->fd);
+    else
+        simdevmem_fd_release(p->fd, p->size, p->dev);
     if (!p->imported)
         simcu_charge(p->dev, -(int64_t)p->size);
     free(p);
@@ -83,17 +95,13 @@ EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     if (rc != CUDA_SUCCESS)
         return rc;
     struct phys *p = calloc(1, sizeof *p);
-    char name[32]; /* the device travels with an exported descriptor */
-    snprintf(name, sizeof name, "vram-sim-vmm-d%d", (int)dev);
-    int fd = memfd_create(name, MFD_CLOEXEC);
-    if (!p || fd < 0 || ftruncate(fd, (off_t)size) < 0) {
-        if (fd >= 0)
-            close(fd);
+    int fd = p ? simdevmem_fd(size, dev) : -1;
+    if (fd < 0) {
         free(p);
         simcu_charge(dev, -(int64_t)size);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    *p = (struct phys){fd, size, dev, 0, 0, 0, *prop};
+    *p = (struct phys){fd, size, dev, 0, 0, 0, false, false, *prop};
     *handle = (CUmemGenericAllocationHandle)(uintptr_t)p;
     return CUDA_SUCCESS;
 }
@@ -126,6 +134,9 @@ EXPORT CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHa
     int fd = fcntl(p->fd, F_DUPFD_CLOEXEC, 0);
     if (fd < 0)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&mu);
+    p->shared = true;
+    pthread_mutex_unlock(&mu);
     memcpy(out, &fd, sizeof fd);
     return CUDA_SUCCESS;
 }
@@ -154,7 +165,7 @@ EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *han
             close(fd);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    *p = (struct phys){fd, (size_t)st.st_size, dev, 0, 0, 1, {0}};
+    *p = (struct phys){fd, (size_t)st.st_size, dev, 0, 0, 1, true, false, {0}};
     p->prop.type = 1;
     p->prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
     p->prop.location = (CUmemLocation){CU_MEM_LOCATION_TYPE_DEVICE, dev};
@@ -195,6 +206,7 @@ EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
+    simdevmem_unpark((void *)(uintptr_t)ptr, size);
     return munmap((void *)(uintptr_t)ptr, size) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -216,14 +228,21 @@ EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
         else
             rc = CUDA_ERROR_OUT_OF_MEMORY;
     }
-    if (rc == CUDA_SUCCESS && mmap((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE,
-                                   MAP_SHARED | MAP_FIXED, p->fd, (off_t)offset) == MAP_FAILED)
+    /* back where it was parked, its pages in place: no fault on first touch */
+    bool placed = rc == CUDA_SUCCESS && offset == 0 && size == p->size &&
+                  simdevmem_place(&p->fd, !p->used && !p->shared, p->dev, (void *)(uintptr_t)ptr, size);
+    if (rc == CUDA_SUCCESS && !placed)
+        simdevmem_unpark((void *)(uintptr_t)ptr, size);
+    if (rc == CUDA_SUCCESS && !placed &&
+        mmap((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->fd,
+             (off_t)offset) == MAP_FAILED)
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS && simcu_track(ptr, size, 0, p->dev, SIMCU_MAPPED) < 0)
         rc = CUDA_ERROR_OUT_OF_MEMORY;
     if (rc == CUDA_SUCCESS) {
-        maps[nmaps++] = (struct mapping){ptr, size, p};
+        maps[nmaps++] = (struct mapping){ptr, size, offset, p};
         p->maps++;
+        p->used = true;
     }
     pthread_mutex_unlock(&mu);
     return rc;
@@ -257,9 +276,12 @@ EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
         size_t sz, ch;
         CUdevice dev;
         simcu_untrack(maps[i].ptr, SIMCU_MAPPED, &sz, &ch, &dev);
-        /* back to a reservation: the address range stays ours */
-        mmap((void *)(uintptr_t)maps[i].ptr, maps[i].size, PROT_NONE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        /* back to a reservation: the address range stays ours (parked, a
+         * whole allocation keeps its pages there) */
+        if (maps[i].offset != 0 || maps[i].size != p->size ||
+            !simdevmem_park(p->fd, (void *)(uintptr_t)maps[i].ptr, maps[i].size))
+            mmap((void *)(uintptr_t)maps[i].ptr, maps[i].size, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
         maps[i] = maps[--nmaps];
         p->maps--;
         phys_maybe_free(p);

@@ -5,8 +5,11 @@
  * machine file lists under "absent" answers NVML_ERROR_FUNCTION_NOT_FOUND,
  * which is how the product sees a driver too old to have it. */
 #include <stdbool.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu/cuda_api.h"
 #include "gpu/nvml_api.h"
@@ -126,9 +129,19 @@ EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned pid, char *name, unsigned 
         for (unsigned j = 0; j < s->machine.gpus[i].nprocs; j++)
             if (s->machine.gpus[i].procs[j].pid == pid)
                 return copy_str(s->machine.gpus[i].procs[j].name, name, len);
+    /* the driver knows a process in a PID namespace by its host pid: the
+     * simulated one keeps its real pid beside the one it lists */
+    unsigned real = pid;
+    sim_state_lock(&s->state);
+    for (unsigned i = 0; i < SIM_SLOTS; i++) {
+        const struct sim_slot *sl = &s->state.ledger->slots[i];
+        if (sl->pid > 0 && sl->listed && sl->listed == pid)
+            real = (unsigned)sl->pid;
+    }
+    sim_state_unlock(&s->state);
     /* like the real library: the name of a live process, from the OS */
     char buf[260];
-    if (sim_state_proc_name(pid, buf, sizeof buf) < 0)
+    if (sim_state_proc_name(real, buf, sizeof buf) < 0)
         return NVML_ERROR_NOT_FOUND;
     return copy_str(buf, name, len);
 }
@@ -368,10 +381,24 @@ static unsigned gather(struct sim *s, unsigned gpu, unsigned type, struct rec *o
         /* a checkpointed process holds nothing on the GPU: the driver does not list it */
         if (sl->pid > 0 && sl->gpu == gpu && (sl->type & type) &&
             sl->ckpt != CU_PROCESS_STATE_CHECKPOINTED)
-            out[n++] = (struct rec){(uint32_t)sl->pid, sl->used};
+            out[n++] = (struct rec){sim_slot_listed_pid(sl), sl->used};
     }
     sim_state_unlock(&s->state);
     return n;
+}
+
+/* A driver under load answers its process lists slowly (seconds, seen on
+ * busy multi-GPU hosts): VRAM_SIM_NVML_DELAY_MS in a process's environment
+ * makes each of its process-list queries take that long. */
+static void slow_answer(void)
+{
+    const char *v = getenv("VRAM_SIM_NVML_DELAY_MS");
+    long ms = v ? strtol(v, NULL, 10) : 0;
+    if (ms <= 0 || ms > 600000)
+        return;
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
 }
 
 /* NVML's array convention: *count is the capacity in; the number of
@@ -379,6 +406,7 @@ static unsigned gather(struct sim *s, unsigned gpu, unsigned type, struct rec *o
 static nvmlReturn_t write_records(struct sim *s, nvmlDevice_t d, unsigned type, size_t stride,
                                   unsigned *count, void *buf)
 {
+    slow_answer();
     struct rec recs[SIM_MAX_PROCS + SIM_SLOTS];
     unsigned n = gather(s, d->index, type, recs, SIM_MAX_PROCS + SIM_SLOTS);
     if (!count)
@@ -455,7 +483,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d,
         const struct sim_slot *sl = &s->state.ledger->slots[i];
         if (sl->pid > 0 && sl->gpu == d->index && sl->busy_ms && sl->busy_ms * 1000 > lastSeen)
             got[n++] = (nvmlProcessUtilizationSample_t){
-                (unsigned)sl->pid, sl->busy_ms * 1000, 60, 20, 0, 0};
+                sim_slot_listed_pid(sl), sl->busy_ms * 1000, 60, 20, 0, 0};
     }
     sim_state_unlock(&s->state);
     if (!out) {

@@ -52,6 +52,12 @@ uint64_t sim_state_start_of(int32_t pid)
     return pid > 0 ? hostproc_start_ticks((uint32_t)pid) : 0;
 }
 
+uint32_t sim_state_listed(int32_t pid)
+{
+    const char *ns = getenv("VRAM_SIM_PIDNS");
+    return ns && !strcmp(ns, "1") && pid > 0 ? SIM_PIDNS_SHIFT + (uint32_t)pid : 0;
+}
+
 static uint64_t fnv1a(const char *s)
 {
     uint64_t h = 1469598103934665603ULL;
@@ -199,7 +205,8 @@ int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t d
                                    .start = start,
                                    .used = delta > 0 ? (uint64_t)delta : 0,
                                    .type = type,
-                                   .vgpu = gpu};
+                                   .vgpu = gpu,
+                                   .listed = sim_state_listed(pid)};
     return 0;
 }
 

@@ -20,7 +20,7 @@ struct sim_slot {
     uint32_t vgpu;    /* the GPU as the process knows it (a restore may move it) */
     uint64_t busy_ms; /* when it last did GPU work (copies, sets), 0: never */
     uint32_t ckpt;    /* CUprocessState: running, locked, checkpointed */
-    uint32_t pad;
+    uint32_t listed;  /* the pid NVML lists it under, 0: its own (see sim_state_listed) */
     uint64_t host; /* bytes a checkpoint moved to host memory */
 };
 
@@ -64,6 +64,20 @@ uint32_t sim_state_ckpt_self(struct sim_state *s);
 
 /* Under the lock: this process did GPU work on gpu just now. */
 void sim_state_busy(struct sim_state *s, unsigned gpu);
+
+/* A process that runs in a PID namespace of its own (a container) is
+ * listed by the driver under its pid in the host's namespace, a number it
+ * does not know as its own. VRAM_SIM_PIDNS=1 in a process's environment
+ * plays that: its slots are listed under SIM_PIDNS_SHIFT + its pid, a pid
+ * no process of the machine can have. 0 for any other process. */
+#define SIM_PIDNS_SHIFT 4194304u /* Linux's PID_MAX_LIMIT */
+uint32_t sim_state_listed(int32_t pid);
+
+/* The pid NVML lists a slot under. */
+static inline uint32_t sim_slot_listed_pid(const struct sim_slot *sl)
+{
+    return sl->listed ? sl->listed : (uint32_t)sl->pid;
+}
 
 /* Start time (clock ticks after boot) of a pid, 0 if it is gone. */
 uint64_t sim_state_start_of(int32_t pid);

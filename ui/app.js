@@ -46,12 +46,13 @@ function fmtBytes(b) {
   return b + ' B';
 }
 
+/* a number and its unit never part at the end of a line (a no-break space) */
 function fmtSeconds(s) {
   if (s == null || !(s > 0)) return '—';
-  if (s < 1) return Math.round(s * 1000) + ' ms';
-  if (s < 60) return s.toFixed(s < 10 ? 2 : 1) + ' s';
-  if (s < 3600) return Math.floor(s / 60) + ' min ' + Math.floor(s % 60) + ' s';
-  return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
+  if (s < 1) return Math.round(s * 1000) + '\u00a0ms';
+  if (s < 60) return s.toFixed(s < 10 ? 2 : 1) + '\u00a0s';
+  if (s < 3600) return Math.floor(s / 60) + '\u00a0min ' + Math.floor(s % 60) + '\u00a0s';
+  return Math.floor(s / 3600) + '\u00a0h ' + Math.floor((s % 3600) / 60) + '\u00a0min';
 }
 
 function fmtAgo(ms) {

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/textsafe.h"
+
 static struct {
     char who[32];
     enum log_level max;
@@ -98,6 +100,7 @@ void log_msg(enum log_level l, const char *fmt, ...)
     va_start(ap, fmt);
     int m = vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
     va_end(ap);
+    size_t at = n;
     if (m > 0)
         n += (size_t)m < sizeof line - n - 1 ? (size_t)m : sizeof line - n - 2;
     /* one message, one line: a newline inside would start a line the
@@ -105,6 +108,10 @@ void log_msg(enum log_level l, const char *fmt, ...)
     for (size_t i = 0; i < n; i++)
         if (line[i] == '\n')
             line[i] = ' ';
+    /* and no terminal's command: messages carry model names, clients'
+     * words and the models' own log lines */
+    line[n] = '\0';
+    n = at + strlen(textsafe(line + at));
     line[n++] = '\n';
     fwrite(line, 1, n, stderr);
 }

@@ -38,6 +38,7 @@ static json_t *proc_json(const struct snap_proc *p)
                         !p->used_known ? json_null()
                         : p->used_wddm ? json_string("windows_counters")
                                        : json_string("driver"));
+    json_object_set_new(o, "model", p->model[0] ? json_string(p->model) : json_null());
     return o;
 }
 

@@ -7,6 +7,12 @@
 
 #include "core/snapshot.h"
 
+/* How every JSON text vram writes prints its reals, given to each
+ * json_dump*: 15 significant digits, the most that any decimal of that
+ * many digits comes back from exactly (0.516, not jansson's default
+ * 0.51600000000000001; a client's 0.7 passed through stays 0.7). */
+#define RENDER_JSON_REALS JSON_REAL_PRECISION(15)
+
 /* A new JSON object for the snapshot (caller decrefs), NULL on no memory. */
 json_t *render_json(const struct snap *s);
 

@@ -193,11 +193,14 @@ static void gpu_text(const struct pen *p, const struct snap_gpu *g, bool verbose
                      units_fmt_gib(pr->counted, c1, sizeof c1),
                      units_fmt_gib(pr->cap, c2, sizeof c2));
         }
-        fprintf(out, "  %8" PRIu32 " %-10.10s %-9s %-16s %10s %-8s %s%s%s%s\n", pr->pid,
+        char served[SNAP_NAME_MAX + 32] = "";
+        if (pr->model[0])
+            snprintf(served, sizeof served, "model %s of vram serve: ", pr->model);
+        fprintf(out, "  %8" PRIu32 " %-10.10s %-9s %-16s %10s %-8s %s%s%s%s%s\n", pr->pid,
                 pr->host_known ? pr->user : "?", role_name(pr->role),
                 render_ptype(pr->types, tb, sizeof tb),
                 pr->used_known ? units_fmt_size(pr->used, b1, sizeof b1) : "n/a",
-                render_pstate(pr->state), pr->cmdline[0] ? pr->cmdline : pr->name,
+                render_pstate(pr->state), served, pr->cmdline[0] ? pr->cmdline : pr->name,
                 pr->container[0] ? "  in " : "", pr->container, slice);
     }
 }

@@ -1,4 +1,5 @@
-/* selfpath: files that ship next to the vram binary. */
+/* selfpath: files that ship with the vram binary: next to it in a build
+ * tree, in its library and data folders once installed. */
 #include "app/selfpath.h"
 
 #include <errno.h>
@@ -15,6 +16,12 @@
 #endif
 #ifndef VRAM_PKGLIBDIR_REL
 #define VRAM_PKGLIBDIR_REL "../lib/x86_64-linux-gnu/vram"
+#endif
+#ifndef VRAM_PKGDATADIR
+#define VRAM_PKGDATADIR "/usr/local/share/vram"
+#endif
+#ifndef VRAM_PKGDATADIR_REL
+#define VRAM_PKGDATADIR_REL "../share/vram"
 #endif
 
 static int exe_dir(char *out, size_t len)
@@ -46,6 +53,37 @@ int selfpath_find(const char *const *rel, size_t n, char *out, size_t len)
     return -1;
 }
 
+/* name next to the binary (a build tree), else in the installed tree:
+ * rel, then alt (NULL: none) from the binary's folder, then abs. */
+static int shipped(const char *name, const char *rel, const char *alt, const char *abs, char *out,
+                   size_t len)
+{
+    char c[3][PATH_MAX];
+    snprintf(c[0], sizeof c[0], "%s", name);
+    snprintf(c[1], sizeof c[1], "%s/%s", rel, name);
+    snprintf(c[2], sizeof c[2], "%s/%s", alt ? alt : rel, name);
+    const char *const rels[] = {c[0], c[1], c[2]};
+    if (selfpath_find(rels, 3, out, len) == 0)
+        return 0;
+    char a[PATH_MAX], real[PATH_MAX];
+    snprintf(a, sizeof a, "%s/%s", abs, name);
+    if (access(a, R_OK) == 0 && realpath(a, real)) {
+        snprintf(out, len, "%s", real);
+        return 0;
+    }
+    return -1;
+}
+
+int selfpath_lib(const char *name, char *out, size_t len)
+{
+    return shipped(name, VRAM_PKGLIBDIR_REL, "../lib/vram", VRAM_PKGLIBDIR, out, len);
+}
+
+int selfpath_data(const char *name, char *out, size_t len)
+{
+    return shipped(name, VRAM_PKGDATADIR_REL, NULL, VRAM_PKGDATADIR, out, len);
+}
+
 int selfpath_libvramcap(char *out, size_t len, char *err, size_t errlen)
 {
     const char *forced = getenv("VRAM_SHIM");
@@ -59,15 +97,8 @@ int selfpath_libvramcap(char *out, size_t len, char *err, size_t errlen)
                  strerror(errno));
         return -1;
     }
-    static const char *const rel[] = {"libvramcap.so", VRAM_PKGLIBDIR_REL "/libvramcap.so",
-                                      "../lib/vram/libvramcap.so"};
-    if (selfpath_find(rel, sizeof rel / sizeof rel[0], out, len) == 0)
+    if (selfpath_lib("libvramcap.so", out, len) == 0)
         return 0;
-    const char *abs = VRAM_PKGLIBDIR "/libvramcap.so";
-    if (access(abs, R_OK) == 0) {
-        snprintf(out, len, "%s", abs);
-        return 0;
-    }
     char exe[PATH_MAX] = "?";
     exe_dir(exe, sizeof exe);
     snprintf(err, errlen,

@@ -1,6 +1,6 @@
-/* selfpath: files that ship next to the vram binary (the preload library,
- * and whatever else a caller names), found in the build tree or the
- * installed tree. */
+/* selfpath: files that ship with the vram binary (the preload library,
+ * the simulated driver, the example machines), found in the build tree or
+ * the installed tree. */
 #ifndef VRAM_APP_SELFPATH_H
 #define VRAM_APP_SELFPATH_H
 
@@ -9,6 +9,16 @@
 /* The real path of the first of rel[] (relative to the binary's folder)
  * that exists, into out; -1 if none does. */
 int selfpath_find(const char *const *rel, size_t n, char *out, size_t len);
+
+/* The real path of a file of vram's library folder (libvramcap.so,
+ * sim/libnvidia-ml.so.1): next to the binary (a build tree), else meson's
+ * libdir/vram, found from the binary's folder, then at the path the build
+ * was configured for. 0, or -1 if it is in none of them. */
+int selfpath_lib(const char *name, char *out, size_t len);
+
+/* The same for a file of vram's data folder (examples/workstation.json):
+ * next to the binary, else datadir/vram. */
+int selfpath_data(const char *name, char *out, size_t len);
 
 /* Where libvramcap.so is, for `vram run` and `vram serve` alike: $VRAM_SHIM
  * when set, else next to the binary (a build tree), else the installed

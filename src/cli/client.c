@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <http_parser.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,9 @@
 #include <unistd.h>
 
 #include "app/paths.h"
+#include "app/render_json.h"
 #include "core/modelname.h"
+#include "core/textsafe.h"
 #include "core/units.h"
 
 #define CLIENT_MAX_REPLY (16u << 20) /* a reply this large is not ours */
@@ -162,7 +165,7 @@ long client_call(const char *socket_path, const char *method, const char *path, 
     int fd = dial(socket_path, err, len);
     if (fd < 0)
         return -1;
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    char *text = body ? json_dumps(body, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     size_t tl = text ? strlen(text) : 0;
     char head[1024];
     int hl = snprintf(head, sizeof head,
@@ -196,14 +199,21 @@ int client_report(const char *verb, long st, json_t *r, const char *err)
         return 1;
     }
     json_t *e = json_object_get(r, "error");
+    /* the daemon's words carry a model's last log line and names: printed
+     * through textsafe, like everything another party wrote */
+    char safe[1024], safe2[64];
     if (st >= 300) {
-        fprintf(stderr, "vram %s: %s\n", verb, json_is_string(e) ? json_string_value(e) : "?");
+        fprintf(stderr, "vram %s: %s\n", verb,
+                json_is_string(e) ? textsafe_copy(json_string_value(e), SIZE_MAX, safe, sizeof safe)
+                                  : "?");
         return st == 404 || st == 400 ? 2 : 1;
     }
     char b[32];
     json_t *g = json_object_get(r, "gpu");
-    printf("%s: %s", json_string_value(json_object_get(r, "name")),
-           json_string_value(json_object_get(r, "state")));
+    const char *name = json_string_value(json_object_get(r, "name")),
+               *state = json_string_value(json_object_get(r, "state"));
+    printf("%s: %s", textsafe_copy(name ? name : "?", SIZE_MAX, safe, sizeof safe),
+           textsafe_copy(state ? state : "?", SIZE_MAX, safe2, sizeof safe2));
     if (json_is_integer(g))
         printf(" on GPU %lld, %s", (long long)json_integer_value(g),
                units_fmt_size((uint64_t)json_integer_value(json_object_get(r, "vram_bytes")), b,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/clock.h"
+#include "app/render_json.h"
 #include "cli/cmd.h"
 #include "cli/color.h"
 #include "core/doctor.h"
@@ -13,6 +14,7 @@
 #include "core/units.h"
 #include "host/sysgpu.h"
 #include "cli/idlewatch.h"
+#include "cli/served.h"
 #include "probe/probe.h"
 
 static int cmd_doctor(int argc, char **argv);
@@ -110,6 +112,8 @@ static int cmd_doctor(int argc, char **argv)
     } else {
         probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
     }
+    if (!strcmp(procroot, "/proc")) /* vram serve's models, the daemon's to stop */
+        served_mark(&s);
     struct doc_host host;
     memset(&host, 0, sizeof host);
     host.igpu = sysgpu_other_gpu(sysroot, host.igpu_name, sizeof host.igpu_name);
@@ -133,7 +137,7 @@ static int cmd_doctor(int argc, char **argv)
                                (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
         json_t *doc = json_pack("{s:i, s:o, s:i}", "schema", DOCTOR_JSON_SCHEMA, "findings", arr,
                                 "warnings", warnings);
-        json_dumpf(doc, stdout, JSON_INDENT(2));
+        json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS);
         fputc('\n', stdout);
         json_decref(doc);
     } else {

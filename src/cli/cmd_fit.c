@@ -12,6 +12,7 @@
 
 #include <sys/stat.h>
 
+#include "app/render_json.h"
 #include "cli/cmd.h"
 #include "cli/fitmachine.h"
 #include "cli/fitmodel.h"
@@ -450,7 +451,7 @@ static int cmd_fit(int argc, char **argv)
         fitplan_make(need, r.nmodels, room, r.ngpus, &r.plan);
     if (json) {
         json_t *doc = fitview_json(&r);
-        json_dumpf(doc, stdout, JSON_INDENT(2));
+        json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS);
         fputc('\n', stdout);
         json_decref(doc);
     } else {

@@ -31,6 +31,29 @@ const struct cmd_entry cmd_unload_entry = {
     .exec = cmd_unload,
 };
 
+/* Without a model named: which there are, or that no daemon answers (so
+ * that the hint never names what cannot work here). */
+static int which_model(const struct cmd_entry *e, const char *sock)
+{
+    char err[512], names[400] = "";
+    json_t *r = NULL;
+    const char *at = client_socket(sock);
+    if (client_call(at, "GET", "/v1/models", NULL, &r, err, sizeof err) != 200) {
+        json_decref(r);
+        return cmd_bad_usage(e, "which model? (none known: %s)", err);
+    }
+    size_t i, len = 0;
+    json_t *m;
+    json_array_foreach(json_object_get(r, "models"), i, m) {
+        const char *n = json_string_value(json_object_get(m, "name"));
+        if (n && len + strlen(n) + 8 < sizeof names)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", n);
+    }
+    json_decref(r);
+    return cmd_bad_usage(e, "which model? %s (vram ps shows their states)",
+                         len ? names : "vram serve has none");
+}
+
 static int run(const struct cmd_entry *e, int argc, char **argv, bool timeout_ok)
 {
     static const struct option opts[] = {
@@ -54,8 +77,10 @@ static int run(const struct cmd_entry *e, int argc, char **argv, bool timeout_ok
         } else
             return cmd_bad_usage(e, c == 't' ? "--timeout: a duration like 30s" : NULL);
     }
+    if (optind == argc)
+        return which_model(e, sock);
     if (optind != argc - 1)
-        return cmd_bad_usage(e, "which model? (vram ps lists them)");
+        return cmd_bad_usage(e, "unexpected argument '%s'", argv[optind + 1]);
     char path[MODELNAME_MAX * 3 + 64], err[512];
     if (client_model_path(argv[optind], e->name, path, sizeof path, err, sizeof err) < 0) {
         fprintf(stderr, "vram %s: %s\n", e->name, err);

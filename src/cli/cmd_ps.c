@@ -1,13 +1,16 @@
 /* cmd_ps: `vram ps`, the models `vram serve` runs and where each one is. */
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/client.h"
 #include "app/clock.h"
+#include "app/render_json.h"
 #include "cli/cmd.h"
 #include "cli/color.h"
+#include "core/textsafe.h"
 #include "core/units.h"
 
 static int cmd_ps(int argc, char **argv);
@@ -102,7 +105,7 @@ static int cmd_ps(int argc, char **argv)
     }
     if (json) {
         json_object_set_new(r, "schema", json_integer(PS_JSON_SCHEMA));
-        json_dumpf(r, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_dumpf(r, stdout, JSON_INDENT(2) | RENDER_JSON_REALS | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);
         json_decref(r);
         return 0;
@@ -125,8 +128,17 @@ static int cmd_ps(int argc, char **argv)
         char g[8] = "-", v[32], h[32], a[32];
         if (json_is_integer(json_object_get(m, "gpu")))
             snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
-        const char *sw = json_string_value(json_object_get(m, "swap"));
-        const char *state = json_string_value(json_object_get(m, "state"));
+        /* names, states and errors (a model's last log line) as the
+         * daemon sent them, made safe to print */
+        char name[256], state[32], sw[32], error[1024];
+        const char *s_name = json_string_value(json_object_get(m, "name")),
+                   *s_state = json_string_value(json_object_get(m, "state")),
+                   *s_sw = json_string_value(json_object_get(m, "swap")),
+                   *s_err = json_string_value(json_object_get(m, "error"));
+        textsafe_copy(s_name ? s_name : "?", SIZE_MAX, name, sizeof name);
+        textsafe_copy(s_state ? s_state : "?", SIZE_MAX, state, sizeof state);
+        textsafe_copy(s_sw ? s_sw : "-", SIZE_MAX, sw, sizeof sw);
+        textsafe_copy(s_err ? s_err : "", SIZE_MAX, error, sizeof error);
         /* where it came from: the configuration, or a store discover = read
          * (with what it was last started with) */
         char from[96];
@@ -139,15 +151,14 @@ static int cmd_ps(int argc, char **argv)
                      (long long)json_integer_value(json_object_get(m, "layers")));
         else
             snprintf(from, sizeof from, "%s", src ? src : "config");
-        printf("%-*s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %-8lld %s%s%s\n", w,
-               json_string_value(json_object_get(m, "name")), col ? state_color(state) : "",
-               state, col ? "\033[0m" : "", g,
+        textsafe(from);
+        printf("%-*s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %-8lld %s%s%s\n", w, name,
+               col ? state_color(state) : "", state, col ? "\033[0m" : "", g,
                size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),
-               size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw ? sw : "-",
+               size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw,
                ago(json_object_get(m, "last_used_ms"), a, sizeof a),
                (long long)json_integer_value(json_object_get(m, "restarts")), from,
-               *json_string_value(json_object_get(m, "error")) ? "   " : "",
-               json_string_value(json_object_get(m, "error")));
+               *error ? "   " : "", error);
     }
     json_decref(r);
     return 0;

@@ -2,7 +2,8 @@
  * use it: defunct ones (a main thread gone, others stuck holding memory),
  * stopped ones, and with --idle those that did no GPU work for that long. Dry run unless --yes;
  * then TERM, a grace period, KILL, and a measurement of what really came back. Never the desktop,
- * never PID 1 or vram's own line, never another user's process unless root asks with --all-users.
+ * never PID 1 or vram's own line, never another user's process unless root asks with --all-users,
+ * never a model of vram serve (cli/served.h): that is the daemon's to stop.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -17,13 +18,16 @@
 #include <unistd.h>
 
 #include "app/clock.h"
+#include "app/render_json.h"
 #include "cli/cmd.h"
 #include "core/acct.h"
 #include "core/doctor.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "host/pidref.h"
 #include "host/proc.h"
 #include "cli/idlewatch.h"
+#include "cli/served.h"
 #include "probe/probe.h"
 
 static int cmd_reclaim(int argc, char **argv);
@@ -45,7 +49,8 @@ const struct cmd_entry cmd_reclaim_entry = {
             "\n"
             "Targets processes holding GPU memory that are defunct (their main thread has\n"
             "exited while others hold the memory) or stopped (SIGSTOP, Ctrl-Z). Never\n"
-            "touches display processes, PID 1, vram itself or its parent.\n",
+            "touches display processes, PID 1, vram itself or its parent, nor the\n"
+            "processes of a model of vram serve (vram unload NAME stops those).\n",
     .exec = cmd_reclaim,
 };
 
@@ -55,6 +60,10 @@ struct target {
     bool idle;
     uint64_t bytes, start;
     char name[SNAP_NAME_MAX], user[SNAP_USER_MAX];
+    char model[SNAP_NAME_MAX]; /* of vram serve: left to it (cli/served.h) */
+    /* held from the check to the kill: a pid reused meanwhile (during the
+     * grace period) is never signalled */
+    struct pidref ref, parent;
 };
 
 static bool matches(const char *pat, const struct snap_proc *p)
@@ -69,6 +78,7 @@ struct policy {
     bool all;
     double idle_s; /* 0: not asked */
     uint64_t now_ms;
+    size_t served; /* models of vram serve that would have been targets */
 };
 
 static size_t collect(const struct snap *s, const struct policy *pol, struct target *t, size_t max,
@@ -100,13 +110,45 @@ static size_t collect(const struct snap *s, const struct policy *pol, struct tar
                     continue;
                 t[n] = (struct target){p->pid, p->ppid,       p->uid, p->state, idle,
                                        0,      p->start_time, "",     ""};
+                if (pidref_hold(&t[n].ref, (int)p->pid) < 0)
+                    continue; /* gone since the snapshot */
+                pidref_hold(&t[n].parent, (int)p->ppid);
                 snprintf(t[n].name, sizeof t[n].name, "%s", p->name);
                 snprintf(t[n].user, sizeof t[n].user, "%s", p->user);
+                snprintf(t[n].model, sizeof t[n].model, "%s", p->model);
                 n++;
             }
             t[k].bytes += p->used_known ? p->used : 0;
         }
     return n;
+}
+
+/* Moves the models of vram serve out of t[] (kept: n in, targets out)
+ * into served[]: the daemon stops them (vram unload), never reclaim.
+ * How many there are. */
+static size_t leave_served(struct target *t, size_t *n, struct target *served)
+{
+    size_t k = 0, m = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (t[i].model[0])
+            served[m++] = t[i];
+        else
+            t[k++] = t[i];
+    }
+    *n = k;
+    return m;
+}
+
+static void report_served(const struct target *s, size_t n)
+{
+    char b[32];
+    for (size_t i = 0; i < n; i++)
+        printf("left to vram serve: %u, model %s (%s, %s): %s   vram unload %s frees it\n",
+               s[i].pid, s[i].model, s[i].user,
+               s[i].state == SNAP_PS_ZOMBIE    ? "defunct"
+               : s[i].state == SNAP_PS_STOPPED ? "stopped"
+                                               : "idle",
+               units_fmt_size(s[i].bytes, b, sizeof b), s[i].model);
 }
 
 static uint64_t used_total(const struct snap *s)
@@ -120,25 +162,25 @@ static uint64_t used_total(const struct snap *s)
     return u;
 }
 
-/* Gone, or down to a defunct shell whose memory the driver took back. */
+/* Gone: exited (its pid may be another's by now). */
 static bool released(const struct target *t)
 {
-    return hostproc_start_ticks(t->pid) == 0;
+    return !pidref_same(&t->ref);
 }
 
 static void stop_one(const struct target *t, double grace)
 {
-    kill((pid_t)t->pid, SIGTERM);
+    pidref_kill(&t->ref, SIGTERM);
     if (t->state == SNAP_PS_STOPPED)
-        kill((pid_t)t->pid, SIGCONT); /* a stopped process only sees TERM once it runs */
+        pidref_kill(&t->ref, SIGCONT); /* a stopped process only sees TERM once it runs */
     for (double w = 0; w < grace && !released(t); w += 0.1) {
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
     if (!released(t))
-        kill((pid_t)t->pid, SIGKILL);
+        pidref_kill(&t->ref, SIGKILL);
     if (t->state == SNAP_PS_ZOMBIE && t->ppid > 1)
-        kill((pid_t)t->ppid, SIGCHLD); /* its parent may now reap it */
+        pidref_kill(&t->parent, SIGCHLD); /* its parent may now reap it */
 }
 
 static const char *why(const struct target *t)
@@ -159,7 +201,8 @@ static void report(const struct target *t, size_t n, const struct policy *pol, s
                    pol->pat ? " matches '" : "", pol->pat ? pol->pat : "", pol->pat ? "'" : "",
                    pol->user ? " of user " : "", pol->user ? pol->user : "");
         else
-            printf("nothing to reclaim: no %s process holds GPU memory\n", kinds);
+            printf("nothing to reclaim: no %s process holds GPU memory%s\n", kinds,
+                   pol->served ? " but models of vram serve" : "");
     }
     for (size_t i = 0; i < n; i++)
         printf("%s %u (%s, %s, %s): %s   %s\n", yes ? "stopping" : "would stop", t[i].pid,
@@ -177,8 +220,8 @@ static void report(const struct target *t, size_t n, const struct policy *pol, s
 /* docs/json.md: bumped on any incompatible change of --json */
 #define RECLAIM_JSON_SCHEMA 1
 
-static void report_json(const struct target *t, size_t n, size_t others, bool yes,
-                        uint64_t before, uint64_t after)
+static void report_json(const struct target *t, size_t n, const struct target *s, size_t ns,
+                        size_t others, bool yes, uint64_t before, uint64_t after)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++)
@@ -196,7 +239,17 @@ static void report_json(const struct target *t, size_t n, size_t others, bool ye
     json_object_set_new(doc, "freed",
                         acted ? json_integer((json_int_t)(before > after ? before - after : 0))
                               : json_null());
-    json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_t *left = json_array();
+    for (size_t i = 0; i < ns; i++) {
+        char fix[SNAP_NAME_MAX + 16];
+        snprintf(fix, sizeof fix, "vram unload %s", s[i].model);
+        json_array_append_new(left, json_pack("{s:I, s:s, s:s, s:I, s:s}", "pid",
+                                              (json_int_t)s[i].pid, "model", s[i].model, "reason",
+                                              why(&s[i]), "bytes", (json_int_t)s[i].bytes, "fix",
+                                              fix));
+    }
+    json_object_set_new(doc, "served", left);
+    json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
     json_decref(doc);
 }
@@ -277,11 +330,15 @@ static int cmd_reclaim(int argc, char **argv)
         probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
     }
     pol.now_ms = clock_wall_ms();
-    struct target t[256];
+    served_mark(&s);
+    struct target t[256], served[256];
     size_t others = 0;
     size_t n = collect(&s, &pol, t, 256, &others);
-    if (!json)
+    size_t nserved = pol.served = leave_served(t, &n, served);
+    if (!json) {
         report(t, n, &pol, others, yes);
+        report_served(served, nserved);
+    }
     uint64_t before = used_total(&s), after = before;
     if (n && yes) {
         char b[32], b1[32], b2[32];
@@ -295,7 +352,15 @@ static int cmd_reclaim(int argc, char **argv)
                    units_fmt_size(before, b1, sizeof b1), units_fmt_size(after, b2, sizeof b2));
     }
     if (json)
-        report_json(t, n, others, yes, before, after);
+        report_json(t, n, served, nserved, others, yes, before, after);
+    for (size_t i = 0; i < n; i++) {
+        pidref_close(&t[i].ref);
+        pidref_close(&t[i].parent);
+    }
+    for (size_t i = 0; i < nserved; i++) {
+        pidref_close(&served[i].ref);
+        pidref_close(&served[i].parent);
+    }
     snap_free(&s);
     probe_exiting(p);
     probe_close(p);

@@ -2,18 +2,18 @@
  * each model its own process, started on demand, suspended to host RAM
  * when another needs the room. --check validates a configuration. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "app/clock.h"
 #include "app/log.h"
 #include "app/paths.h"
+#include "app/selfpath.h"
 #include "cli/cmd.h"
 #include "daemon/config.h"
 #include "daemon/serve.h"
-#include "probe/probe.h"
 
 static int cmd_serve(int argc, char **argv);
 
@@ -24,14 +24,24 @@ const struct cmd_entry cmd_serve_entry = {
     .help = "  -c, --config FILE  the configuration (default $VRAM_CONFIG, else\n"
             "                     /etc/vram/vram.conf as root, else\n"
             "                     $XDG_CONFIG_HOME/vram/vram.conf)\n"
-            "      --check        check the configuration and where libvramcap is, and exit\n"
+            "      --check        do all that vram serve does before it runs a model, as\n"
+            "                     you, and exit: the configuration, libvramcap, the\n"
+            "                     folders of the socket, state and logs, the GPUs, the\n"
+            "                     addresses (fails exactly when vram serve would)\n"
             "  -v, --verbose      log debugging detail too\n"
             "  -q, --quiet        log warnings and errors only (not each model's start,\n"
             "                     suspend and resume, nor each proxied request)\n"
             "\n"
             "Each [model NAME] section gives a command (with ${PORT}), its VRAM (a size,\n"
-            "or auto with file = MODEL), gpus, idle, evict (suspend or stop), priority,\n"
-            "pinned, health, start_timeout. See examples/vram.conf and docs/serve.md.\n"
+            "or auto with file = MODEL), gpus, keep_alive (how long unused before it\n"
+            "gives its VRAM back), evict (suspend or stop), swap, priority, pinned, health\n"
+            "(a path, or none), start_timeout, stop (a command), aliases, upstream_name.\n"
+            "NAME may be a Hugging Face id (Qwen/Qwen2.5-7B-Instruct) or Ollama's\n"
+            "namespace/model:tag. [serve] gives listen, keep_alive (the models' default),\n"
+            "max_loaded (6, 2 per gpu), max_queue, preload; where it does not say,\n"
+            "OLLAMA_KEEP_ALIVE, OLLAMA_MAX_LOADED_MODELS and OLLAMA_MAX_QUEUE are\n"
+            "read. See vram.conf(5), examples/vram.conf and docs/serve.md; vram import\n"
+            "llama-swap writes a vram.conf from llama-swap's (docs/migrate.md).\n"
             "With discover = all (or ollama huggingface lmstudio llamacpp) in [serve], the\n"
             "GGUF models already on disk are served with no [model] section, by the names\n"
             "their stores give them, through llama-server (llama_server = PATH).\n"
@@ -48,53 +58,45 @@ const struct cmd_entry cmd_serve_entry = {
     .exec = cmd_serve,
 };
 
-/* The sizes against this machine's GPUs, when a driver answers here:
- * 0 (or no driver: the daemon checks when it starts), or -1 with err. */
-static int check_sizes(const struct config *cfg, char *err, size_t len)
+/* The fix for a user whose default configuration is not there. */
+static void hint_missing(const struct paths *def, const char *path)
 {
-    struct probe *p;
-    char e[256];
-    if (probe_open(&p, "/proc", e, sizeof e) < 0)
-        return 0;
-    struct snap s;
-    memset(&s, 0, sizeof s);
-    probe_sample(p, &s, PROBE_MEMORY, clock_wall_ms());
-    uint64_t holds[SCHED_MAX_GPUS];
-    size_t n = s.ngpus < SCHED_MAX_GPUS ? s.ngpus : SCHED_MAX_GPUS;
-    for (size_t g = 0; g < n; g++)
-        holds[g] = config_gpu_holds(cfg, (unsigned)g, s.gpus[g].mem.total, s.gpus[g].mem.reserved);
-    int rc = n ? config_check_sizes(cfg, holds, n, err, len) : 0;
-    snap_free(&s);
-    probe_exiting(p);
-    probe_close(p);
-    return rc;
+    char example[600];
+    if (!def->user || strcmp(path, def->config) || access(path, F_OK) == 0)
+        return;
+    if (selfpath_data("examples/vram.conf", example, sizeof example) < 0)
+        snprintf(example, sizeof example, "examples/vram.conf of vram's sources");
+    log_msg(LOG_LV_ERROR, "(as a user, vram serve reads %s: copy %s there and edit it, or give --config)",
+            path, example);
 }
 
-static int check_config(const char *path)
+static int check_config(const struct paths *def, const char *path)
 {
-    char err[600], why[600], shim[1024];
-    struct config *cfg = malloc(sizeof *cfg);
-    if (!cfg)
+    char err[600];
+    bool input = false;
+    struct serve_summary *sum = malloc(sizeof *sum);
+    if (!sum)
         return 1;
     int rc = 0;
-    if (config_load(path, cfg, err, sizeof err) < 0 || serve_discover(cfg, err, sizeof err) < 0 ||
-        config_check_socket(cfg, err, sizeof err) < 0 || check_sizes(cfg, err, sizeof err) < 0) {
-        fprintf(stderr, "vram serve: %s\n", err);
-        rc = 2;
-    } else if (serve_find_vramcap(cfg, shim, sizeof shim, why, sizeof why, err, sizeof err) < 0) {
-        fprintf(stderr, "vram serve: %s\n", err);
-        rc = 1;
+    if (serve_check(path, sum, &input, err, sizeof err) < 0) {
+        log_msg(LOG_LV_ERROR, "%s", err);
+        hint_missing(def, path);
+        rc = input ? 2 : 1;
     } else {
-        if (cfg->notes[0])
-            fprintf(stderr, "vram serve: %s\n", cfg->notes);
-        printf("%s: %zu model%s, socket %s, state %s, logs %s\n", path, cfg->nmodels,
-               cfg->nmodels == 1 ? "" : "s", cfg->socket, cfg->state, cfg->logs);
-        if (shim[0])
-            printf("libvramcap: %s\n", shim);
+        if (sum->notes[0])
+            log_msg(LOG_LV_WARN, "%s", sum->notes);
+        printf("%s: %zu model%s, %zu GPU%s, socket %s, state %s, logs %s\n", path, sum->nmodels,
+               sum->nmodels == 1 ? "" : "s", sum->ngpus, sum->ngpus == 1 ? "" : "s", sum->socket,
+               sum->state, sum->logs);
+        if (sum->from_env[0])
+            printf("from the environment: %s\n", sum->from_env);
+        if (sum->shim[0])
+            printf("libvramcap: %s\n", sum->shim);
         else
-            printf("libvramcap: missing, and no model needs it now: %s\n", why);
+            printf("libvramcap: missing, and no model needs it now: %s\n", sum->shim_why);
+        printf("vram serve would start as %s: nothing stands in its way\n", def->user ? "you" : "root");
     }
-    free(cfg);
+    free(sum);
     return rc;
 }
 
@@ -140,18 +142,16 @@ static int cmd_serve(int argc, char **argv)
     paths_default(&def);
     if (!path || !*path)
         path = def.config;
-    if (check)
-        return check_config(path);
     log_init("vram serve", max);
+    if (check) {
+        int rc = check_config(&def, path);
+        fflush(stderr);
+        return rc;
+    }
     char err[600];
     if (serve_run(path, err, sizeof err) < 0) {
         log_msg(LOG_LV_ERROR, "%s", err);
-        if (def.user && !strcmp(path, def.config) && access(path, F_OK) != 0)
-            log_msg(LOG_LV_ERROR,
-                    "(as a user, vram serve reads %s: copy /etc/vram/vram.conf or "
-                    "examples/vram.conf there, without its socket, state and logs lines, or "
-                    "give --config)",
-                    path);
+        hint_missing(&def, path);
         fflush(stderr);
         return 1;
     }

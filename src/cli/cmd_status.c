@@ -9,6 +9,7 @@
 #include "app/clock.h"
 #include "cli/cmd.h"
 #include "cli/color.h"
+#include "cli/served.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "probe/probe.h"
@@ -40,16 +41,19 @@ const struct cmd_entry cmd_status_entry = {
     .exec = cmd_status,
 };
 
-static int report(struct probe *p, struct snap *s, unsigned what, bool json, unsigned flags)
+static int report(struct probe *p, struct snap *s, unsigned what, bool json, unsigned flags,
+                  bool host)
 {
     int rc = probe_sample(p, s, what, clock_wall_ms());
     if (rc < 0) {
         fprintf(stderr, "vram status: could not read the GPUs\n");
         return rc;
     }
+    if (host) /* this machine's processes (not a --proc-root's): vram serve's models named */
+        served_mark(s);
     if (json) {
         json_t *doc = render_json(s);
-        if (!doc || json_dumpf(doc, stdout, JSON_COMPACT) < 0) {
+        if (!doc || json_dumpf(doc, stdout, JSON_COMPACT | RENDER_JSON_REALS) < 0) {
             json_decref(doc);
             return VRAM_EFAIL;
         }
@@ -145,7 +149,8 @@ static int cmd_status(int argc, char **argv)
             printf("\n-- %s --\n", ts);
         }
         rc = report(p, &s, what, json,
-                    (verbose ? RENDER_PROCS : 0) | (color_on(stdout) ? RENDER_COLOR : 0));
+                    (verbose ? RENDER_PROCS : 0) | (color_on(stdout) ? RENDER_COLOR : 0),
+                    !strcmp(procroot, "/proc"));
         if (rc < 0 || !watch || (count && i + 1 >= count))
             break;
         struct timespec ts = {(time_t)watch, (long)((watch - (double)(time_t)watch) * 1e9)};

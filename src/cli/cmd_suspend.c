@@ -6,19 +6,17 @@
  * meanwhile. A small record in vram's run directory remembers the GPU it
  * left. */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/client.h"
 #include "app/clock.h"
 #include "cli/cmd.h"
 #include "cli/progress.h"
+#include "cli/suspendrec.h"
 #include "core/err.h"
 #include "core/modelname.h"
 #include "core/units.h"
@@ -27,7 +25,6 @@
 #include "host/pidref.h"
 #include "host/proc.h"
 #include "probe/probe.h"
-#include "ipc/group.h"
 
 static int cmd_suspend(int argc, char **argv);
 static int cmd_resume(int argc, char **argv);
@@ -93,54 +90,6 @@ static int by_name(const struct cmd_entry *e, const char *sock, const char *name
     int rc = client_report(e->name, st, r, err);
     json_decref(r);
     return rc;
-}
-
-static void record_path(int pid, char *out, size_t len)
-{
-    snprintf(out, len, "%s/suspended-%d", group_dir(), pid);
-}
-
-/* The record sits in a folder every user may write (/dev/shm): it is made
- * anew, never through a link or into another's file, and read only when
- * it is this user's (or root's) and no one else may write it. */
-static void record_write(int pid, const char *uuid, uint64_t bytes)
-{
-    char path[600];
-    record_path(pid, path, sizeof path);
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
-        unlink(path); /* ours, from a process that had this pid before */
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        if (fd >= 0)
-            close(fd);
-        fprintf(stderr,
-                "vram suspend: cannot write %s (%s): vram resume --gpu will not know the GPU "
-                "it left\n",
-                path, strerror(errno));
-        return;
-    }
-    fprintf(f, "%llu %s %llu\n", (unsigned long long)hostproc_start_ticks((uint32_t)pid), uuid,
-            (unsigned long long)bytes);
-    fclose(f);
-}
-
-static FILE *record_open(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return NULL;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != 0) ||
-        (st.st_mode & 022)) {
-        close(fd);
-        return NULL;
-    }
-    FILE *f = fdopen(fd, "r");
-    if (!f)
-        close(fd);
-    return f;
 }
 
 /* Where pid's memory is: the GPU and the bytes, from one snapshot. */
@@ -277,7 +226,12 @@ static int cmd_suspend(int argc, char **argv)
         goto out;
     }
     uint64_t t1 = clock_mono_ms();
-    record_write(pid, uuid, bytes);
+    struct suspendrec rec = {.start = hostproc_start_ticks((uint32_t)pid), .bytes = bytes};
+    snprintf(rec.uuid, sizeof rec.uuid, "%s", uuid);
+    char rerr[512];
+    if (suspendrec_write(pid, &rec, rerr, sizeof rerr) < 0)
+        fprintf(stderr, "vram suspend: %s: vram resume --gpu will not know the GPU it left\n",
+                rerr);
     probe_sample(p, &s, PROBE_PROCS, clock_wall_ms());
     size_t g2;
     uint64_t left = 0;
@@ -349,15 +303,13 @@ static int cmd_resume(int argc, char **argv)
         return c;
     }
     int rc = 1;
-    char path[600], from[96] = "", b[32];
-    unsigned long long start = 0, bytes = 0;
-    record_path(pid, path, sizeof path);
-    FILE *f = record_open(path);
-    if (f) {
-        if (fscanf(f, "%llu %95s %llu", &start, from, &bytes) != 3 ||
-            start != hostproc_start_ticks((uint32_t)pid))
-            from[0] = '\0'; /* another process now has this pid: the record is stale */
-        fclose(f);
+    char from[96] = "", b[32];
+    unsigned long long bytes = 0;
+    struct suspendrec rec;
+    /* a record of another process that had this pid is stale */
+    if (suspendrec_read(pid, &rec) == 0 && rec.start == hostproc_start_ticks((uint32_t)pid)) {
+        snprintf(from, sizeof from, "%s", rec.uuid);
+        bytes = rec.bytes;
     }
     if (gpu >= (long)s.ngpus) {
         fprintf(stderr, "vram resume: --gpu %ld: this machine has %zu GPU%s\n", gpu, s.ngpus,
@@ -384,11 +336,11 @@ static int cmd_resume(int argc, char **argv)
     int moved = park_resume(ck, why, pid, to ? from : NULL, to, NULL, &pr, err, sizeof err);
     progress_stop(&bar);
     if (moved < 0) {
-        fprintf(stderr, "vram resume: %s; it stays suspended\n", err);
+        fprintf(stderr, "vram resume: %s%s\n", err, pr.not_suspended ? "" : "; it stays suspended");
         goto out;
     }
     uint64_t t1 = clock_mono_ms();
-    unlink(path);
+    suspendrec_remove(pid);
     probe_sample(p, &s, PROBE_PROCS, clock_wall_ms());
     size_t g = 0;
     uint64_t now_bytes = bytes;

@@ -38,9 +38,12 @@ const struct cmd_entry cmd_top_entry = {
             "process lists every 3 intervals; /proc/*/fd, modes and links every 10 s, to\n"
             "leave the driver alone.\n"
             "\n"
-            "keys: up/down (j/k) select   s sort (memory, pid, name, gpu)   t send TERM\n"
-            "      K send KILL (asks y/n; your own processes only unless root)\n"
-            "      + / - interval   q quit\n",
+            "Beside each bar, the GPU's used memory over the last samples (one a\n"
+            "column, the span above it: a full block is the whole card).\n"
+            "\n"
+            "keys: up/down (j/k) select   s sort (memory, pid, name, gpu)   S reverse it\n"
+            "      t send TERM   K send KILL (asks y/n; your own processes only unless\n"
+            "      root)   + / - interval   ? or h help   q quit\n",
     .exec = cmd_top,
 };
 
@@ -51,6 +54,7 @@ const char *top_sort_name(enum top_sort s)
 }
 
 static enum top_sort sort_key;
+static bool sort_reverse;
 
 static int row_cmp(const void *a, const void *b)
 {
@@ -71,7 +75,7 @@ static int row_cmp(const void *a, const void *b)
     }
     if (c == 0)
         c = x->proc.pid == y->proc.pid ? 0 : x->proc.pid < y->proc.pid ? -1 : 1;
-    return c;
+    return sort_reverse ? -c : c;
 }
 
 static int rebuild_rows(struct top *t)
@@ -88,6 +92,7 @@ static int rebuild_rows(struct top *t)
         for (size_t j = 0; j < t->snap.gpus[i].nprocs; j++)
             rows[n++] = (struct top_row){(unsigned)i, t->snap.gpus[i].procs[j]};
     sort_key = t->sort;
+    sort_reverse = t->reverse;
     qsort(rows, n, sizeof *rows, row_cmp);
     free(t->rows);
     t->rows = rows;
@@ -143,6 +148,10 @@ static void send_signal(struct top *t)
 
 static bool handle_key(struct top *t, int ch)
 {
+    if (t->help) { /* any key closes it; q still quits */
+        t->help = false;
+        return ch != 'q' && ch != 'Q';
+    }
     if (t->confirm_sig) {
         if (ch == 'y' || ch == 'Y')
             send_signal(t);
@@ -173,7 +182,18 @@ static bool handle_key(struct top *t, int ch)
     case 's':
         t->sort = (enum top_sort)((t->sort + 1) % TOP_SORT_COUNT);
         rebuild_rows(t);
-        snprintf(t->msg, sizeof t->msg, "sorted by %s", top_sort_name(t->sort));
+        snprintf(t->msg, sizeof t->msg, "sorted by %s%s", top_sort_name(t->sort),
+                 t->reverse ? ", reversed" : "");
+        break;
+    case 'S':
+        t->reverse = !t->reverse;
+        rebuild_rows(t);
+        snprintf(t->msg, sizeof t->msg, "sorted by %s%s", top_sort_name(t->sort),
+                 t->reverse ? ", reversed" : "");
+        break;
+    case '?':
+    case 'h':
+        t->help = true;
         break;
     case 't':
     case 'K':
@@ -243,7 +263,8 @@ static int cmd_top(int argc, char **argv)
     if (optind < argc)
         return cmd_bad_usage(&cmd_top_entry, "unexpected argument '%s'", argv[optind]);
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "vram top: needs a terminal; for scripts use vram status --watch\n");
+        fprintf(stderr,
+                "vram top: needs a terminal; for scripts use vram status --watch 1 (every second)\n");
         return 2;
     }
     char err[512];

@@ -28,6 +28,7 @@ const struct cmd_entry *const cmd_table[] = {
     &cmd_load_entry,
     &cmd_unload_entry,
     &cmd_ui_entry,
+    &cmd_import_entry,
     &cmd_help_entry,
     &cmd_complete_entry,
     /* clang-format on */
@@ -39,9 +40,8 @@ const size_t cmd_count = NCMDS;
 int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc)
 {
     fprintf(stderr, "vram %s: %s", e->name, err);
-    if (rc == VRAM_ENODRIVER)
-        fprintf(stderr, ", or try a simulated machine: vram --sim examples/workstation.json %s",
-                e->name);
+    if (rc == VRAM_ENODRIVER && simenv_hint("workstation"))
+        fprintf(stderr, ", or try a simulated machine: vram --sim workstation %s", e->name);
     fputc('\n', stderr);
     return err_exit_code(rc);
 }
@@ -54,8 +54,9 @@ static void usage(FILE *out)
         if (!cmd_table[i]->hidden)
             fprintf(out, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
     fprintf(out, "\noptions:\n"
-                 "  --sim FILE     run against a simulated machine (examples/*.json) instead of\n"
-                 "                 the NVIDIA driver; VRAM_SIM=FILE does the same\n"
+                 "  --sim FILE     run against a simulated machine instead of the NVIDIA\n"
+                 "                 driver: a machine file, or an example's name (workstation,\n"
+                 "                 server-8xh200); VRAM_SIM=FILE does the same\n"
                  "  --color WHEN   colour: auto (on a terminal, unless NO_COLOR is set),\n"
                  "                 always, never\n"
                  "  --version      print the version\n"
@@ -104,8 +105,14 @@ int main(int argc, char **argv)
         return err_exit_code(rc);
     }
     const struct cmd_entry *e = cmd_find(argv[i]);
-    if (e)
+    if (e) {
+        /* getopt names the program by argv[0] in its messages
+         * ("vram status: unrecognized option '--x'") */
+        char prog[64];
+        snprintf(prog, sizeof prog, "vram %s", e->name);
+        argv[i] = prog;
         return e->exec(argc - i, argv + i);
+    }
     fprintf(stderr, "vram: unknown command '%s'\n", argv[i]);
     usage(stderr);
     return 2;

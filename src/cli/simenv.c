@@ -27,9 +27,7 @@ static int find_libdir(char *out, size_t len)
         return 0;
     }
     /* the build tree (build/vram, build/sim/), then an installed tree */
-    static const char *const rel[] = {"sim/libnvidia-ml.so.1", "../lib/vram/sim/libnvidia-ml.so.1",
-                                      "../sim/libnvidia-ml.so.1"};
-    if (selfpath_find(rel, sizeof rel / sizeof rel[0], out, len) < 0)
+    if (selfpath_lib("sim/libnvidia-ml.so.1", out, len) < 0)
         return -1;
     char *slash = strrchr(out, '/');
     if (slash)
@@ -55,11 +53,30 @@ static int check_machine(const char *libdir, const char *file, char *err, size_t
     dlclose(h);
     if (rc < 0) {
         if (access(file, R_OK) != 0)
-            snprintf(err, errlen, "%s: %s (the machine file for --sim; examples/ has some)", file,
-                     strerror(errno));
+            snprintf(err, errlen, "%s: %s (the machine file for --sim, or the name of an "
+                                  "example: workstation, server-8xh200)",
+                     file, strerror(errno));
         return VRAM_EINPUT;
     }
     return VRAM_OK;
+}
+
+/* An example machine by its name ("workstation"): its file, shipped with
+ * vram, into out. */
+static int example(const char *name, char *out, size_t len)
+{
+    char rel[128];
+    if (!*name || strchr(name, '/') || strlen(name) > 64)
+        return -1;
+    snprintf(rel, sizeof rel, "examples/%s%s", name,
+             strlen(name) > 5 && !strcmp(name + strlen(name) - 5, ".json") ? "" : ".json");
+    return selfpath_data(rel, out, len);
+}
+
+bool simenv_hint(const char *name)
+{
+    char lib[PATH_MAX], file[PATH_MAX];
+    return find_libdir(lib, sizeof lib) == 0 && example(name, file, sizeof file) == 0;
 }
 
 int simenv_apply(const char *file, char **argv, char *err, size_t errlen)
@@ -70,9 +87,13 @@ int simenv_apply(const char *file, char **argv, char *err, size_t errlen)
     if (!file)
         return VRAM_OK;
 
-    char abs[PATH_MAX], libdir[PATH_MAX];
+    char abs[PATH_MAX], libdir[PATH_MAX], shipped[PATH_MAX];
+    if (access(file, F_OK) != 0 && example(file, shipped, sizeof shipped) == 0)
+        file = shipped; /* a name, not a file here: the example machine */
     if (!realpath(file, abs)) {
-        snprintf(err, errlen, "%s: %s", file, strerror(errno));
+        snprintf(err, errlen, "%s: %s (a machine file, or the name of an example: workstation, "
+                              "server-8xh200)",
+                 file, strerror(errno));
         return VRAM_EINPUT;
     }
     if (find_libdir(libdir, sizeof libdir) < 0) {

@@ -80,6 +80,58 @@ static void draw_history(const struct top *t, int y, int x, int width, size_t gp
     }
 }
 
+/* The history's width beside the bar: wider on a wide screen, none where
+ * the bar would be too short. */
+static int history_width(int cols)
+{
+    int hist_w = cols >= 100 ? 30 : 12;
+    return cols - 36 - 2 - hist_w - 1 < 10 ? 0 : hist_w;
+}
+
+/* Above the history column, what it shows: the time its columns span (one
+ * sample each) and its scale (a full block is the whole card); "" when
+ * there is no history. */
+static void history_caption(const struct top *t, int cols, char *cap, size_t len)
+{
+    int w = history_width(cols);
+    char span[32];
+    cap[0] = '\0';
+    if (!w)
+        return;
+    units_fmt_duration(t->interval * w, span, sizeof span);
+    snprintf(cap, len, w >= 30 ? "used memory, last %s, 0-100%%" : "%s, 0-100%%", span);
+}
+
+/* The help screen, where the processes are, until a key. */
+static void draw_help(const struct top *t, int y, int rows, int cols)
+{
+    char span[32], line[200];
+    units_fmt_duration(t->interval * (history_width(cols) ? history_width(cols) : 12), span,
+                       sizeof span);
+    const char *text[] = {
+        "keys",
+        "  up/down, j/k  select a process         PgUp/PgDn  ten at a time",
+        "  s             sort: memory, pid, name, gpu      S  reverse the sort",
+        "  t, K          send TERM, KILL to the selected process (asks y/n;",
+        "                your own processes only, unless root)",
+        "  + / -         refresh half as often / twice as often",
+        "  ? or h        this help (any key closes it)     q  quit",
+        "",
+        "the bar: r driver reserved  d desktop/display  w workloads  o other",
+        "         u unattributed  . free",
+        NULL,
+    };
+    for (size_t i = 0; text[i] && y < rows - 1; i++, y++)
+        mvprintw(y, 0, "%.*s", cols, text[i]);
+    snprintf(line, sizeof line,
+             "the history: each GPU's used memory, a column a sample (every %.1fs), the last %s;",
+             t->interval, span);
+    if (y < rows - 1)
+        mvprintw(y++, 0, "%.*s", cols, line);
+    if (y < rows - 1)
+        mvprintw(y, 0, "%.*s", cols, "             a full block is the whole card");
+}
+
 static void draw_gpu(const struct top *t, int y, int cols, const struct snap_gpu *g, bool two)
 {
     struct acct a;
@@ -95,12 +147,8 @@ static void draw_gpu(const struct top *t, int y, int cols, const struct snap_gpu
     snprintf(used, sizeof used, "%.1f", (double)acct_used(&a) / UNITS_GiB);
     snprintf(total, sizeof total, "%.1f", (double)a.total / UNITS_GiB);
     mvprintw(y, 0, "%-2u %s %6s/%-6s GiB", g->index, name, used, total);
-    int x = 36, hist_w = cols >= 100 ? 30 : 12;
-    int bar_w = cols - x - 2 - hist_w - 1;
-    if (bar_w < 10) {
-        bar_w = cols - x - 2;
-        hist_w = 0;
-    }
+    int x = 36, hist_w = history_width(cols);
+    int bar_w = hist_w ? cols - x - 2 - hist_w - 1 : cols - x - 2;
     if (bar_w > 0)
         draw_bar(t, y, x, bar_w, &a);
     if (hist_w)
@@ -135,11 +183,20 @@ void top_draw(struct top *t)
     time_t now = (time_t)(t->snap.taken_ms / 1000);
     char ts[16];
     strftime(ts, sizeof ts, "%H:%M:%S", localtime(&now));
+    /* the history's caption over its column comes first, then the clock */
+    char head[160], cap[64];
+    snprintf(head, sizeof head, "vram top  driver %s  every %.1fs  sort %s%s",
+             t->snap.driver_version, t->interval, top_sort_name(t->sort),
+             t->reverse ? " (reversed)" : "");
+    history_caption(t, cols, cap, sizeof cap);
+    int w = history_width(cols), head_room = cols - (cap[0] ? w + 1 : 0);
     attron(A_BOLD);
-    mvprintw(0, 0, "vram top   driver %s   every %.1fs   sort %s", t->snap.driver_version,
-             t->interval, top_sort_name(t->sort));
+    mvprintw(0, 0, "%.*s", head_room > 0 ? head_room : 0, head);
     attroff(A_BOLD);
-    mvprintw(0, cols - 8 > 0 ? cols - 8 : 0, "%s", ts);
+    if ((int)(strlen(head) + 2 + strlen(ts)) <= head_room)
+        printw("  %s", ts);
+    if (cap[0])
+        mvprintw(0, cols - w, "%.*s", w, cap);
 
     size_t ng = t->snap.ngpus;
     /* a second line per GPU only while at least 6 process rows remain */
@@ -152,6 +209,12 @@ void top_draw(struct top *t)
     if (ng == 0)
         mvprintw(y++, 0, "no NVIDIA GPU found");
 
+    if (t->help) {
+        draw_help(t, y, rows, cols);
+        mvprintw(rows - 1, 0, "%.*s", cols, "any key: back to the processes");
+        refresh();
+        return;
+    }
     if (t->color)
         attron(COLOR_PAIR(C_HEAD));
     mvprintw(y, 0, "%7s %-9s %3s %-8s %-8s %9s %-8s %-*s", "PID", "USER", "GPU", "ROLE", "TYPE",
@@ -190,7 +253,7 @@ void top_draw(struct top *t)
         mvprintw(rows - 1, 0, "%.*s", cols, t->msg);
     else
         mvprintw(rows - 1, 0, "%.*s", cols,
-                 "q quit  j/k select  s sort  t TERM  K KILL  +/- interval   "
+                 "q quit  j/k select  s/S sort  t TERM  K KILL  +/- interval  ? help   "
                  "r reserved d display w work o other u unattr");
     refresh();
 }

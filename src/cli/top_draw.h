@@ -27,6 +27,8 @@ struct top {
     struct top_row *rows;
     size_t nrows;
     enum top_sort sort;
+    bool reverse; /* the sort the other way round */
+    bool help;    /* the help screen instead of the processes, until a key */
     size_t sel, scroll;
     int confirm_sig; /* a signal waiting for y/n, or 0 */
     struct top_row confirm_row;

@@ -104,6 +104,14 @@ static void gpu_rules(struct out *o, const struct snap_gpu *g, const struct doc_
         uint64_t held = p->used_known ? p->used : 0;
         if (!(f = add(o, zombie ? DOC_ZOMBIE : DOC_STOPPED, DOC_WARN, i, p->pid, held)))
             continue;
+        if (p->model[0]) { /* the daemon's to stop, never reclaim's */
+            snprintf(f->what, sizeof f->what, "model %s of vram serve (pid %u) is %s and holds %s",
+                     p->model, p->pid, zombie ? "defunct" : "stopped",
+                     p->used_known ? units_fmt_size(held, b, sizeof b) : "the device open");
+            snprintf(f->fix, sizeof f->fix, "vram unload %s (vram reclaim leaves it to vram serve)",
+                     p->model);
+            continue;
+        }
         snprintf(f->what, sizeof f->what, "pid %u (%s) is %s and holds %s", p->pid, p->name,
                  zombie ? "defunct" : "stopped",
                  p->used_known ? units_fmt_size(held, b, sizeof b) : "the device open");
@@ -123,9 +131,23 @@ static void gpu_rules(struct out *o, const struct snap_gpu *g, const struct doc_
             p->state == SNAP_PS_STOPPED || !doctor_idle(g, p, h->now_ms, h->idle_s))
             continue;
         uint64_t held = p->used_known ? p->used : 0;
-        if (!(f = add(o, DOC_IDLE, DOC_WARN, i, p->pid, held)))
+        /* a model of vram serve idle is the daemon's business: it gives the
+         * memory back after the model's keep_alive */
+        if (!(f = add(o, DOC_IDLE, p->model[0] ? DOC_INFO : DOC_WARN, i, p->pid, held)))
             continue;
         char d[32];
+        if (p->model[0]) {
+            snprintf(f->what, sizeof f->what,
+                     "model %s of vram serve (pid %u) holds %s and did no GPU work for %s",
+                     p->model, p->pid,
+                     p->used_known ? units_fmt_size(held, b, sizeof b) : "the device open",
+                     units_fmt_duration(h->idle_s, d, sizeof d));
+            snprintf(f->fix, sizeof f->fix,
+                     "nothing to do: vram serve gives it back after its keep_alive; vram unload "
+                     "%s frees it now",
+                     p->model);
+            continue;
+        }
         snprintf(f->what, sizeof f->what, "pid %u (%s) holds %s and did no GPU work for %s", p->pid,
                  p->name, p->used_known ? units_fmt_size(held, b, sizeof b) : "the device open",
                  units_fmt_duration(h->idle_s, d, sizeof d));

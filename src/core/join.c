@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/role.h"
+#include "core/textsafe.h"
 
 void join_procs(struct snap_gpu *g, const struct join_lookup *l)
 {
@@ -19,6 +20,7 @@ void join_procs(struct snap_gpu *g, const struct join_lookup *l)
         if (l->host(l->ctx, &p) < 0) {
             if (l->driver_name(l->ctx, p.pid, p.cmdline, sizeof p.cmdline) < 0 || !p.cmdline[0])
                 continue;
+            textsafe(p.cmdline); /* the driver's copy of a name the process chose */
             snprintf(p.name, sizeof p.name, "%s", role_base(p.cmdline));
         }
         p.role = role_of(p.name, p.types);

@@ -132,6 +132,29 @@ static uint64_t host_used(const struct sched *s)
     return sum;
 }
 
+/* ---- max_loaded: places for loaded models ---- */
+
+/* Loaded, and holding its place: a model on its way out (suspending,
+ * stopping) has given its place back, as its memory counts as coming. */
+static bool holds_place(const struct sched_model *m)
+{
+    return m->state == SCHED_STARTING || m->state == SCHED_READY || m->state == SCHED_BUSY ||
+           m->state == SCHED_RESUMING;
+}
+
+/* Whether g (g < 0: the machine) has a place for one more model, with
+ * the places promised during this step. */
+static bool has_place(const struct sched *s, int g)
+{
+    unsigned max = g < 0 ? s->max_loaded : s->max_loaded_gpu;
+    if (!max)
+        return true;
+    unsigned n = g < 0 ? s->places_claimed_all : s->places_claimed[g];
+    for (size_t i = 0; i < s->nmodels; i++)
+        n += holds_place(&s->models[i]) && (g < 0 || (s->models[i].gpus & (1u << g)));
+    return n < max;
+}
+
 static bool queued(const struct sched *s, unsigned model)
 {
     for (size_t i = 0; i < s->nqueue; i++)
@@ -509,16 +532,17 @@ static bool preempt(struct sched *s, int g, unsigned self, uint64_t need, uint64
     return true;
 }
 
-/* Victims on g to free need bytes for model self, lowest priority first,
- * then least recently used; their count, or -1 when even all would not do. */
-static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t need, uint64_t now,
-                        unsigned *v)
+/* Victims on g to free need bytes for model self (and, when place, one
+ * of g's places: at least one victim), lowest priority first, then least
+ * recently used; their count, or -1 when even all would not do. */
+static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t need, bool place,
+                        uint64_t now, unsigned *v)
 {
     int64_t have = avail(s, g);
     int n = 0;
     bool taken[s->nmodels > 0 ? s->nmodels : 1];
     memset(taken, 0, sizeof taken);
-    while (have < (int64_t)need) {
+    while (have < (int64_t)need || (place && !n)) {
         int best = -1;
         for (size_t i = 0; i < s->nmodels; i++) {
             const struct sched_model *c = &s->models[i];
@@ -536,6 +560,32 @@ static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t ne
         have += (int64_t)s->models[best].need;
     }
     return n;
+}
+
+/* The one model to evict anywhere for a place in all (max_loaded), lowest
+ * priority first, then least recently used; -1 when none may go. */
+static int place_victim(const struct sched *s, unsigned self, uint64_t now)
+{
+    int best = -1;
+    for (size_t i = 0; i < s->nmodels; i++) {
+        const struct sched_model *c = &s->models[i];
+        if (i == self || !evictable(s, (unsigned)i, now))
+            continue;
+        const struct sched_model *b = best >= 0 ? &s->models[best] : NULL;
+        if (!b || c->priority < b->priority ||
+            (c->priority == b->priority && c->last_used_ms < b->last_used_ms))
+            best = (int)i;
+    }
+    return best;
+}
+
+/* The places model i takes on mask, promised until it is placed. */
+static void claim_places(struct sched *s, uint32_t mask)
+{
+    for (int g = 0; g < (int)s->ngpus; g++)
+        if (mask & (1u << g))
+            s->places_claimed[g]++;
+    s->places_claimed_all++;
 }
 
 /* The GPUs model m may take now: those fast swap moved it out of (it comes
@@ -597,11 +647,11 @@ static bool overlap(struct sched *s, unsigned i, struct out *o)
     struct sched_model *m = &s->models[i];
     uint32_t b = allowed(s, m);
     uint64_t leaving = 0;
-    if (!s->overlap || m->state != SCHED_SUSPENDED || !m->bound || !b)
+    if (!s->overlap || m->state != SCHED_SUSPENDED || !m->bound || !b || !has_place(s, -1))
         return false;
     for (int g = 0; g < (int)s->ngpus; g++)
         if (b & BIT(g)) {
-            if (avail(s, g) < (int64_t)m->need)
+            if (avail(s, g) < (int64_t)m->need || !has_place(s, g))
                 return false;
             leaving += coming(s, g);
         }
@@ -653,10 +703,13 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
         return false;
     bool exact = (m->state == SCHED_SUSPENDED && m->bound) || m->resume_gpu >= 0;
     int64_t score[SCHED_MAX_GPUS];
-    uint32_t fits = 0;
+    uint32_t fits = 0, full = 0; /* full: no place left there (max_loaded) */
+    bool place_all = has_place(s, -1);
     for (int g = 0; g < (int)s->ngpus; g++) {
         score[g] = (int64_t)room(s, g);
-        if ((ok & BIT(g)) && room(s, g) >= m->need)
+        if (!has_place(s, g))
+            full |= BIT(g);
+        if ((ok & BIT(g)) && room(s, g) >= m->need && !(full & BIT(g)) && place_all)
             fits |= BIT(g);
     }
     uint32_t mask = choose(s, exact ? ok & fits : fits, w, exact, score);
@@ -671,13 +724,20 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
     int nv[SCHED_MAX_GPUS];
     uint32_t can = 0;
     for (int g = 0; g < (int)s->ngpus && s->nmodels <= SCHED_MAX_QUEUE; g++) {
-        nv[g] = (ok & BIT(g)) ? pick_victims(s, g, i, m->need, now, victims[g]) : -1;
+        nv[g] = (ok & BIT(g)) ? pick_victims(s, g, i, m->need, full & BIT(g), now, victims[g])
+                              : -1;
         if (nv[g] >= 0) {
             can |= BIT(g);
             score[g] = -nv[g];
         }
     }
     mask = choose(s, exact ? ok & can : can, w, exact, score);
+    int extra = -1; /* a place in all that the victims on mask do not free */
+    bool freed = false;
+    for (int g = 0; mask && g < (int)s->ngpus; g++)
+        freed |= (mask & BIT(g)) && nv[g] > 0;
+    if (mask && !place_all && !freed && (extra = place_victim(s, i, now)) < 0)
+        mask = 0;
     if (!mask || (exact && mask != ok)) {
         /* everyone there is answering: a time slice, where allowed (one GPU) */
         for (int g = 0; w == 1 && g < (int)s->ngpus; g++)
@@ -685,6 +745,7 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
                 if (overlap(s, i, o))
                     return true;
                 s->gpus[g].claimed += m->need; /* what leaves is this one's */
+                claim_places(s, BIT(g));
                 return false;
             }
         return false;
@@ -696,11 +757,14 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
             if (s->models[victims[g][k]].state == SCHED_READY)
                 evict(s, victims[g][k], o);
     }
+    if (extra >= 0)
+        evict(s, (unsigned)extra, o);
     if (overlap(s, i, o))
         return true;
     for (int g = 0; g < (int)s->ngpus; g++) /* the room is coming: nobody else takes it */
         if (mask & BIT(g))
             s->gpus[g].claimed += m->need;
+    claim_places(s, mask);
     return false;
 }
 
@@ -744,7 +808,8 @@ static void settle(struct sched *s, uint64_t now, struct out *o)
      * while it was preempted), the one waiting longest first; what is
      * promised to one is not taken by the next */
     for (size_t g = 0; g < s->ngpus; g++)
-        s->gpus[g].claimed = 0;
+        s->gpus[g].claimed = s->places_claimed[g] = 0;
+    s->places_claimed_all = 0;
     size_t nm = s->nmodels;
     uint64_t since[nm > 0 ? nm : 1];
     bool waits[nm > 0 ? nm : 1];

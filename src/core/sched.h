@@ -35,7 +35,7 @@
 #include "core/modelname.h"
 
 #define SCHED_MAX_GPUS  16
-#define SCHED_MAX_QUEUE 256
+#define SCHED_MAX_QUEUE 1536 /* max_queue proxied requests (1024 at most) and the API's 512 */
 #define SCHED_FOREVER   UINT64_MAX /* a keep-alive that never ends */
 
 enum sched_state {
@@ -116,6 +116,12 @@ struct sched {
     uint64_t preempt_gap_ms; /* at most one preemption per GPU this often (against thrash) */
     unsigned max_failures;
     uint64_t backoff_ms; /* doubled after each failure */
+    /* max_loaded: models loaded at once (starting, ready, busy, resuming;
+     * one on its way out has given its place back), in all and on each
+     * GPU; 0: no limit. A model that needs a place another holds evicts
+     * one, as it would for memory. */
+    unsigned max_loaded, max_loaded_gpu;
+    unsigned places_claimed[SCHED_MAX_GPUS], places_claimed_all; /* the scheduler's, in a step */
     struct sched_demand queue[SCHED_MAX_QUEUE];
     size_t nqueue;
 };

@@ -57,6 +57,9 @@ struct snap_proc {
     /* used came from Windows' GPU performance counters (dedicated usage, as
      * Task Manager shows it): WDDM gave NVML no figure for this process */
     bool used_wddm;
+    /* the model of vram serve it belongs to (cli/served.h), "" for none:
+     * the daemon's to stop (vram unload), never reclaim's */
+    char model[SNAP_NAME_MAX];
 };
 
 /* Optional GPU fields: a bit says the driver answered. */

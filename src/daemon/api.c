@@ -72,7 +72,7 @@ struct api {
 static void reply_json(struct evhttp_request *req, int code, const char *reason, json_t *body)
 {
     struct evbuffer *b = evbuffer_new();
-    char *text = json_dumps(body, JSON_COMPACT);
+    char *text = json_dumps(body, JSON_COMPACT | RENDER_JSON_REALS);
     if (b && text) {
         evbuffer_add_printf(b, "%s\n", text);
         evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",

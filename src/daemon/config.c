@@ -21,6 +21,7 @@
 
 #include "app/paths.h"
 #include "core/modelname.h"
+#include "daemon/confdefaults.h"
 #include "daemon/conftext.h"
 #include "daemon/origins.h"
 #include "core/units.h"
@@ -33,6 +34,7 @@ struct parse {
     /* [model NAME] sections too long for inih, read as [model @K] */
     char (*long_names)[CONFTEXT_SECTION_MAX];
     size_t nlong;
+    bool keep_set, loaded_set, queue_set; /* [serve]'s, over Ollama's variables */
 };
 
 /* The line of name= in [section], for messages; 0 if not found. */
@@ -219,11 +221,55 @@ static const char *parse_env(const char *v, struct config_model *m)
 #define MAX_BODY (16ULL << 30)
 
 static bool discover_list(const char *v, char *out, size_t len);
+/* [serve]'s defaults for the models and the proxy's queue: 1 when name is
+ * one of them (0 with ps->err), -1 when it is not. */
+static int serve_defaults_key(struct parse *ps, const char *section, const char *name,
+                              const char *v)
+{
+    struct config *c = ps->c;
+    char *end;
+    if (!strcmp(name, "keep_alive")) {
+        if (!confdefaults_keep(v, &c->keep_alive_s))
+            FAIL("keep_alive '%s': a duration, like 5m (0: right after each answer), or forever",
+                 v);
+        ps->keep_set = true;
+    } else if (!strcmp(name, "max_loaded")) {
+        if (!confdefaults_max_loaded(v, &c->max_loaded, &c->max_loaded_gpu))
+            FAIL("max_loaded '%s': models loaded at once in all (6), on each GPU (2 per gpu), "
+                 "or both (6, 2 per gpu); 0: no limit",
+                 v);
+        ps->loaded_set = true;
+    } else if (!strcmp(name, "max_queue")) {
+        unsigned long n = strtoul(v, &end, 10);
+        if (*end || !isdigit((unsigned char)*v) || n < 1 || n > CONFIG_MAX_QUEUE)
+            FAIL("max_queue '%s': proxied requests that may wait at once, 1 to %d (more get 503)",
+                 v, CONFIG_MAX_QUEUE);
+        c->max_queue = (unsigned)n;
+        ps->queue_set = true;
+    } else if (!strcmp(name, "preload")) {
+        char buf[INI_MAX_LINE * 8], *save = NULL;
+        snprintf(buf, sizeof buf, "%s", v);
+        for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+            const char *bad = modelname_check(t);
+            if (bad)
+                FAIL("preload: '%.130s': %s", t, bad);
+            if (c->npreload == CONFIG_MAX_MODELS)
+                FAIL("preload: more than %d models", CONFIG_MAX_MODELS);
+            snprintf(c->preload[c->npreload++], sizeof c->preload[0], "%s", t);
+        }
+    } else {
+        return -1;
+    }
+    return 1;
+}
 
 static int serve_key(struct parse *ps, const char *section, const char *name, const char *v)
 {
     struct config *c = ps->c;
     double d;
+    int mine = serve_defaults_key(ps, section, name, v);
+    if (mine >= 0)
+        return mine;
     if (!strcmp(name, "socket")) {
         COPY(c->socket, PATH_FIX);
         c->socket_line = line_of(ps->text, section, name);
@@ -307,7 +353,7 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
              "tokens, origins, hosts, "
              "max_body, wait, client_timeout, budget, margin, host_budget, min_resident, overlap, "
-             "preempt_gap, port_base, discover, discover_exclude, discover_ctx, llama_server)",
+             "preempt_gap, port_base, discover, discover_exclude, discover_ctx, llama_server, keep_alive, max_loaded, max_queue, preload)",
              name);
     return 1;
 }
@@ -369,10 +415,9 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
             m->width = 1;
         }
     } else if (!strcmp(name, "keep_alive") || !strcmp(name, "idle")) {
-        if (!strcmp(v, "forever") || !strcmp(v, "-1"))
-            m->keep_alive_s = -1;
-        else if (units_parse_seconds(v, &m->keep_alive_s) < 0 || m->keep_alive_s > 365 * 86400.0)
+        if (!confdefaults_keep(v, &m->keep_alive_s))
             FAIL("%s '%s': a duration, like 5m, or forever", name, v);
+        m->keep_alive_set = true;
         if (!strcmp(name, "idle") && !ps->c->notes[0])
             snprintf(ps->c->notes, sizeof ps->c->notes,
                      "%s:%u: idle is now keep_alive (a model unused that long gives its memory "
@@ -407,9 +452,28 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
             FAIL("swap_pool '%s': keep, none or eager", v);
         snprintf(m->swap_pool, sizeof m->swap_pool, "%s", v);
     } else if (!strcmp(name, "health")) {
-        if (v[0] != '/')
-            FAIL("health '%s': a path on the model's server, like /health", v);
-        COPY(m->health, "a shorter path");
+        if (v[0] != '/' && strcmp(v, "none"))
+            FAIL("health '%s': a path on the model's server, like /health, or none (ready "
+                 "once its port takes a connection)",
+                 v);
+        if (!strcmp(v, "none"))
+            m->health[0] = '\0';
+        else
+            COPY(m->health, "a shorter path");
+    } else if (!strcmp(name, "stop")) { /* again: an indented line that continues it */
+        size_t have = strlen(m->stop);
+        if (have + (have > 0) + strlen(v) >= sizeof m->stop)
+            FAIL("stop longer than %d characters", CONFIG_CMD_MAX - 1);
+        snprintf(m->stop + have, sizeof m->stop - have, "%s%s", have ? " " : "", v);
+    } else if (!strcmp(name, "stop_timeout")) {
+        if (units_parse_seconds(v, &m->stop_timeout_s) < 0 || m->stop_timeout_s < 0.1 ||
+            m->stop_timeout_s > 3600)
+            FAIL("stop_timeout '%s': a duration from 100ms to 1h, like 10s", v);
+    } else if (!strcmp(name, "upstream_name")) {
+        for (const char *k = v; *k; k++)
+            if ((unsigned char)*k < 0x20 || *k == 0x7f)
+                FAIL("upstream_name: a control character in it");
+        COPY(m->upstream_name, "a shorter name");
     } else if (!strcmp(name, "concurrency")) {
         long n = strtol(v, &end, 10);
         if (*end || !*v || n < 0 || n > 10000)
@@ -464,7 +528,7 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
     } else
         FAIL("unknown setting '%s' (command, file, vram, gpu, gpus, keep_alive, evict, priority, "
              "pinned, cap, swap, swap_pool, health, start_timeout, concurrency, preempt, slice, "
-             "api, aliases, env, api_key)",
+             "api, aliases, env, api_key, stop, stop_timeout, upstream_name)",
              name);
     return 1;
 }
@@ -479,6 +543,7 @@ void config_model_defaults(struct config_model *m, const char *name)
     m->slice_s = 5;
     m->priority = 5;
     m->start_timeout_s = 120;
+    m->stop_timeout_s = 10;
     m->fast = true;
     snprintf(m->health, sizeof m->health, "/health");
 }
@@ -595,7 +660,8 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     c->min_resident_s = 1;
     c->overlap = true;
     c->preempt_gap_s = 1;
-    struct parse ps = {c, text, "", NULL, 0};
+    c->keep_alive_s = 300;
+    struct parse ps = {.c = c, .text = text};
     size_t long_len;
     unsigned long_at = conftext_long_line(text, &long_len);
     int rc = 0;
@@ -605,7 +671,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
                            : NULL;
     ps.long_names = long_names;
     if (!ini)
-        snprintf(ps.err, sizeof ps.err, "out of memory");
+        snprintf(ps.err, sizeof ps.err, "%s: out of memory", path);
     else if (long_at)
         snprintf(ps.err, sizeof ps.err,
                  "%s:%u: a line of %zu characters, more than the %d the INI reader takes: go on "
@@ -634,6 +700,25 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     }
     for (size_t i = 0; !ps.err[0] && i < c->nmodels; i++)
         config_check_names(c, i, text, &ps);
+    if (!ps.err[0])
+        confdefaults_env(c, ps.keep_set, ps.loaded_set, ps.queue_set, ps.err, sizeof ps.err);
+    if (!c->max_queue)
+        c->max_queue = 512; /* Ollama's default */
+    for (size_t i = 0; i < c->nmodels; i++)
+        if (!c->models[i].keep_alive_set)
+            c->models[i].keep_alive_s = c->keep_alive_s;
+    for (unsigned k = 0; !ps.err[0] && k < c->npreload; k++) {
+        bool found = false;
+        for (size_t i = 0; !found && i < c->nmodels; i++) {
+            found = same_name(c->preload[k], c->models[i].name);
+            for (unsigned a = 0; !found && a < c->models[i].naliases; a++)
+                found = same_name(c->preload[k], c->models[i].aliases[a]);
+        }
+        if (!found)
+            snprintf(ps.err, sizeof ps.err,
+                     "%s:%u: preload: no model '%.130s' (a [model NAME] of this file, or an alias)",
+                     path, line_of(text, "serve", "preload"), c->preload[k]);
+    }
     for (size_t i = 0; i < c->nmodels; i++)
         if (!c->models[i].api_set)
             c->models[i].api = config_guess_api(c->models[i].command);
@@ -684,14 +769,6 @@ int config_load(const char *path, struct config *c, char *err, size_t len)
     int rc = config_parse(text, path, c, err, len);
     free(text);
     return rc;
-}
-
-uint64_t config_gpu_holds(const struct config *c, unsigned g, uint64_t total, uint64_t reserved)
-{
-    uint64_t all = total > reserved + c->margin ? total - reserved - c->margin : 0;
-    if (g < SCHED_MAX_GPUS && c->budget_set[g] && c->budget[g] < all)
-        return c->budget[g];
-    return all;
 }
 
 int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngpus, char *err,

@@ -25,6 +25,7 @@ enum config_api {
     CONFIG_API_BOTH,   /* both: every request passes through as it is */
 };
 #define CONFIG_MAX_BYTES  (1 << 20) /* a larger file is no vram.conf */
+#define CONFIG_MAX_QUEUE  1024      /* max_queue's largest (core/sched.h's queue holds it) */
 
 struct config_model {
     char name[MODELNAME_MAX]; /* core/modelname.h's rules */
@@ -60,6 +61,10 @@ struct config_model {
      * a [model] section; the context a request asked for, 0: the default */
     char source[16];
     unsigned ctx;
+    bool keep_alive_set;  /* else [serve]'s keep_alive */
+    char stop[CONFIG_CMD_MAX]; /* run by /bin/sh -c to stop it (${PORT}, ${PID}); "": signals */
+    double stop_timeout_s;     /* then SIGTERM; SIGKILL as long again after */
+    char upstream_name[256];   /* the model's name sent to its server; "": its name */
 };
 
 struct config {
@@ -95,6 +100,15 @@ struct config {
     char discover_exclude[512];
     char llama_server[CONFIG_PATH_MAX];
     unsigned discover_ctx;
+    /* the models' defaults, and Ollama's variables (OLLAMA_KEEP_ALIVE,
+     * OLLAMA_MAX_LOADED_MODELS, OLLAMA_MAX_QUEUE) where the file is silent */
+    double keep_alive_s;          /* a model's keep_alive unless it says (-1: forever) */
+    unsigned max_loaded;          /* models loaded at once in all; 0: no limit */
+    unsigned max_loaded_gpu;      /* ... on each GPU; 0: no limit */
+    unsigned max_queue;           /* proxied requests waiting at once; more get 503 */
+    char from_env[200];           /* which of Ollama's variables were used, for the log */
+    char preload[CONFIG_MAX_MODELS][MODELNAME_MAX]; /* started with the daemon */
+    unsigned npreload;
     struct config_model models[CONFIG_MAX_MODELS];
     size_t nmodels;
 };
@@ -109,14 +123,10 @@ bool config_uses_vramcap(const struct config_model *m);
  * Ollama's API for `ollama ...`, OpenAI's for the rest. */
 enum config_api config_guess_api(const char *command);
 
-/* Reads and checks path. Returns 0, or -1 with err "FILE:LINE: what, and
- * the fix". */
-/* What GPU g holds for models: its memory less the driver's reserve and
- * the margin, or its budget when that is less. */
-uint64_t config_gpu_holds(const struct config *c, unsigned g, uint64_t total, uint64_t reserved);
-
 /* Whether each model's vram fits on as many of the GPUs it may use as it
- * spans (holds[g] as config_gpu_holds says, for ngpus): 0, or -1 with err
+ * spans (holds[g]: what GPU g holds for models, its memory less the
+ * driver's reserve and the margin, or its budget when that is less; for
+ * ngpus): 0, or -1 with err
  * "FILE:LINE: ..." naming the first model that never could. */
 int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngpus, char *err,
                        size_t len);

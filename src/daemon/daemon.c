@@ -25,10 +25,12 @@
 #include "daemon/mgroup.h"
 #include "daemon/moves.h"
 #include "daemon/notify.h"
+#include "daemon/promised.h"
 #include "daemon/proxy.h"
 #include "daemon/reload.h"
 #include "daemon/sampler.h"
 #include "daemon/super.h"
+#include "daemon/testpoint.h"
 #include "daemon/wbuf.h"
 #include "daemon/worker.h"
 #include "host/family.h"
@@ -221,28 +223,48 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
      * write them (ipc/group.h). */
     static struct mgroup mg; /* large; the loop is one thread */
     mg.n = 0;
+    char why[256];
     if (port && sp.shim && sp.cap) {
-        char why[256];
         if (mgroup_create(&mg, sp.cap, idx, uuid, n, why, sizeof why) == 0)
             sp.cap_group = mg.list;
         else
             log_msg(LOG_LV_WARN, "%s: no group file (%s): a cap for each of its processes alone",
                     dm->cfg.name, why);
+    } else if (port && mgroup_create(&mg, d->smodels[i].need, idx, uuid, n, why, sizeof why) < 0) {
+        /* uncapped: the files are its reservation, for `vram run` to see */
+        log_msg(LOG_LV_WARN, "%s: no reservation (%s): vram run will not see its share",
+                dm->cfg.name, why);
     }
-    if (!port || super_start(&sp, &dm->pid, &dm->start, err, sizeof err) < 0) {
+    int gate = -1;
+    if (!port || super_start(&sp, &dm->pid, &dm->start, &gate, err, sizeof err) < 0) {
         mgroup_discard(&mg);
         struct sched_event e = {
             .kind = SCHED_EV_FAILED, .model = i, .error = port ? err : "no free port"};
         daemon_post(d, &e);
         return;
     }
+    testpoint(TESTPOINT_FORKED);
     mgroup_own(&mg, dm->pid, dm->start);
     dm->child = true;
     dm->port = port;
     dm->starts++;
-    remember(d, i); /* now, not once ready: a daemon killed meanwhile must find it */
+    /* recorded before it runs anything: a daemon killed meanwhile leaves a
+     * record the next one acts on, or a process that exits unreleased */
+    remember(d, i);
+    testpoint(TESTPOINT_RECORDED);
+    super_go(gate);
+    testpoint(TESTPOINT_RELEASED);
     dm->deadline_ms = dm->began_ms + (uint64_t)(dm->cfg.start_timeout_s * 1000);
     arm(dm, 100);
+}
+
+/* SIGTERM, then SIGKILL after a grace period (on_timer). */
+static void stop_signal(struct dmodel *dm)
+{
+    super_signal(dm->pid, SIGTERM);
+    super_signal(dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
+    dm->deadline_ms = daemon_now_ms() + STOP_GRACE_MS;
+    arm(dm, STOP_GRACE_MS);
 }
 
 static void stop_model(struct daemon *d, unsigned i)
@@ -255,10 +277,20 @@ static void stop_model(struct daemon *d, unsigned i)
         daemon_post(d, &e);
         return;
     }
-    super_signal(dm->pid, SIGTERM);
-    super_signal(dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
-    dm->deadline_ms = daemon_now_ms() + STOP_GRACE_MS;
-    arm(dm, STOP_GRACE_MS);
+    if (dm->cfg.stop[0]) { /* stop = (docker stop NAME): its own way, for stop_timeout */
+        char err[160];
+        uint64_t ms = (uint64_t)(dm->cfg.stop_timeout_s * 1000);
+        dm->stopper = super_stop_cmd(dm->cfg.stop, dm->cfg.name, d->cfg.logs, dm->port, dm->pid,
+                                     err, sizeof err);
+        if (dm->stopper > 0) {
+            dm->deadline_ms = daemon_now_ms() + ms;
+            arm(dm, ms);
+            return;
+        }
+        dm->stopper = 0;
+        log_msg(LOG_LV_WARN, "%s: its stop command did not run (%s): SIGTERM", dm->cfg.name, err);
+    }
+    stop_signal(dm);
 }
 
 static void answer(struct daemon *d, const struct sched_action *a)
@@ -313,6 +345,12 @@ uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wai
         *idp = id; /* before the step: it may answer at once */
     if (!id)
         return 0;
+    /* a start or a resume may follow: placed by what the GPUs hold and
+     * others' slices promise now, not up to a tick ago (a `vram run`
+     * admitted meanwhile) */
+    enum sched_state st = model < d->sched.nmodels ? d->smodels[model].state : SCHED_READY;
+    if (st == SCHED_STOPPED || st == SCHED_SUSPENDED || st == SCHED_FAILED)
+        promised_apply(d);
     struct sched_event e = {.kind = SCHED_EV_DEMAND,
                             .model = model,
                             .id = id,
@@ -453,6 +491,7 @@ static void report(struct daemon *d, unsigned i, enum sched_state was, const str
         break;
     case SCHED_SUSPENDED:
         if (was == SCHED_SUSPENDING) {
+            dm->out_wall_ms = clock_wall_ms();
             dm->last_suspend_s = took;
             hist_observe(&dm->suspend_h, took);
             dm->suspends++;
@@ -613,8 +652,16 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     enum sched_state st = d->smodels[dm->index].state;
     uint64_t now = daemon_now_ms();
     if (st == SCHED_STOPPING || d->quitting) {
-        if (dm->pid > 0 && super_alive(dm->pid, dm->start))
+        if (dm->stopper && dm->pid > 0 && super_alive(dm->pid, dm->start)) {
+            log_msg(LOG_LV_WARN, "%s: still running %.1f s after its stop command: SIGTERM",
+                    dm->cfg.name, dm->cfg.stop_timeout_s);
+            if (dm->stopper > 0)
+                kill(-dm->stopper, SIGKILL); /* its session: the command is reaped as it ends */
+            dm->stopper = 0;
+            stop_signal(dm);
+        } else if (dm->pid > 0 && super_alive(dm->pid, dm->start)) {
             super_signal(dm->pid, SIGKILL);
+        }
         return;
     }
     if (st != SCHED_STARTING)
@@ -654,6 +701,8 @@ static void exited(struct daemon *d, unsigned i, const char *how)
     family_forget(dm->pid);
     mgroup_remove(dm->pid, dm->start); /* its slices: whatever is left of it is dying */
     dm->pid = 0;
+    if (dm->stopper < 0)
+        dm->stopper = 0; /* one still running is reaped as it ends */
     if (d->proxy)
         proxy_forget_model(d->proxy, i);
     evtimer_del(dm->timer);
@@ -670,6 +719,19 @@ static void reap(struct daemon *d)
     pid_t p;
     while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
         for (size_t i = 0; i < d->sched.nmodels; i++) {
+            struct dmodel *dm = &d->dm[i];
+            if (dm->stopper == p) { /* its stop command ended; the model may still be going */
+                dm->stopper = 0;
+                bool failed = !WIFEXITED(status) || WEXITSTATUS(status);
+                if (failed && dm->pid > 0 && super_alive(dm->pid, dm->start)) {
+                    log_msg(LOG_LV_WARN, "%s: its stop command failed (status %d): SIGTERM",
+                            dm->cfg.name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                    stop_signal(dm);
+                } else if (dm->pid > 0 && super_alive(dm->pid, dm->start)) {
+                    dm->stopper = -1; /* done: the model has until the deadline to go */
+                }
+                continue;
+            }
             if (d->dm[i].pid != p)
                 continue;
             char how[64];
@@ -699,8 +761,10 @@ void daemon_refresh(struct daemon *d)
             if (daemon_model_of_pid(d, sg->procs[k].pid) >= 0)
                 ours += sg->procs[k].used;
         uint64_t used = sg->mem.version == 2 ? sg->mem.used : sg->mem.used - sg->mem.reserved;
-        d->sched.gpus[g].foreign = used > ours ? used - ours : 0;
+        d->held_by_others[g] = used > ours ? used - ours : 0;
     }
+    promised_apply(d); /* and what others' slices promise, as if they held it */
+    promised_note(d);
     /* cgroups of models whose last processes were still dying when they ended */
     pid_t live[CONFIG_MAX_MODELS];
     size_t nlive = 0;
@@ -724,8 +788,8 @@ static void live_state(struct daemon *d)
     if (!events_live_listeners(d->events))
         return;
     json_t *snap = render_json(&d->snap), *models = api_models_json(d);
-    char *a = snap ? json_dumps(snap, JSON_COMPACT) : NULL;
-    char *b = models ? json_dumps(models, JSON_COMPACT) : NULL;
+    char *a = snap ? json_dumps(snap, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
+    char *b = models ? json_dumps(models, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     if (a && b)
         events_live(d->events, a, b);
     free(a);

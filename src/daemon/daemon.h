@@ -51,6 +51,7 @@ struct dmodel {
     uint64_t deadline_ms;
     struct event *timer;    /* health polls while starting; the kill after a grace period */
     uint64_t measure_gen;   /* healthy: the snapshot (sampler_ask) that measures it; 0: none */
+    pid_t stopper; /* its stop command while it runs; -1: it ran, the model has its timeout */
     struct health *health;  /* the poll in flight */
     char how[16];        /* how it was last suspended */
     int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
@@ -59,6 +60,7 @@ struct dmodel {
     uint64_t parked_bytes[16];
     unsigned nparked;
     uint64_t host_bytes;
+    uint64_t out_wall_ms; /* when it was last suspended (or adopted suspended), wall clock */
     uint64_t moved; /* what its last fast swap moved: the size of its next host memory */
     /* host memory readied ahead (moves.c): chunks pinned by its process for
      * its next suspend; a prepare or drop in flight; a move asked for
@@ -92,6 +94,7 @@ struct daemon {
     struct snap snap;
     char gpu_uuid[SCHED_MAX_GPUS][96];
     char gpu_name[SCHED_MAX_GPUS][96];
+    uint64_t held_by_others[SCHED_MAX_GPUS]; /* used by processes not ours, at the last snapshot */
     struct api *api;
     struct events *events;
     struct proxy *proxy; /* NULL without listen = */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/render_json.h"
 #include "daemon/evcap.h"
 
 struct listener {
@@ -119,7 +120,7 @@ void events_send(struct events *ev, uint64_t t_ms, const char *model, const char
 {
     json_t *j = json_pack("{s:I, s:s, s:s, s:f, s:s}", "t_ms", (json_int_t)t_ms, "model", model,
                           "event", kind, "seconds", seconds, "detail", detail ? detail : "");
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? json_dumps(j, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     json_decref(j);
     if (!text)
         return;

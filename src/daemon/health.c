@@ -1,5 +1,6 @@
 /* health: connect, write one request, read the status line, close. The
- * answer's first line is all that counts: "HTTP/1.x NNN". */
+ * answer's first line is all that counts: "HTTP/1.x NNN". Without a path
+ * (health = none), the connection taken is the answer: 200. */
 #include "daemon/health.h"
 
 #include <arpa/inet.h>
@@ -47,11 +48,15 @@ static void on_io(evutil_socket_t fd, short what, void *arg)
         done(h, 0);
         return;
     }
-    if (h->sent < h->req_len) { /* connected, or the last write took part */
+    if (h->sent < h->req_len || !h->req_len) { /* connected, or the last write took part */
         int err = 0;
         socklen_t el = sizeof err;
         if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
             done(h, 0);
+            return;
+        }
+        if (!h->req_len) { /* health = none: a connection taken is ready */
+            done(h, 200);
             return;
         }
         ssize_t w = send(fd, h->req + h->sent, h->req_len - h->sent, MSG_NOSIGNAL);
@@ -88,13 +93,14 @@ struct health *health_check(struct event_base *base, unsigned port, const char *
     struct health *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
-    int n = snprintf(h->req, sizeof h->req,
-                     "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nConnection: close\r\n\r\n", path,
-                     port);
+    int n = !*path ? 0
+                   : snprintf(h->req, sizeof h->req,
+                              "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nConnection: close\r\n\r\n",
+                              path, port);
     h->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (n <= 0 || (size_t)n >= sizeof h->req || h->fd < 0 ||
+    if (n < 0 || (size_t)n >= sizeof h->req || h->fd < 0 ||
         (connect(h->fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS)) {
         if (h->fd >= 0)
             close(h->fd);

@@ -11,7 +11,8 @@ struct health;
 /* status: the answer's code; 0 when none came (refused, closed, timed out) */
 typedef void (*health_fn)(void *arg, int status);
 
-/* Starts a check of http://127.0.0.1:port/path; fn is called once, from
+/* Starts a check of http://127.0.0.1:port/path (path "": a connection
+ * taken is 200, for servers without a health route); fn is called once, from
  * the loop, unless the check is cancelled first. NULL (fn not called) when
  * it cannot even start. */
 struct health *health_check(struct event_base *base, unsigned port, const char *path,

@@ -134,6 +134,39 @@ static int park_if_its(const struct slice *s, void *arg)
     return 0;
 }
 
+struct notes {
+    uid_t me;
+    const struct mgroup_use *u;
+    size_t n;
+};
+
+static int note_if_its(const struct slice *s, void *arg)
+{
+    const struct notes *t = arg;
+    for (size_t k = 0; s->v.owner == t->me && k < t->n; k++) {
+        const struct mgroup_use *u = &t->u[k];
+        if (s->v.creator != (int32_t)u->pid || s->v.creator_start != u->start ||
+            strcmp(s->v.gpu_uuid, u->uuid) != 0)
+            continue;
+        char path[GROUP_PATH_MAX * 2];
+        struct group g;
+        snprintf(path, sizeof path, "%s/%s", group_dir(), s->name);
+        if (group_open(&g, path) == 0) {
+            group_note_use(&g, (int32_t)u->pid, u->start, u->used);
+            group_close(&g);
+        }
+        break;
+    }
+    return 0;
+}
+
+void mgroup_note(const struct mgroup_use *u, size_t n)
+{
+    struct notes t = {geteuid(), u, n};
+    if (n)
+        slices_each(false, note_if_its, &t);
+}
+
 void mgroup_park(pid_t pid, uint64_t start, bool parked)
 {
     struct match m = {.dfd = -1, .me = geteuid(), .pid = pid, .start = start, .parked = parked};

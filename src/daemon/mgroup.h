@@ -1,6 +1,9 @@
-/* mgroup: the group files of a capped model, one per GPU of it, that every
- * process its command starts charges (VRAM_CAP_GROUP), so that a model's
- * workers together hold its share on each GPU, not a share each. Each file
+/* mgroup: the group files of a model, one per GPU of it. A capped model's
+ * are charged by every process its command starts (VRAM_CAP_GROUP), so
+ * that a model's workers together hold its share on each GPU, not a share
+ * each; an uncapped model's are its reservation, which the daemon keeps
+ * told of what the model holds (mgroup_note): either way `vram run`'s
+ * admission sees every model's share as promised. Each file
  * lives as long as the model's main process, which it names as its
  * creator: a daemon that restarts and adopts the model finds its files as
  * they were, and files whose model died are removed (by the daemon when it
@@ -43,6 +46,18 @@ void mgroup_move(pid_t pid, uint64_t start, const char *from_uuid, unsigned to_i
  * come back: while parked its files promise nothing, so that what it gave
  * back is free for `vram run` and everyone else. */
 void mgroup_park(pid_t pid, uint64_t start, bool parked);
+
+/* What a model without a cap (main process pid, start) holds on the GPU
+ * with this UUID, noted in its file for that GPU: its processes do not
+ * charge the file themselves, so the file, a reservation of the model's
+ * share, promises only what the model has not taken yet. */
+struct mgroup_use {
+    pid_t pid;
+    uint64_t start;
+    const char *uuid;
+    uint64_t used;
+};
+void mgroup_note(const struct mgroup_use *u, size_t n);
 
 /* Removes the files made by mgroup_create (a start that failed). */
 void mgroup_discard(struct mgroup *g);

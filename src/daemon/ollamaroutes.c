@@ -5,10 +5,13 @@
  * and family from /api/show, and show /api/ps. The answers come from the
  * configuration and the scheduler's table; a model's details (format,
  * family, parameters, quantization, context) from its file = when it has
- * one, read with vram fit's readers once per version of the file (its size
- * and mtime), since a GGUF's header can take milliseconds to walk. A
- * suspended model is listed by /api/ps as Ollama lists a model held in
- * host memory: its size, and 0 of it in VRAM. */
+ * one, else from what a local store holds under one of its names (as vram
+ * fit finds a model by name), read with vram fit's readers once per
+ * version of the file (its size and mtime), since a GGUF's header can take
+ * milliseconds to walk. A suspended model is listed by /api/ps as Ollama
+ * lists a model held in host memory: its size, and 0 of it in VRAM; its
+ * expires_at is when it left the GPU, as Ollama shows a model whose
+ * keep-alive ran out and is still listed. */
 #include "daemon/ollamaroutes.h"
 
 #include <ctype.h>
@@ -17,17 +20,28 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "app/render_json.h"
 #include "core/sched.h"
 #include "daemon/names.h"
+#include "model/localstore.h"
 #include "model/modelfile.h"
 #include "daemon/reply.h"
 
+#define DETAILS_PATH (2 * MODELREF_PATH + 300) /* a store's root, folder and file */
+
 struct details {
-    char path[CONFIG_PATH_MAX];
+    char path[DETAILS_PATH];
     long long size, mtime; /* the file's, when read; size < 0: never read */
     bool ok;
+    bool gguf; /* llama.cpp's format, else safetensors */
     struct model_info info;
+    /* without file =: the model found by name in a local store */
+    struct modelref ref;
+    bool found;
+    uint64_t looked_ms; /* when the stores were last asked; 0: never */
 };
+
+#define LOOK_AGAIN_MS 60000 /* a model pulled (or removed) meanwhile is seen this late */
 
 struct ollamaroutes {
     struct daemon *d;
@@ -44,7 +58,7 @@ struct ollamaroutes *ollamaroutes_new(struct daemon *d)
 
 static void answer(struct front_req *r, int status, json_t *j)
 {
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? json_dumps(j, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     static const char *const names[] = {"Content-Type"};
     static const char *const values[] = {"application/json"};
     front_reply(r, status, names, values, 1, text ? text : "{}", text ? strlen(text) : 2);
@@ -52,21 +66,58 @@ static void answer(struct front_req *r, int status, json_t *j)
     json_decref(j);
 }
 
-/* The model's file, read when it changed; NULL without one. */
+/* Without file =: the first of the model's names (its own, its
+ * upstream_name, its aliases) that a local store has, as vram fit finds
+ * one (Ollama's store, the Hugging Face cache, LM Studio's folder); the
+ * stores are asked at most once a minute. The path of what was found
+ * into path, for its size and time; false when none has it. */
+static bool found_by_name(struct ollamaroutes *o, unsigned i, char *path, size_t len)
+{
+    const struct config_model *c = &o->d->dm[i].cfg;
+    struct details *dt = &o->det[i];
+    uint64_t now = daemon_now_ms();
+    if (!dt->looked_ms || now - dt->looked_ms >= LOOK_AGAIN_MS) {
+        dt->looked_ms = now ? now : 1;
+        dt->found = false;
+        const char *names[2 + CONFIG_ALIASES] = {c->name, c->upstream_name};
+        for (unsigned a = 0; a < c->naliases; a++)
+            names[2 + a] = c->aliases[a];
+        char err[256];
+        for (unsigned k = 0; !dt->found && k < 2 + c->naliases; k++)
+            dt->found = names[k] && names[k][0] && localstore_find(names[k], &dt->ref, err, sizeof err) == 0;
+    }
+    if (!dt->found)
+        return false;
+    return snprintf(path, len, "%s/%s%s%s", dt->ref.root, dt->ref.dir, dt->ref.file[0] ? "/" : "",
+                    dt->ref.file) < (int)len;
+}
+
+/* The model's file (file =, else found by name), read when it changed;
+ * NULL without one. */
 static const struct details *details_of(struct ollamaroutes *o, unsigned i, struct stat *st)
 {
     const struct config_model *c = &o->d->dm[i].cfg;
     struct details *dt = &o->det[i];
-    if (!c->file[0] || stat(c->file, st) < 0)
+    char path[DETAILS_PATH];
+    bool store = !c->file[0];
+    if (store ? !found_by_name(o, i, path, sizeof path) : snprintf(path, sizeof path, "%s", c->file) < 0)
         return NULL;
-    if (strcmp(dt->path, c->file) || dt->size != (long long)st->st_size ||
+    if (stat(path, st) < 0)
+        return NULL;
+    if (strcmp(dt->path, path) || dt->size != (long long)st->st_size ||
         dt->mtime != (long long)st->st_mtime) {
-        snprintf(dt->path, sizeof dt->path, "%s", c->file);
+        snprintf(dt->path, sizeof dt->path, "%s", path);
         dt->size = (long long)st->st_size;
         dt->mtime = (long long)st->st_mtime;
         char err[256];
-        dt->ok = modelfile_load(c->file, &dt->info, err, sizeof err) == 0;
+        size_t n = strlen(path);
+        dt->gguf = store ? dt->ref.gguf : n > 5 && !strcmp(path + n - 5, ".gguf");
+        /* a store's model is read beneath its root, as vram fit reads it */
+        dt->ok = (store ? localstore_load(&dt->ref, &dt->info, err, sizeof err)
+                        : modelfile_load(path, &dt->info, err, sizeof err)) == 0;
     }
+    if (store && S_ISDIR(st->st_mode)) /* a folder's: its files', when the store says */
+        st->st_size = (off_t)dt->ref.disk;
     return dt;
 }
 
@@ -84,9 +135,7 @@ static json_t *details_json(const struct details *dt)
     json_t *j = json_pack("{s:s}", "parent_model", "");
     if (!dt || !dt->ok)
         return j;
-    size_t n = strlen(dt->path);
-    bool gguf = n > 5 && !strcmp(dt->path + n - 5, ".gguf");
-    json_object_set_new(j, "format", json_string(gguf ? "gguf" : "safetensors"));
+    json_object_set_new(j, "format", json_string(dt->gguf ? "gguf" : "safetensors"));
     json_object_set_new(j, "family", json_string(dt->info.arch));
     json_object_set_new(j, "families", json_pack("[s]", dt->info.arch));
     if (dt->info.params) {
@@ -147,7 +196,7 @@ static json_t *entry(struct ollamaroutes *o, unsigned i)
     char digest[65];
     digest_of(d, i, dt ? &st : NULL, digest);
     return json_pack("{s:s, s:s, s:s, s:I, s:s, s:o}", "name", name, "model", name, "modified_at",
-                     t, "size", (json_int_t)(dt ? (uint64_t)st.st_size : size_of(d, i)), "digest",
+                     t, "size", (json_int_t)(dt && st.st_size ? (uint64_t)st.st_size : size_of(d, i)), "digest",
                      digest, "details", details_json(dt));
 }
 
@@ -176,11 +225,15 @@ static void ps(struct ollamaroutes *o, struct front_req *r)
         if (!exp) /* answering: its keep-alive starts once it is done */
             exp = m->keep_ms == SCHED_FOREVER ? SCHED_FOREVER : now + m->keep_ms;
         char t[48];
-        if (exp == SCHED_FOREVER)
+        if (!on_gpu) /* out of VRAM: since it left, the same every time */
+            reply_time(d->dm[i].out_wall_ms, t, sizeof t);
+        else if (exp == SCHED_FOREVER)
             snprintf(t, sizeof t, "2318-01-01T00:00:00.000Z"); /* Ollama's "forever" */
         else
             reply_time(daemon_wall_ms(exp), t, sizeof t);
         json_object_set_new(e, "expires_at", json_string(t));
+        /* what it takes in memory, as Ollama's ps says, not its file's size */
+        json_object_set_new(e, "size", json_integer((json_int_t)size_of(d, i)));
         json_object_set_new(e, "size_vram", json_integer(on_gpu ? (json_int_t)size_of(d, i) : 0));
         json_object_set_new(e, "state", json_string(sched_state_name(s)));
         json_array_append_new(a, e);
@@ -241,9 +294,9 @@ static void show(struct ollamaroutes *o, struct front_req *r)
                                                 : 0,
                t, sizeof t);
     const struct config_model *c = &o->d->dm[i].cfg;
-    char modelfile[CONFIG_PATH_MAX + 64];
+    char modelfile[DETAILS_PATH + 64];
     snprintf(modelfile, sizeof modelfile, "# served by vram\nFROM %s\n",
-             c->file[0] ? c->file : o->d->smodels[i].name);
+             dt ? dt->path : c->file[0] ? c->file : o->d->smodels[i].name);
     answer(r, 200,
            json_pack("{s:s, s:s, s:s, s:o, s:o, s:[s], s:s}", "modelfile", modelfile, "parameters",
                      "", "template", "", "details", details_json(dt), "model_info", info,

@@ -21,6 +21,7 @@
 
 #include "app/clock.h"
 #include "app/log.h"
+#include "app/render_json.h"
 #include "core/units.h"
 #include "daemon/browser.h"
 #include "daemon/fdguard.h"
@@ -55,7 +56,9 @@ struct proxy {
     struct ollamaroutes *ollama; /* Ollama's own routes: /, /api/tags, /api/ps, /api/show */
     struct browser *browser;     /* the rules for browsers: Host, Origin, CORS */
     struct uikey *uikey;         /* vram ui's key and sessions; NULL if it could not be written */
+    struct front *front;         /* the server toward clients */
     uint64_t answers;            /* translated answers so far, for their ids */
+    unsigned nwaiting;           /* requests not yet granted: for their model, or its turn */
     struct proxy_model pm[CONFIG_MAX_MODELS];
 };
 
@@ -85,7 +88,17 @@ struct preq {
     uint64_t t_sent;       /* when it left for the backend */
     struct evbuffer *xout; /* the translated answer's next part */
     struct preq *next;     /* in the model's queue over its concurrency */
+    bool waits;            /* counted in nwaiting (max_queue) */
 };
+
+/* The request is no longer waiting: granted, or done with. */
+static void unwait(struct preq *p)
+{
+    if (p->waits) {
+        p->waits = false;
+        p->px->nwaiting--;
+    }
+}
 
 static uint64_t now_us(void)
 {
@@ -177,6 +190,7 @@ static void finish(struct preq *p, bool keep_conn)
     if (p->finished)
         return;
     p->finished = true;
+    unwait(p);
     log_line(p);
     count(p);
     if (p->client) /* not answered (a client that left has no request any more) */
@@ -380,6 +394,7 @@ static void granted(void *arg, unsigned model)
     struct preq *p = arg;
     p->demand = 0;
     p->granted = true;
+    unwait(p);
     p->t_granted = now_us();
     p->held0 = daemon_held_ms(p->d, model);
     p->px->pm[model].inflight++;
@@ -431,12 +446,34 @@ static void refused(void *arg, unsigned model, enum sched_refusal why, const cha
 
 static const struct demand_ops demand_ops = {granted, refused};
 
+/* 503 with Retry-After, for a request that may not wait. */
+static void busy(struct preq *p, const char *msg)
+{
+    struct front_req *r = p->client;
+    front_set_arg(r, NULL);
+    p->client = NULL;
+    p->status = 503;
+    front_error(r, ERRBODY_UNAVAILABLE, msg, 1);
+    finish(p, false);
+}
+
 /* Asks the scheduler for the model, held; or queues over its limit. */
 static void admit(struct preq *p)
 {
     struct daemon *d = p->d;
     struct proxy_model *pm = &p->px->pm[p->model];
     unsigned limit = d->dm[p->model].cfg.concurrency;
+    if (!p->waits && p->px->nwaiting >= d->cfg.max_queue) { /* Ollama's OLLAMA_MAX_QUEUE */
+        char msg[120];
+        snprintf(msg, sizeof msg, "too many requests waiting (max_queue = %u); try again",
+                 d->cfg.max_queue);
+        busy(p, msg);
+        return;
+    }
+    if (!p->waits) {
+        p->waits = true;
+        p->px->nwaiting++;
+    }
     if (limit && pm->inflight >= limit) {
         p->next = NULL;
         if (pm->waiting_tail)
@@ -447,14 +484,8 @@ static void admit(struct preq *p)
         return;
     }
     if (!daemon_demand(d, p->model, true, (uint64_t)(d->cfg.wait_s * 1000), &demand_ops, p,
-                       &p->demand)) {
-        struct front_req *r = p->client;
-        front_set_arg(r, NULL);
-        p->client = NULL;
-        p->status = 503;
-        front_error(r, ERRBODY_UNAVAILABLE, "too many waiting requests; try again", 1);
-        finish(p, false);
-    }
+                       &p->demand))
+        busy(p, "too many waiting requests; try again");
 }
 
 static void dispatch(struct proxy *px, unsigned model)
@@ -468,6 +499,7 @@ static void dispatch(struct proxy *px, unsigned model)
             pm->waiting_tail = NULL;
         if (!p->client) {
             p->finished = true; /* never granted: nothing to give back */
+            unwait(p);
             log_line(p);
             count(p);
             evbuffer_free(p->body);
@@ -522,7 +554,7 @@ static json_t *model_object(const struct daemon *d, size_t i)
 
 static void reply_json(struct front_req *r, json_t *j)
 {
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? json_dumps(j, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     static const char *const names[] = {"Content-Type"};
     static const char *const values[] = {"application/json"};
     if (text)
@@ -605,13 +637,16 @@ static const char *model_of_body(struct evbuffer *body, char *name, size_t len, 
 static const char *shape_body(struct proxy *px, struct preq *p, unsigned model, const char *path,
                               json_t *body, const char *asked)
 {
-    const char *own = px->d->smodels[model].name;
+    /* the name its server knows it by: upstream_name (llama-swap's
+     * useModelName), else its own */
+    const char *up = px->d->dm[model].cfg.upstream_name;
+    const char *own = up[0] ? up : px->d->smodels[model].name;
     p->route = translate_route(path, px->d->dm[model].cfg.api);
     if (p->route == TRANSLATE_NONE) {
         if (!strcmp(asked, own))
             return NULL;
         json_object_set_new(body, "model", json_string(own));
-        char *text = json_dumps(body, JSON_COMPACT);
+        char *text = json_dumps(body, JSON_COMPACT | RENDER_JSON_REALS);
         if (!text)
             return "out of memory";
         evbuffer_drain(p->body, evbuffer_get_length(p->body));
@@ -637,33 +672,6 @@ static const char *shape_body(struct proxy *px, struct preq *p, unsigned model, 
         evbuffer_free(out);
     }
     return why;
-}
-
-/* /m/NAME/REST: the model's name into name, percent-decoded; where REST
- * begins (NULL: at the end). NAME with its '/' as %2F is one segment;
- * with its '/' as they are, the longest run of segments that names a
- * model wins ("/m/Qwen/Qwen2.5-7B/v1/chat/completions"). */
-static const char *path_model(const struct daemon *d, const char *at, char *name, size_t len)
-{
-    const char *end = at + strlen(at);
-    for (;;) {
-        size_t n = (size_t)(end - at);
-        char raw[MODELNAME_MAX * 3 + 1];
-        name[0] = '\0';
-        if (n < sizeof raw) {
-            memcpy(raw, at, n);
-            raw[n] = '\0';
-            size_t dl = 0;
-            char *dec = evhttp_uridecode(raw, 0, &dl);
-            if (dec && dl == strlen(dec))
-                wbuf_copy(name, len, dec, dl);
-            free(dec);
-        }
-        const char *prev = end > at ? memrchr(at, '/', (size_t)(end - at)) : NULL;
-        if (!prev || names_find(d, name) >= 0)
-            return *end ? end : NULL;
-        end = prev;
-    }
 }
 
 static void on_request(void *arg, struct front_req *r)
@@ -731,7 +739,7 @@ static void on_request(void *arg, struct front_req *r)
     char msg[200];
     enum errbody_kind kind = ERRBODY_BAD_REQUEST;
     if (!strncmp(path, "/m/", 3)) {
-        const char *slash = path_model(d, path + 3, name, sizeof name);
+        const char *slash = names_in_path(d, path + 3, name, sizeof name);
         const char *rest = slash ? uri + (slash - path) : "/";
         wbuf_copy(p->uri, sizeof p->uri, rest, strlen(rest));
     } else if (!strncmp(path, "/v1/", 4) || !strcmp(path, "/api/generate") ||
@@ -825,7 +833,7 @@ int proxy_listen(struct daemon *d, struct proxy **out, char *err, size_t len)
     struct front_limits lim = {.max_body = d->cfg.max_body,
                                .timeout_s = d->cfg.client_timeout_s,
                                .max_conns = fdguard_cap(FDGUARD_PROXY)};
-    struct front *f = front_new(d->base, &lim, &front_ops, px);
+    struct front *f = px->front = front_new(d->base, &lim, &front_ops, px);
     if (!f) {
         snprintf(err, len, "out of memory");
         return -1;

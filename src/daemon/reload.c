@@ -75,6 +75,9 @@ void reload_config(struct daemon *d)
     memcpy(d->cfg.origins, c->origins, sizeof c->origins);
     memcpy(d->cfg.hosts, c->hosts, sizeof c->hosts);
     d->cfg.wait_s = c->wait_s;
+    d->cfg.max_queue = c->max_queue;
+    d->sched.max_loaded = d->cfg.max_loaded = c->max_loaded;
+    d->sched.max_loaded_gpu = d->cfg.max_loaded_gpu = c->max_loaded_gpu;
     if (c->notes[0])
         log_msg(LOG_LV_WARN, "%s", c->notes);
     log_msg(LOG_LV_NOTICE, "configuration reloaded (%zu models)", c->nmodels);

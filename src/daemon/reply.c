@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "app/render_json.h"
 #include "daemon/translate.h"
 
 void reply_time(uint64_t wall_ms, char *out, size_t len)
@@ -91,7 +92,7 @@ const char *reply_head(struct reply *r, int status, const char *content_type)
 
 static void put_json(struct evbuffer *out, json_t *j, const char *before, const char *after)
 {
-    char *s = json_dumps(j, JSON_COMPACT);
+    char *s = json_dumps(j, JSON_COMPACT | RENDER_JSON_REALS);
     if (s) {
         evbuffer_add_printf(out, "%s%s%s", before, s, after);
         free(s);
@@ -402,7 +403,7 @@ static json_t *openai_calls(struct reply *r, json_t *calls)
     {
         json_t *f = json_object_get(c, "function");
         json_t *args = json_object_get(f, "arguments");
-        char *text = args ? json_dumps(args, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        char *text = args ? json_dumps(args, JSON_COMPACT | RENDER_JSON_REALS | JSON_ENCODE_ANY) : NULL;
         const char *name = json_string_value(json_object_get(f, "name"));
         char id[32];
         snprintf(id, sizeof id, "call_%zu", json_array_size(r->calls) + i);

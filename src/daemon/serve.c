@@ -22,12 +22,41 @@
 #include "daemon/discover.h"
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
+#include "daemon/names.h"
 #include "daemon/notify.h"
 #include "daemon/proxy.h"
 #include "daemon/super.h"
 #include "daemon/table.h"
 #include "park/ckpt.h"
 #include "probe/probe.h"
+
+/* preload = : the models started with the daemon (llama-swap's
+ * hooks.on_startup.preload), each a demand as vram load makes; what came
+ * of it goes to the log. */
+static void preloaded(void *arg, unsigned model)
+{
+    struct daemon *d = arg;
+    log_msg(LOG_LV_NOTICE, "%s: preloaded", d->smodels[model].name);
+}
+
+static void not_preloaded(void *arg, unsigned model, enum sched_refusal why, const char *text)
+{
+    struct daemon *d = arg;
+    (void)why;
+    log_msg(LOG_LV_WARN, "%s: not preloaded: %s", d->smodels[model].name, text);
+}
+
+static void preload(struct daemon *d)
+{
+    static const struct demand_ops ops = {preloaded, not_preloaded};
+    for (unsigned k = 0; k < d->cfg.npreload; k++) {
+        int i = names_find(d, d->cfg.preload[k]);
+        if (i >= 0 && !daemon_demand(d, (unsigned)i, false,
+                                     (uint64_t)(d->dm[i].cfg.start_timeout_s * 1000) * 4, &ops, d,
+                                     NULL))
+            log_msg(LOG_LV_WARN, "%s: not preloaded: too many demands", d->cfg.preload[k]);
+    }
+}
 
 static void set_gpus(struct daemon *d)
 {
@@ -70,6 +99,7 @@ static void adopt(struct daemon *d)
         if (!strcmp(v[k].state, "suspended")) {
             m->state = SCHED_SUSPENDED;
             m->host_bytes = dm->host_bytes = v[k].bytes;
+            dm->out_wall_ms = clock_wall_ms(); /* as far as this daemon knows */
             dm->left_gpu = v[k].gpu;
             dm->left_gpus = gpus;
             if (!strcmp(v[k].how, "fast")) /* it comes back only where it left */
@@ -112,11 +142,6 @@ static void open_pool(struct daemon *d)
             units_fmt_size(st.limit, a, sizeof a), units_fmt_size(st.chunk, b, sizeof b));
 }
 
-int serve_discover(struct config *c, char *err, size_t len)
-{
-    return discover_models(c, err, len);
-}
-
 int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why, size_t wlen,
                        char *err, size_t errlen)
 {
@@ -133,13 +158,136 @@ int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why
     return 0;
 }
 
-/* The socket's and the state's folders, for a daemon run outside the
- * service (whose units make them): a user's are private. */
-static void make_folders(const struct config *c)
+/* The folders of the socket, the state and the logs, made where they are
+ * missing (the service's units make the system daemon's; a user's are
+ * private), each one this user may write in: 0, or -1 with err naming the
+ * setting and the fix. */
+static int make_folders(const struct config *c, char *err, size_t len)
 {
+    struct paths def;
+    paths_default(&def);
     unsigned mode = getuid() == 0 ? 0755 : 0700;
-    if (paths_make_parent(c->socket, mode) < 0 || paths_make_parent(c->state, mode) < 0)
-        log_msg(LOG_LV_WARN, "cannot make the folders of %s and %s: %m", c->socket, c->state);
+    char logfile[CONFIG_PATH_MAX + 8];
+    snprintf(logfile, sizeof logfile, "%s/x", c->logs); /* the folder itself */
+    const struct {
+        const char *key, *value, *in, *def;
+    } f[] = {{"socket", c->socket, c->socket, def.socket},
+             {"state", c->state, c->state, def.state},
+             {"logs", c->logs, logfile, def.logs}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        char dir[CONFIG_PATH_MAX + 8];
+        snprintf(dir, sizeof dir, "%s", f[i].in);
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else
+            slash[slash == dir] = '\0';
+        int made = paths_make_parent(f[i].in, mode);
+        if (made == 0 && access(dir, W_OK | X_OK) == 0)
+            continue;
+        int e = errno;
+        bool there = access(dir, F_OK) == 0;
+        char fix[300];
+        if (strcmp(f[i].value, f[i].def) && getuid() != 0)
+            snprintf(fix, sizeof fix,
+                     ": as a user, leave %s out of [serve] (yours is then %s), or name a folder "
+                     "you may write in",
+                     f[i].key, f[i].def);
+        else
+            snprintf(fix, sizeof fix, ": give %s = PATH in [serve], in a folder you may write in",
+                     f[i].key);
+        snprintf(err, len, "%s: %s = %s: cannot %s %s (%s)%s", c->path, f[i].key, f[i].value,
+                 there ? "write in" : "make", dir, strerror(e), fix);
+        return -1;
+    }
+    return 0;
+}
+
+/* Everything vram serve does before it runs a model: the configuration,
+ * libvramcap, the folders, the state, the GPUs, the sizes, the listeners.
+ * With check, nothing a running daemon owns is touched (no adoption, no
+ * group files swept, no host pool) and the listeners are let go again:
+ * what vram serve --check runs, so that it fails exactly when vram serve
+ * would, with the same message. *input: the configuration was at fault. */
+static int start(struct daemon *d, const char *config_path, bool check, bool *input, char *why,
+                 size_t wlen, char *err, size_t len)
+{
+    *input = true;
+    if (config_load(config_path, &d->cfg, err, len) < 0 ||
+        config_check_socket(&d->cfg, err, len) < 0)
+        return -1;
+    *input = false;
+    if (discover_models(&d->cfg, err, len) < 0)
+        return -1;
+    if (serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, wlen, err, len) < 0 ||
+        make_folders(&d->cfg, err, len) < 0)
+        return -1;
+    log_msg(LOG_LV_DEBUG, "configuration %s: socket %s, state %s, logs %s", config_path,
+            d->cfg.socket, d->cfg.state, d->cfg.logs);
+    /* the changelist folds the enable/disable pairs a proxied request makes
+     * on its two connections into one epoll_ctl each (measured: 10 calls
+     * per request without it) */
+    struct event_config *ec = event_config_new();
+    if (ec)
+        event_config_set_flag(ec, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+    d->base = ec ? event_base_new_with_config(ec) : NULL;
+    if (ec)
+        event_config_free(ec);
+    d->disc = calloc(1, sizeof *d->disc);
+    if (!d->base || !d->disc || daemon_init(d) < 0) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    if (store_open(&d->store, d->cfg.state, err, len) < 0 ||
+        probe_open(&d->probe, "/proc", err, len) < 0)
+        return -1;
+    if (ckpt_open(&d->ckpt, d->ckpt_why, sizeof d->ckpt_why) < 0)
+        d->ckpt = NULL;
+    probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
+    set_gpus(d);
+    if (!d->sched.ngpus) {
+        snprintf(err, len, "no GPU to serve on");
+        return -1;
+    }
+    if (table_check_sizes(d, &d->cfg, err, len) < 0) {
+        *input = true;
+        return -1;
+    }
+    if (check) /* the listeners, bound and let go (the socket file removed) */
+        return api_listen(d, &d->api, err, len) < 0 || proxy_listen(d, &d->proxy, err, len) < 0
+                   ? -1
+                   : 0;
+    return 0;
+}
+
+int serve_check(const char *config_path, struct serve_summary *sum, bool *input, char *err,
+                size_t len)
+{
+    memset(sum, 0, sizeof *sum);
+    /* as serve_run's: never torn down, the process exits after */
+    static struct daemon *d;
+    d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    int rc = start(d, config_path, true, input, sum->shim_why, sizeof sum->shim_why, err, len);
+    api_remove_socket(d->api);
+    sum->nmodels = d->cfg.nmodels;
+    sum->ngpus = d->sched.ngpus;
+    snprintf(sum->socket, sizeof sum->socket, "%s", d->cfg.socket);
+    snprintf(sum->state, sizeof sum->state, "%s", d->cfg.state);
+    snprintf(sum->logs, sizeof sum->logs, "%s", d->cfg.logs);
+    snprintf(sum->shim, sizeof sum->shim, "%s", d->shim);
+    snprintf(sum->notes, sizeof sum->notes, "%s", d->cfg.notes);
+    snprintf(sum->from_env, sizeof sum->from_env, "%s", d->cfg.from_env);
+    /* the process exits next: the kernel takes back the rest */
+    store_close(d->store);
+    if (d->probe) {
+        probe_exiting(d->probe);
+        probe_close(d->probe);
+    }
+    return rc;
 }
 
 /* Every address the daemon answers on, in the line that says it is up. */
@@ -170,39 +318,15 @@ int serve_run(const char *config_path, char *err, size_t len)
         return -1;
     }
     int rc = -1;
+    bool input;
     char why[600];
-    if (config_load(config_path, &d->cfg, err, len) < 0 ||
-        discover_models(&d->cfg, err, len) < 0 || config_check_socket(&d->cfg, err, len) < 0 ||
-        serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, sizeof why, err, len) < 0)
-        goto out;
-    make_folders(&d->cfg);
-    log_msg(LOG_LV_DEBUG, "configuration %s: socket %s, state %s, logs %s", config_path,
-            d->cfg.socket, d->cfg.state, d->cfg.logs);
-    /* the changelist folds the enable/disable pairs a proxied request makes
-     * on its two connections into one epoll_ctl each (measured: 10 calls
-     * per request without it) */
-    struct event_config *ec = event_config_new();
-    if (ec)
-        event_config_set_flag(ec, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
-    d->base = ec ? event_base_new_with_config(ec) : NULL;
-    if (ec)
-        event_config_free(ec);
     /* a log line per proxied request: written in blocks, flushed every tick */
     static char logbuf[64 * 1024];
     setvbuf(stderr, logbuf, _IOFBF, sizeof logbuf);
-    d->disc = calloc(1, sizeof *d->disc);
-    if (!d->base || !d->disc || daemon_init(d) < 0) {
-        snprintf(err, len, "out of memory");
+    if (start(d, config_path, false, &input, why, sizeof why, err, len) < 0)
         goto out;
-    }
-    if (store_open(&d->store, d->cfg.state, err, len) < 0)
-        goto out;
-    if (probe_open(&d->probe, "/proc", err, len) < 0)
-        goto out;
-    if (ckpt_open(&d->ckpt, d->ckpt_why, sizeof d->ckpt_why) < 0) {
-        d->ckpt = NULL;
+    if (!d->ckpt)
         log_msg(LOG_LV_WARN, "suspend falls back to stop: %s", d->ckpt_why);
-    }
     if (d->shim[0])
         log_msg(LOG_LV_INFO, "libvramcap: %s", d->shim);
     else
@@ -210,20 +334,14 @@ int serve_run(const char *config_path, char *err, size_t len)
                 "no model uses libvramcap now, and a reload that adds one with a cap or fast "
                 "swap will be refused: %s",
                 why);
-    probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
-    set_gpus(d);
-    if (!d->sched.ngpus) {
-        snprintf(err, len, "no GPU to serve on");
-        goto out;
-    }
-    if (table_check_sizes(d, &d->cfg, err, len) < 0)
-        goto out;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     d->sched.host_budget =
         d->cfg.host_budget ? d->cfg.host_budget : (uint64_t)pages * (uint64_t)page / 2;
     d->sched.min_resident_ms = (uint64_t)(d->cfg.min_resident_s * 1000);
     d->sched.overlap = d->cfg.overlap;
     d->sched.preempt_gap_ms = (uint64_t)(d->cfg.preempt_gap_s * 1000);
+    d->sched.max_loaded = d->cfg.max_loaded;
+    d->sched.max_loaded_gpu = d->cfg.max_loaded_gpu;
     d->sched.max_failures = 3;
     d->sched.backoff_ms = 1000;
     d->sched.models = d->smodels;
@@ -237,6 +355,10 @@ int serve_run(const char *config_path, char *err, size_t len)
         goto out;
     if (d->cfg.notes[0])
         log_msg(LOG_LV_WARN, "%s", d->cfg.notes);
+    if (d->cfg.from_env[0])
+        log_msg(LOG_LV_NOTICE, "from the environment (the file does not say): %s",
+                d->cfg.from_env);
+    preload(d);
     log_addresses(d);
     char st[160];
     snprintf(st, sizeof st, "READY=1\nSTATUS=%zu models, %zu GPUs", d->sched.nmodels,

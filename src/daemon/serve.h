@@ -3,6 +3,7 @@
 #ifndef VRAM_DAEMON_SERVE_H
 #define VRAM_DAEMON_SERVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "daemon/config.h"
@@ -11,9 +12,26 @@
  * model: 0, or -1 with err for a daemon that could not start. */
 int serve_run(const char *config_path, char *err, size_t len);
 
-/* The models discover = finds in the stores, added to c (daemon/discover.h):
- * 0, or -1 with err when there is no llama-server to run them. */
-int serve_discover(struct config *c, char *err, size_t len);
+/* What vram serve --check reports of a configuration vram serve would
+ * start with. */
+struct serve_summary {
+    size_t nmodels, ngpus;
+    char socket[CONFIG_PATH_MAX], state[CONFIG_PATH_MAX], logs[CONFIG_PATH_MAX];
+    char shim[1024];    /* libvramcap.so, "" when missing (and no model needs it) */
+    char shim_why[600]; /* where it was looked for */
+    char notes[512];    /* what the file says that still works but should change */
+    char from_env[200]; /* which of Ollama's variables were used */
+};
+
+/* Everything serve_run does before it runs a model, as the user who runs
+ * it: the configuration, libvramcap, the folders of the socket, state and
+ * logs (made as serve makes them), the state opened, the GPUs and the
+ * sizes, the control socket, the proxy's and the metrics' addresses bound
+ * and let go. Nothing a running daemon owns is touched. 0 with sum filled,
+ * or -1 with err, the message vram serve would fail with; *input says
+ * whether the configuration is at fault. */
+int serve_check(const char *config_path, struct serve_summary *sum, bool *input, char *err,
+                size_t len);
 
 /* libvramcap.so for the models that run under it (a cap, or fast swap):
  * its path into shim, or "" with why saying where it was looked for.

@@ -5,11 +5,15 @@
  * stop reaches whatever its command started (a wrapper script and its
  * server, workers that left the group). The daemon never sets a
  * parent-death signal: if it dies, its models live on and the next daemon
- * adopts them. */
+ * adopts them. A model's process runs its command only once the daemon has
+ * recorded it (super_go): a daemon killed between the fork and its record
+ * leaves no model behind that the next one could not find. */
 #include "daemon/super.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,12 +29,15 @@
 #include "host/family.h"
 #include "host/proc.h"
 
-/* command with every ${PORT} replaced by port, behind "exec ". */
-static int expand(const char *cmd, unsigned port, char *out, size_t len)
+/* command with every ${PORT} replaced by port, behind "exec " (the
+ * model's process is its server's); a stop command's (pid not 0) with
+ * ${PID} replaced by pid too, as it is (a shell's list: "a; b"). */
+static int expand(const char *cmd, unsigned port, pid_t pid, char *out, size_t len)
 {
-    size_t at = (size_t)snprintf(out, len, "exec ");
-    char p[16];
+    size_t at = (size_t)snprintf(out, len, "%s", pid ? "" : "exec ");
+    char p[16], q[16];
     snprintf(p, sizeof p, "%u", port);
+    snprintf(q, sizeof q, "%d", (int)pid);
     for (const char *c = cmd; *c; c++) {
         const char *add = NULL;
         size_t n = 1;
@@ -38,6 +45,10 @@ static int expand(const char *cmd, unsigned port, char *out, size_t len)
             add = p;
             n = strlen(p);
             c += 6;
+        } else if (pid > 0 && !strncmp(c, "${PID}", 6)) {
+            add = q;
+            n = strlen(q);
+            c += 5;
         }
         if (at + n >= len)
             return -1;
@@ -157,18 +168,96 @@ static void close_from(int first)
         close(fd);
 }
 
-int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
-                size_t len)
+/* The logs hold what the models write, prompts and answers included:
+ * they are for the daemon's user and the control socket's group (api.c
+ * gives the socket to group vram where it exists), who may read them
+ * through the socket anyway; no one else. */
+static gid_t socket_group(void)
+{
+    struct group *g = getgrnam("vram");
+    return g ? g->gr_gid : (gid_t)-1;
+}
+
+/* fd's file or folder, if this user's, to mode and the socket's group (a
+ * user not in it keeps their own group). */
+static void restrict_to(int fd, mode_t mode)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || st.st_uid != geteuid())
+        return;
+    gid_t gid = socket_group();
+    if (gid != (gid_t)-1 && st.st_gid != gid && fchown(fd, (uid_t)-1, gid) < 0) {
+        /* not a member of it: the file stays in the user's own group */
+    }
+    if ((st.st_mode & 07777) != mode)
+        fchmod(fd, mode);
+}
+
+/* Whether the folder holds only logs (a folder of an older version, 0755):
+ * only then is it closed to others, never a folder of the system's that a
+ * configuration named (logs = /var/log). */
+static bool only_logs(int dfd)
+{
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    bool only = true;
+    struct dirent *e;
+    while (only && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        only = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+               (n > 4 && !strcmp(e->d_name + n - 4, ".log"));
+    }
+    closedir(d);
+    return only;
+}
+
+/* The model's log, to append to: 0640 in a folder others cannot enter
+ * (0750), both the socket's group's. */
+static int open_log(const char *logdir, const char *path)
+{
+    bool made = mkdir(logdir, 0750) == 0;
+    int dfd = open(logdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+    if (dfd >= 0 && fstat(dfd, &st) == 0 &&
+        (made || (!(st.st_mode & (S_ISVTX | 022)) && only_logs(dfd))))
+        restrict_to(dfd, 0750);
+    if (dfd >= 0)
+        close(dfd);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0640);
+    if (fd >= 0)
+        restrict_to(fd, 0640);
+    return fd;
+}
+
+/* In the child: until the daemon has recorded it (super_go), it runs
+ * nothing of the model's; EOF (the daemon died first) ends it. */
+static void await_go(int rd)
+{
+    char c;
+    ssize_t n;
+    while ((n = read(rd, &c, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1)
+        _exit(SUPER_NOT_RELEASED);
+    close(rd);
+}
+
+int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, int *gate,
+                char *err, size_t len)
 {
     char cmd[2048], log[1024], port[16], cgroup[1100];
-    if (expand(s->command, s->port, cmd, sizeof cmd) < 0) {
+    if (expand(s->command, s->port, 0, cmd, sizeof cmd) < 0) {
         snprintf(err, len, "command too long");
         return -1;
     }
     family_prepare(cgroup, sizeof cgroup);
-    mkdir(s->logdir, 0755);
     super_log_path(s->logdir, s->name, log, sizeof log);
-    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = open_log(s->logdir, log);
     int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (fd < 0 || nul < 0) {
         snprintf(err, len, "cannot open its log %s: %s", log, strerror(errno));
@@ -191,6 +280,14 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
     for (size_t i = 0; i < env.n; i++)
         if (!strncmp(env.v[i], FAMILY_ENV "=", sizeof FAMILY_ENV))
             tag = env.v[i];
+    int go[2];
+    if (pipe2(go, O_CLOEXEC) < 0) {
+        snprintf(err, len, "pipe: %s", strerror(errno));
+        env_free(&env);
+        close(fd);
+        close(nul);
+        return -1;
+    }
     char *argv[] = {"sh", "-c", cmd, NULL};
     /* Until it execs, the child has the daemon's signal handlers, and
      * libevent's write to a socket the two share: a SIGTERM for a model
@@ -216,11 +313,15 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
         env_free(&env);
         close(fd);
         close(nul);
+        close(go[0]);
+        close(go[1]);
         return -1;
     }
     if (p == 0) {
         setsid();
         family_join(cgroup, sizeof cgroup, tag);
+        close(go[1]);
+        await_go(go[0]);
         dup2(nul, STDIN_FILENO);
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
@@ -234,10 +335,81 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
     env_free(&env);
     close(fd);
     close(nul);
+    close(go[0]);
+    *gate = go[1];
     *pid = p;
     /* the child's start time: it exists from fork on */
     *start_ticks = hostproc_start_ticks((uint32_t)p);
     return 0;
+}
+
+pid_t super_stop_cmd(const char *command, const char *name, const char *logdir, unsigned port,
+                     pid_t model, char *err, size_t len)
+{
+    char cmd[2048], log[1024], num[16];
+    if (expand(command, port, model, cmd, sizeof cmd) < 0) {
+        snprintf(err, len, "stop command too long");
+        return -1;
+    }
+    super_log_path(logdir, name, log, sizeof log);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    struct env env = {0};
+    struct super_spawn mine = {.name = name};
+    snprintf(num, sizeof num, "%u", port);
+    int bad = fd < 0 || nul < 0 || env_build(&env, &mine, num) < 0;
+    snprintf(num, sizeof num, "%d", (int)model);
+    bad = bad || env_put(&env, "PID", num) < 0;
+    /* not of the model's family: a stop that signals the family spares it */
+    for (size_t i = 0; !bad && i < env.n; i++)
+        if (!strncmp(env.v[i], FAMILY_ENV "=", sizeof FAMILY_ENV)) {
+            free(env.v[i]);
+            env.v[i] = env.v[--env.n];
+            env.v[env.n] = NULL;
+            break;
+        }
+    char *argv[] = {"sh", "-c", cmd, NULL};
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t p = bad ? -1 : fork();
+    if (p == 0) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; sig++)
+            if (sig != SIGKILL && sig != SIGSTOP)
+                sigaction(sig, &dfl, NULL);
+        setsid();
+        dup2(nul, STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        close_from(3);
+        sigset_t empty;
+        sigemptyset(&empty);
+        sigprocmask(SIG_SETMASK, &empty, NULL);
+        execve("/bin/sh", argv, env.v);
+        _exit(127);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (p < 0)
+        snprintf(err, len, "%s", bad ? "cannot open its log, or out of memory" : strerror(errno));
+    env_free(&env);
+    if (fd >= 0)
+        close(fd);
+    if (nul >= 0)
+        close(nul);
+    return p;
+}
+
+void super_go(int gate)
+{
+    if (gate < 0)
+        return;
+    ssize_t n;
+    while ((n = write(gate, "g", 1)) < 0 && errno == EINTR)
+        ;
+    close(gate);
 }
 
 void super_signal(pid_t pid, int sig)

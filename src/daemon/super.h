@@ -28,11 +28,28 @@ struct super_spawn {
     const char *cap_group;
 };
 
-/* Forks and execs /bin/sh -c "exec COMMAND" in its own session and
- * family (host/family.h), stdout and stderr appended to its log (below),
- * no other descriptor inherited. */
-int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, char *err,
-                size_t len);
+/* Forks a process for /bin/sh -c "exec COMMAND" in its own session and
+ * family (host/family.h), stdout and stderr appended to LOGDIR/NAME.log,
+ * no other descriptor inherited. It execs only once super_go(*gate) is
+ * called: the caller records pid and start first, so that a daemon that
+ * dies in between leaves nothing running (the process sees the gate close
+ * and exits with SUPER_NOT_RELEASED). */
+int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, int *gate,
+                char *err, size_t len);
+
+/* The exit status of a process whose daemon died before releasing it. */
+#define SUPER_NOT_RELEASED 121
+
+/* Lets the process started with this gate run its command. */
+void super_go(int gate);
+
+/* A model's stop command (stop =, llama-swap's cmdStop: docker stop NAME)
+ * by /bin/sh -c, ${PORT} and ${PID} (the model's main process) filled in
+ * and in its environment (PORT, PID, VRAM_MODEL), in a session of its own
+ * and outside the model's family (a signal to the model spares it), its
+ * output appended to the model's log: its pid, or -1 with err. */
+pid_t super_stop_cmd(const char *command, const char *name, const char *logdir, unsigned port,
+                     pid_t model, char *err, size_t len);
 
 /* sig to every process of the model whose main process is pid. */
 void super_signal(pid_t pid, int sig);

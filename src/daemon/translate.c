@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/render_json.h"
 #include "daemon/reply.h"
 
 struct translate {
@@ -65,7 +66,7 @@ void translate_load_reply(enum translate_route route, const char *model, bool un
         json_object_set_new(j, "response", json_string(""));
     json_object_set_new(j, "done", json_true());
     json_object_set_new(j, "done_reason", json_string(unload ? "unload" : "load"));
-    char *s = json_dumps(j, JSON_COMPACT);
+    char *s = json_dumps(j, JSON_COMPACT | RENDER_JSON_REALS);
     if (s)
         evbuffer_add(out, s, strlen(s));
     free(s);
@@ -138,7 +139,7 @@ static const char *openai_messages(json_t *in, json_t *out)
                 json_t *f = json_object_get(c, "function");
                 const char *name = json_string_value(json_object_get(f, "name"));
                 json_t *args = json_object_get(f, "arguments");
-                char *text = args ? json_dumps(args, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+                char *text = args ? json_dumps(args, JSON_COMPACT | RENDER_JSON_REALS | JSON_ENCODE_ANY) : NULL;
                 snprintf(last, sizeof last, "call_%zu_%zu", i, k);
                 if (name)
                     json_object_set_new(ids, name, json_string(last));
@@ -475,7 +476,7 @@ const char *translate_request(enum translate_route route, json_t *body, const ch
         [TRANSLATE_OPENAI_EMBEDDINGS] = REPLY_OPENAI_EMBED,
     };
     struct translate *tr = calloc(1, sizeof *tr);
-    char *text = tr ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *text = tr ? json_dumps(o, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     json_decref(o);
     if (!text) {
         free(tr);

@@ -98,10 +98,12 @@ int beneath_open(int root, const char *path, int flags, mode_t *kind)
                 break;
             }
             target[n] = '\0';
-            if (target[0] == '/') {
+            if (target[0] == '/' && !(flags & BENEATH_IN_ROOT)) {
                 e = EXDEV; /* an absolute link: a store lays out relative ones */
                 break;
             }
+            while (target[0] == '/' && depth > 0) /* from the root again */
+                close(stack[depth--]);
             if (strlen(target) + strlen(rest) + 2 > sizeof rest) {
                 e = ENAMETOOLONG;
                 break;
@@ -152,4 +154,27 @@ int beneath_open(int root, const char *path, int flags, mode_t *kind)
     drop(stack, depth);
     errno = e;
     return -1;
+}
+
+ssize_t beneath_read_text(int root, const char *path, char *buf, size_t len)
+{
+    mode_t kind;
+    if (len == 0)
+        return errno = EINVAL, -1;
+    buf[0] = '\0';
+    int fd = beneath_open(root, path, BENEATH_LINKS | BENEATH_IN_ROOT, &kind);
+    if (fd < 0)
+        return -1;
+    size_t have = 0;
+    while (have < len - 1) {
+        ssize_t n = read(fd, buf + have, len - 1 - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+    }
+    close(fd);
+    buf[have] = '\0';
+    return (ssize_t)have;
 }

@@ -15,22 +15,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Up to len - 1 bytes of a regular file (sysfs's attributes are): a FIFO
- * or a device in a tree given with --root is not read, so never waited on. */
-static bool read_text(const char *path, char *buf, size_t len)
+#include "host/beneath.h"
+
+/* Up to len - 1 bytes of a regular file beneath the root (sysfs's
+ * attributes are). The tree may be another user's (--root): no link
+ * leads out of it, and nothing but a regular file is opened, so a FIFO,
+ * a terminal or a watchdog a link points at is never touched. */
+static bool read_text(int root, const char *rel, char *buf, size_t len)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return false;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+    return beneath_read_text(root, rel, buf, len) >= 0;
+}
+
+/* A folder beneath the root, to list. */
+static DIR *open_dir(int root, const char *rel)
+{
+    mode_t kind;
+    int fd = beneath_open(root, rel, BENEATH_DIR | BENEATH_LINKS | BENEATH_IN_ROOT, &kind);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d && fd >= 0)
         close(fd);
-        return false;
-    }
-    ssize_t n = read(fd, buf, len - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
-    return n >= 0;
+    return d;
 }
 
 static bool is_card(const char *name)
@@ -54,9 +58,9 @@ static void uevent_get(const char *text, const char *key, char *out, size_t len)
         }
 }
 
-static void add_monitors(const char *dir, struct hl_card *c)
+static void add_monitors(int root, const char *dir, struct hl_card *c)
 {
-    DIR *d = opendir(dir);
+    DIR *d = open_dir(root, dir);
     if (!d)
         return;
     struct dirent *e;
@@ -68,7 +72,7 @@ static void add_monitors(const char *dir, struct hl_card *c)
             continue;
         char path[768], status[32];
         snprintf(path, sizeof path, "%s/%s/status", dir, e->d_name);
-        if (!read_text(path, status, sizeof status) || strncmp(status, "connected", 9))
+        if (!read_text(root, path, status, sizeof status) || strncmp(status, "connected", 9))
             continue;
         if (at < sizeof c->monitors)
             at += (size_t)snprintf(c->monitors + at, sizeof c->monitors - at, "%s%s",
@@ -78,10 +82,9 @@ static void add_monitors(const char *dir, struct hl_card *c)
     closedir(d);
 }
 
-static void scan_cards(const char *root, struct hl_system *sys, DIR *d)
+static void scan_cards(int root, struct hl_system *sys, DIR *d)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/sys/class/drm", root);
+    const char *dir = "sys/class/drm";
     struct dirent *e;
     while ((e = readdir(d)) && sys->ncards < HL_MAX_CARDS) {
         if (!is_card(e->d_name))
@@ -91,17 +94,17 @@ static void scan_cards(const char *root, struct hl_system *sys, DIR *d)
         snprintf(c->name, sizeof c->name, "%s", e->d_name);
         char path[768], buf[1024];
         snprintf(path, sizeof path, "%s/%s/device/vendor", dir, e->d_name);
-        if (!read_text(path, buf, sizeof buf))
+        if (!read_text(root, path, buf, sizeof buf))
             continue; /* a virtual card (vkms, simpledrm before a driver): no PCI device */
         c->vendor = (unsigned)strtoul(buf, NULL, 16);
         snprintf(path, sizeof path, "%s/%s/device/boot_vga", dir, e->d_name);
-        c->boot_vga = read_text(path, buf, sizeof buf) && buf[0] == '1';
+        c->boot_vga = read_text(root, path, buf, sizeof buf) && buf[0] == '1';
         snprintf(path, sizeof path, "%s/%s/device/uevent", dir, e->d_name);
-        if (read_text(path, buf, sizeof buf)) {
+        if (read_text(root, path, buf, sizeof buf)) {
             uevent_get(buf, "DRIVER", c->driver, sizeof c->driver);
             uevent_get(buf, "PCI_SLOT_NAME", c->pci, sizeof c->pci);
         }
-        add_monitors(dir, c);
+        add_monitors(root, dir, c);
         sys->ncards++;
     }
     /* readdir order is the filesystem's: sort by name for stable output */
@@ -116,19 +119,19 @@ static void scan_cards(const char *root, struct hl_system *sys, DIR *d)
 
 /* The card a process holds: a /dev/dri/cardN link, or /dev/nvidiaN (the
  * nvidia Xorg driver opens those) meaning the first NVIDIA card. */
-static int held_card(const char *procdir, const struct hl_system *sys)
+static int held_card(int root, const char *procdir, const struct hl_system *sys)
 {
     char fddir[700];
     snprintf(fddir, sizeof fddir, "%s/fd", procdir);
-    DIR *d = opendir(fddir);
+    DIR *d = open_dir(root, fddir);
     if (!d)
         return -1;
     struct dirent *e;
     int card = -1;
     while (card < 0 && (e = readdir(d))) {
-        char link[1000], target[256];
-        snprintf(link, sizeof link, "%s/%s", fddir, e->d_name);
-        ssize_t n = readlink(link, target, sizeof target - 1);
+        char target[256];
+        /* the link itself is read, never followed */
+        ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
         if (n <= 0)
             continue;
         target[n] = '\0';
@@ -146,11 +149,10 @@ static int held_card(const char *procdir, const struct hl_system *sys)
     return card;
 }
 
-static void scan_servers(const char *root, struct hl_system *sys)
+static void scan_servers(int root, struct hl_system *sys)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/proc", root);
-    DIR *d = opendir(dir);
+    const char *dir = "proc";
+    DIR *d = open_dir(root, dir);
     if (!d)
         return;
     struct dirent *e;
@@ -160,7 +162,7 @@ static void scan_servers(const char *root, struct hl_system *sys)
         char pdir[700], path[768], comm[64];
         snprintf(pdir, sizeof pdir, "%s/%s", dir, e->d_name);
         snprintf(path, sizeof path, "%s/comm", pdir);
-        if (!read_text(path, comm, sizeof comm))
+        if (!read_text(root, path, comm, sizeof comm))
             continue;
         comm[strcspn(comm, "\n")] = '\0';
         if (!headless_known_server(comm))
@@ -168,7 +170,7 @@ static void scan_servers(const char *root, struct hl_system *sys)
         struct hl_server *s = &sys->servers[sys->nservers++];
         s->pid = (uint32_t)strtoul(e->d_name, NULL, 10);
         snprintf(s->name, sizeof s->name, "%s", comm);
-        s->card = held_card(pdir, sys);
+        s->card = held_card(root, pdir, sys);
     }
     closedir(d);
 }
@@ -176,19 +178,20 @@ static void scan_servers(const char *root, struct hl_system *sys)
 int display_scan(const char *root, struct hl_system *sys)
 {
     memset(sys, 0, sizeof *sys);
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/sys/class/drm", root);
-    DIR *d = opendir(dir);
-    if (!d)
+    int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = rfd >= 0 ? open_dir(rfd, "sys/class/drm") : NULL;
+    if (!d) {
+        if (rfd >= 0)
+            close(rfd);
         return -1;
-    scan_cards(root, sys, d);
+    }
+    scan_cards(rfd, sys, d);
     closedir(d);
-    scan_servers(root, sys);
-    char path[600];
-    snprintf(path, sizeof path, "%s/etc/X11/xorg.conf", root);
+    scan_servers(rfd, sys);
     char *text = malloc(64 * 1024 + 1);
-    if (text && read_text(path, text, 64 * 1024 + 1))
+    if (text && read_text(rfd, "etc/X11/xorg.conf", text, 64 * 1024 + 1))
         sys->xorg_conf_nvidia = headless_xorg_names_nvidia(text, strlen(text));
     free(text);
+    close(rfd);
     return 0;
 }

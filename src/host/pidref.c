@@ -71,6 +71,27 @@ bool pidref_same(const struct pidref *r)
     return r->start && hostproc_start_ticks((uint32_t)r->pid) == r->start;
 }
 
+int pidref_hold(struct pidref *r, int pid)
+{
+    r->pid = pid;
+    r->fd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+    r->start = pid > 0 ? hostproc_start_ticks((uint32_t)pid) : 0;
+    if (r->start && (r->fd >= 0 || errno != ESRCH))
+        return 0;
+    pidref_close(r);
+    return -1;
+}
+
+int pidref_kill(const struct pidref *r, int sig)
+{
+    if (r->fd >= 0)
+        return (int)syscall(SYS_pidfd_send_signal, r->fd, sig, NULL, 0);
+    /* no pidfd: the start time, checked just before, is all there is */
+    if (!pidref_same(r))
+        return errno = ESRCH, -1;
+    return kill(r->pid, sig);
+}
+
 void pidref_close(struct pidref *r)
 {
     if (r->fd >= 0)

@@ -24,6 +24,14 @@ int pidref_open(struct pidref *r, int pid, char *err, size_t len);
  * pid not taken by another. */
 bool pidref_same(const struct pidref *r);
 
+/* Holds pid as it is now, without asking whether the caller may signal
+ * it: 0, or -1 when there is no such process. */
+int pidref_hold(struct pidref *r, int pid);
+
+/* sig to the process held, never to another that took its pid since: 0,
+ * or -1 with errno (ESRCH: it exited). */
+int pidref_kill(const struct pidref *r, int sig);
+
 void pidref_close(struct pidref *r);
 
 #endif

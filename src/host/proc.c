@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/textsafe.h"
 #include "host/cgroup.h"
 
 static ssize_t slurp(const char *path, char *buf, size_t len)
@@ -125,7 +126,7 @@ static void user_name(struct hostproc_ctx *c, uint32_t uid, char *out, size_t le
     struct passwd pw, *res = NULL;
     char buf[1024];
     if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
-        snprintf(out, len, "%s", res->pw_name);
+        textsafe_copy(res->pw_name, len, out, len); /* NSS's word, printed as it is */
     else
         snprintf(out, len, "%u", uid);
     if (c->nusers < sizeof c->users / sizeof c->users[0]) {
@@ -178,18 +179,22 @@ int hostproc_fill(struct hostproc_ctx *c, struct snap_proc *p)
         if (cl == 15 && strncmp(base, comm, cl) == 0)
             snprintf(p->name, sizeof p->name, "%.*s", (int)strcspn(base, " :"), base);
         /* arguments are NUL-separated; a newline inside one must not break a
-         * table row, and other control bytes must not reach the terminal */
+         * table row, and no control sequence may reach a terminal */
         for (ssize_t i = 0; i < n - 1; i++)
-            if (buf[i] == '\0' || (unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+            if (buf[i] == '\0' || buf[i] == '\n' || buf[i] == '\t')
                 buf[i] = ' ';
-        snprintf(p->cmdline, sizeof p->cmdline, "%s", buf);
+        textsafe_copy(buf, (size_t)n, p->cmdline, sizeof p->cmdline);
     }
+    /* the name is the process's own to choose (prctl, argv[0]): another
+     * user's may be "\e[2J" */
+    textsafe(p->name);
 
     snprintf(path, sizeof path, "%s/%u/cgroup", c->root, p->pid);
     n = slurp(path, buf, sizeof buf);
     if (n > 0) {
         char cg[256];
         cgroup_parse(buf, (size_t)n, cg, sizeof cg, p->container, sizeof p->container);
+        textsafe(p->container);
     }
     p->host_known = true;
     return 0;

@@ -429,6 +429,38 @@ void group_release(struct group *g, uint64_t bytes)
     unlock(g->sh);
 }
 
+void group_note_use(struct group *g, int32_t pid, uint64_t start, uint64_t used)
+{
+    struct group_shared *sh = g->sh;
+    if (pid <= 0 || lock(g) < 0)
+        return;
+    write_begin(sh);
+    struct group_member *m = NULL, *free_slot = NULL;
+    for (unsigned i = 0; i < GROUP_MEMBERS && !m; i++) {
+        struct group_member *c = &sh->members[i];
+        if (c->pid == pid && c->start == start)
+            m = c;
+        else if (!free_slot && (c->pid == 0 || !member_alive(c)))
+            free_slot = c;
+    }
+    if (!m && free_slot) {
+        if (free_slot->pid != 0) /* a dead member's share goes back first */
+            sh->used -= free_slot->used < sh->used ? free_slot->used : sh->used;
+        *free_slot = (struct group_member){pid, 0, start, 0, 0};
+        m = free_slot;
+    }
+    if (m) {
+        sh->used = sh->used - (m->used < sh->used ? m->used : sh->used) + used;
+        m->used = used;
+        if (used > m->peak)
+            m->peak = used;
+        if (sh->used > sh->peak)
+            sh->peak = sh->used;
+    }
+    write_end(sh);
+    unlock(sh);
+}
+
 static bool measurer_alive(const struct group_shared *sh)
 {
     return same_process(sh->ctx_measurer, sh->ctx_measurer_start);
@@ -471,7 +503,9 @@ void group_ctx_measured(struct group *g, uint64_t bytes)
     struct group_shared *sh = g->sh;
     bool locked = lock(g) == 0;
     write_begin(sh);
-    __atomic_store_n(&sh->ctx_bytes, bytes, __ATOMIC_RELEASE);
+    /* a first figure, then a better one: the larger stands */
+    if (!sh->ctx_known || bytes > sh->ctx_bytes)
+        __atomic_store_n(&sh->ctx_bytes, bytes, __ATOMIC_RELEASE);
     __atomic_store_n(&sh->ctx_known, 1, __ATOMIC_RELEASE);
     sh->ctx_measurer = 0;
     write_end(sh);

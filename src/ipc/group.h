@@ -110,6 +110,12 @@ int group_reserve(struct group *g, uint64_t bytes);
 /* Gives bytes back (a free, or an allocation that failed after reserving). */
 void group_release(struct group *g, uint64_t bytes);
 
+/* What the process (pid, start) holds on the group's GPU, as measured by
+ * someone else (NVML): `vram serve` notes it for a model whose processes
+ * do not charge the group themselves (no cap), so that the group promises
+ * only what the model has not taken yet. */
+void group_note_use(struct group *g, int32_t pid, uint64_t start, uint64_t used);
+
 /* The member slot of this process is its parent's after fork: forget it. */
 void group_forget_slot(struct group *g);
 
@@ -122,7 +128,8 @@ enum { GROUP_CTX_RESERVED = 0, GROUP_CTX_MEASURE = 1 };
 int group_ctx_reserve(struct group *g, uint64_t *bytes);
 
 /* The measurer's answer (0: NVML could not say); it then reserves the
- * bytes itself. A measurer that failed to make its context says so with
+ * bytes itself. Told again (a quick figure first, a better one later), the
+ * larger stands. A measurer that failed to make its context says so with
  * group_ctx_abandon, and the next one measures. */
 void group_ctx_measured(struct group *g, uint64_t bytes);
 void group_ctx_abandon(struct group *g);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "core/err.h"
+#include "core/textsafe.h"
 #include "model/gguf.h"
 #include "model/ggufname.h"
 #include "model/ggufset.h"
@@ -187,12 +188,16 @@ int modelfile_load_at(const struct modeldir *d, const char *file, struct model_i
             return VRAM_EINPUT;
         }
     }
+    /* names and messages carry the file's bytes, printed by vram fit */
     if (rc == VRAM_OK && file)
         rc = other_parts(d, file, m, err, errlen);
     if (rc != VRAM_OK)
-        return rc;
+        return textsafe(err), rc;
     if (!m->name[0])
         base_name(file ? file : d->shown, m->name, sizeof m->name);
+    textsafe(m->name);
+    textsafe(m->arch);
+    textsafe(m->stored);
     model_complete(m);
     if (!m->params_active)
         m->params_active = m->params;

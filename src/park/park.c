@@ -103,13 +103,24 @@ int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_
         return swapctl_call(pid, req, 250000, &r->fast, err, len) == 1 ? 0 : -1;
     }
     r->path = PARK_DRIVER;
+    r->not_suspended = false;
     if (!c) {
-        snprintf(err, len, "pid %d is not suspended by fast swap, and %s", pid,
+        /* without the driver's checkpoints nothing here can have parked it */
+        r->not_suspended = true;
+        snprintf(err, len, "pid %d is not suspended: fast swap does not hold it, and %s", pid,
                  ckpt_why ? ckpt_why : "no driver checkpoints");
         return -1;
     }
-    if (ckpt_state(c, pid, e, sizeof e) == CKPT_RUNNING) {
-        snprintf(err, len, "pid %d is not suspended (vram suspend %d first)", pid, pid);
+    int st = ckpt_state(c, pid, e, sizeof e);
+    if (st == CKPT_RUNNING) {
+        r->not_suspended = true;
+        snprintf(err, len, "pid %d is not suspended, so there is nothing to resume", pid);
+        return -1;
+    }
+    if (st < 0) {
+        /* the driver knows no such process: nothing of it is held */
+        r->not_suspended = true;
+        snprintf(err, len, "%s", e);
         return -1;
     }
     return ckpt_resume(c, pid, from_uuid, to_uuid, err, len);

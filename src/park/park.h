@@ -18,6 +18,7 @@ struct park_result {
     enum park_path path;
     struct swapline_info fast; /* the fast path's figures */
     char note[240];            /* why the fast path was not taken, if it was not */
+    bool not_suspended;        /* park_resume: pid was not suspended: nothing to resume */
 };
 
 const char *park_path_name(enum park_path p);
@@ -57,7 +58,7 @@ int park_drop(int pid, char *err, size_t len);
 
 /* Resumes by the path pid was suspended with (r as for park_suspend). Moving to another GPU
  * (from_uuid, to_uuid) is the driver's alone. 0, or -1 with err and the
- * process still suspended. */
+ * process as it was: still suspended, or (r->not_suspended) never was. */
 int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,
                 const char *to_uuid, const struct park_fast *f, struct park_result *r, char *err,
                 size_t len);

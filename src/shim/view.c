@@ -5,16 +5,18 @@
  * frameworks that size themselves from free memory size themselves to the
  * slice. Each GPU answers with its own slice. The context's own footprint
  * counts against its GPU's cap, charged before the context is made: it is
- * measured once per group (NVML's figure for the first member right after
- * its first context) and shared through the group with the other
- * members. */
+ * measured once per group, around the first member's first context
+ * (shim/ctxcost.c: what the GPU's free memory dropped by, and NVML's figure
+ * for the process where NVML names it, which it does not in a container
+ * with a PID namespace of its own) and shared through the group with the
+ * other members. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "gpu/nvproc.h"
+#include "shim/ctxcost.h"
 #include "shim/ctl.h"
 #include "shim/gate.h"
 #include "shim/hook.h"
@@ -64,43 +66,6 @@ SHIM_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     return rc;
 }
 
-/* NVML's figure for this process on dev, right after its first context:
- * that is the context's footprint. 0 when NVML cannot say. */
-static uint64_t measure_context(CUdevice dev)
-{
-    char uuid[96];
-    if (budget_device_uuid(dev, uuid, sizeof uuid) < 0)
-        return 0;
-    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return 0;
-    nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))hook_real_dlsym(h, "nvmlInit_v2");
-    nvmlReturn_t (*fini)(void) = (nvmlReturn_t(*)(void))hook_real_dlsym(h, "nvmlShutdown");
-    nvmlReturn_t (*by_uuid)(const char *, nvmlDevice_t *) =
-        (nvmlReturn_t(*)(const char *, nvmlDevice_t *))hook_real_dlsym(h,
-                                                                       "nvmlDeviceGetHandleByUUID");
-    nvml_proclist_fn procs =
-        (nvml_proclist_fn)hook_real_dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
-    uint64_t bytes = 0;
-    nvmlDevice_t d;
-    if (init && fini && by_uuid && procs && init() == NVML_SUCCESS) {
-        unsigned char buf[64 * NVPROC_MAX_STRIDE];
-        memset(buf, NVPROC_SENTINEL, sizeof buf);
-        unsigned n = 64;
-        if (by_uuid(uuid, &d) == NVML_SUCCESS && procs(d, &n, buf) == NVML_SUCCESS) {
-            struct nvproc_entry e[64];
-            size_t stride = nvproc_stride(buf, n, sizeof(nvmlProcessInfo_v2_t));
-            unsigned k = nvproc_decode(buf, n < 64 ? n : 64, stride, 0, e, NULL);
-            for (unsigned i = 0; i < k; i++)
-                if (e[i].pid == (uint32_t)getpid() && e[i].used_known)
-                    bytes = e[i].used;
-        }
-        fini();
-    }
-    dlclose(h);
-    return bytes;
-}
-
 /* How a context is made and unmade, for charged_make. */
 struct maker {
     CUresult (*make)(struct maker *m);
@@ -132,6 +97,48 @@ static void charge_mu_reset(void)
 __attribute__((constructor)) static void charge_mu_setup(void)
 {
     pthread_atfork(NULL, NULL, charge_mu_reset);
+}
+
+/* The group's first context, whose footprint no one knows yet: made, then
+ * charged at once with the drop in the GPU's free memory, which the other
+ * members waiting for it (group_ctx_reserve) are told right away; then
+ * NVML's own figure for the process, slower to come, raises the charge if
+ * it is larger. A group without room even for its first context refuses
+ * it, and nothing stays charged. */
+static CUresult measured_make(struct maker *m, struct group *g)
+{
+    CUdevice dev = m->dev;
+    struct ctxcost cc;
+    ctxcost_begin(&cc, dev, g);
+    CUresult rc = m->make(m);
+    if (rc != CUDA_SUCCESS) {
+        group_ctx_abandon(g);
+        ctxcost_end(&cc);
+        return rc;
+    }
+    uint64_t quick = ctxcost_quick(&cc, g), named = 0;
+    if (quick && group_reserve(g, quick) < 0)
+        goto refused;
+    if (quick) /* the members waiting need not wait for NVML's list */
+        group_ctx_measured(g, quick);
+    bool is_named = ctxcost_named(&cc, &named);
+    if (named > quick && group_reserve(g, named - quick) < 0) {
+        group_release(g, quick);
+        goto refused;
+    }
+    uint64_t bytes = named > quick ? named : quick;
+    if (bytes || is_named)
+        group_ctx_measured(g, bytes);
+    else /* nothing could be measured: the next member tries */
+        group_ctx_abandon(g);
+    shim.ctx_charged[dev] = bytes ? bytes : 1;
+    ctxcost_end(&cc);
+    return CUDA_SUCCESS;
+refused:
+    unmake(m);
+    group_ctx_abandon(g);
+    ctxcost_end(&cc);
+    return CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 /* The first context of this process on a GPU is charged, to that GPU's
@@ -166,19 +173,7 @@ static CUresult charged_make(struct maker *m)
         else
             group_release(g, bytes);
     } else {
-        rc = m->make(m);
-        if (rc != CUDA_SUCCESS) {
-            group_ctx_abandon(g);
-        } else {
-            bytes = measure_context(dev);
-            group_ctx_measured(g, bytes);
-            if (bytes && group_reserve(g, bytes) < 0) {
-                unmake(m);
-                rc = CUDA_ERROR_OUT_OF_MEMORY;
-            } else {
-                shim.ctx_charged[dev] = bytes ? bytes : 1;
-            }
-        }
+        rc = measured_make(m, g);
     }
     pthread_mutex_unlock(&charge_mu);
     return rc;

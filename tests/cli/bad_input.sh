@@ -32,6 +32,10 @@ expect_match "--count without --watch" "$OUT" 'needs --watch'
 run "$VRAM" --sim "$WS" status --bogus
 expect_eq "unknown option: exit 2" "$RC" 2
 expect_match "unknown option: points to --help" "$OUT" 'vram status --help'
+expect_match "unknown option: getopt's message names the command as typed" "$OUT" \
+    "^vram status: unrecognized option '--bogus'"
+run "$VRAM" reclaim --grace
+expect_match "a missing argument: named as vram reclaim" "$OUT" "^vram reclaim: option '--grace' requires an argument"
 run "$VRAM" frobnicate
 expect_eq "unknown command: exit 2" "$RC" 2
 expect_match "unknown command: lists the commands" "$OUT" 'status +where every byte'

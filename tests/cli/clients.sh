@@ -21,6 +21,21 @@ if ! command -v node >/dev/null || [ ! -d "$C/node_modules/openai" ] || [ ! -d "
 fi
 daemon_env 11 800
 python3 "$SRC/bench/mkgguf.py" --random 7 "$T" tiny-f16 >/dev/null
+# local stores, for the details of models without file = (found by name as
+# vram fit finds them): the Hugging Face cache holds org/Oai-7B-Instruct
+# (an alias of oai), Ollama's store library/oll-up:7b (oll's upstream_name)
+export HF_HOME="$T/hf" OLLAMA_MODELS="$T/ollama"
+unset HF_HUB_CACHE OLLAMA_KEEP_ALIVE OLLAMA_MAX_LOADED_MODELS OLLAMA_MAX_QUEUE
+R="$HF_HOME/hub/models--org--Oai-7B-Instruct"
+REV=0123456789abcdef0123456789abcdef01234567
+mkdir -p "$R/refs" "$R/snapshots/$REV"
+printf '%s' "$REV" >"$R/refs/main"
+"$MKMODEL" shards "$R/snapshots/$REV" 2
+D=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+mkdir -p "$OLLAMA_MODELS/blobs" "$OLLAMA_MODELS/manifests/registry.ollama.ai/library/oll-up"
+"$MKMODEL" gguf "$OLLAMA_MODELS/blobs/sha256-$D"
+printf '{"schemaVersion":2,"config":{"digest":"sha256:%s","size":485},"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:%s","size":4065132544}]}' \
+    "$D" "$D" >"$OLLAMA_MODELS/manifests/registry.ollama.ai/library/oll-up/7b"
 cat >"$T/vram.conf" <<CONF
 [serve]
 socket = $T/vram.sock
@@ -41,6 +56,7 @@ env = STUB_GREETING="hello there" STUB_N=3
 [model oll]
 command = node $C/stub.mjs ollama
 api = ollama
+upstream_name = library/oll-up:7b
 vram = 1G
 gpu = 0
 swap = driver

@@ -47,6 +47,7 @@ expect_eq "bash: after --color, its values" "$(bash_complete vram status --color
 expect_eq "bash: vram load: the daemon's model" "$(bash_complete vram load qwen-c)" "qwen-compl-$$"
 expect_eq "bash: vram ui --no -> --no-open" "$(bash_complete vram ui --no)" --no-open
 expect_match "bash: vram suspend: the GPU job's pid" "$(bash_complete vram suspend "")" "^$JOB\$"
+expect_eq "bash: vram import ll -> llama-swap" "$(bash_complete vram import ll)" llama-swap
 expect_eq "bash: vram load org/q: a name with '/' and ':'" "$(bash_complete vram load org/q)" "org/qwen-compl:$$"
 # bash splits the word at ':' (COMP_WORDBREAKS): what it has before it is not repeated
 expect_eq "bash: vram load org/qwen-compl:<TAB>: the tag only, as bash splits at ':'" \
@@ -60,6 +61,7 @@ if command -v zsh >/dev/null; then
     expect_eq "zsh: vram load: the daemon's model" "$(zsh_complete "vram load qwen-c")" "qwen-compl-$$"
     expect_eq "zsh: vram ui --no -> --no-open" "$(zsh_complete "vram ui --no")" --no-open
     expect_match "zsh: vram suspend: the GPU job's pid" "$(zsh_complete "vram suspend ")" "^$JOB\$"
+    expect_eq "zsh: vram import ll -> llama-swap" "$(zsh_complete "vram import ll")" llama-swap
     expect_eq "zsh: vram load org/q: a name with '/' and ':'" "$(zsh_complete "vram load org/q")" "org/qwen-compl:$$"
     expect_eq "zsh: without the script nothing completes (the harness can fail)" "$(zsh -f "$SRC/tests/helpers/zsh_complete.zsh" "$T" "vram su" | grep -c suspend)" 0
 else
@@ -74,6 +76,7 @@ if command -v fish >/dev/null; then
     expect_eq "fish: vram load: the daemon's model" "$(fish_complete "vram load qwen-c")" "qwen-compl-$$"
     expect_eq "fish: vram ui --no -> --no-open" "$(fish_complete "vram ui --no")" --no-open
     expect_match "fish: vram suspend: the GPU job's pid" "$(fish_complete "vram suspend ")" "^$JOB\$"
+    expect_eq "fish: vram import ll -> llama-swap" "$(fish_complete "vram import ll")" llama-swap
     expect_eq "fish: vram load org/q: a name with '/' and ':'" "$(fish_complete "vram load org/q")" "org/qwen-compl:$$"
 else
     not_ok "fish is installed"

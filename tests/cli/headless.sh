@@ -196,6 +196,37 @@ if make_users; then
         "manifest may be changed by others \(mode 0666\): vram does not trust such a record; check it, then chmod go-w it"
     expect_eq "refused records: root's file is still there" "$(cat "$F/etc/important")" "root's own"
 
+    # reads (issue 28, item 8): links in A's tree to a file outside it, out
+    # of it by "..", to B's FIFO (a writer waits on it), and a process
+    # folder that is a link out: root's status reads none of them, opens
+    # no FIFO, and lists no card or server from outside the tree
+    RT="$T/a/readtree"
+    cp -a "$R" "$RT"
+    echo 0x10de >"$T/outside/vendor"
+    mkdir -p "$T/outside/proc4321/fd" "$RT/sys/class/drm/card2/device" "$RT/sys/class/drm/card3/device" \
+        "$RT/sys/class/drm/card4/device"
+    echo Xorg >"$T/outside/proc4321/comm"
+    ln -s "$T/outside/vendor" "$RT/sys/class/drm/card2/device/vendor"
+    ln -s ../../../../../../../../../../../../../../../../outside/vendor "$RT/sys/class/drm/card3/device/vendor"
+    as_b mkfifo -m 666 "$T/b/fifo"
+    chmod 711 "$T/b"
+    $AS_B sh -c "exec 3>'$T/b/fifo'; echo opened >'$T/b/fifo.log'" &
+    WRITER=$!
+    JOBS="$JOBS $WRITER"
+    waits() { grep -q wait_for_partner "/proc/$WRITER/wchan" 2>/dev/null; }
+    wait_for 5 waits || not_ok "B's writer waits on its FIFO"
+    ln -s "$T/b/fifo" "$RT/sys/class/drm/card4/device/vendor"
+    ln -s "$T/outside/proc4321" "$RT/proc/4321"
+    chown -hR vramsec_a:vramsec_a "$RT"
+    run timeout 10 "$VRAM" headless --root "$RT"
+    expect_eq "links in the tree: root's status answers" "$RC" 0
+    expect_eq "no card read through a link out of the tree" "$(echo "$OUT" | grep -cE 'card[234]')" 0
+    expect_eq "no server read through a process folder linked out" "$(echo "$OUT" | grep -c 'pid 4321')" 0
+    # an open for reading would have let the writer through
+    expect_eq "B's FIFO was never opened: its writer still waits" "$(waits && echo waits)" waits
+    kill "$WRITER" 2>/dev/null
+    chmod 700 "$T/b"
+
     # B runs on for its own tree with a link in it: the same rule for every user
     cp -a "$T/a/tree" "$T/b/tree"
     ln -s /tmp "$T/b/tree/etc/environment.d"

@@ -5,6 +5,12 @@
 # charged before it is made, so a process joining a full group is refused
 # without the driver ever holding its context.
 # JOINSTRESS_ALLOCS: how many allocations to make at least (default 10^6).
+# JOINSTRESS_CASE (issue 28, item 4): base; pidns: the group runs in a PID
+# namespace of its own, as in a container, and NVML lists its processes
+# under pids they do not know as theirs (the simulated driver's
+# VRAM_SIM_PIDNS); slownvml: NVML's process list takes 6 s to answer
+# (VRAM_SIM_NVML_DELAY_MS), longer than members wait for the first
+# context's measurement, and the joiners come while it runs.
 . "$(dirname "$0")/lib.sh"
 : "${CHURN:?}" "${LEDGERSUM:?}"
 export VRAM_SIM="$WS"
@@ -13,6 +19,15 @@ WANT=${JOINSTRESS_ALLOCS:-1000000}
 N=${JOINSTRESS_ALLOCATORS:-4}
 EACH=$(((WANT + N - 1) / N))
 CAP=4G
+CASE=${JOINSTRESS_CASE:-base}
+EARLY=0
+case $CASE in
+base) WRAP= ;;
+pidns) WRAP="env VRAM_SIM_PIDNS=1" ;;
+slownvml) WRAP="env VRAM_SIM_NVML_DELAY_MS=6000" EARLY=1 ;;
+*) echo "JOINSTRESS_CASE=$CASE: base, pidns or slownvml" >&2 && exit 2 ;;
+esac
+echo "# case: $CASE"
 
 "$LEDGERSUM" "$WS" 0 $CAP "$T/stop" >"$T/sum.out" 2>&1 &
 SAMPLER=$!
@@ -21,19 +36,25 @@ wait_for 5 grep -qs '^sampling' "$T/sum.out" || not_ok "the sampler started" "$(
 # the group: N allocators keeping it full, and 40 joiners coming and going
 # until the allocators are done
 START=$(date +%s)
-"$VRAM" run --quiet --vram $CAP -- sh -c "
+"$VRAM" run --quiet --vram $CAP -- $WRAP sh -c "
     A=
     for i in \$(seq 1 $N); do
         '$CHURN' alloc $EACH \$i '$T/go' >'$T/alloc.'\$i 2>&1 &
         A=\"\$A \$!\"
     done
+    if [ $EARLY = 1 ]; then
+        '$CHURN' spawn 40 '$T/stop' >'$T/spawn.out' 2>&1 &
+        S=\$!
+    fi
     k=0
-    while [ \$(cat '$T'/alloc.* 2>/dev/null | grep -c '^ready\\|^no context') -lt $N ] && [ \$k -lt 200 ]; do
+    while [ \$(cat '$T'/alloc.* 2>/dev/null | grep -c '^ready\\|^no context') -lt $N ] && [ \$k -lt 400 ]; do
         sleep 0.05; k=\$((k + 1))
     done
     touch '$T/go'
-    '$CHURN' spawn 40 '$T/stop' >'$T/spawn.out' 2>&1 &
-    S=\$!
+    if [ $EARLY = 0 ]; then
+        '$CHURN' spawn 40 '$T/stop' >'$T/spawn.out' 2>&1 &
+        S=\$!
+    fi
     wait \$A
     touch '$T/stop'
     wait \$S" >"$T/run.out" 2>&1 </dev/null

@@ -22,13 +22,16 @@ for c in $("$VRAM" complete commands) ""; do
     fi
     warn=$(LC_ALL=C MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null)
     expect_eq "man -l $page.1 renders without a warning" "$warn" ""
-    expect_match "man -l $page.1 has its NAME" "$(man_text "$f")" "^ +$page - "
-    expect_eq "vram help ${c:-vram} is man's text" "$("$VRAM" help ${c:-vram})" "$(man_text "$f")"
+    # each page rendered once (man and groff take a while), then read
+    text=$(man_text "$f")
+    help=$("$VRAM" help ${c:-vram})
+    expect_match "man -l $page.1 has its NAME" "$text" "^ +$page - "
+    expect_eq "vram help ${c:-vram} is man's text" "$help" "$text"
     [ -n "$c" ] || continue
     missing=""
     for o in $("$VRAM" complete options "$c"); do
         [ "$o" = --help ] && continue
-        "$VRAM" help "$c" | grep -q -- "$o\b" || missing="$missing $o"
+        printf '%s\n' "$help" | grep -q -- "$o\b" || missing="$missing $o"
     done
     expect_eq "every option of vram $c --help is in $page(1)" "$missing" ""
 done
@@ -41,7 +44,7 @@ expect_match "(the settings are read from config.c)" "$(echo $keys)" "command .*
 missing=""
 text=$(man_text "$f") # rendered once: a render a setting took minutes on a loaded machine
 for k in $keys; do
-    echo "$text" | grep -q "^ *$k = " || missing="$missing $k"
+    printf '%s\n' "$text" | grep -q "^ *$k = " || missing="$missing $k"
 done
 expect_eq "vram.conf(5) describes every setting" "$missing" ""
 finish

@@ -56,8 +56,8 @@ SX=$!
 wait_for 5 grep -q chunk "$T/x.stream" 2>/dev/null
 stream y &
 SY=$!
-# a short request to x while they take turns
-sleep 3
+# a short request to x while they take turns: once y has had the GPU
+wait_for 30 grep -q chunk "$T/y.stream"
 curl -s -m 60 -w '%{time_starttransfer}' "$P/v1/chat/completions" \
     -d '{"model":"x","stream":true,"messages":[]}' -o "$T/short" >"$T/short.ttfb" &
 SHORT=$!

@@ -47,7 +47,7 @@ expect_eq "GET /v1/models: the configured models, OpenAI's format" \
 "$VRAM" load p1 >/dev/null
 chat p1 >"$T/stream" &
 C=$!
-sleep 0.45
+wait_for 5 grep -q chunk "$T/stream"
 PART=$(cat "$T/stream")
 wait $C
 expect_match "streaming: chunks arrive before the answer ends" "$PART" '^data: \{"chunk":0[,}]'
@@ -123,8 +123,9 @@ expect_match "Ollama's route: /api/generate by its model field, answered in Olla
 
 # a token, set by a reload: without it 401, with it served
 sed -i "s/^wait = 10s$/wait = 10s\ntoken = s3cret/" "$T/vram.conf"
+RELOADS=$(grep -c 'configuration reloaded' "$T/serve.log")
 kill -HUP "$DAEMON"
-sleep 0.5
+wait_for 10 sh -c "[ \$(grep -c 'configuration reloaded' '$T/serve.log') -gt $RELOADS ]"
 expect_eq "token: a request without it gets 401" "$(code "$P/m/p1/echo")" 401
 expect_eq "token: a request with it is served" \
     "$(code -H 'Authorization: Bearer s3cret' "$P/m/p1/echo")" 200

@@ -17,8 +17,10 @@ S=$!
 Z=$!
 JOBS="$JOBS $S $Z"
 wait_ready "$T/stopped.out" "$T/zombie.out"
+# stopped_ PID: until the kernel says the process is stopped
+stopped_() { wait_for 5 sh -c "ps -o stat= -p $1 | grep -q '^T'"; }
 kill -STOP $S
-sleep 0.2
+stopped_ $S
 
 run "$VRAM" doctor
 expect_eq "doctor: something to do, exit 1" "$RC" 1
@@ -69,7 +71,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
     JOBS="$JOBS $O"
     wait_ready "$T/other.out"
     kill -STOP $O
-    sleep 0.2
+    stopped_ $O
     run "$VRAM" reclaim --match simalloc
     expect_match "root without --all-users leaves other users' jobs alone" "$OUT" \
         "1 process of other users left alone"
@@ -79,7 +81,7 @@ fi
 # --yes: TERM, grace, KILL; the memory comes back and is measured
 run "$VRAM" reclaim --yes --grace 1 --match simalloc
 expect_match "--yes stops them and measures what came back" "$OUT" "freed 3.59 GiB"
-sleep 0.2
+wait_for 5 sh -c "case \$(ps -o stat= -p $S) in '' | Z*) exit 0 ;; *) exit 1 ;; esac"
 ST=$(ps -o stat= -p $S | cut -c1)
 case "$ST" in "" | Z) ok "the stopped job is gone" ;; *) not_ok "the stopped job is gone" "$ST" ;; esac
 expect_eq "vram status shows the memory back (but the other user's)" "$(used)" $((BASE + OTHER))

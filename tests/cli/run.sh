@@ -70,7 +70,7 @@ expect_match "saying it timed out" "$OUT" "timed out waiting"
 "$VRAM" run --vram 10G --wait -- "$SIMALLOC" --bytes 256M >"$T/waiter.out" 2>&1 </dev/null &
 W=$!
 JOBS="$JOBS $W"
-sleep 1
+wait_for 10 grep -q 'waiting [0-9]* s for' "$T/waiter.out"
 grep -q '^ready' "$T/waiter.out" && not_ok "the waiter waits" || ok "the waiter waits while the slice is taken"
 expect_match "and says so" "$(cat "$T/waiter.out")" "waiting [0-9]+ s for 10.0 GiB free"
 kill $H1

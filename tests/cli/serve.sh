@@ -83,6 +83,9 @@ start_daemon || { not_ok "the daemon starts"; finish; }
 ( while :; do "$VRAM" status --json | jq '.gpus[0].memory.used'; sleep 0.1; done ) >"$T/used0" 2>/dev/null &
 JOBS="$JOBS $!"
 
+run "$VRAM" load
+expect_eq "load without a model: exit 2" "$RC" 2
+expect_match "and it lists the daemon's models" "$OUT" "^vram load: which model\? a, b, c, d, e, broken, capped \(vram ps"
 run "$VRAM" load a
 expect_match "load a: ready on GPU 0" "$OUT" "^a: ready on GPU 0, 5.50 GiB, port [0-9]+"
 expect_eq "a's memory holds its pattern" "$(checksum a)" true
@@ -97,6 +100,11 @@ run "$VRAM" load b
 expect_match "load b: resumed" "$OUT" "^b: ready on GPU 0"
 expect_eq "b's memory is intact after suspend and resume" "$(checksum b)" true
 expect_eq "c (least recent) made room for b" "$(state c state)" suspended
+# seconds as people write them (0.516), not as a double prints in full
+# (0.51600000000000001): 15 significant digits at most, in every JSON vram writes
+expect_eq "ps --json: no real printed past its precision" \
+    "$("$VRAM" ps --json | grep -cE '[0-9]\.[0-9]{12,}')" 0
+expect_match "... while the seconds are there" "$("$VRAM" ps --json)" '"last_start_s": [0-9]+\.[0-9]+'
 APID=$(state a pid)
 run "$VRAM" resume a --gpu 1
 expect_match "resume a --gpu 1" "$OUT" "^a: ready on GPU 1"

@@ -64,4 +64,24 @@ expect_eq "CUDA_VISIBLE_DEVICES=3 lands on GPU 3" \
 expect_eq "a UUID lands on GPU 6" \
     "$(echo "$J" | jq -c "[.gpus[] | select(.processes[].pid == $F) | .index]")" "[6]"
 
+# a process in a PID namespace of its own (a container): the driver lists it
+# under its host pid, which is not the pid it knows (VRAM_SIM_PIDNS)
+export VRAM_SIM_PIDNS=1
+CUDA_VISIBLE_DEVICES=2 start_job g --bytes 1G || not_ok "job g started"
+G=$JOB_PID
+unset VRAM_SIM_PIDNS
+J=$("$VRAM" status --json)
+expect_eq "in a PID namespace: listed under another pid, not its own" \
+    "$(echo "$J" | jq -c "[.gpus[2].processes[] | select(.used == $((GiB + 520 * MiB))) | .pid == $G]")" \
+    "[false]"
+expect_eq "and named by the driver under that pid" \
+    "$(echo "$J" | jq -r ".gpus[2].processes[] | select(.pid == $((G + 4194304))) | .name")" simalloc
+
+# a freed block is handed back to the next allocation of its size, as a
+# GPU's memory stays where it is (sim/devmem.c), but never with the bytes
+# written before: a resume that failed to copy back cannot pass for intact
+start_job r --bytes 64M --reuse || not_ok "job r started"
+expect_match "freed memory comes back to the next allocation of its size, poisoned" \
+    "$(cat "$T/r.out")" "^reuse same fresh$"
+
 finish

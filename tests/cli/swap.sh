@@ -106,6 +106,7 @@ expect_eq "no room: weights intact" "$(weights w "$W")" ok
 
 run "$VRAM" resume "$W"
 expect_match "not suspended: vram resume says so" "$OUT" "pid $W is not suspended"
+expect_eq "and does not claim it stays suspended (exit 1)" "$RC:$(printf '%s' "$OUT" | grep -c 'stays suspended')" "1:0"
 
 # 4. a resume elsewhere is the driver's alone
 "$VRAM" suspend "$W" >/dev/null
@@ -131,6 +132,21 @@ kill -9 "$W"
 for _ in $(seq 1 40); do kill -0 "$W" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$W" 2>/dev/null && not_ok "killed while suspended: it dies" || ok "killed while suspended: it dies"
 expect_eq "killed while suspended: nothing of it left on the GPU" "$(pid_used "$W")" 0
+
+# 6b. the simulated card keeps its memory's pages across a swap, as a GPU
+# does (sim/devmem.c): the resume's copies land in memory already mapped,
+# not in fresh pages that each cost a fault (on the CI machines, 20 s a
+# GiB). Counted as the process's page faults: 16384 for 64 MiB otherwise.
+model z --swap -- "$SWAPMODEL" --linear 32M --vmm 32M --workers 0
+faults() { awk '{print $10}' "/proc/$1/stat"; }
+"$VRAM" suspend "$MPID" >/dev/null
+F0=$(faults "$MPID")
+"$VRAM" resume "$MPID" >/dev/null
+F1=$(faults "$MPID")
+[ $((F1 - F0)) -lt 1000 ] && ok "a resume copies into memory whose pages are in place ($((F1 - F0)) faults)" ||
+    not_ok "a resume copies into memory whose pages are in place" "$((F1 - F0)) page faults for 64 MiB"
+expect_eq "and the weights are intact" "$(weights z "$MPID")" ok
+kill -9 "$MPID"
 
 # 7. memory fast swap cannot move: the driver's checkpoint, and why
 model m --swap -- "$SWAPMODEL" --linear 32M --managed 4M

@@ -33,8 +33,23 @@ check_screen "the bar shows workloads and free" '\[r+d+w+u*\.+\]'
 check_screen "the breakdown line" 'reserved 0\.45  display 1\.60  work 2\.29  other 0\.00  unattributed 0\.05 GiB'
 check_screen "Xorg listed as display" '4194401 \? +0 display +graphics +1\.10 GiB'
 check_screen "the job listed as a workload" "$JOB +[a-z0-9]+ +0 workload compute +2\.29 GiB"
+check_screen "the history says its span and scale, over its column" '^vram top .* +2\.4s, 0-100%$'
 tmux send-keys -t "$S" s
 check_screen "s sorts by pid" 'sort pid'
+# S reverses it: the highest pid (Xorg's) first, then back
+tmux send-keys -t "$S" S
+check_screen "S reverses the sort" 'sort pid \(reversed\)'
+first_row() { screen | sed -n '/^ *PID USER/{n;p;q}'; }
+first_is() { for _ in $(seq 1 50); do first_row | grep -Eq -- "$1" && return 0; sleep 0.1; done; return 1; }
+first_is '^ *4194402 .*gnome-shell' && ok "the highest pid first" || not_ok "the highest pid first" "$(screen)"
+tmux send-keys -t "$S" S
+first_is "^ *$JOB " && ok "S again: the lowest first" || not_ok "S again: the lowest first" "$(screen)"
+# ? shows the keys, any key goes back
+tmux send-keys -t "$S" '?'
+check_screen "? shows the help" 'S  reverse the sort'
+check_screen "the help explains the history" 'the history: .*a column a sample'
+tmux send-keys -t "$S" x
+check_screen "any key goes back to the processes" "^ *$JOB "
 
 # select the job (lowest pid first now) and ask for TERM; say no, then yes
 tmux send-keys -t "$S" t
@@ -50,7 +65,7 @@ for _ in $(seq 1 50); do kill -0 $JOB 2>/dev/null || break; sleep 0.1; done
 kill -0 $JOB 2>/dev/null && not_ok "the job ended" || ok "the job ended"
 check_screen "its memory is back on the bar" '^0 +RTX 5070 Ti +2\.1/16\.0 +GiB'
 tmux send-keys -t "$S" q
-sleep 0.5
+for _ in $(seq 1 50); do tmux has-session -t "$S" 2>/dev/null || break; sleep 0.1; done
 tmux has-session -t "$S" 2>/dev/null && not_ok "q quits" || ok "q quits"
 
 # another user's top may not signal root's job (only root signals others')

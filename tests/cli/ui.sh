@@ -57,7 +57,16 @@ command = $TESTMODEL --bytes 3G
 vram = 3.5G
 gpu = 1
 swap = driver
+
+# a name as people write them, never loaded: the table at 1280x720 must
+# still show every row's actions
+[model qwen2.5-coder-14b-instruct-q4_k_m]
+command = $TESTMODEL --bytes 1G
+vram = 1.5G
+gpu = 1
+swap = driver
 CONF
+NAMES='["m1","m2","qwen2.5-coder-14b-instruct-q4_k_m"]'
 setsid "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
 DAEMON=$!
 JOBS="$JOBS $DAEMON"
@@ -148,7 +157,7 @@ expect_eq "/v1/events?snapshot=1: a snapshot event every second" "$(two_snapshot
 expect_eq "the snapshot event is the document of /v1/snapshot" \
     "$(grep -A1 '^event: snapshot$' "$T/live" | sed -n 's/^data: //p' | head -1 | jq -c '[.schema, (.gpus | length)]')" "[1,2]"
 expect_eq "a models event with it, the document of /v1/models" \
-    "$(grep -A1 '^event: models$' "$T/live" | sed -n 's/^data: //p' | head -1 | jq -c '[.models[].name]')" '["m1","m2"]'
+    "$(grep -A1 '^event: models$' "$T/live" | sed -n 's/^data: //p' | head -1 | jq -c '[.models[].name]')" "$NAMES"
 expect_eq "history=3: the last three events come first" \
     "$(sed -n '/^data: {"t_ms"/p' "$T/live" | head -3 | wc -l)" 3
 expect_eq "/v1/events without snapshot=1: no snapshot events" "$(grep -c '^event:' "$T/plain")" 0
@@ -156,11 +165,11 @@ kill $LIVE $PLAIN 2>/dev/null
 
 # every route under /vram too; on the proxy's address, behind the token
 expect_eq "/vram/v1/models on the socket: the same as /v1/models" \
-    "$(curl -s --unix-socket "$S" http://x/vram/v1/models | jq -c '[.models[].name]')" '["m1","m2"]'
+    "$(curl -s --unix-socket "$S" http://x/vram/v1/models | jq -c '[.models[].name]')" "$NAMES"
 expect_eq "listen address, /vram/v1/models without the token: 401" \
     "$(curl -s -o /dev/null -w '%{http_code}' "$P/vram/v1/models")" 401
 expect_eq "listen address, /vram/v1/models with the token: the models" \
-    "$(curl -s -H "Authorization: Bearer $TOKEN" "$P/vram/v1/models" | jq -c '[.models[].name]')" '["m1","m2"]'
+    "$(curl -s -H "Authorization: Bearer $TOKEN" "$P/vram/v1/models" | jq -c '[.models[].name]')" "$NAMES"
 H=$(curl -s -D - -o /dev/null "$P/ui")
 expect_match "listen address, /ui without the token: the page (it holds no data)" "$H" '^HTTP/1.1 200'
 expect_match "the page confines itself to its address (Content-Security-Policy)" "$H" \

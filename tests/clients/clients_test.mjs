@@ -5,7 +5,8 @@
 //   oai   tests/clients/stub.mjs openai: speaks OpenAI's API only
 //         (aliases gpt-4o, oai-alias:v1, and a Hugging Face id and an
 //         Ollama namespace/model:tag: org/Oai-7B-Instruct, library/oai:7b)
-//   oll   tests/clients/stub.mjs ollama: speaks Ollama's API only (api = ollama)
+//   oll   tests/clients/stub.mjs ollama: speaks Ollama's API only (api = ollama),
+//         knows itself as library/oll-up:7b (upstream_name)
 //   tiny  tests/clients/llama_server.mjs: llama.cpp (node-llama-cpp) serving
 //         a tiny GGUF with random weights (TINY_GGUF), OpenAI's API only
 // Prints "ok - ..." / "not ok - ..." per check and "N passed, N failed".
@@ -83,6 +84,15 @@ await check('openai: aliases', async () => {
   const r = await openai.chat.completions.create({ model: 'gpt-4o', messages: user('hi') });
   expectEq('openai: an alias reaches its model', r.choices[0].message.content, OAI_TEXT);
   expectEq('openai: ... and the backend sees the model\'s own name', (await last('oai')).model, 'oai');
+});
+await check('upstream_name: the name the backend knows', async () => {
+  const r = await openai.chat.completions.create({ model: 'oll', messages: user('hi') });
+  expectEq('openai: a chat to oll', r.choices[0].message.content, OLL_TEXT);
+  expectEq('openai: ... its backend got its upstream_name, library/oll-up:7b', (await last('oll')).model, 'library/oll-up:7b');
+  expectEq('openai: ... the client reads the name it sent', r.model, 'oll');
+  const o = await ollama.chat({ model: 'oll', messages: user('hi'), stream: false });
+  expectEq('ollama: a chat to oll passes through, its backend told library/oll-up:7b',
+    [o.message.content, (await last('oll')).model], [OLL_TEXT, 'library/oll-up:7b']);
 });
 await check('openai: names with / and :', async () => {
   for (const name of ['org/Oai-7B-Instruct', 'library/oai:7b']) {
@@ -174,6 +184,12 @@ await check('ollama: list()', async () => {
   expectEq('ollama: ... a model\'s details from its GGUF', [t.size, t.details.format, t.details.family, t.details.quantization_level],
     [statSync(process.env.TINY_GGUF).size, 'gguf', 'llama', 'F16']);
   expect('ollama: ... and its file\'s time', Math.abs(new Date(t.modified_at) - statSync(process.env.TINY_GGUF).mtimeMs) < 2000, t.modified_at);
+  // no file =: found by a name in a local store, as vram fit finds models
+  const a = l.models.find((m) => m.name === 'oai'), o = l.models.find((m) => m.name === 'oll');
+  expectEq('ollama: ... oai\'s details from the Hugging Face cache (its alias org/Oai-7B-Instruct)',
+    [a.details.format, a.details.family, a.details.parameter_size, a.details.quantization_level], ['safetensors', 'llama', '33.6M', 'BF16']);
+  expectEq('ollama: ... oll\'s from Ollama\'s store (its upstream_name library/oll-up:7b)',
+    [o.details.format, o.details.family, o.details.quantization_level], ['gguf', 'llama', 'Q4_K']);
 });
 await check('ollama: show()', async () => {
   const s = await ollama.show({ model: 'tiny:latest' });
@@ -181,6 +197,9 @@ await check('ollama: show()', async () => {
     [s.model_info['general.architecture'], s.model_info['llama.context_length'], s.model_info['llama.block_count']], ['llama', 2048, 2]);
   const e = await thrown(() => ollama.show({ model: 'nope' }));
   expectEq('ollama: show() of an unknown model: 404', e && e.status_code, 404);
+  const a = await ollama.show({ model: 'gpt-4o' });
+  expectEq('ollama: show() of a model found by name: its details and shape',
+    [a.details.family, a.details.format, a.model_info['general.architecture'], a.model_info['llama.block_count']], ['llama', 'safetensors', 'llama', 2]);
 });
 await check('ollama: ps()', async () => {
   const p = await ollama.ps();

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/modelname.h"
 #include "daemon/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -34,6 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             for (size_t k = 0; k < i; k++) /* a section twice is refused, not merged */
                 if (!strcmp(c->models[k].name, m->name))
+                    abort();
+            /* every name and alias keeps core/modelname.h's rules: none becomes a path */
+            if (modelname_check(m->name))
+                abort();
+            for (unsigned a = 0; a < m->naliases; a++)
+                if (modelname_check(m->aliases[a]))
                     abort();
         }
         if (c->wait_s > 86400 || c->max_body > (16ULL << 30) ||

@@ -12,7 +12,10 @@
  * while device 0's context stays current (as a process that places memory
  * on all its GPUs from one thread does). With --refree SIZE, SIZE more on
  * each device is freed from device 0's context and taken again: "dev D
- * refree ok|oom RC" (a free gives back to the device it was taken on). */
+ * refree ok|oom RC" (a free gives back to the device it was taken on).
+ * With --reuse, the first allocation is freed once written and one of
+ * the same size taken: "reuse same|moved old|fresh" (whether it came back
+ * at the same address, and whether it still held the bytes written). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -211,7 +214,7 @@ int main(int argc, char **argv)
     int gpu = 0;
     uint64_t bytes = 0;
     int count = 1;
-    int hold = 0, zombie = 0, busy = 0, ndev = 0, vmm = 0;
+    int hold = 0, zombie = 0, busy = 0, ndev = 0, vmm = 0, reuse = 0;
     uint64_t then = 0, refree = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
@@ -243,13 +246,15 @@ int main(int argc, char **argv)
                 fprintf(stderr, "simalloc: bad size %s\n", argv[i]);
                 return 2;
             }
-        } else if (!strcmp(argv[i], "--proc-address"))
+        } else if (!strcmp(argv[i], "--reuse"))
+            reuse = 1;
+        else if (!strcmp(argv[i], "--proc-address"))
             gpa = (gpa_fn)1; /* resolved below */
         else {
             fprintf(stderr,
                     "usage: simalloc [--gpu N | --devices N [--then SIZE] [--vmm] [--refree SIZE]] "
                     "[--bytes SIZE] "
-                    "[--count N] [--proc-address] [--hold] [--zombie] [--busy]\n");
+                    "[--count N] [--proc-address] [--hold] [--zombie] [--busy] [--reuse]\n");
             return 2;
         }
     }
@@ -298,6 +303,17 @@ int main(int argc, char **argv)
         }
         if (k == 0)
             work.where = p;
+        if (k == 0 && reuse) {
+            CUresult (*cuMemFree)(CUdeviceptr) =
+                (CUresult(*)(CUdeviceptr))sym("cuMemFree", "cuMemFree_v2");
+            CUdeviceptr q;
+            if ((rc = cuMemFree(p)) || (rc = cuMemAlloc(&q, bytes)) || (rc = dtoh(out, q, n))) {
+                fprintf(stderr, "simalloc: --reuse: %d\n", rc);
+                return 1;
+            }
+            printf("reuse %s %s\n", q == p ? "same" : "moved", memcmp(in, out, n) ? "fresh" : "old");
+            work.where = q;
+        }
     }
     if (busy && !work.where) {
         fprintf(stderr, "simalloc: --busy needs --bytes\n");

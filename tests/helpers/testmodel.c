@@ -10,7 +10,8 @@
  * or /api/..., or GET /stream, streams --chunks server-sent events, one every
  * --chunk-ms; GET /crash-stream sends two and dies; GET /cancelled says how
  * many streams a client cut short; GET /echo answers "ok" at once (or its
- * X-Echo header, as a header and as the body).
+ * X-Echo header, as a header and as the body); GET /v1/models answers an
+ * empty list (a health route of another name).
  *
  * Over several GPUs (--all-gpus), as tensor-parallel models run: --vmm
  * makes its memory with the virtual memory API (reserve, create, map,
@@ -366,6 +367,8 @@ static void on_request(struct evhttp_request *req, void *arg)
                    ok == '1';
         snprintf(text, sizeof text, "{\"shared\":%s}", yes ? "true" : "false");
         reply(req, yes ? 200 : 500, text);
+    } else if (!strcmp(uri, "/v1/models")) { /* a health route other than /health */
+        reply(req, 200, "{\"object\":\"list\",\"data\":[]}");
     } else if (!strcmp(uri, "/pid")) {
         snprintf(text, sizeof text, "%d", (int)getpid());
         reply(req, 200, text);

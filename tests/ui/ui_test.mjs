@@ -200,6 +200,18 @@ try {
   await sleep(1500);
   const fits = () => page.evaluate(() => document.scrollingElement.scrollWidth <= window.innerWidth);
   expect('1280x720: nothing wider than the window', await fits());
+  // every button of every model's row in full view: inside the models'
+  // panel, and the element a click there reaches (a long model name must
+  // not push the actions out of the panel)
+  const hidden = await page.evaluate(() => {
+    const panel = document.getElementById('models').closest('section').getBoundingClientRect();
+    return [...document.querySelectorAll('#models td[data-col="actions"] button')].filter((b) => {
+      const r = b.getBoundingClientRect();
+      return r.left < panel.left || r.right > panel.right || r.right > window.innerWidth ||
+        document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== b;
+    }).map((b) => `${b.closest('tr').dataset.model}: ${b.textContent}`);
+  });
+  expect('1280x720: every model\'s actions in full view, a long name too', hidden.length === 0, ...hidden);
   await page.screenshot({ path: join(SHOTS, 'ui-screenshot.png') });
   await page.setViewportSize({ width: 390, height: 844 });
   await sleep(1200);

@@ -135,6 +135,53 @@ static void idle_needs_age_and_no_recent_work(void **st)
     assert_null(find(f, n, DOC_IDLE));
 }
 
+/* A model of vram serve is the daemon's: idle, it is information (the
+ * daemon gives it back after its keep_alive), stopped, a warning; both
+ * point at vram unload NAME, never at vram reclaim. */
+static void models_of_vram_serve_go_to_vram_unload(void **st)
+{
+    (void)st;
+    const uint64_t now_ms = 1000000000ULL * 1000;
+    struct snap_proc p[3];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 3; i++) {
+        p[i] = (struct snap_proc){.pid = 200 + (uint32_t)i,
+                                  .role = SNAP_ROLE_WORKLOAD,
+                                  .used = GiB,
+                                  .used_known = true,
+                                  .host_known = true,
+                                  .state = SNAP_PS_SLEEPING,
+                                  .start_time = now_ms / 1000 - 3600};
+        snprintf(p[i].name, sizeof p[i].name, "llama-server");
+    }
+    snprintf(p[0].model, sizeof p[0].model, "qwen-7b");
+    snprintf(p[1].model, sizeof p[1].model, "embedder");
+    p[1].state = SNAP_PS_STOPPED;
+    struct snap_gpu g = gpu(16 * GiB, 0, 3 * GiB);
+    g.have |= SNAP_HAVE_ACTIVITY;
+    g.procs = p;
+    g.nprocs = 3;
+    struct doc_host h = {.idle_s = 600, .now_ms = now_ms};
+    struct doc_finding f[32];
+    size_t n = examine(&g, &h, f);
+    const struct doc_finding *idle = NULL, *other = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].kind == DOC_IDLE && f[i].pid == 200)
+            idle = &f[i];
+        if (f[i].kind == DOC_IDLE && f[i].pid == 202)
+            other = &f[i];
+    }
+    assert_true(idle && idle->level == DOC_INFO);
+    assert_true(strstr(idle->what, "model qwen-7b of vram serve (pid 200)"));
+    assert_true(strstr(idle->fix, "vram unload qwen-7b") && !strstr(idle->fix, "reclaim --idle"));
+    assert_true(other && other->level == DOC_WARN && strstr(other->fix, "vram reclaim --idle"));
+    const struct doc_finding *stopped = find(f, n, DOC_STOPPED);
+    assert_true(stopped && stopped->level == DOC_WARN);
+    assert_true(strstr(stopped->what, "model embedder of vram serve (pid 201) is stopped"));
+    assert_true(strstr(stopped->fix, "vram unload embedder"));
+    assert_null(strstr(stopped->fix, "vram reclaim --yes"));
+}
+
 /* The card's settings: each reported once, as information, with its fix;
  * the driver's reserve as information too. */
 static void card_settings(void **st)
@@ -172,6 +219,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(clean_card_has_nothing_to_do),
         cmocka_unit_test(idle_needs_age_and_no_recent_work),
+        cmocka_unit_test(models_of_vram_serve_go_to_vram_unload),
         cmocka_unit_test(card_settings),
         cmocka_unit_test(desktop_and_the_igpu),
         cmocka_unit_test(idle_power_and_unattributed),

@@ -845,6 +845,81 @@ static void withdrawn_demand(void **st)
     assert_int_equal(models[0].state, SCHED_READY);
 }
 
+/* max_loaded in all: with room for all three, a third model still makes
+ * the least recently used one go, and starts once that one is on its way
+ * out (its place given back); without a limit nobody would go. */
+static void max_loaded_in_all(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {2 * GiB, 2 * GiB, 2 * GiB};
+    setup_models(3, need, NULL);
+    S.max_loaded = 2;
+    bring_up(0, 1000);
+    bring_up(1, 2000);
+    demand(2, 7, true, 3000);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0)); /* the least recently used */
+    assert_null(find(SCHED_ACT_SUSPEND, 1));
+    assert_null(find(SCHED_ACT_START, 2)); /* its place is promised, not taken twice */
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 3050);
+    assert_non_null(find(SCHED_ACT_START, 2)); /* m0 leaving holds no place */
+    assert_null(find(SCHED_ACT_SUSPEND, 1));
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 0, .ok = true}, 3100);
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = 2}, 3200);
+    assert_non_null(find(SCHED_ACT_GRANT, 2));
+    /* a resume needs a place too: m1 (least recently used now) goes for m0 */
+    step((struct sched_event){.kind = SCHED_EV_RELEASE, .model = 2}, 3300);
+    demand(0, 8, false, 3400);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 1));
+    assert_null(find(SCHED_ACT_RESUME, 0));
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 3450);
+    assert_non_null(find(SCHED_ACT_RESUME, 0));
+    /* a place given back (unload) is taken without an eviction */
+    step((struct sched_event){.kind = SCHED_EV_RESUMED, .model = 0, .ok = true}, 3500);
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 1, .ok = true}, 3550);
+    step((struct sched_event){.kind = SCHED_EV_UNLOAD, .model = 2}, 3600);
+    step((struct sched_event){.kind = SCHED_EV_EXITED, .model = 2}, 3650);
+    demand(1, 9, false, 3700);
+    assert_non_null(find(SCHED_ACT_RESUME, 1));
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+}
+
+/* max_loaded per GPU: a second model goes to the other GPU (room on both),
+ * a third evicts one; a pinned model holds its place, and with nothing
+ * else to evict a demand waits and is told at its deadline. */
+static void max_loaded_per_gpu(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {2 * GiB, 2 * GiB, 2 * GiB, 2 * GiB};
+    setup_models(4, need, NULL);
+    S.ngpus = 2;
+    S.gpus[1].capacity = 16 * GiB;
+    S.max_loaded_gpu = 1;
+    bring_up(0, 1000);
+    demand(1, 7, true, 2000);
+    const struct sched_action *a = find(SCHED_ACT_START, 1);
+    assert_non_null(a);
+    assert_int_not_equal(a->gpu, models[0].gpu);
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = 1}, 2100);
+    step((struct sched_event){.kind = SCHED_EV_RELEASE, .model = 1}, 2200);
+    demand(2, 8, true, 3000);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0)); /* least recently used, on its GPU */
+    assert_null(find(SCHED_ACT_SUSPEND, 1));
+    assert_null(find(SCHED_ACT_START, 2));
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 0, .ok = true}, 3100);
+    assert_non_null(find(SCHED_ACT_START, 2));
+    step((struct sched_event){.kind = SCHED_EV_READY, .model = 2}, 3200);
+    /* pinned: m1 may not go, m2 is busy: m3 waits, and is told why at its deadline */
+    models[1].pinned = true;
+    demand(3, 9, false, 4000);
+    assert_null(find(SCHED_ACT_START, 3));
+    assert_null(find(SCHED_ACT_SUSPEND, 1));
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 4000 + 60000);
+    a = find(SCHED_ACT_REFUSE, 3);
+    assert_non_null(a);
+    assert_int_equal(a->refusal, SCHED_REFUSED_TIMEOUT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -876,6 +951,8 @@ int main(void)
         cmocka_unit_test(too_big_refused_at_once),
         cmocka_unit_test(next_wake),
         cmocka_unit_test(withdrawn_demand),
+        cmocka_unit_test(max_loaded_in_all),
+        cmocka_unit_test(max_loaded_per_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
