@@ -214,11 +214,9 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
 {
     *input = true;
     if (config_load(config_path, &d->cfg, err, len) < 0 ||
-        config_check_socket(&d->cfg, err, len) < 0)
+        config_check_socket(&d->cfg, err, len) < 0 || discover_models(&d->cfg, err, len) < 0)
         return -1;
     *input = false;
-    if (discover_models(&d->cfg, err, len) < 0)
-        return -1;
     if (serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, wlen, err, len) < 0 ||
         make_folders(&d->cfg, err, len) < 0)
         return -1;
