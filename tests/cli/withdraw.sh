@@ -48,8 +48,14 @@ wait_for 5 busy
 OUT=$(curl -s -m 0.5 "$P/v1/chat/completions" -d '{"model":"y","messages":[]}' 2>&1)
 expect_eq "y's client gave up waiting" "$?" 28
 # many more that leave: the queue does not fill with them
-for i in $(seq 1 40); do curl -s -m 0.2 "$P/v1/chat/completions" -d '{"model":"y","messages":[]}' >/dev/null 2>&1 & done
+YS=""
+for i in $(seq 1 40); do
+    curl -s -m 0.2 "$P/v1/chat/completions" -d '{"model":"y","messages":[]}' >/dev/null 2>&1 &
+    YS="$YS $!"
+done
 wait_for 10 grep -q 'proxy y .* 499 wait' "$T/serve.log"
+# all of them gone (a loaded machine may start one late) before x ends
+wait $YS
 wait $X
 expect_match "x's stream arrived whole" "$(cat "$T/x.out")" '"chunk":29'
 # x's release and what the scheduler does for the demands it still has
