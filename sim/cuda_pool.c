@@ -429,7 +429,8 @@ EXPORT CUresult cuMemPoolGetAccess(int *flags, CUmemoryPool h, CUmemLocation *lo
     return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *out, CUdevice dev)
+/* dev's default pool, or (current) the one cuDeviceSetMemPool chose */
+static CUresult device_pool(CUmemoryPool *out, CUdevice dev, bool current_one)
 {
     if (!simcu_ready())
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -438,23 +439,19 @@ EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *out, CUdevice dev)
     if (simcu_gpu(dev) < 0)
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&mu);
-    *out = (CUmemoryPool)default_of(dev);
+    *out = (CUmemoryPool)(current_one && current[dev] ? current[dev] : default_of(dev));
     pthread_mutex_unlock(&mu);
     return CUDA_SUCCESS;
 }
 
+EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *out, CUdevice dev)
+{
+    return device_pool(out, dev, false);
+}
+
 EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *out, CUdevice dev)
 {
-    if (!simcu_ready())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!out)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (simcu_gpu(dev) < 0)
-        return CUDA_ERROR_INVALID_DEVICE;
-    pthread_mutex_lock(&mu);
-    *out = (CUmemoryPool)(current[dev] ? current[dev] : default_of(dev));
-    pthread_mutex_unlock(&mu);
-    return CUDA_SUCCESS;
+    return device_pool(out, dev, true);
 }
 
 EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool h)

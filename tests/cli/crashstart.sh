@@ -11,12 +11,9 @@
 cp "$TESTMODEL" "$T/testmodel-crash"
 TESTMODEL="$T/testmodel-crash"
 daemon_env 3 700
-cat >"$T/vram.conf" <<CONF
-[serve]
-socket = $T/vram.sock
-state = $T/vram.db
-logs = $T/logs
-port_base = $PORTS
+{
+    serve_head
+    cat <<CONF
 min_resident = 0
 
 [model m]
@@ -24,6 +21,7 @@ command = $TESTMODEL --bytes 1G
 vram = 1.5G
 gpu = 0
 CONF
+} >"$T/vram.conf"
 
 start_daemon() {
     "$VRAM" serve --config "$T/vram.conf" >>"$T/serve.log" 2>&1 &

@@ -79,6 +79,14 @@ daemon_env() {
     P="http://127.0.0.1:$LISTEN"
 }
 
+# serve_head: the [serve] section's lines every daemon test starts with:
+# its socket, state and logs in $T, its models' ports from PORTS. A test
+# adds its own settings after it: { serve_head; cat <<CONF ... CONF; }
+serve_head() {
+    printf '[serve]\nsocket = %s/vram.sock\nstate = %s/vram.db\nlogs = %s/logs\nport_base = %s\n' \
+        "$T" "$T" "$T" "$PORTS"
+}
+
 # wait_for SECONDS CMD...: until CMD succeeds, polling every 50 ms; false
 # when SECONDS pass first. Tests wait on conditions, never on a fixed sleep.
 wait_for() {

@@ -19,12 +19,9 @@ export VRAM_SOCKET="$T/vram.sock"
 # where the CLI finds the daemon's state: the configuration vram serve reads
 export VRAM_CONFIG="$T/vram.conf"
 PORTS=$((20000 + ($$ * 11) % 20000))
-cat >"$T/vram.conf" <<CONF
-[serve]
-socket = $T/vram.sock
-state = $T/vram.db
-logs = $T/logs
-port_base = $PORTS
+{
+    serve_head
+    cat <<CONF
 
 [model m]
 command = sh -c '$T/bin/simalloc-served --bytes 256M --hold & exec $T/bin/testmodel-served --bytes 512M'
@@ -33,6 +30,7 @@ gpu = 0
 swap = driver
 keep_alive = forever
 CONF
+} >"$T/vram.conf"
 "$VRAM" serve >"$T/serve.log" 2>&1 &
 DAEMON=$!
 JOBS="$JOBS $DAEMON"

@@ -109,18 +109,16 @@ exec 3>&- 4>&- 5>&-
 #    its memory (CUDA IPC), out and back by fast swap, intact for both
 export VRAM_SOCKET="$T/vram.sock"
 PORTS=$((20000 + ($$ * 17) % 20000))
-cat >"$T/vram.conf" <<CONF
-[serve]
-socket = $T/vram.sock
-state = $T/vram.db
-logs = $T/logs
-port_base = $PORTS
+{
+    serve_head
+    cat <<CONF
 
 [model two]
 command = $TESTMODEL --bytes 64M --share
 vram = 1G
 gpu = 1
 CONF
+} >"$T/vram.conf"
 "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
 D=$!
 JOBS="$JOBS $D"

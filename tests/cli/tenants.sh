@@ -34,12 +34,9 @@ PORTS=$((20000 + ($$ * 37) % 20000))
 mkdir -m 755 "$T/logs"
 echo "an old prompt" >"$T/logs/m1.log"
 chmod 644 "$T/logs/m1.log"
-cat >"$T/vram.conf" <<CONF
-[serve]
-socket = $T/vram.sock
-state = $T/vram.db
-logs = $T/logs
-port_base = $PORTS
+{
+    serve_head
+    cat <<CONF
 min_resident = 0
 
 # uncapped, holding far less than its share: its reservation shows (item 5)
@@ -55,6 +52,7 @@ vram = 2G
 gpu = 0
 swap = driver
 CONF
+} >"$T/vram.conf"
 "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
 DAEMON=$!
 JOBS="$JOBS $DAEMON"
