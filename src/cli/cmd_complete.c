@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "cli/client.h"
 #include "cli/cmd.h"
 #include "ipc/group.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "app/render_json.h"
 #include "cli/cmd.h"
 #include "cli/color.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/client.h"
-#include "app/clock.h"
+#include "host/clock.h"
 #include "app/render_json.h"
 #include "cli/cmd.h"
 #include "cli/color.h"

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "app/render_json.h"
 #include "cli/cmd.h"
 #include "core/acct.h"

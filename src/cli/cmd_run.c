@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "cli/cmd.h"
 #include "core/err.h"
 #include "core/gpuspec.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "cli/cmd.h"
 #include "cli/color.h"
 #include "cli/served.h"

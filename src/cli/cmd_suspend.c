@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli/client.h"
-#include "app/clock.h"
+#include "host/clock.h"
 #include "cli/cmd.h"
 #include "cli/progress.h"
 #include "cli/suspendrec.h"

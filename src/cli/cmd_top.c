@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "cli/cmd.h"
 #include "cli/color.h"
 #include "core/err.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "app/store.h"
 #include "core/err.h"
 #include "daemon/config.h"

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "core/units.h"
 
 int idlewatch_run(struct probe *p, struct snap *s, double seconds, char *err, size_t errlen)

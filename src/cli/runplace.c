@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "core/err.h"
 #include "core/place.h"
 #include "core/units.h"

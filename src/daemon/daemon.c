@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "app/log.h"
 #include "app/render_json.h"
 #include "app/store.h"

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "host/clock.h"
 #include "app/log.h"
 
 #define PAUSE_MS      100
@@ -37,13 +38,6 @@ static struct fdguard *guards[MAX_GUARDS];
 static unsigned nguards;
 static uint64_t last_warn_ms;
 static unsigned long unsaid;
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void sync_state(struct fdguard *g)
 {
@@ -77,7 +71,7 @@ static void on_error(struct evconnlistener *l, void *arg)
     struct timeval tv = {0, PAUSE_MS * 1000};
     evtimer_add(g->timer, &tv);
     unsaid++;
-    uint64_t now = now_ms();
+    uint64_t now = clock_mono_ms();
     if (last_warn_ms && now - last_warn_ms < WARN_EVERY_MS)
         return;
     last_warn_ms = now;

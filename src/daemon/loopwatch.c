@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "app/log.h"
 
 static struct loopwatch_stats stats;

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "ipc/slices.h"
 
 int mgroup_create(struct mgroup *g, uint64_t cap, const unsigned *gpu, const char *const *uuid,

@@ -19,7 +19,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "app/log.h"
 #include "app/render_json.h"
 #include "core/units.h"
@@ -100,13 +100,6 @@ static void unwait(struct preq *p)
     }
 }
 
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* Milliseconds with one decimal, from microseconds. */
 static void put_ms(struct wbuf *w, uint64_t us)
 {
@@ -122,7 +115,7 @@ static void log_line(const struct preq *p)
 {
     if (!log_enabled(LOG_LV_INFO))
         return;
-    uint64_t end = now_us();
+    uint64_t end = clock_mono_us();
     struct wbuf w;
     wbuf_init(&w, NULL);
     char pre[96];
@@ -175,7 +168,7 @@ static void count(const struct preq *p)
         }
     }
     st->codes[k].n++;
-    uint64_t end = now_us();
+    uint64_t end = clock_mono_us();
     if (p->t_first)
         hist_observe(&st->first_byte, (double)(p->t_first - p->t0) / 1e6);
     hist_observe(&st->total, (double)(end - p->t0) / 1e6);
@@ -226,7 +219,7 @@ static void up_headers(void *arg, int status, const char *const *names, const ch
     const char *keep_n[64], *keep_v[64];
     bool has_length;
     size_t k = relay_end_to_end(names, values, n, keep_n, keep_v, 64, &has_length);
-    p->t_first = now_us();
+    p->t_first = clock_mono_us();
     p->px->pm[p->model].last_ttfb_s = (double)(p->t_first - p->t0) / 1e6;
     p->started = true;
     if (p->tr) { /* the answer changes: its type and length with it */
@@ -255,7 +248,7 @@ static void up_body(void *arg, const char *data, size_t len)
 {
     struct preq *p = arg;
     if (p->client && p->tr) {
-        if (translate_body(p->tr, data, len, now_us(), p->xout) < 0) {
+        if (translate_body(p->tr, data, len, clock_mono_us(), p->xout) < 0) {
             struct front_req *r = p->client;
             front_set_arg(r, NULL);
             p->client = NULL;
@@ -277,7 +270,7 @@ static void up_done(void *arg)
     if (p->client) {
         struct front_req *r = p->client;
         if (p->tr) {
-            uint64_t now = now_us();
+            uint64_t now = clock_mono_us();
             translate_end(p->tr, p->t0, p->t_granted - p->t0, p->t_sent, now, p->xout);
             send_translated(p);
         }
@@ -351,7 +344,7 @@ static void forward(struct preq *p)
     const char *names[HDRS_MAX + 2], *values[HDRS_MAX + 2];
     char bearer[sizeof d->dm[0].cfg.api_key + 8];
     size_t n = upstream_headers(p, names, values, bearer, sizeof bearer);
-    p->t_sent = now_us();
+    p->t_sent = clock_mono_us();
     p->up = relay_get(d->base, pm->idle, &pm->nidle, d->dm[p->model].port);
     if (p->up && relay_send(p->up, p->tr ? EVHTTP_REQ_POST : p->cmd, p->tr ? p->xuri : p->uri,
                             names, values, n, p->body, &up_ops, p) == 0)
@@ -395,7 +388,7 @@ static void granted(void *arg, unsigned model)
     p->demand = 0;
     p->granted = true;
     unwait(p);
-    p->t_granted = now_us();
+    p->t_granted = clock_mono_us();
     p->held0 = daemon_held_ms(p->d, model);
     p->px->pm[model].inflight++;
     if (!p->client) {
@@ -733,7 +726,7 @@ static void on_request(void *arg, struct front_req *r)
     p->client = r;
     p->cmd = cmd;
     p->key = key;
-    p->t0 = now_us();
+    p->t0 = clock_mono_us();
     evbuffer_add_buffer(p->body, front_body(r));
     const char *why = NULL;
     char msg[200];

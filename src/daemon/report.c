@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "app/store.h"
 #include "core/modelname.h"
 #include "daemon/discover.h"

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "probe/probe.h"
 
 struct sampler {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "app/log.h"
 #include "app/paths.h"
 #include "app/selfpath.h"

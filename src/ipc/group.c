@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/clock.h"
 #include "host/proc.h"
 
 #define GROUP_MAGIC   0x7672616d63617032ULL /* "vramcap2" */
@@ -38,13 +39,6 @@
 /* the full search for dead members (a /proc read per member) runs at most
  * this often when reservations keep failing in a full group */
 #define RECOUNT_MS 5
-
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 const char *group_dir(void)
 {
@@ -120,7 +114,7 @@ static void recount(struct group_shared *sh)
         sum += m->used;
     }
     sh->used = sum;
-    sh->recount_ms = mono_ms();
+    sh->recount_ms = clock_mono_ms();
 }
 
 /* Under the lock: the members whose pid is gone, found without /proc
@@ -206,7 +200,7 @@ static uint64_t random64(void)
 {
     uint64_t r;
     if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-        r = ((uint64_t)getpid() << 32) ^ mono_ms() ^ (uint64_t)(uintptr_t)&r;
+        r = ((uint64_t)getpid() << 32) ^ clock_mono_ms() ^ (uint64_t)(uintptr_t)&r;
     return r;
 }
 
@@ -390,7 +384,7 @@ static int reserve_locked(struct group *g, uint64_t bytes)
         return -1;
     if (over(sh, bytes)) /* perhaps a member died and its share is free */
         drop_gone(sh);
-    if (over(sh, bytes) && mono_ms() - sh->recount_ms >= RECOUNT_MS)
+    if (over(sh, bytes) && clock_mono_ms() - sh->recount_ms >= RECOUNT_MS)
         recount(sh);
     if (over(sh, bytes))
         return -1;
@@ -470,7 +464,7 @@ int group_ctx_reserve(struct group *g, uint64_t *bytes)
 {
     struct group_shared *sh = g->sh;
     int32_t me = (int32_t)getpid();
-    uint64_t deadline = mono_ms() + 5000;
+    uint64_t deadline = clock_mono_ms() + 5000;
     for (;;) {
         if (lock(g) < 0)
             return -1;
@@ -479,7 +473,7 @@ int group_ctx_reserve(struct group *g, uint64_t *bytes)
         if (sh->ctx_known) {
             *bytes = sh->ctx_bytes;
             rc = reserve_locked(g, *bytes) == 0 ? GROUP_CTX_RESERVED : -1;
-        } else if (sh->ctx_measurer == me || !measurer_alive(sh) || mono_ms() >= deadline) {
+        } else if (sh->ctx_measurer == me || !measurer_alive(sh) || clock_mono_ms() >= deadline) {
             /* the first context: made before it can be charged, while no
              * other member makes one */
             sh->ctx_measurer = me;

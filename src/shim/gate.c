@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "host/clock.h"
+
 #define SLOTS 1024
 #define DEPTH 64
 
@@ -133,20 +135,13 @@ void gate_scope_leave(int *token)
         leave();
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
 int gate_close(unsigned timeout_ms, unsigned *busy)
 {
     atomic_fetch_add(&holds, 1);
-    uint64_t until = now_ms() + timeout_ms;
+    uint64_t until = clock_mono_ms() + timeout_ms;
     /* calls in flight are mostly waits on the GPU: poll, it is a one-off */
     while (atomic_load(&inflight) > 0) {
-        if (now_ms() >= until) {
+        if (clock_mono_ms() >= until) {
             if (busy)
                 *busy = atomic_load(&inflight);
             gate_open();

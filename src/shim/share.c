@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/clock.h"
 #include "core/units.h"
 #include "ipc/sharewire.h"
 #include "shim/gate.h"
@@ -80,13 +81,6 @@ static int listen_fd = -1, wake_fd = -1;
 static uint64_t nonce;
 static bool running;
 
-static uint64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
 static void wake(void)
 {
     uint64_t one = 1;
@@ -99,7 +93,7 @@ static void random_bytes(void *p, size_t n)
     if (getrandom(p, n, 0) == (ssize_t)n)
         return;
     /* no entropy yet: a process this early has no handle worth guessing */
-    uint64_t v = now_ms() * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+    uint64_t v = clock_mono_ms() * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
     for (size_t i = 0; i < n; i++, v = v * 6364136223846793005ULL + 1)
         ((unsigned char *)p)[i] = (unsigned char)(v >> 56);
 }
@@ -578,7 +572,7 @@ static CUresult ask(const struct sharewire_handle *w, int *sock, int *fd)
     memcpy(q.token, w->token, sizeof q.token);
     if (shim.swap && gate_supported())
         q.flags = SHAREWIRE_HOLDABLE;
-    for (uint64_t until = now_ms() + ASK_MS;;) {
+    for (uint64_t until = clock_mono_ms() + ASK_MS;;) {
         if (send_msg(*sock, &q, -1) < 0)
             return CUDA_ERROR_INVALID_HANDLE;
         struct pollfd p = {*sock, POLLIN, 0};
@@ -589,7 +583,7 @@ static CUresult ask(const struct sharewire_handle *w, int *sock, int *fd)
         if (*fd >= 0)
             close(*fd);
         *fd = -1;
-        if (m.kind != SHAREWIRE_AWAY || now_ms() >= until)
+        if (m.kind != SHAREWIRE_AWAY || clock_mono_ms() >= until)
             return m.kind == SHAREWIRE_AWAY ? CUDA_ERROR_NOT_READY : CUDA_ERROR_INVALID_VALUE;
         nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
     }
@@ -706,7 +700,7 @@ int share_evict(unsigned timeout_ms, char *err, size_t len)
         if (send_msg(p->fd, &m, -1) == 0)
             p->pending = true;
     }
-    uint64_t until = now_ms() + timeout_ms;
+    uint64_t until = clock_mono_ms() + timeout_ms;
     pid_t late = 0;
     for (;;) {
         bool waiting = false, busy = false;
@@ -717,7 +711,7 @@ int share_evict(unsigned timeout_ms, char *err, size_t len)
                 busy |= peers[i].busy;
                 late = peers[i].pid;
             }
-        if (!waiting || busy || now_ms() >= until)
+        if (!waiting || busy || clock_mono_ms() >= until)
             break;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "core/units.h"
+#include "host/clock.h"
 #include "shim/gate.h"
 #include "shim/graph.h"
 #include "shim/hook.h"
@@ -42,13 +43,6 @@ static int events_dev = -1; /* the device whose context made them */
 static CUstream streams[SHIM_MAX_DEVICES][STREAMS];
 static size_t gran[SHIM_MAX_DEVICES];
 static bool no_export[SHIM_MAX_DEVICES]; /* the driver makes no exportable memory there */
-
-static uint64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
 
 static bool dev_ok(int dev)
 {
@@ -525,7 +519,7 @@ static CUresult room_for(uint64_t size, uint64_t floor, uint64_t deadline)
         size_t fr = 0, tot = 0;
         if (real_cuMemGetInfo_v2(&fr, &tot) != CUDA_SUCCESS || fr >= size + floor)
             return CUDA_SUCCESS;
-        if (now_ms() >= deadline)
+        if (clock_mono_ms() >= deadline)
             return CUDA_ERROR_OUT_OF_MEMORY;
         struct timespec ts = {0, 200 * 1000};
         nanosleep(&ts, NULL);
@@ -541,7 +535,7 @@ static CUresult room_for(uint64_t size, uint64_t floor, uint64_t deadline)
 static int make_all(uint64_t floor, char *err, size_t len)
 {
     CUresult rc = CUDA_SUCCESS;
-    uint64_t need = 0, deadline = now_ms() + OVERLAP_WAIT_MS;
+    uint64_t need = 0, deadline = clock_mono_ms() + OVERLAP_WAIT_MS;
     int dev = 0, floor_dev = -1;
     for (unsigned i = 0; floor && floor_dev < 0 && i < shim.vtab.n; i++)
         if (shim.vtab.v[i].va && !shim.vtab.v[i].real)
@@ -560,7 +554,7 @@ static int make_all(uint64_t floor, char *err, size_t len)
             rc = room_for(p->size, floor, deadline);
         while (rc == CUDA_SUCCESS &&
                (rc = real_cuMemCreate(&h, p->size, &p->prop, 0)) == CUDA_ERROR_OUT_OF_MEMORY &&
-               waits && now_ms() < deadline) { /* freed memory is not always free at once */
+               waits && clock_mono_ms() < deadline) { /* freed memory is not always free at once */
             struct timespec ts = {0, 500 * 1000};
             nanosleep(&ts, NULL);
             rc = CUDA_SUCCESS;
@@ -639,7 +633,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
         snprintf(err, len, "already suspended");
         return -1;
     }
-    uint64_t t = now_ms();
+    uint64_t t = clock_mono_ms();
     unsigned busy = 0;
     bool evicted = false;
     if (gate_close(timeout_ms, &busy) < 0) {
@@ -647,7 +641,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
                  busy == 1 ? " was" : "s were", timeout_ms);
         return -1;
     }
-    st->gate_ms = now_ms() - t;
+    st->gate_ms = clock_mono_ms() - t;
     pthread_mutex_lock(&shim.vtab.mu);
     const char *why = blocker(err, len);
     if (why) {
@@ -655,9 +649,9 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
             snprintf(err, len, "%s", why);
         goto refuse;
     }
-    t = now_ms();
+    t = clock_mono_ms();
     CUresult rc = finish_work();
-    st->sync_ms = now_ms() - t;
+    st->sync_ms = clock_mono_ms() - t;
     if (rc != CUDA_SUCCESS) {
         snprintf(err, len, "the GPU reported error %d while finishing the process's work", rc);
         goto refuse;
@@ -680,7 +674,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
     if (place_all(&st->pool_ms, err, len) < 0)
         goto refuse;
     pool_end();
-    t = now_ms();
+    t = clock_mono_ms();
     if ((rc = copy_out()) != CUDA_SUCCESS) {
         snprintf(err, len, "copying to host memory failed (error %d)", rc);
         goto refuse;
@@ -689,7 +683,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
      * others still copy: the time out is the copies' */
     rc = drop_all(true);
     sync_streams();
-    st->copy_ms = now_ms() - t;
+    st->copy_ms = clock_mono_ms() - t;
     if (rc != CUDA_SUCCESS) {
         snprintf(err, len, "moving GPU memory out failed (error %d)", rc);
         char e2[160];
@@ -719,7 +713,7 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
         return -1;
     }
     pthread_mutex_lock(&shim.vtab.mu);
-    uint64_t t = now_ms();
+    uint64_t t = clock_mono_ms();
     /* what comes back is what went out (empty pool chunks are made again
      * with no bytes to copy) */
     st->bytes = mapped_bytes(&st->allocations);
@@ -728,7 +722,7 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
         pthread_mutex_unlock(&shim.vtab.mu);
         return -1;
     }
-    st->copy_ms = now_ms() - t;
+    st->copy_ms = clock_mono_ms() - t;
     restore_refs();
     share_back(); /* whoever let go of this process's memory maps it again */
     suspended = false;
@@ -765,7 +759,7 @@ int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
     if (suspended)
         return 0;
     if (pool_daemon()) { /* the daemon's chunks, pinned ahead of the next suspend */
-        uint64_t t = now_ms(), b;
+        uint64_t t = clock_mono_ms(), b;
         unsigned n;
         if (swap_check(&b, &n, err, len) < 0) /* the driver's path will move it */
             return -1;
@@ -778,7 +772,7 @@ int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
             return -1;
         }
         int rc = pool_pin_chunks(err, len);
-        *pool_ms = now_ms() - t;
+        *pool_ms = clock_mono_ms() - t;
         return rc;
     }
     pthread_mutex_lock(&shim.vtab.mu);

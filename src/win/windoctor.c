@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "cli/color.h"
 #include "cli/idlewatch.h"
 #include "core/doctor_win.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "app/render_json.h"
 #include "app/render_text.h"
 #include "cli/color.h"

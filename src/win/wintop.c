@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/clock.h"
+#include "host/clock.h"
 #include "cli/color.h"
 #include "cli/top_draw.h"
 #include "core/err.h"

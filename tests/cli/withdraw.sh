@@ -20,7 +20,7 @@ listen = 127.0.0.1:$LISTEN
 min_resident = 0
 
 [model x]
-command = $TM --bytes 256M --chunks 30 --chunk-ms 100
+command = $TM --bytes 256M --chunks 80 --chunk-ms 100
 vram = 600M
 gpu = 0
 preempt = no
@@ -39,8 +39,9 @@ trap 'kill -TERM $DAEMON 2>/dev/null; sleep 0.3; pkill -9 -f "$TM" 2>/dev/null; 
 wait_for 10 "$VRAM" ps >/dev/null 2>&1 || { not_ok "the daemon starts" "$(cat "$T/serve.log")"; finish; exit 1; }
 "$VRAM" load x >/dev/null
 
-# x busy with a 3 s stream; a request for y waits for room, its client
-# gives up after 0.5 s
+# x busy with an 8 s stream (long enough that every client below has left
+# before it ends, on a loaded machine too); a request for y waits for
+# room, its client gives up after 0.5 s
 curl -sN -m 20 "$P/v1/chat/completions" -d '{"model":"x","stream":true,"messages":[]}' >"$T/x.out" &
 X=$!
 busy() { [ "$(state x state)" = busy ]; }
@@ -57,7 +58,7 @@ wait_for 10 grep -q 'proxy y .* 499 wait' "$T/serve.log"
 # all of them gone (a loaded machine may start one late) before x ends
 wait $YS
 wait $X
-expect_match "x's stream arrived whole" "$(cat "$T/x.out")" '"chunk":29'
+expect_match "x's stream arrived whole" "$(cat "$T/x.out")" '"chunk":79'
 # x's release and what the scheduler does for the demands it still has
 # happen in one step: once x reads ready, y would have been started
 ready() { [ "$(state x state)" = ready ]; }

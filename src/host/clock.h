@@ -1,6 +1,7 @@
-/* clock: the wall and monotonic clocks, read at the edges and passed inward. */
-#ifndef VRAM_APP_CLOCK_H
-#define VRAM_APP_CLOCK_H
+/* clock: the wall and monotonic clocks, read at the edges and passed
+ * inward: the one place every layer above core reads time from. */
+#ifndef VRAM_HOST_CLOCK_H
+#define VRAM_HOST_CLOCK_H
 
 #include <stdint.h>
 #include <time.h>
@@ -17,6 +18,13 @@ static inline uint64_t clock_mono_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static inline uint64_t clock_mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 #endif
