@@ -12,7 +12,7 @@
 #include "app/paths.h"
 #include "app/selfpath.h"
 #include "cli/cmd.h"
-#include "daemon/config.h"
+#include "conf/config.h"
 #include "daemon/serve.h"
 
 static int cmd_serve(int argc, char **argv);

@@ -13,7 +13,7 @@
 #include "host/clock.h"
 #include "app/store.h"
 #include "core/err.h"
-#include "daemon/config.h"
+#include "conf/config.h"
 #include "probe/probe.h"
 
 #define DEFAULT_CONFIG "/etc/vram/vram.conf"

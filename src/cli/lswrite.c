@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/modelname.h"
-#include "daemon/config.h"
+#include "conf/config.h"
 
 #define LINE   150 /* where a line is broken; inih reads 198 */
 #define LONGEST 190

@@ -26,7 +26,7 @@
 
 #include "app/paths.h"
 #include "app/store.h"
-#include "daemon/config.h"
+#include "conf/config.h"
 #include "host/cgroup.h"
 #include "host/family.h"
 #include "host/proc.h"

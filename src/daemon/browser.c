@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "daemon/front.h"
-#include "daemon/origins.h"
+#include "conf/origins.h"
 
 struct browser {
     bool loopback;      /* the listener is on the loopback: loopback names only */

@@ -20,7 +20,7 @@
 
 #include "core/sched.h"
 #include "core/snapshot.h"
-#include "daemon/config.h"
+#include "conf/config.h"
 #include "daemon/demand.h"
 #include "daemon/hist.h"
 

@@ -28,7 +28,7 @@
 #include "daemon/discover.h"
 #include "daemon/front.h"
 #include "daemon/hdrs.h"
-#include "daemon/keys.h"
+#include "conf/keys.h"
 #include "daemon/names.h"
 #include "daemon/ollamaroutes.h"
 #include "daemon/panel.h"

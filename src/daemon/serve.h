@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "daemon/config.h"
+#include "conf/config.h"
 
 /* Reads config_path, serves until SIGTERM or SIGINT has stopped every
  * model: 0, or -1 with err for a daemon that could not start. */

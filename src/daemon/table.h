@@ -3,7 +3,7 @@
 #ifndef VRAM_DAEMON_TABLE_H
 #define VRAM_DAEMON_TABLE_H
 
-#include "daemon/config.h"
+#include "conf/config.h"
 #include "daemon/daemon.h"
 
 /* A new row at the end for c, stopped. */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/config.h"
+#include "conf/config.h"
 
 enum translate_route {
     TRANSLATE_NONE, /* passes through as it is */

@@ -39,7 +39,7 @@ f="$MANDIR/vram.conf.5"
 expect_eq "man -l vram.conf.5 renders without a warning" \
     "$(LC_ALL=C man --warnings -l "$f" 2>&1 >/dev/null)" ""
 # every setting config.c knows (the lists its "unknown setting" messages give)
-keys=$(sed -n "/unknown setting/,/name);/p" "$SRC/src/daemon/config.c" | grep -o '[a-z_]*[,)]' | tr -d ',)' | grep -vx 'name' | sort -u)
+keys=$(sed -n "/unknown setting/,/name);/p" "$SRC/src/conf/config.c" | grep -o '[a-z_]*[,)]' | tr -d ',)' | grep -vx 'name' | sort -u)
 expect_match "(the settings are read from config.c)" "$(echo $keys)" "command .*socket"
 missing=""
 text=$(man_text "$f") # rendered once: a render a setting took minutes on a loaded machine

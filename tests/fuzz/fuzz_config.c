@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/modelname.h"
-#include "daemon/config.h"
+#include "conf/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -25,7 +25,7 @@
 
 #include "daemon/browser.h"
 #include "daemon/front.h"
-#include "daemon/keys.h"
+#include "conf/keys.h"
 
 #define MAX_SEEN 256
 

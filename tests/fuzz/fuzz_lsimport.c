@@ -13,7 +13,7 @@
 
 #include "cli/lsconf.h"
 #include "cli/lswrite.h"
-#include "daemon/config.h"
+#include "conf/config.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -1,5 +1,5 @@
-/* Unit tests for daemon/origins.c (origins =, hosts =, the loopback's
- * names) and daemon/keys.c (token =, tokens =, key files, Authorization). */
+/* Unit tests for conf/origins.c (origins =, hosts =, the loopback's
+ * names) and conf/keys.c (token =, tokens =, key files, Authorization). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/keys.h"
-#include "daemon/origins.h"
+#include "conf/keys.h"
+#include "conf/origins.h"
 
 static bool allowed(const char *list, const char *origin)
 {

@@ -2,7 +2,7 @@
  * where the file is silent, so that the file stays what decides; a
  * variable set to nonsense is an error, as a bad line of the file is,
  * rather than a default quietly kept. */
-#include "daemon/confdefaults.h"
+#include "conf/confdefaults.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "daemon/config.h"
+#include "conf/config.h"
 
 /* A keep-alive: a duration (5m, 1h30m, 0) or seconds; forever, or
  * negative (-1, -1m, as Ollama takes it): for good, *out = -1. */

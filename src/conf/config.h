@@ -10,7 +10,7 @@
 
 #include "core/modelname.h"
 #include "core/sched.h"
-#include "daemon/keys.h"
+#include "conf/keys.h"
 
 #define CONFIG_MAX_MODELS 64
 #define CONFIG_CMD_MAX    1024

@@ -6,7 +6,7 @@
  * INI_MAX_LINE bytes and takes the rest of a longer one for a line of its
  * own: such lines are refused before it reads them, and a long command
  * goes on over indented lines (inih's multi-line values). */
-#include "daemon/config.h"
+#include "conf/config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,9 +21,9 @@
 
 #include "app/paths.h"
 #include "core/modelname.h"
-#include "daemon/confdefaults.h"
-#include "daemon/conftext.h"
-#include "daemon/origins.h"
+#include "conf/confdefaults.h"
+#include "conf/conftext.h"
+#include "conf/origins.h"
 #include "core/units.h"
 #include "model/reader.h"
 

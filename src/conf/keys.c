@@ -4,7 +4,7 @@
  * once per request: comparing fixed-size digests, all of them and each
  * whole, takes the same time whatever the guess, its length included, and
  * a key's name is found without a branch on any byte of it. */
-#include "daemon/keys.h"
+#include "conf/keys.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * path; scheme and host compare without case. A '*' in a listed origin
  * stands for any run of characters but '/' and '@', so that it can only
  * ever widen the name or the port it stands in. */
-#include "daemon/origins.h"
+#include "conf/origins.h"
 
 #include <ctype.h>
 #include <string.h>

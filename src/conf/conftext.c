@@ -2,7 +2,7 @@
  * (whose it is, what kind, how large), keys given twice in a section
  * (inih would keep the last silently), and lines longer than inih reads
  * whole. */
-#include "daemon/conftext.h"
+#include "conf/conftext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/modelname.h"
-#include "daemon/config.h"
+#include "conf/config.h"
 #include "model/reader.h"
 
 /* The configuration's text: a regular file only (a FIFO would wedge the
