@@ -4,7 +4,8 @@
 # because the GPU machine has the libraries' run-time files but no headers.
 set -eu
 cd "$(dirname "$0")/.."
-[ -d build-rel ] || meson setup build-rel --buildtype=release >/dev/null
+[ -d build-rel ] || meson setup build-rel --buildtype=release -Dstatic_yaml=true >/dev/null
+meson configure build-rel -Dstatic_yaml=true >/dev/null
 ninja -C build-rel >/dev/null
 rm -rf .devbuild && mkdir -p .devbuild
 cp build-rel/vram build-rel/libvramcap.so build-rel/bench/vram-sample-cost \
