@@ -113,7 +113,7 @@ expect_eq "doctor --json: the findings" "$(printf "%s\n" "$OUT" | jq -c '[.findi
     '["display","reserved","idle","gpu_scheduling"]'
 
 vram top --once
-check "top --once: the header" "$OUT" "^vram top   driver 581.57   every 1.0s   sort memory"
+check "top --once: the header" "$OUT" "^vram top +driver 581.57 +every 1.0s +sort memory"
 check "top --once: the card's line" "$OUT" "^0  RTX 5070 Ti +5.1/16.0 +GiB \[r+d+w+"
 check "top --once: the breakdown" "$OUT" "reserved 0.45  display 1.60  work 3.00  other 0.00  unattributed 0.05 GiB"
 check "top --once: python.exe first (largest)" "$(printf "%s\n" "$OUT" | grep -A1 '^ *PID')" "4194440 .* workload C\+G +3.00 GiB"
