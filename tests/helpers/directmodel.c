@@ -48,11 +48,15 @@ int main(int argc, char **argv)
     pthread_create(&t, NULL, churn, NULL);
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
+    /* the count replaces the file whole (a reader never sees it empty) */
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", argv[1]);
     for (;;) {
-        FILE *f = fopen(argv[1], "w");
+        FILE *f = fopen(tmp, "w");
         if (f) {
             fprintf(f, "ops %llu\n", (unsigned long long)atomic_load(&ops));
-            fclose(f);
+            if (fclose(f) == 0)
+                rename(tmp, argv[1]);
         }
         usleep(100000);
     }
