@@ -262,16 +262,19 @@ static int cmd_top(int argc, char **argv)
     }
     if (optind < argc)
         return cmd_bad_usage(&cmd_top_entry, "unexpected argument '%s'", argv[optind]);
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fprintf(stderr,
-                "vram top: needs a terminal; for scripts use vram status --watch 1 (every second)\n");
-        return 2;
-    }
+    /* the driver first: without one, the hint for scripts would fail too */
     char err[512];
     struct probe *p;
     int rc = probe_open(&p, procroot, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_top_entry, err, rc);
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr,
+                "vram top: needs a terminal; for scripts use vram status --watch 1 (every second)\n");
+        probe_exiting(p);
+        probe_close(p);
+        return 2;
+    }
     t.uid = getuid();
     /* only top needs the locale (ncurses draws the bars in UTF-8): the
      * other commands skip loading it, and print numbers the same anywhere */
