@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "daemon/front.h"
+#include "http/front.h"
 #include "conf/origins.h"
 
 struct browser {

@@ -32,7 +32,7 @@
 #include "daemon/sampler.h"
 #include "daemon/super.h"
 #include "daemon/testpoint.h"
-#include "daemon/wbuf.h"
+#include "http/wbuf.h"
 #include "daemon/worker.h"
 #include "host/family.h"
 #include "probe/probe.h"

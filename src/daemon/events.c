@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "app/render_json.h"
-#include "daemon/evcap.h"
+#include "http/evcap.h"
 
 struct listener {
     struct evhttp_request *req;

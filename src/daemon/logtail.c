@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/evcap.h"
+#include "http/evcap.h"
 
 #define TAIL_BYTES   (256 * 1024) /* read back at most this much for the last lines */
 #define STEP_BYTES   (64 * 1024)  /* read per follower per second at most */

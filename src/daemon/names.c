@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/wbuf.h"
+#include "http/wbuf.h"
 
 static int find_exact(const struct daemon *d, const char *name)
 {

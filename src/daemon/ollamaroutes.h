@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "daemon/daemon.h"
-#include "daemon/front.h"
+#include "http/front.h"
 
 /* The version /api/version says: that of Ollama's API the proxy speaks. */
 #define OLLAMA_API_VERSION "0.11.0"

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "daemon/front.h"
-#include "daemon/relay.h"
+#include "http/front.h"
+#include "http/relay.h"
 
 #define MAX_PASSES 64
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "core/modelname.h"
-#include "daemon/sse.h"
+#include "http/sse.h"
 
 /* What a backend answers with, and what the client wants. */
 enum reply_fmt {

@@ -20,7 +20,7 @@
 
 #include "app/paths.h"
 #include "daemon/browser.h"
-#include "daemon/front.h"
+#include "http/front.h"
 
 #define HEX      64 /* 32 random bytes */
 #define SESSIONS 16 /* the oldest goes when a 17th begins */

@@ -1,4 +1,4 @@
-/* Fuzz target: the proxy's HTTP server toward clients (daemon/front.c with
+/* Fuzz target: the proxy's HTTP server toward clients (http/front.c with
  * hdrs.c, wbuf.c, errbody.c): the input is what a client sends, written
  * in pieces into one end of a socket pair whose other end front.c serves
  * on a real event loop. A fake proxy answers by the path: whole, streamed
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "daemon/browser.h"
-#include "daemon/front.h"
+#include "http/front.h"
 #include "conf/keys.h"
 
 #define MAX_SEEN 256

@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "daemon/errbody.h"
+#include "http/errbody.h"
 
 static json_t *render(const char *uri, enum errbody_kind k, const char *msg, size_t len)
 {

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "daemon/sse.h"
+#include "http/sse.h"
 #include "daemon/translate.h"
 
 struct got {

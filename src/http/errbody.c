@@ -5,7 +5,7 @@
  * tools switch on error.code ("model_not_found"). The message may carry a
  * model's last log line, any bytes: it is escaped here, with invalid UTF-8
  * replaced, so that the answer is JSON whatever the log held. */
-#include "daemon/errbody.h"
+#include "http/errbody.h"
 
 #include <stdbool.h>
 #include <string.h>

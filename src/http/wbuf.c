@@ -1,5 +1,5 @@
 /* wbuf: a stack buffer filled without printf, spilling into an evbuffer. */
-#include "daemon/wbuf.h"
+#include "http/wbuf.h"
 
 #include <string.h>
 

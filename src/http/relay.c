@@ -8,10 +8,10 @@
  * socket. Answers are parsed by http-parser (Node's, from Debian), so vram
  * parses no HTTP itself. The same connections reach the control socket
  * for the dashboard (panel.c). */
-#include "daemon/relay.h"
+#include "http/relay.h"
 
-#include "daemon/hdrs.h"
-#include "daemon/wbuf.h"
+#include "http/hdrs.h"
+#include "http/wbuf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
  * value after a name starts its value; repeated calls of the same kind
  * continue the same text. Every error is an overflow: the caller answers
  * 431 (requests) or gives up (answers). */
-#include "daemon/hdrs.h"
+#include "http/hdrs.h"
 
 #include <string.h>
 #include <strings.h>

@@ -15,11 +15,11 @@
  * timer runs. A connection that fails while the proxy writes to it is
  * ended on the next loop turn (the timer, made active), never inside the
  * proxy's own call. */
-#include "daemon/front.h"
+#include "http/front.h"
 
-#include "daemon/fdguard.h"
-#include "daemon/hdrs.h"
-#include "daemon/wbuf.h"
+#include "http/fdguard.h"
+#include "http/hdrs.h"
+#include "http/wbuf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
  * minute, issue 16), serving nothing else. Here the listener stops for
  * PAUSE_MS, the loop goes on with the connections it has, and the warning
  * is written at most once a minute with how many failures it stands for. */
-#include "daemon/fdguard.h"
+#include "http/fdguard.h"
 
 #include <errno.h>
 #include <event2/event.h>

@@ -8,14 +8,14 @@
  * bufferevent is held by a reference of ours, so that a connection evhttp
  * dropped at once is seen as dropped (its callbacks cleared), never as
  * freed memory. */
-#include "daemon/evcap.h"
+#include "http/evcap.h"
 
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <stdlib.h>
 
-#include "daemon/fdguard.h"
+#include "http/fdguard.h"
 
 #define NEW_MAX 256 /* connections accepted in one turn of the loop, found on the next */
 

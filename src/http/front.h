@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "daemon/errbody.h"
+#include "http/errbody.h"
 
 struct front;
 struct front_req;

@@ -4,7 +4,7 @@
  * after the colon is dropped, comments (":...") and other fields (event:,
  * id:, retry:) are skipped, a blank line ends the event. NDJSON is the
  * same without fields: each non-blank line is an event. */
-#include "daemon/sse.h"
+#include "http/sse.h"
 
 #include <stdlib.h>
 #include <string.h>
