@@ -23,6 +23,7 @@
 #include "core/modelname.h"
 #include "conf/confdefaults.h"
 #include "conf/conftext.h"
+#include "conf/confvalue.h"
 #include "conf/origins.h"
 #include "core/units.h"
 #include "model/reader.h"
@@ -74,138 +75,6 @@ static unsigned line_of(const char *text, const char *section, const char *name)
         return 0;                                                                                  \
     } while (0)
 
-static bool parse_bool(const char *v, bool *out)
-{
-    if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "1"))
-        *out = true;
-    else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "0"))
-        *out = false;
-    else
-        return false;
-    return true;
-}
-
-/* "any" (one GPU), "N" (any N), or a list "0,1" (those, all at once). */
-static bool parse_gpus(const char *v, struct config_model *m)
-{
-    char *end;
-    if (!strcmp(v, "any")) {
-        m->gpus = 0;
-        m->width = 1;
-        return true;
-    }
-    if (!strchr(v, ',')) {
-        long n = strtol(v, &end, 10);
-        if (*end || !*v || n < 1 || n > SCHED_MAX_GPUS)
-            return false;
-        m->gpus = 0;
-        m->width = (unsigned)n;
-        return true;
-    }
-    uint32_t mask = 0;
-    for (const char *p = v; *p;) {
-        long g = strtol(p, &end, 10);
-        if (end == p || g < 0 || g >= SCHED_MAX_GPUS || (mask & (1u << g)))
-            return false;
-        mask |= 1u << g;
-        p = end;
-        if (*p == ',')
-            p++;
-        else if (*p)
-            return false;
-    }
-    m->gpus = mask;
-    m->width = (unsigned)__builtin_popcount(mask);
-    return mask != 0;
-}
-
-/* "22G" for every GPU, or "0:22G,1:20G". */
-static bool parse_budget(const char *v, struct config *c)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", v);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(tok, ':');
-        uint64_t bytes;
-        if (!colon) {
-            if (units_parse_size(tok, &bytes) < 0 || !bytes)
-                return false;
-            for (int g = 0; g < SCHED_MAX_GPUS; g++) {
-                c->budget[g] = bytes;
-                c->budget_set[g] = true;
-            }
-            continue;
-        }
-        *colon = '\0';
-        char *end;
-        long g = strtol(tok, &end, 10);
-        if (*end || g < 0 || g >= SCHED_MAX_GPUS || units_parse_size(colon + 1, &bytes) < 0 ||
-            !bytes)
-            return false;
-        c->budget[g] = bytes;
-        c->budget_set[g] = true;
-    }
-    return true;
-}
-
-/* env = KEY=VALUE ...: words split at blanks, a value quoted ("..." with
- * \" and \\, or '...') when it holds blanks. The names vram sets itself
- * are refused: a model's placement and its tie to the daemon are not the
- * configuration's to change. NULL, or what is wrong. */
-static const char *parse_env(const char *v, struct config_model *m)
-{
-    const char *p = v;
-    while (*p) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
-            break;
-        const char *k = p;
-        if (!isalpha((unsigned char)*p) && *p != '_')
-            return "each entry is KEY=VALUE, KEY letters, digits and '_'";
-        while (isalnum((unsigned char)*p) || *p == '_')
-            p++;
-        if (*p != '=')
-            return "each entry is KEY=VALUE, KEY letters, digits and '_'";
-        size_t kl = (size_t)(p - k);
-        if ((kl == 4 && !strncmp(k, "PORT", 4)) || !strncmp(k, "VRAM_", kl < 5 ? kl + 1 : 5) ||
-            (kl == 20 && !strncmp(k, "CUDA_VISIBLE_DEVICES", 20)) ||
-            (kl == 10 && !strncmp(k, "LD_PRELOAD", 10)))
-            return "PORT, CUDA_VISIBLE_DEVICES, LD_PRELOAD and VRAM_* are vram's to set";
-        p++;
-        char val[CONFIG_ENV_MAX];
-        size_t n = 0;
-        while (*p && *p != ' ' && *p != '\t') {
-            char q = *p;
-            if (q == '"' || q == '\'') {
-                for (p++; *p && *p != q; p++) {
-                    if (q == '"' && *p == '\\' && (p[1] == '"' || p[1] == '\\'))
-                        p++;
-                    if (n + 1 < sizeof val)
-                        val[n++] = *p;
-                }
-                if (*p != q)
-                    return "a quoted value does not end";
-                p++;
-            } else if (n + 1 < sizeof val) {
-                val[n++] = *p++;
-            } else {
-                p++;
-            }
-        }
-        val[n] = '\0';
-        size_t need = kl + 1 + n + 1;
-        if (m->env_len + need > sizeof m->env)
-            return "too long: at most 1023 characters in all";
-        memcpy(m->env + m->env_len, k, kl + 1); /* KEY= */
-        memcpy(m->env + m->env_len + kl + 1, val, n + 1);
-        m->env_len += need;
-        m->nenv++;
-    }
-    return NULL;
-}
-
 /* A text setting kept whole, or refused: a value cut to fit would be
  * another value (a token cut short gets every client a 401). */
 #define COPY(dst, fix)                                                                             \
@@ -220,7 +89,6 @@ static const char *parse_env(const char *v, struct config_model *m)
 #define MAX_WAIT (24 * 3600.0) /* a duration past this is a typo, and overflows milliseconds */
 #define MAX_BODY (16ULL << 30)
 
-static bool discover_list(const char *v, char *out, size_t len);
 /* [serve]'s defaults for the models and the proxy's queue: 1 when name is
  * one of them (0 with ps->err), -1 when it is not. */
 static int serve_defaults_key(struct parse *ps, const char *section, const char *name,
@@ -314,7 +182,7 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
             c->client_timeout_s > 86400)
             FAIL("client_timeout '%s': a duration from 1s, like 60s", v);
     } else if (!strcmp(name, "budget")) {
-        if (!parse_budget(v, c))
+        if (!confvalue_budget(v, c))
             FAIL("budget '%s': a size for every GPU (22G) or per GPU (0:22G,1:20G)", v);
     } else if (!strcmp(name, "margin")) {
         if (units_parse_size(v, &c->margin) < 0)
@@ -329,14 +197,14 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         if (units_parse_seconds(v, &c->preempt_gap_s) < 0 || c->preempt_gap_s > 3600)
             FAIL("preempt_gap '%s': a duration up to 1h, like 1s", v);
     } else if (!strcmp(name, "overlap")) {
-        if (!parse_bool(v, &c->overlap))
+        if (!confvalue_bool(v, &c->overlap))
             FAIL("overlap '%s': yes or no", v);
     } else if (!strcmp(name, "port_base")) {
         if (units_parse_seconds(v, &d) < 0 || d < 1024 || d > 65000 || d != (unsigned)d)
             FAIL("port_base '%s': a port from 1024 to 65000", v);
         c->port_base = (unsigned)d;
     } else if (!strcmp(name, "discover")) {
-        if (!discover_list(v, c->discover, sizeof c->discover))
+        if (!confvalue_stores(v, c->discover, sizeof c->discover))
             FAIL("discover '%s': the stores whose GGUF models to serve, of ollama, huggingface, "
                  "lmstudio, llamacpp (or all)",
                  v);
@@ -358,31 +226,6 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     return 1;
 }
 
-/* "ollama huggingface" (or "all"): each known store once, blank-separated */
-static bool discover_list(const char *v, char *out, size_t len)
-{
-    static const char *const known[] = {"ollama", "huggingface", "lmstudio", "llamacpp"};
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", v);
-    out[0] = '\0';
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-        bool ok = false;
-        for (size_t k = 0; k < 4; k++)
-            if (!strcmp(t, known[k]) || !strcmp(t, "all")) {
-                ok = true;
-                char word[24];
-                size_t at = strlen(out);
-                snprintf(word, sizeof word, " %s ", known[k]);
-                if (!strstr(out, word)) /* " a b " + "c ": " a b c " */
-                    snprintf(out + at, len - at, "%s", at ? word + 1 : word);
-            }
-        if (!ok)
-            return false;
-    }
-    return out[0] != '\0';
-}
-
 static int model_key(struct parse *ps, struct config_model *m, const char *section,
                      const char *name, const char *v)
 {
@@ -399,7 +242,7 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
             FAIL("vram '%s': a size (6G) or auto", v);
         m->vram_line = line_of(ps->text, section, name);
     } else if (!strcmp(name, "gpus")) {
-        if (!parse_gpus(v, m))
+        if (!confvalue_gpus(v, m))
             FAIL("gpus '%s': how many GPUs it spans (1, 2...: any with room), or which "
                  "(0,1: a list); one given GPU: gpu = 0",
                  v);
@@ -436,10 +279,10 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
             FAIL("priority '%s': a number from 0 to 100", v);
         m->priority = (int)p;
     } else if (!strcmp(name, "pinned")) {
-        if (!parse_bool(v, &m->pinned))
+        if (!confvalue_bool(v, &m->pinned))
             FAIL("pinned '%s': yes or no", v);
     } else if (!strcmp(name, "cap")) {
-        if (!parse_bool(v, &m->cap))
+        if (!confvalue_bool(v, &m->cap))
             FAIL("cap '%s': yes or no", v);
     } else if (!strcmp(name, "swap")) {
         if (strcmp(v, "fast") && strcmp(v, "driver"))
@@ -481,7 +324,7 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         m->concurrency = (unsigned)n;
     } else if (!strcmp(name, "preempt")) {
         bool b;
-        if (!parse_bool(v, &b))
+        if (!confvalue_bool(v, &b))
             FAIL("preempt '%s': yes or no (a model answering may be suspended mid-request "
                  "for another, its requests held)",
                  v);
@@ -522,7 +365,7 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
             snprintf(m->aliases[m->naliases++], sizeof m->aliases[0], "%s", t);
         }
     } else if (!strcmp(name, "env")) { /* again: an indented line that continues it */
-        const char *why = parse_env(v, m);
+        const char *why = confvalue_env(v, m);
         if (why)
             FAIL("env: %s (env = KEY=VALUE KEY2=\"with blanks\")", why);
     } else
