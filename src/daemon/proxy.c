@@ -33,6 +33,7 @@
 #include "daemon/ollamaroutes.h"
 #include "daemon/panel.h"
 #include "daemon/proxy.h"
+#include "daemon/reqlog.h"
 #include "http/relay.h"
 #include "daemon/super.h"
 #include "daemon/translate.h"
@@ -100,53 +101,15 @@ static void unwait(struct preq *p)
     }
 }
 
-/* Milliseconds with one decimal, from microseconds. */
-static void put_ms(struct wbuf *w, uint64_t us)
-{
-    wbuf_num(w, us / 1000, 10);
-    wbuf_add(w, ".", 1);
-    wbuf_num(w, us / 100 % 10, 10);
-    wbuf_add(w, " ms", 3);
-}
-
-/* Written for every request: without printf, whose format parsing showed
- * in profiles of the proxy under load. */
+/* Its line in the log (the key by its name, never the key itself). */
 static void log_line(const struct preq *p)
 {
     if (!log_enabled(LOG_LV_INFO))
         return;
-    uint64_t end = clock_mono_us();
-    struct wbuf w;
-    wbuf_init(&w, NULL);
-    char pre[96];
-    wbuf_add(&w, pre, log_prefix(LOG_LV_INFO, pre, sizeof pre));
-    wbuf_str(&w, "proxy ");
-    wbuf_str(&w, p->d->smodels[p->model].name);
-    wbuf_add(&w, " ", 1);
-    wbuf_str(&w, p->uri);
-    wbuf_add(&w, " ", 1);
-    wbuf_num(&w, (unsigned)p->status, 10);
-    wbuf_str(&w, " wait ");
-    put_ms(&w, p->t_granted ? p->t_granted - p->t0 : 0);
-    wbuf_str(&w, ", first byte ");
-    put_ms(&w, p->t_first ? p->t_first - p->t0 : 0);
-    wbuf_str(&w, ", total ");
-    put_ms(&w, end - p->t0);
-    if (p->granted) {
-        uint64_t held = daemon_held_ms(p->d, p->model) - p->held0;
-        if (held) { /* its model was preempted while it was answered */
-            wbuf_str(&w, ", held ");
-            put_ms(&w, held * 1000);
-        }
-    }
-    if (p->key >= 0) { /* its name; never the key */
-        wbuf_str(&w, ", key ");
-        wbuf_str(&w, p->d->cfg.keys.k[p->key].name);
-    }
-    wbuf_add(&w, "\n", 1);
-    if (w.len == sizeof w.b) /* cut: the line still ends */
-        w.b[w.len - 1] = '\n';
-    fwrite(w.b, 1, w.len, stderr);
+    uint64_t held = p->granted ? daemon_held_ms(p->d, p->model) - p->held0 : 0;
+    struct reqlog_times t = {p->t0, p->t_granted, p->t_first, clock_mono_us()};
+    reqlog_line(p->d->smodels[p->model].name, p->uri, p->status, &t, held,
+                p->key >= 0 ? p->d->cfg.keys.k[p->key].name : NULL);
 }
 
 static void dispatch(struct proxy *px, unsigned model);
@@ -154,24 +117,8 @@ static void dispatch(struct proxy *px, unsigned model);
 /* The request's end in its model's statistics. */
 static void count(const struct preq *p)
 {
-    struct proxy_stats *st = &p->px->pm[p->model].stats;
-    unsigned k = 0;
-    while (k < st->ncodes && st->codes[k].code != p->status)
-        k++;
-    if (k == st->ncodes) { /* a new status; past the table's room, all go under 0 */
-        if (st->ncodes < PROXY_CODES - 1) {
-            st->codes[st->ncodes++].code = p->status;
-        } else {
-            k = PROXY_CODES - 1;
-            st->codes[k].code = 0;
-            st->ncodes = PROXY_CODES;
-        }
-    }
-    st->codes[k].n++;
-    uint64_t end = clock_mono_us();
-    if (p->t_first)
-        hist_observe(&st->first_byte, (double)(p->t_first - p->t0) / 1e6);
-    hist_observe(&st->total, (double)(end - p->t0) / 1e6);
+    struct reqlog_times t = {p->t0, p->t_granted, p->t_first, clock_mono_us()};
+    reqlog_count(&p->px->pm[p->model].stats, p->status, &t);
 }
 
 /* The end of a request, whichever way: the hold is given back, the next
