@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/schedroom.h"
 #include "core/units.h"
 
 const char *sched_state_name(enum sched_state st)
@@ -43,116 +44,13 @@ static struct sched_action *act(struct out *o, enum sched_act k, unsigned model,
 
 #define BIT(g) (1u << (g))
 
-static bool on(const struct sched_model *m, int g)
-{
-    return (m->gpus & BIT(g)) != 0;
-}
-
-static int first(uint32_t mask)
-{
-    return mask ? __builtin_ctz(mask) : -1;
-}
-
-/* A model on a GPU, holding or about to hold its memory there. */
-static bool on_gpu(const struct sched_model *m)
-{
-    switch (m->state) {
-    case SCHED_STARTING:
-    case SCHED_READY:
-    case SCHED_BUSY:
-    case SCHED_SUSPENDING:
-    case SCHED_RESUMING:
-    case SCHED_STOPPING:
-        return true;
-    default:
-        return false;
-    }
-}
-
 uint64_t sched_committed(const struct sched *s, int gpu)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < s->nmodels; i++)
-        if (on(&s->models[i], gpu) && on_gpu(&s->models[i]))
+        if (schedroom_on(&s->models[i], gpu) && schedroom_on_gpu(&s->models[i]))
             sum += s->models[i].need;
     return sum;
-}
-
-/* What a model may still take on g: what the GPU has free after everyone,
- * and what the models' budget has left after the models. */
-static uint64_t room(const struct sched *s, int g)
-{
-    const struct sched_gpu *G = &s->gpus[g];
-    uint64_t committed = sched_committed(s, g), used = G->foreign + committed;
-    uint64_t r = G->capacity > used ? G->capacity - used : 0;
-    if (G->budget) {
-        uint64_t b = G->budget > committed ? G->budget - committed : 0;
-        r = b < r ? b : r;
-    }
-    return r > G->claimed ? r - G->claimed : 0;
-}
-
-/* Memory on g that models on their way out will give back. */
-static uint64_t coming(const struct sched *s, int g)
-{
-    uint64_t sum = 0;
-    for (size_t i = 0; i < s->nmodels; i++) {
-        const struct sched_model *m = &s->models[i];
-        if (on(m, g) && (m->state == SCHED_SUSPENDING || m->state == SCHED_STOPPING))
-            sum += m->need;
-    }
-    return sum;
-}
-
-/* What g will have for one more model once what is leaving has left,
- * after everything committed (overlapped resumes included): negative when
- * promised already. */
-static int64_t avail(const struct sched *s, int g)
-{
-    const struct sched_gpu *G = &s->gpus[g];
-    int64_t committed = (int64_t)sched_committed(s, g), leaving = (int64_t)coming(s, g);
-    int64_t a = (int64_t)G->capacity - (int64_t)G->foreign - committed + leaving;
-    if (G->budget) {
-        int64_t b = (int64_t)G->budget - committed + leaving;
-        a = b < a ? b : a;
-    }
-    return a - (int64_t)G->claimed;
-}
-
-static uint64_t host_used(const struct sched *s)
-{
-    uint64_t sum = 0;
-    for (size_t i = 0; i < s->nmodels; i++) {
-        const struct sched_model *m = &s->models[i];
-        if (m->state == SCHED_SUSPENDED || m->state == SCHED_RESUMING)
-            sum += m->host_bytes; /* a resume holds its host copy until it is done */
-        else if (m->state == SCHED_SUSPENDING)
-            sum += m->need;
-    }
-    return sum;
-}
-
-/* ---- max_loaded: places for loaded models ---- */
-
-/* Loaded, and holding its place: a model on its way out (suspending,
- * stopping) has given its place back, as its memory counts as coming. */
-static bool holds_place(const struct sched_model *m)
-{
-    return m->state == SCHED_STARTING || m->state == SCHED_READY || m->state == SCHED_BUSY ||
-           m->state == SCHED_RESUMING;
-}
-
-/* Whether g (g < 0: the machine) has a place for one more model, with
- * the places promised during this step. */
-static bool has_place(const struct sched *s, int g)
-{
-    unsigned max = g < 0 ? s->max_loaded : s->max_loaded_gpu;
-    if (!max)
-        return true;
-    unsigned n = g < 0 ? s->places_claimed_all : s->places_claimed[g];
-    for (size_t i = 0; i < s->nmodels; i++)
-        n += holds_place(&s->models[i]) && (g < 0 || (s->models[i].gpus & (1u << g)));
-    return n < max;
 }
 
 static bool queued(const struct sched *s, unsigned model)
@@ -449,7 +347,7 @@ int sched_next_victim(const struct sched *s, int g)
     int best = -1;
     for (size_t i = 0; i < s->nmodels; i++) {
         const struct sched_model *c = &s->models[i];
-        if (!on(c, g) || c->pinned || (c->state != SCHED_READY && c->state != SCHED_BUSY))
+        if (!schedroom_on(c, g) || c->pinned || (c->state != SCHED_READY && c->state != SCHED_BUSY))
             continue;
         const struct sched_model *b = best >= 0 ? &s->models[best] : NULL;
         /* idle ones go first (pick_victims), busy ones by preemption only */
@@ -467,7 +365,7 @@ int sched_next_victim(const struct sched *s, int g)
 static void evict(struct sched *s, unsigned i, struct out *o)
 {
     struct sched_model *v = &s->models[i];
-    bool suspend = v->evict == SCHED_EVICT_SUSPEND && host_used(s) + v->need <= s->host_budget;
+    bool suspend = v->evict == SCHED_EVICT_SUSPEND && schedroom_host_used(s) + v->need <= s->host_budget;
     v->state = suspend ? SCHED_SUSPENDING : SCHED_STOPPING;
     v->want = false;
     v->out_ms = 0;
@@ -481,7 +379,7 @@ static bool preemptible(const struct sched *s, unsigned i, uint64_t now)
     const struct sched_model *m = &s->models[i];
     return m->state == SCHED_BUSY && m->preempt && !m->no_preempt && !m->pinned &&
            m->evict == SCHED_EVICT_SUSPEND && now - m->resident_ms >= m->slice_ms &&
-           host_used(s) + m->need <= s->host_budget;
+           schedroom_host_used(s) + m->need <= s->host_budget;
 }
 
 /* Since when self has been waited for: its oldest demand, or, preempted,
@@ -508,7 +406,7 @@ static bool preempt(struct sched *s, int g, unsigned self, uint64_t need, uint64
     uint64_t waited = now - waited_since(s, self, now);
     for (size_t i = 0; i < s->nmodels; i++) {
         const struct sched_model *c = &s->models[i];
-        if (i == self || !on(c, g) || !preemptible(s, (unsigned)i, now) ||
+        if (i == self || !schedroom_on(c, g) || !preemptible(s, (unsigned)i, now) ||
             waited < preempt_bar(c))
             continue;
         const struct sched_model *b = best >= 0 ? &s->models[best] : NULL;
@@ -516,7 +414,7 @@ static bool preempt(struct sched *s, int g, unsigned self, uint64_t need, uint64
             (c->priority == b->priority && c->resident_ms < b->resident_ms))
             best = (int)i;
     }
-    if (best < 0 || avail(s, g) + (int64_t)s->models[best].need < (int64_t)need)
+    if (best < 0 || schedroom_avail(s, g) + (int64_t)s->models[best].need < (int64_t)need)
         return false; /* one model out must make the room: never a chain of them */
     struct sched_model *v = &s->models[best];
     struct sched_action *a = act(o, SCHED_ACT_SUSPEND, (unsigned)best, g, 0);
@@ -538,7 +436,7 @@ static bool preempt(struct sched *s, int g, unsigned self, uint64_t need, uint64
 static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t need, bool place,
                         uint64_t now, unsigned *v)
 {
-    int64_t have = avail(s, g);
+    int64_t have = schedroom_avail(s, g);
     int n = 0;
     bool taken[s->nmodels > 0 ? s->nmodels : 1];
     memset(taken, 0, sizeof taken);
@@ -546,7 +444,7 @@ static int pick_victims(const struct sched *s, int g, unsigned self, uint64_t ne
         int best = -1;
         for (size_t i = 0; i < s->nmodels; i++) {
             const struct sched_model *c = &s->models[i];
-            if (i == self || taken[i] || !on(c, g) || !evictable(s, (unsigned)i, now))
+            if (i == self || taken[i] || !schedroom_on(c, g) || !evictable(s, (unsigned)i, now))
                 continue;
             const struct sched_model *b = best >= 0 ? &s->models[best] : NULL;
             if (!b || c->priority < b->priority ||
@@ -612,11 +510,11 @@ static void put(struct sched *s, unsigned i, uint32_t mask, uint64_t overlap, st
     struct sched_model *m = &s->models[i];
     bool resume = m->state == SCHED_SUSPENDED;
     struct sched_action *a =
-        act(o, resume ? SCHED_ACT_RESUME : SCHED_ACT_START, i, first(mask), 0);
+        act(o, resume ? SCHED_ACT_RESUME : SCHED_ACT_START, i, schedroom_first(mask), 0);
     if (a)
         a->overlap = overlap;
     m->gpus = mask;
-    m->gpu = first(mask);
+    m->gpu = schedroom_first(mask);
     m->state = resume ? SCHED_RESUMING : SCHED_STARTING;
 }
 
@@ -647,13 +545,13 @@ static bool overlap(struct sched *s, unsigned i, struct out *o)
     struct sched_model *m = &s->models[i];
     uint32_t b = allowed(s, m);
     uint64_t leaving = 0;
-    if (!s->overlap || m->state != SCHED_SUSPENDED || !m->bound || !b || !has_place(s, -1))
+    if (!s->overlap || m->state != SCHED_SUSPENDED || !m->bound || !b || !schedroom_has_place(s, -1))
         return false;
     for (int g = 0; g < (int)s->ngpus; g++)
         if (b & BIT(g)) {
-            if (avail(s, g) < (int64_t)m->need || !has_place(s, g))
+            if (schedroom_avail(s, g) < (int64_t)m->need || !schedroom_has_place(s, g))
                 return false;
-            leaving += coming(s, g);
+            leaving += schedroom_coming(s, g);
         }
     if (!leaving)
         return false;
@@ -704,12 +602,12 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
     bool exact = (m->state == SCHED_SUSPENDED && m->bound) || m->resume_gpu >= 0;
     int64_t score[SCHED_MAX_GPUS];
     uint32_t fits = 0, full = 0; /* full: no place left there (max_loaded) */
-    bool place_all = has_place(s, -1);
+    bool place_all = schedroom_has_place(s, -1);
     for (int g = 0; g < (int)s->ngpus; g++) {
-        score[g] = (int64_t)room(s, g);
-        if (!has_place(s, g))
+        score[g] = (int64_t)schedroom_room(s, g);
+        if (!schedroom_has_place(s, g))
             full |= BIT(g);
-        if ((ok & BIT(g)) && room(s, g) >= m->need && !(full & BIT(g)) && place_all)
+        if ((ok & BIT(g)) && schedroom_room(s, g) >= m->need && !(full & BIT(g)) && place_all)
             fits |= BIT(g);
     }
     uint32_t mask = choose(s, exact ? ok & fits : fits, w, exact, score);
