@@ -101,25 +101,21 @@ static void unwait(struct preq *p)
     }
 }
 
-/* Its line in the log (the key by its name, never the key itself). */
-static void log_line(const struct preq *p)
+/* The request's end, said once: its log line (the key by its name, never
+ * the key itself) and its model's statistics, at one reading of the clock. */
+static void ended(const struct preq *p)
 {
-    if (!log_enabled(LOG_LV_INFO))
-        return;
-    uint64_t held = p->granted ? daemon_held_ms(p->d, p->model) - p->held0 : 0;
     struct reqlog_times t = {p->t0, p->t_granted, p->t_first, clock_mono_us()};
-    reqlog_line(p->d->smodels[p->model].name, p->uri, p->status, &t, held,
-                p->key >= 0 ? p->d->cfg.keys.k[p->key].name : NULL);
+    if (log_enabled(LOG_LV_INFO))
+        reqlog_line(p->d->smodels[p->model].name, p->uri, p->status, &t,
+                    p->granted ? daemon_held_ms(p->d, p->model) - p->held0 : 0,
+                    p->key >= 0 ? p->d->cfg.keys.k[p->key].name : NULL);
+    reqlog_count(&p->px->pm[p->model].stats, p->status, &t);
 }
+
 
 static void dispatch(struct proxy *px, unsigned model);
 
-/* The request's end in its model's statistics. */
-static void count(const struct preq *p)
-{
-    struct reqlog_times t = {p->t0, p->t_granted, p->t_first, clock_mono_us()};
-    reqlog_count(&p->px->pm[p->model].stats, p->status, &t);
-}
 
 /* The end of a request, whichever way: the hold is given back, the next
  * waiting request may go, the connection is kept for another. */
@@ -131,8 +127,7 @@ static void finish(struct preq *p, bool keep_conn)
         return;
     p->finished = true;
     unwait(p);
-    log_line(p);
-    count(p);
+    ended(p);
     if (p->client) /* not answered (a client that left has no request any more) */
         front_set_arg(p->client, NULL);
     if (p->up) {
@@ -440,8 +435,7 @@ static void dispatch(struct proxy *px, unsigned model)
         if (!p->client) {
             p->finished = true; /* never granted: nothing to give back */
             unwait(p);
-            log_line(p);
-            count(p);
+            ended(p);
             evbuffer_free(p->body);
             free(p);
             continue;
