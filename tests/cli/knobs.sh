@@ -122,11 +122,14 @@ expect_eq "... by its stop command, \${PID} its process" "$(cat "$T/stops" 2>/de
 "$VRAM" unload stopfails >/dev/null
 gone() { [ "$(state stopfails state)" = stopped ]; }
 wait_for 10 gone && ok "a stop command that fails: signals stop the model" || not_ok "a stop command that fails" "$("$VRAM" ps)"
+# the log is written in blocks, flushed every tick: wait for the line
+wait_for 5 grep -q "stopfails: its stop command failed" "$T/serve.log"
 expect_match "... and the log says so" "$(cat "$T/serve.log")" "stopfails: its stop command failed \(status 3\): SIGTERM"
 "$VRAM" load stophangs >/dev/null
 "$VRAM" unload stophangs >/dev/null
 gone() { [ "$(state stophangs state)" = stopped ]; }
 wait_for 10 gone && ok "a stop command that hangs: after stop_timeout, signals" || not_ok "a stop command that hangs" "$("$VRAM" ps)"
+wait_for 5 grep -q "stophangs: still running" "$T/serve.log"
 expect_match "... and the log says so" "$(cat "$T/serve.log")" "stophangs: still running 0.5 s after its stop command: SIGTERM"
 hung() { ! pgrep -f "^sleep 29\.$$\$" >/dev/null; }
 wait_for 5 hung && ok "... the hung command is ended too" || not_ok "... the hung command is ended too" "$(pgrep -fa "sleep 29")"
