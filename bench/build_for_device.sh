@@ -4,8 +4,12 @@
 # because the GPU machine has the libraries' run-time files but no headers.
 set -eu
 cd "$(dirname "$0")/.."
-[ -d build-rel ] || meson setup build-rel --buildtype=release -Dstatic_yaml=true >/dev/null
-meson configure build-rel -Dstatic_yaml=true >/dev/null
+# --reconfigure: a tree set up before an option existed takes it too
+if [ -d build-rel ]; then
+    meson setup --reconfigure build-rel --buildtype=release -Dstatic_yaml=true >/dev/null
+else
+    meson setup build-rel --buildtype=release -Dstatic_yaml=true >/dev/null
+fi
 ninja -C build-rel >/dev/null
 rm -rf .devbuild && mkdir -p .devbuild
 cp build-rel/vram build-rel/libvramcap.so build-rel/bench/vram-sample-cost \

@@ -429,17 +429,43 @@ void moves_plan(struct daemon *d)
     /* never so much that a suspend finds the limit reached: what is held
      * ahead leaves the largest share free beside what suspended models hold */
     uint64_t room = st.limit > out + largest ? st.limit - out - largest : 0;
-    for (size_t i = 0; i < d->sched.nmodels && wanting; i++) {
-        struct dmodel *dm = &d->dm[i];
+    /* the model each GPU moves next first: its suspend is the one that
+     * comes, and a model readied for later must not take its room */
+    int starved = -1;
+    for (int pass = 0; pass < 2 && wanting; pass++)
+        for (size_t i = 0; i < d->sched.nmodels; i++) {
+            struct dmodel *dm = &d->dm[i];
+            const struct sched_model *m = &d->smodels[i];
+            bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
+            if (!up || dm->prepared || dm->chore || m->gpu < 0 ||
+                (size_t)m->gpu >= d->sched.ngpus || !contended[m->gpu] ||
+                !swappable(d, (unsigned)i) || dm->nparked > 1 || m->pinned)
+                continue;
+            bool is_next = next[m->gpu] == (int)i;
+            if (is_next != (pass == 0) || !(suspended || is_next))
+                continue;
+            if (prepared + share(d, (unsigned)i) > room) {
+                if (is_next && starved < 0)
+                    starved = (int)i;
+                continue;
+            }
+            prepare(d, (unsigned)i);
+            if (dm->chore)
+                prepared += hostpool_given(d->pool, (unsigned)i);
+        }
+    /* no room for the next one: a model readied for a later switch (one
+     * that kept its chunks as it came back, most often: the last used,
+     * so the last to go) gives them back */
+    for (size_t i = 0; starved >= 0 && i < d->sched.nmodels; i++) {
         const struct sched_model *m = &d->smodels[i];
         bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
-        if (!up || dm->prepared || dm->chore || m->gpu < 0 || (size_t)m->gpu >= d->sched.ngpus ||
-            !contended[m->gpu] || !swappable(d, (unsigned)i) || dm->nparked > 1 || m->pinned ||
-            !(suspended || next[m->gpu] == (int)i) || prepared + share(d, (unsigned)i) > room)
+        if (!up || !d->dm[i].prepared || d->dm[i].chore || m->gpu < 0 ||
+            (size_t)m->gpu >= d->sched.ngpus || next[m->gpu] == (int)i)
             continue;
-        prepare(d, (unsigned)i);
-        if (dm->chore)
-            prepared += hostpool_given(d->pool, (unsigned)i);
+        log_msg(LOG_LV_INFO, "%s: host memory readied ahead given back for %s, which goes next",
+                d->dm[i].cfg.name, d->dm[starved].cfg.name);
+        drop(d, (unsigned)i);
+        break;
     }
     /* the spare: one share for a model still to be readied (or for a
      * suspend nobody saw coming), within the same room */
