@@ -529,6 +529,7 @@ CUresult cuStreamBeginCapture(CUstream);
 CUresult cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode);
 CUresult cuStreamEndCapture(CUstream, CUgraph *);
 CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus *);
+CUresult cuStreamGetDevice(CUstream, CUdevice *);
 CUresult cuStreamGetCaptureInfo(CUstream, CUstreamCaptureStatus *, cuuint64_t *);
 CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *);
 CUresult cuGraphCreate(CUgraph *, unsigned);
@@ -650,6 +651,7 @@ static const struct {
     P("cuStreamBeginCapture", cuStreamBeginCapture_v2, 10010),
     P("cuStreamEndCapture", cuStreamEndCapture, 10000),
     P("cuStreamIsCapturing", cuStreamIsCapturing, 10000),
+    P("cuStreamGetDevice", cuStreamGetDevice, 12080),
     P("cuStreamGetCaptureInfo", cuStreamGetCaptureInfo, 10010),
     P("cuThreadExchangeStreamCaptureMode", cuThreadExchangeStreamCaptureMode, 10010),
     P("cuGraphCreate", cuGraphCreate, 10000),

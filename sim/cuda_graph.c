@@ -66,6 +66,7 @@ struct capture {
     CUgraph g;
     uint64_t id;
     CUstreamCaptureMode mode;
+    bool invalidated; /* a call the capture does not allow was made */
 };
 
 struct recorded {
@@ -80,6 +81,8 @@ static uint64_t next_id;
 static struct gmem **mems;
 static size_t nmems, cap_mems;
 static __thread CUstreamCaptureMode thread_mode;
+
+static void graph_gone(CUgraph g);
 
 /* The capture stream s takes part in, or NULL. Lock held. */
 static struct capture *capture_of(CUstream s)
@@ -130,12 +133,24 @@ static CUresult add_node(CUgraph g, enum node_kind kind, struct gmem *m, const s
     return CUDA_SUCCESS;
 }
 
+int simcu_capture_forbid(CUstream s)
+{
+    pthread_mutex_lock(&mu);
+    struct capture *c = capture_of(s);
+    if (c)
+        c->invalidated = true;
+    pthread_mutex_unlock(&mu);
+    return c != NULL;
+}
+
 int simcu_capture_op(CUstream s, const struct simcu_op *op, CUresult *rc)
 {
     pthread_mutex_lock(&mu);
     struct capture *c = capture_of(s);
     if (c)
-        *rc = add_node(c->g, op->kind == SIMCU_OP_MEMSET ? N_MEMSET : N_COPY, NULL, op, NULL);
+        *rc = c->invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+                             : add_node(c->g, op->kind == SIMCU_OP_MEMSET ? N_MEMSET : N_COPY,
+                                        NULL, op, NULL);
     pthread_mutex_unlock(&mu);
     return c != NULL;
 }
@@ -258,9 +273,11 @@ CUresult simcu_graph_alloc(CUdeviceptr *dptr, size_t size, CUdevice dev, CUstrea
 {
     pthread_mutex_lock(&mu);
     struct capture *c = capture_of(s);
-    CUresult rc = c ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
-    struct gmem *m = c ? reserve(size, dev, c->g) : NULL;
-    if (c && !m)
+    CUresult rc = !c               ? CUDA_ERROR_ILLEGAL_STATE
+                  : c->invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+                                   : CUDA_SUCCESS;
+    struct gmem *m = rc == CUDA_SUCCESS ? reserve(size, dev, c->g) : NULL;
+    if (rc == CUDA_SUCCESS && !m)
         rc = CUDA_ERROR_OUT_OF_MEMORY;
     if (m && (rc = add_node(c->g, N_ALLOC, m, NULL, NULL)) == CUDA_SUCCESS)
         *dptr = m->va;
@@ -339,7 +356,13 @@ EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *out)
                   : c->members[0] != s ? CUDA_ERROR_STREAM_CAPTURE_UNMATCHED
                                        : CUDA_SUCCESS;
     if (rc == CUDA_SUCCESS) {
-        *out = c->g;
+        /* a lost capture ends with no graph */
+        *out = c->invalidated ? NULL : c->g;
+        if (c->invalidated) {
+            c->g->destroyed = true;
+            graph_gone(c->g);
+            rc = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        }
         for (unsigned i = 0; i < MAX_CAPTURES; i++)
             if (caps[i] == c)
                 caps[i] = NULL;

@@ -83,6 +83,9 @@ void simcu_pools_settle(void);
  * allocation, captured (s capturing) or not (s NULL: NOT_FOUND if p is no
  * graph's). */
 int simcu_capturing(CUstream s);
+/* A call the driver does not allow on a capturing stream s: its capture is
+ * lost (1), or s does not capture (0). */
+int simcu_capture_forbid(CUstream s);
 CUresult simcu_graph_alloc(CUdeviceptr *dptr, size_t size, CUdevice dev, CUstream s);
 CUresult simcu_graph_free(CUdeviceptr p, CUstream s);
 

@@ -66,6 +66,22 @@ EXPORT CUresult cuStreamDestroy_v2(CUstream s)
     return CUDA_SUCCESS;
 }
 
+/* Not on a capturing stream: the real driver (580) answers
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and the capture is lost, as it is
+ * for any call it does not allow during a capture. */
+EXPORT CUresult cuStreamGetDevice(CUstream s, CUdevice *dev)
+{
+    if (!simcu_ready())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!dev)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (simcu_capture_forbid(s))
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    bool special = s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
+    *dev = special ? simcu_device() : ((struct stream *)s)->dev;
+    return *dev < 0 ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
     if (!simcu_ready())

@@ -60,8 +60,10 @@ def main():
             text = p.communicate()[0] + "\n(no answer in 240 s)"
         with open(os.path.join(out, name + ".txt"), "w") as f:
             f.write(text)
-        last = text.strip().splitlines()[-1] if text.strip() else "(nothing)"
-        ok = p.returncode == 0 and last == "ok"
+        lines = text.strip().splitlines()
+        last = lines[-1] if lines else "(nothing)"
+        # PyTorch may warn after the answer (graph memory freed at exit)
+        ok = p.returncode == 0 and "ok" in lines
         bad += not ok
         print("%-36s %s" % (name, "ok" if ok else "FAILED: " + last[:150]))
         if not ok:

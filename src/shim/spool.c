@@ -140,16 +140,6 @@ static struct sblk *take(struct spool *p, uint64_t size, CUstream stream)
     return rc == CUDA_SUCCESS ? sblock_alloc(&p->a, size, stream) : NULL;
 }
 
-/* The device a stream belongs to (the current context's for the special
- * handles, or when the driver cannot say). */
-static CUdevice stream_device(CUstream s)
-{
-    CUdevice d = -1;
-    if (special(s) || !real_cuStreamGetDevice || real_cuStreamGetDevice(s, &d) != CUDA_SUCCESS)
-        d = shim_device_now();
-    return d;
-}
-
 /* Whether stream is capturing a graph (or may not be used: then the
  * driver answers). */
 static bool capturing(CUstream s)
@@ -157,6 +147,20 @@ static bool capturing(CUstream s)
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
     return real_cuStreamIsCapturing && (real_cuStreamIsCapturing(s, &st) != CUDA_SUCCESS ||
                                         st != CU_STREAM_CAPTURE_STATUS_NONE);
+}
+
+/* The device a stream belongs to (the current context's for the special
+ * handles, or when the driver cannot say). Never asked of a capturing
+ * stream: the driver forbids cuStreamGetDevice there, and the program's
+ * capture would be lost (PyTorch's backend:cudaMallocAsync under
+ * torch.cuda.graph, on the H200); a capture runs in its context anyway. */
+static CUdevice stream_device(CUstream s, bool capture)
+{
+    CUdevice d = -1;
+    if (special(s) || capture || !real_cuStreamGetDevice ||
+        real_cuStreamGetDevice(s, &d) != CUDA_SUCCESS)
+        d = shim_device_now();
+    return d;
 }
 
 static CUresult driver_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
@@ -175,7 +179,8 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
     *kind = ATAB_ASYNC;
     if (ptsz && stream == NULL)
         stream = CU_STREAM_PER_THREAD;
-    CUdevice dev = has_pool ? -1 : stream_device(stream);
+    bool capture = capturing(stream);
+    CUdevice dev = has_pool ? -1 : stream_device(stream, capture);
     pthread_mutex_lock(&mu);
     struct spool *p = has_pool ? pool_of(pool) : NULL;
     if (!has_pool && dev >= 0 && dev < SHIM_MAX_DEVICES) {
@@ -191,7 +196,7 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
         return driver_alloc(dptr, size, pool, has_pool, stream, ptsz);
     if (!dptr)
         return CUDA_ERROR_INVALID_VALUE;
-    if (capturing(stream)) {
+    if (capture) {
         /* an allocation node: graph memory, the driver's (with the
          * properties of the driver's pool behind the handle) */
         *kind = ATAB_GRAPH;

@@ -1,7 +1,8 @@
 /* churn: the traffic of a busy group, for the stress test of its cap
  * (tests/cli/joinstress.sh). Loads libcuda.so.1 as frameworks do.
  *   churn alloc COUNT SEED GO [STOP]
- *                                makes its context, says "ready", waits for
+ *                                makes its context (again while the group
+ *                                refuses it, until STOP), says "ready", waits for
  *                                the file GO, then allocates and frees at
  *                                random (1 to 64 MiB), keeping the group
  *                                full, until COUNT allocations have
@@ -70,6 +71,12 @@ static int context(int primary)
 static int do_alloc(unsigned long long count, unsigned seed, const char *go, const char *stop)
 {
     int rc = load() < 0 ? -1 : context(1);
+    /* a group its joiners fill refuses the context for now: as a
+     * framework's retry would, until one leaves (or the run ends) */
+    while (rc == CUDA_ERROR_OUT_OF_MEMORY && stop && access(stop, F_OK) != 0) {
+        usleep(10000);
+        rc = context(1);
+    }
     if (rc != 0) {
         printf("no context (%d)\n", rc);
         return 3;

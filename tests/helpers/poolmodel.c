@@ -6,6 +6,9 @@
  * call). Buffers have names (one word); STREAM is 0 (the legacy stream),
  * 1 or 2; POOL is default, current or user (the one mkpool made).
  *   alloc NAME SIZE POOL STREAM   cuMemAllocFromPoolAsync -> "addr NAME 0x..."
+ *   aalloc NAME SIZE STREAM       cuMemAllocAsync (the stream's device's current
+ *                                 pool, as cudaMallocAsync and PyTorch's
+ *                                 backend:cudaMallocAsync ask)
  *   free NAME STREAM              cuMemFreeAsync -> "ok"
  *   fill NAME SEED | check NAME SEED   a pattern written / compared over the
  *                                 whole buffer -> "ok" | "CORRUPT NAME OFFSET"
@@ -42,6 +45,7 @@ static CUresult (*retain)(CUcontext *, CUdevice);
 static CUresult (*set_current)(CUcontext);
 static CUresult (*stream_create)(CUstream *, unsigned);
 static CUresult (*alloc_pool)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+static CUresult (*alloc_async)(CUdeviceptr *, size_t, CUstream);
 static CUresult (*free_async)(CUdeviceptr, CUstream);
 static CUresult (*htod)(CUdeviceptr, const void *, size_t);
 static CUresult (*dtoh)(void *, CUdeviceptr, size_t);
@@ -169,7 +173,8 @@ static void command(char *line)
     const char *c = argv[0];
     uint64_t size = 0;
     int b = argc > 1
-                ? slot(argv[1], !strcmp(c, "alloc") || !strcmp(c, "import") || !strcmp(c, "legacy"))
+                ? slot(argv[1], !strcmp(c, "alloc") || !strcmp(c, "aalloc") || !strcmp(c, "import") ||
+                                   !strcmp(c, "legacy"))
                 : -1;
     CUresult rc = 0;
     if (!strcmp(c, "alloc") && b >= 0 && argc == 5 && units_parse_size(argv[2], &size) == 0) {
@@ -177,6 +182,14 @@ static void command(char *line)
         bufs[b].size = size;
         if (rc)
             printf("ERR alloc %d\n", rc);
+        else
+            printf("addr %s 0x%llx\n", argv[1], (unsigned long long)bufs[b].p);
+    } else if (!strcmp(c, "aalloc") && b >= 0 && argc == 4 &&
+               units_parse_size(argv[2], &size) == 0) {
+        rc = alloc_async(&bufs[b].p, size, stream_of(argv[3]));
+        bufs[b].size = size;
+        if (rc)
+            printf("ERR aalloc %d\n", rc);
         else
             printf("addr %s 0x%llx\n", argv[1], (unsigned long long)bufs[b].p);
     } else if (!strcmp(c, "legacy") && b >= 0 && argc == 3 &&
@@ -288,6 +301,7 @@ int main(void)
     find("cuCtxSetCurrent", &set_current);
     find("cuStreamCreate", &stream_create);
     find("cuMemAllocFromPoolAsync", &alloc_pool);
+    find("cuMemAllocAsync", &alloc_async);
     find("cuMemFreeAsync", &free_async);
     find("cuMemcpyHtoD", &htod);
     find("cuMemcpyDtoH", &dtoh);
