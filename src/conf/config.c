@@ -191,8 +191,10 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         if (units_parse_size(v, &c->host_budget) < 0)
             FAIL("host_budget '%s': a size, like 64G", v);
     } else if (!strcmp(name, "min_resident")) {
-        if (units_parse_seconds(v, &c->min_resident_s) < 0 || c->min_resident_s > 3600)
-            FAIL("min_resident '%s': a duration up to 1h, like 1s", v);
+        c->min_resident_auto = !strcmp(v, "auto");
+        if (!c->min_resident_auto &&
+            (units_parse_seconds(v, &c->min_resident_s) < 0 || c->min_resident_s > 3600))
+            FAIL("min_resident '%s': auto, or a duration up to 1h, like 1s", v);
     } else if (!strcmp(name, "preempt_gap")) {
         if (units_parse_seconds(v, &c->preempt_gap_s) < 0 || c->preempt_gap_s > 3600)
             FAIL("preempt_gap '%s': a duration up to 1h, like 1s", v);
@@ -501,6 +503,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     c->wait_s = 300;
     c->client_timeout_s = 60;
     c->min_resident_s = 1;
+    c->min_resident_auto = true;
     c->overlap = true;
     c->preempt_gap_s = 1;
     c->keep_alive_s = 300;

@@ -89,6 +89,7 @@ struct config {
     uint64_t host_budget;  /* 0: half of the host's RAM */
     unsigned port_base;    /* model ports are taken from here up */
     double min_resident_s; /* a model is not evicted sooner after it became ready */
+    bool min_resident_auto; /* ... than its own switch takes (the default) */
     bool overlap;          /* a switch moves one model out and the other in at once */
     double preempt_gap_s;  /* at most one preemption per GPU this often */
     char notes[512];       /* what the file says that still works but should change */

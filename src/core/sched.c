@@ -255,13 +255,25 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
 
 /* ---- settling ---- */
 
+/* How long a model that came back is spared. Auto: what moving it out
+ * and back costs. A waiter kept longer than that loses more than the
+ * switch the model's staying might save (the break-even of renting
+ * against buying), so fast-swapped models are spared a fraction of a
+ * second and models that restart for seconds; 1 s until measured. */
+static uint64_t spared_ms(const struct sched *s, const struct sched_model *m)
+{
+    if (!s->min_resident_auto)
+        return s->min_resident_ms;
+    return m->switch_ms ? m->switch_ms : 1000;
+}
+
 /* Holding no request, unpinned, nobody waiting for it, and resident long
  * enough not to thrash: it may go the moment another needs the room. */
 static bool evictable(const struct sched *s, unsigned i, uint64_t now)
 {
     const struct sched_model *m = &s->models[i];
     return m->state == SCHED_READY && !m->holds && !m->pinned && !queued(s, i) &&
-           now - m->resident_ms >= s->min_resident_ms;
+           now - m->resident_ms >= spared_ms(s, m);
 }
 
 uint64_t sched_expires(const struct sched *s, unsigned i)
@@ -311,7 +323,7 @@ uint64_t sched_next_ms(const struct sched *s, uint64_t now)
         if (m->pinned)
             continue;
         if (m->state == SCHED_READY && !m->holds)
-            sooner(&next, m->resident_ms + s->min_resident_ms, now);
+            sooner(&next, m->resident_ms + spared_ms(s, m), now);
         else if (m->state == SCHED_BUSY && m->preempt && m->gpu >= 0 &&
                  (size_t)m->gpu < s->ngpus) {
             uint64_t t = m->resident_ms + m->slice_ms;

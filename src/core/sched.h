@@ -112,6 +112,7 @@ struct sched {
     size_t ngpus;
     uint64_t host_budget;     /* host RAM for suspended models */
     uint64_t min_resident_ms; /* a model is not evicted sooner after it became ready */
+    bool min_resident_auto;   /* ... than its own switch_ms (1 s until measured) */
     bool overlap; /* a fast-swapped model may come back while its victims still leave */
     uint64_t preempt_gap_ms; /* at most one preemption per GPU this often (against thrash) */
     unsigned max_failures;

@@ -371,7 +371,7 @@ void moves_plan(struct daemon *d)
 {
     if (!d->pool)
         return;
-    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0;
+    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0, unready = 0;
     bool suspended = false, wanting = false;
     int next[SCHED_MAX_GPUS];
     bool contended[SCHED_MAX_GPUS];
@@ -406,6 +406,8 @@ void moves_plan(struct daemon *d)
             prepared += hostpool_given(d->pool, (unsigned)i);
         if (!dm->prepared || dm->chore) {
             wanting |= wanted && !dm->prepared && !dm->chore;
+            if (wanted && !dm->prepared && !dm->chore)
+                unready += share(d, (unsigned)i);
             continue;
         }
         if (!up || !wanted) {
@@ -426,9 +428,13 @@ void moves_plan(struct daemon *d)
     }
     struct hostpool_stats st;
     hostpool_stats(d->pool, &st);
-    /* never so much that a suspend finds the limit reached: what is held
-     * ahead leaves the largest share free beside what suspended models hold */
-    uint64_t room = st.limit > out + largest ? st.limit - out - largest : 0;
+    /* When every model a switch could move can be readied beside what the
+     * suspended ones hold, all are (no suspend can then come unready).
+     * Else never so much that an unready suspend finds the limit reached:
+     * what is held ahead leaves the largest share free. */
+    uint64_t left = st.limit > out ? st.limit - out : 0;
+    bool all_fit = prepared + unready <= left;
+    uint64_t room = all_fit ? left : left > largest ? left - largest : 0;
     /* the model each GPU moves next first: its suspend is the one that
      * comes, and a model readied for later must not take its room */
     int starved = -1;
@@ -456,7 +462,7 @@ void moves_plan(struct daemon *d)
     /* no room for the next one: a model readied for a later switch (one
      * that kept its chunks as it came back, most often: the last used,
      * so the last to go) gives them back */
-    for (size_t i = 0; starved >= 0 && i < d->sched.nmodels; i++) {
+    for (size_t i = 0; starved >= 0 && !all_fit && i < d->sched.nmodels; i++) {
         const struct sched_model *m = &d->smodels[i];
         bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
         if (!up || !d->dm[i].prepared || d->dm[i].chore || m->gpu < 0 ||

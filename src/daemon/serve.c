@@ -336,6 +336,7 @@ int serve_run(const char *config_path, char *err, size_t len)
     d->sched.host_budget =
         d->cfg.host_budget ? d->cfg.host_budget : (uint64_t)pages * (uint64_t)page / 2;
     d->sched.min_resident_ms = (uint64_t)(d->cfg.min_resident_s * 1000);
+    d->sched.min_resident_auto = d->cfg.min_resident_auto;
     d->sched.overlap = d->cfg.overlap;
     d->sched.preempt_gap_ms = (uint64_t)(d->cfg.preempt_gap_s * 1000);
     d->sched.max_loaded = d->cfg.max_loaded;

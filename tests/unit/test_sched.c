@@ -317,6 +317,34 @@ static void min_residency_against_thrash(void **st)
     assert_non_null(find(SCHED_ACT_SUSPEND, 0));
 }
 
+/* min_resident = auto (the default): a model is spared as long as its own
+ * switch takes, so a fast-swapped model (300 ms) keeps a waiter 300 ms
+ * at most, where a model never moved yet is spared the second. */
+static void min_residency_auto_is_the_switch(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    S.min_resident_auto = true;
+    S.min_resident_ms = 5000; /* not used when auto */
+    models[0].switch_ms = 300;
+    bring_up(0, 0); /* ready at 10 */
+    demand(1, 7, false, 200);
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    assert_int_equal(sched_next_ms(&S, 200), 310);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 310);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+
+    setup_models(2, need, NULL);
+    S.min_resident_auto = true;
+    bring_up(0, 0);
+    demand(1, 7, false, 500);
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 900);
+    assert_null(find(SCHED_ACT_SUSPEND, 0));
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 1010);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+}
+
 /* The next moment time alone changes a decision, for the daemon to step
  * then rather than at its next tick: a waiter's victim turning
  * min_resident old, a keep-alive's end, a demand's deadline; nothing due,
@@ -933,6 +961,7 @@ int main(void)
         cmocka_unit_test(fast_swapped_comes_back_where_it_left),
         cmocka_unit_test(pressure_evicts_at_once),
         cmocka_unit_test(min_residency_against_thrash),
+        cmocka_unit_test(min_residency_auto_is_the_switch),
         cmocka_unit_test(keep_alive_without_pressure),
         cmocka_unit_test(request_keep_alive),
         cmocka_unit_test(budget_is_for_models),
