@@ -1,7 +1,7 @@
 #!/bin/bash
 # gpu_allocators.sh: fast swap for the allocators and runtime patterns
-# people use (issue 30), on one GPU, in one run (about 6 minutes on the H200,
-# 8 at most: each part has a time limit):
+# people use (issue 30), on one GPU, in one run (about 7 minutes on the H200,
+# 10 at most: each part has a time limit):
 #   - PyTorch with PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync, CuPy's
 #     MemoryAsyncPool, and CuPy on a pool of the process's own
 #     (cuMemPoolCreate), GIB each: N suspends and resumes by fast swap,
@@ -46,7 +46,7 @@ T=$(mktemp -d)
 rm -f "$OUT/alloc.jsonl"
 T0=$(date +%s)
 echo "== allocators: $GIB GiB, $N fast swaps, $D by the driver each"
-timeout 290 python3 "$SRC/bench/gpu/alloc_bench.py" "$B/vram" "$GIB" "$N" "$D" \
+timeout 400 python3 "$SRC/bench/gpu/alloc_bench.py" "$B/vram" "$GIB" "$N" "$D" \
     torch_async cupy_async cupy_pool torch_graph torch_graph_async ipc "${SIM[@]}" \
     >"$OUT/alloc.txt" 2>"$OUT/alloc.err"
 echo "allocators: exit $? after $(($(date +%s) - T0)) s"

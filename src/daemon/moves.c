@@ -367,11 +367,27 @@ static void drop(struct daemon *d, unsigned i)
     }
 }
 
+/* The largest share among the running models a suspend could take with
+ * no host memory readied (but model except): what must stay free. */
+static uint64_t largest_unready(const struct daemon *d, int except)
+{
+    uint64_t most = 0;
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        enum sched_state st = d->smodels[i].state;
+        if ((int)i == except || d->dm[i].prepared || d->dm[i].chore ||
+            !(st == SCHED_READY || st == SCHED_BUSY) || !swappable(d, (unsigned)i))
+            continue;
+        uint64_t s = share(d, (unsigned)i);
+        most = s > most ? s : most;
+    }
+    return most;
+}
+
 void moves_plan(struct daemon *d)
 {
     if (!d->pool)
         return;
-    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0, unready = 0;
+    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0;
     bool suspended = false, wanting = false;
     int next[SCHED_MAX_GPUS];
     bool contended[SCHED_MAX_GPUS];
@@ -406,8 +422,6 @@ void moves_plan(struct daemon *d)
             prepared += hostpool_given(d->pool, (unsigned)i);
         if (!dm->prepared || dm->chore) {
             wanting |= wanted && !dm->prepared && !dm->chore;
-            if (wanted && !dm->prepared && !dm->chore)
-                unready += share(d, (unsigned)i);
             continue;
         }
         if (!up || !wanted) {
@@ -428,16 +442,12 @@ void moves_plan(struct daemon *d)
     }
     struct hostpool_stats st;
     hostpool_stats(d->pool, &st);
-    /* When every model a switch could move can be readied beside what the
-     * suspended ones hold, all are (no suspend can then come unready).
-     * Else never so much that an unready suspend finds the limit reached:
-     * what is held ahead leaves the largest share free. */
     uint64_t left = st.limit > out ? st.limit - out : 0;
-    bool all_fit = prepared + unready <= left;
-    uint64_t room = all_fit ? left : left > largest ? left - largest : 0;
-    /* the model each GPU moves next first: its suspend is the one that
-     * comes, and a model readied for later must not take its room */
-    int starved = -1;
+    /* the model each GPU moves next first (its suspend is the one that
+     * comes), then the others a switch could move, each only where it
+     * leaves room for the largest other model not readied: a suspend
+     * nobody saw coming (`vram suspend`, another GPU) must still find
+     * host memory, or it takes the driver's slow path */
     for (int pass = 0; pass < 2 && wanting; pass++)
         for (size_t i = 0; i < d->sched.nmodels; i++) {
             struct dmodel *dm = &d->dm[i];
@@ -448,38 +458,20 @@ void moves_plan(struct daemon *d)
                 !swappable(d, (unsigned)i) || dm->nparked > 1 || m->pinned)
                 continue;
             bool is_next = next[m->gpu] == (int)i;
-            if (is_next != (pass == 0) || !(suspended || is_next))
+            if (is_next != (pass == 0) || !(suspended || is_next) ||
+                prepared + share(d, (unsigned)i) + largest_unready(d, (int)i) > left)
                 continue;
-            if (prepared + share(d, (unsigned)i) > room) {
-                if (is_next && starved < 0)
-                    starved = (int)i;
-                continue;
-            }
             prepare(d, (unsigned)i);
             if (dm->chore)
                 prepared += hostpool_given(d->pool, (unsigned)i);
         }
-    /* no room for the next one: a model readied for a later switch (one
-     * that kept its chunks as it came back, most often: the last used,
-     * so the last to go) gives them back */
-    for (size_t i = 0; starved >= 0 && !all_fit && i < d->sched.nmodels; i++) {
-        const struct sched_model *m = &d->smodels[i];
-        bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
-        if (!up || !d->dm[i].prepared || d->dm[i].chore || m->gpu < 0 ||
-            (size_t)m->gpu >= d->sched.ngpus || next[m->gpu] == (int)i)
-            continue;
-        log_msg(LOG_LV_INFO, "%s: host memory readied ahead given back for %s, which goes next",
-                d->dm[i].cfg.name, d->dm[starved].cfg.name);
-        drop(d, (unsigned)i);
-        break;
-    }
     /* the spare: one share for a model still to be readied (or for a
      * suspend nobody saw coming), within the same room */
     uint64_t spare = wanting || !suspended ? largest : 0;
     if (!suspended)
         spare = spare > prepared ? spare - prepared : 0;
-    if (prepared + spare > room)
-        spare = room > prepared ? room - prepared : 0;
+    if (prepared + spare > left)
+        spare = left > prepared ? left - prepared : 0;
     hostpool_set_spare(d->pool, spare);
 }
 
