@@ -11,7 +11,7 @@
 
 #define PATHS_MAX 512
 /* The dashboard's URL with its key, beside the socket (SOCKET.ui): written
- * by vram serve (daemon/uikey.c), read by vram ui. */
+ * by vram serve (proxy/uikey.c), read by vram ui. */
 #define PATHS_UI_SUFFIX ".ui"
 
 struct paths {

@@ -1,6 +1,6 @@
 /* client: the control API over a Unix socket: one HTTP/1.1 request per
- * connection, the answer parsed by http-parser (Node's parser, which the
- * proxy uses too).
+ * connection (http/ucall.c: the answer parsed by http-parser, the parser
+ * the proxy uses too).
  *
  * libcurl did this before; it brought 30 shared libraries (TLS, Kerberos,
  * LDAP...) into every vram process, and loading them cost `vram status`
@@ -9,7 +9,6 @@
 #include "cli/client.h"
 
 #include <errno.h>
-#include <http_parser.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include "core/modelname.h"
 #include "core/textsafe.h"
 #include "core/units.h"
+#include "http/ucall.h"
 
 #define CLIENT_MAX_REPLY (16u << 20) /* a reply this large is not ours */
 
@@ -32,49 +32,6 @@ const char *client_socket(const char *explicit_path)
     if (explicit_path)
         return explicit_path;
     return paths_client_socket();
-}
-
-struct reply {
-    char *body;
-    size_t n;
-    bool done, too_big;
-};
-
-static int on_body(http_parser *p, const char *at, size_t len)
-{
-    struct reply *r = p->data;
-    if (r->n + len > CLIENT_MAX_REPLY) {
-        r->too_big = true;
-        return -1;
-    }
-    char *nb = realloc(r->body, r->n + len + 1);
-    if (!nb)
-        return -1;
-    memcpy(nb + r->n, at, len);
-    r->body = nb;
-    r->n += len;
-    r->body[r->n] = '\0';
-    return 0;
-}
-
-static int on_complete(http_parser *p)
-{
-    ((struct reply *)p->data)->done = true;
-    return 0;
-}
-
-static int send_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
 }
 
 static int dial(const char *socket_path, char *err, size_t len)
@@ -97,42 +54,6 @@ static int dial(const char *socket_path, char *err, size_t len)
         return -1;
     }
     return fd;
-}
-
-/* Reads the answer to its end (the daemon closes after it: the request
- * said Connection: close). Returns the status, or -1 with err. */
-static long read_reply(int fd, struct reply *r, char *err, size_t len)
-{
-    http_parser_settings cb;
-    memset(&cb, 0, sizeof cb);
-    cb.on_body = on_body;
-    cb.on_message_complete = on_complete;
-    http_parser p;
-    http_parser_init(&p, HTTP_RESPONSE);
-    p.data = r;
-    char buf[16384];
-    while (!r->done) {
-        ssize_t got = recv(fd, buf, sizeof buf, 0);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            snprintf(err, len, "reading vram serve's answer: %s", strerror(errno));
-            return -1;
-        }
-        size_t used = http_parser_execute(&p, &cb, buf, (size_t)got);
-        if (HTTP_PARSER_ERRNO(&p) != HPE_OK || used != (size_t)got) {
-            snprintf(err, len, "vram serve's answer is not HTTP we understand (%s)",
-                     r->too_big ? "larger than 16 MiB" : http_errno_description(HTTP_PARSER_ERRNO(&p)));
-            return -1;
-        }
-        if (got == 0)
-            break; /* told the parser the end came (an answer without a length ends here) */
-    }
-    if (!r->done) {
-        snprintf(err, len, "vram serve closed the connection before its answer was complete");
-        return -1;
-    }
-    return (long)p.status_code;
 }
 
 int client_model_path(const char *name, const char *verb, char *out, size_t len, char *err,
@@ -166,21 +87,12 @@ long client_call(const char *socket_path, const char *method, const char *path, 
     if (fd < 0)
         return -1;
     char *text = body ? json_dumps(body, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
-    size_t tl = text ? strlen(text) : 0;
-    char head[1024];
-    int hl = snprintf(head, sizeof head,
-                      "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-                      "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-                      method, path, tl);
-    long status = -1;
-    struct reply r = {0};
-    if (hl < 0 || (size_t)hl >= sizeof head) {
-        snprintf(err, len, "the request for %s is too long", path);
-    } else if (send_all(fd, head, (size_t)hl) < 0 || (tl && send_all(fd, text, tl) < 0)) {
-        snprintf(err, len, "sending to vram serve at %s: %s", socket_path, strerror(errno));
-    } else if ((status = read_reply(fd, &r, err, len)) >= 0) {
+    struct ucall_answer a;
+    long status = ucall_do(fd, method, path, text, text ? strlen(text) : 0, CLIENT_MAX_REPLY,
+                           "vram serve", &a, err, len);
+    if (status >= 0) {
         json_error_t je;
-        *reply = r.body ? json_loads(r.body, 0, &je) : NULL;
+        *reply = a.body ? json_loads(a.body, 0, &je) : NULL;
         if (!*reply) {
             snprintf(err, len, "vram serve answered %ld with no JSON", status);
             status = -1;
@@ -188,7 +100,7 @@ long client_call(const char *socket_path, const char *method, const char *path, 
     }
     close(fd);
     free(text);
-    free(r.body);
+    free(a.body);
     return status;
 }
 

@@ -36,7 +36,7 @@
 #include "daemon/logtail.h"
 #include "daemon/metrics.h"
 #include "daemon/names.h"
-#include "daemon/proxy.h"
+#include "proxy/proxy.h"
 #include "daemon/super.h"
 #include "daemon/webui.h"
 

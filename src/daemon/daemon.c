@@ -20,20 +20,19 @@
 #include "daemon/api.h"
 #include "daemon/discover.h"
 #include "daemon/events.h"
-#include "daemon/health.h"
+#include "http/health.h"
 #include "daemon/loopwatch.h"
 #include "daemon/mgroup.h"
 #include "daemon/moves.h"
-#include "daemon/notify.h"
+#include "host/notify.h"
 #include "daemon/promised.h"
-#include "daemon/proxy.h"
-#include "daemon/reload.h"
+#include "proxy/proxy.h"
 #include "daemon/report.h"
-#include "daemon/sampler.h"
+#include "probe/sampler.h"
 #include "daemon/super.h"
 #include "daemon/testpoint.h"
 #include "http/wbuf.h"
-#include "daemon/worker.h"
+#include "park/worker.h"
 #include "host/family.h"
 #include "probe/probe.h"
 
@@ -659,10 +658,6 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
         reap(d);
         return;
     }
-    if (sig == SIGHUP) {
-        reload_config(d);
-        return;
-    }
     if (d->quitting) { /* a second ^C: now */
         event_base_loopbreak(d->base);
         return;
@@ -678,8 +673,8 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 int daemon_loop(struct daemon *d)
 {
-    static const int sigs[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP};
-    for (int k = 0; k < 4; k++) {
+    static const int sigs[] = {SIGCHLD, SIGTERM, SIGINT}; /* SIGHUP: reload.c's */
+    for (int k = 0; k < 3; k++) {
         d->sig[k] = evsignal_new(d->base, sigs[k], on_signal, d);
         if (!d->sig[k] || evsignal_add(d->sig[k], NULL) < 0)
             return -1;

@@ -22,7 +22,7 @@
 #include "core/snapshot.h"
 #include "conf/config.h"
 #include "daemon/demand.h"
-#include "daemon/hist.h"
+#include "core/hist.h"
 
 struct api;
 struct events;
@@ -101,7 +101,8 @@ struct daemon {
     struct worker *worker;
     struct hostpool *pool; /* fast swap's pinned host memory; NULL: each model its own */
     struct sampler *sampler; /* the GPU snapshots, off the loop; NULL before the loop runs */
-    struct event *tick, *sig[4];
+    struct event *tick, *sig[3];
+    struct event *hup; /* SIGHUP: a reload (reload.c) */
     struct event *wake;   /* one shot: when time alone changes a decision (sched_next_ms) */
     uint64_t wake_at_ms; /* what it is armed for; 0: not armed */
     /* events raised while actions run, applied after them in order */

@@ -1,9 +1,6 @@
-/* discover: the stores' GGUF models as models of the daemon. A model is
- * found through model/localstore.c (every file read beneath its store's
- * root, its header checked); the path llama-server gets is the file's real
- * path, which must still be inside the store's real root. Its command is
- * the server and the file; the context and -ngl are added at each start,
- * from the llama.cpp estimate (core/llamacpp.c, what `vram fit` says):
+/* discover: the stores' GGUF models (found by conf/confstores.c) as models
+ * of the daemon: the context and -ngl are added at each start, from the
+ * llama.cpp estimate (core/llamacpp.c, what `vram fit` says):
  *   - the context: what a request asked for, else discover_ctx (8192), at
  *     most what the model was trained for;
  *   - its size when the scheduler places it: every layer at that context,
@@ -15,195 +12,21 @@
  *     under 2048) with every layer; else the most layers that fit. */
 #include "daemon/discover.h"
 
-#include <errno.h>
-#include <fnmatch.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "app/log.h"
 #include "app/store.h"
+#include "conf/confstores.h"
 #include "core/err.h"
 #include "core/llamacpp.h"
 #include "core/modelname.h"
 #include "core/units.h"
 #include "daemon/daemon.h"
-#include "model/localstore.h"
 #include "model/modelfile.h"
 
 #define MIN_CTX 2048 /* a context shortened for the room goes no lower */
-
-/* ---- finding them ---- */
-
-/* "NAME" and "NAME:latest" are one name to clients (daemon/names.c) */
-static bool same_name(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 7 && !strcmp(a + la - 7, ":latest"))
-        la -= 7;
-    if (lb > 7 && !strcmp(b + lb - 7, ":latest"))
-        lb -= 7;
-    return la == lb && !strncmp(a, b, la);
-}
-
-static bool taken(const struct config *c, const char *name)
-{
-    for (size_t k = 0; k < c->nmodels; k++) {
-        if (same_name(name, c->models[k].name))
-            return true;
-        for (unsigned a = 0; a < c->models[k].naliases; a++)
-            if (same_name(name, c->models[k].aliases[a]))
-                return true;
-    }
-    return false;
-}
-
-static bool excluded(const char *patterns, const char *name)
-{
-    char buf[sizeof((struct config *)0)->discover_exclude];
-    snprintf(buf, sizeof buf, "%s", patterns);
-    char *save = NULL;
-    for (char *p = strtok_r(buf, ", \t", &save); p; p = strtok_r(NULL, ", \t", &save))
-        if (fnmatch(p, name, 0) == 0)
-            return true;
-    return false;
-}
-
-/* s in single quotes for /bin/sh, its own quotes as '\'' */
-static bool quote(const char *s, char *out, size_t len)
-{
-    size_t at = 0;
-    if (len < 3)
-        return false;
-    out[at++] = '\'';
-    for (; *s; s++) {
-        const char *piece = *s == '\'' ? "'\\''" : NULL;
-        size_t n = piece ? 4 : 1;
-        if (at + n + 2 > len)
-            return false;
-        memcpy(out + at, piece ? piece : s, n);
-        at += n;
-    }
-    out[at++] = '\'';
-    out[at] = '\0';
-    return true;
-}
-
-struct walk {
-    struct config *c;
-    unsigned full, skipped;
-};
-
-/* The model file's real path, when it is inside the store's real root. */
-static bool real_inside(const struct modelref *ref, char *out, size_t len)
-{
-    char path[3 * MODELREF_PATH], root[PATH_MAX], real[PATH_MAX];
-    localstore_path(ref, path, sizeof path);
-    if (!realpath(ref->root, root) || !realpath(path, real))
-        return false;
-    size_t n = strlen(root);
-    if (strncmp(real, root, n) || (real[n] != '/' && strcmp(root, "/")) || strlen(real) >= len)
-        return false;
-    snprintf(out, len, "%s", real);
-    return true;
-}
-
-static int found(const struct modelref *ref, const char *why, void *arg)
-{
-    struct walk *w = arg;
-    struct config *c = w->c;
-    char word[24];
-    snprintf(word, sizeof word, " %s ", ref->store ? ref->store : "");
-    if (why || !ref->gguf || !strstr(c->discover, word))
-        return 0;
-    const char *bad = modelname_check(ref->name);
-    if (bad || excluded(c->discover_exclude, ref->name) || taken(c, ref->name)) {
-        if (bad)
-            log_msg(LOG_LV_WARN, "discover: %s model '%.130s' is not served: its name %s",
-                    ref->store, ref->name, bad);
-        return 0;
-    }
-    if (c->nmodels == CONFIG_MAX_MODELS) {
-        w->full++;
-        return 0;
-    }
-    struct config_model *m = &c->models[c->nmodels];
-    char file[CONFIG_PATH_MAX], q[2 * CONFIG_PATH_MAX], qs[2 * CONFIG_PATH_MAX], err[512];
-    struct model_info *info = malloc(sizeof *info);
-    int rc = info ? localstore_load(ref, info, err, sizeof err) : VRAM_EFAIL;
-    free(info);
-    if (rc != VRAM_OK || !real_inside(ref, file, sizeof file) || !quote(file, q, sizeof q) ||
-        !quote(c->llama_server, qs, sizeof qs) || strlen(qs) + strlen(q) + 5 >= sizeof m->command) {
-        log_msg(LOG_LV_WARN, "discover: %s model %s is not served: %s", ref->store, ref->name,
-                rc != VRAM_OK ? err : "its file is not inside the store, or its path is too long");
-        w->skipped++;
-        return 0;
-    }
-    config_model_defaults(m, ref->name);
-    snprintf(m->command, sizeof m->command, "%s -m %s", qs, q);
-    snprintf(m->file, sizeof m->file, "%s", file);
-    snprintf(m->source, sizeof m->source, "%s", ref->store);
-    m->api = CONFIG_API_OPENAI; /* llama-server's /v1/...; Ollama's clients are translated */
-    m->api_set = true;
-    c->nmodels++;
-    return 0;
-}
-
-/* llama_server = PATH (or a name looked for on PATH), else llama-server on
- * PATH: an executable regular file, its path into c->llama_server. */
-static int find_server(struct config *c, char *err, size_t len)
-{
-    const char *want = c->llama_server[0] ? c->llama_server : "llama-server";
-    char cand[CONFIG_PATH_MAX], dirs[4096];
-    struct stat st;
-    if (strchr(want, '/')) {
-        if (stat(want, &st) == 0 && S_ISREG(st.st_mode) && access(want, X_OK) == 0)
-            return 0;
-        snprintf(err, len, "%s: llama_server = %s: %s; give the path of llama.cpp's llama-server",
-                 c->path, want, stat(want, &st) < 0 ? strerror(errno) : "not an executable file");
-        return -1;
-    }
-    const char *path = getenv("PATH");
-    snprintf(dirs, sizeof dirs, "%s", path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-    char *save = NULL;
-    for (char *dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-        if ((size_t)snprintf(cand, sizeof cand, "%s/%s", dir, want) >= sizeof cand)
-            continue;
-        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
-            snprintf(c->llama_server, sizeof c->llama_server, "%s", cand);
-            return 0;
-        }
-    }
-    snprintf(err, len,
-             "%s: discover = serves GGUF models with llama.cpp's server, and there is no %s on "
-             "PATH (%s): install llama.cpp (its llama-server), or give llama_server = "
-             "/path/to/llama-server in [serve]",
-             c->path, want, path && *path ? path : "unset");
-    return -1;
-}
-
-int discover_models(struct config *c, char *err, size_t len)
-{
-    if (!c->discover[0])
-        return 0;
-    if (find_server(c, err, len) < 0)
-        return -1;
-    size_t before = c->nmodels;
-    struct walk w = {c, 0, 0};
-    localstore_list(found, &w);
-    if (w.full)
-        log_msg(LOG_LV_WARN,
-                "discover: %u more models are not served: at most %d models in all (exclude "
-                "some with discover_exclude =)",
-                w.full, CONFIG_MAX_MODELS);
-    const char *list = c->discover + 1; /* " ollama huggingface ": its words */
-    log_msg(LOG_LV_INFO, "discover (%.*s): %zu models, run by %s", (int)strlen(list) - 1, list,
-            c->nmodels - before, c->llama_server);
-    return 0;
-}
 
 /* ---- sizing and starting them ---- */
 
@@ -283,7 +106,7 @@ void discover_command(struct daemon *d, unsigned i, char *out, size_t len)
     const struct sched_model *m = &d->smodels[i];
     struct discover_run *run = &d->disc->run[i];
     char name[2 * MODELNAME_MAX + 3];
-    quote(c->name, name, sizeof name);
+    confstores_quote(c->name, name, sizeof name);
     struct model_info *info = info_of(c);
     if (!info) { /* llama-server says what is wrong with the file */
         snprintf(out, len, "%s --host 127.0.0.1 --port ${PORT} --alias %s", c->command, name);

@@ -31,14 +31,6 @@ struct discover {
     struct discover_run run[CONFIG_MAX_MODELS];
 };
 
-/* Adds to c a model for every GGUF model of the stores c->discover names
- * whose name no [model] section or alias has and no pattern of
- * discover_exclude matches (at most CONFIG_MAX_MODELS in all; the rest
- * are said in the log), and finds llama.cpp's server (llama_server =, else
- * llama-server on PATH) into c->llama_server. 0, or -1 with err when
- * there is no server to run them. Nothing when c->discover is "". */
-int discover_models(struct config *c, char *err, size_t len);
-
 /* What model m holds on a GPU before it has run at this context: the
  * measured figure for its context when there is one, else vram fit's
  * estimate with every layer on the GPU, at most what the largest GPU holds

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "daemon/hist.h"
+#include "core/hist.h"
 
 #define LOOPWATCH_MS      50
 #define LOOPWATCH_WARN_MS 100

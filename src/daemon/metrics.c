@@ -14,7 +14,7 @@
 #include "daemon/hostpool.h"
 #include "daemon/loopwatch.h"
 #include "daemon/metrics.h"
-#include "daemon/proxy.h"
+#include "proxy/proxy.h"
 
 struct text {
     char *p;

@@ -4,12 +4,8 @@
  * wins, then an alias, then the same with the tag taken off or put on. */
 #include "daemon/names.h"
 
-#include <event2/http.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include "http/wbuf.h"
 
 static int find_exact(const struct daemon *d, const char *name)
 {
@@ -44,31 +40,4 @@ int names_find(const struct daemon *d, const char *name)
         return -1;
     }
     return find_exact(d, other);
-}
-
-/* /m/NAME/REST: the model's name into name, percent-decoded; where REST
- * begins (NULL: at the end). NAME with its '/' as %2F is one segment;
- * with its '/' as they are, the longest run of segments that names a
- * model wins ("/m/Qwen/Qwen2.5-7B/v1/chat/completions"). */
-const char *names_in_path(const struct daemon *d, const char *at, char *name, size_t len)
-{
-    const char *end = at + strlen(at);
-    for (;;) {
-        size_t n = (size_t)(end - at);
-        char raw[MODELNAME_MAX * 3 + 1];
-        name[0] = '\0';
-        if (n < sizeof raw) {
-            memcpy(raw, at, n);
-            raw[n] = '\0';
-            size_t dl = 0;
-            char *dec = evhttp_uridecode(raw, 0, &dl);
-            if (dec && dl == strlen(dec))
-                wbuf_copy(name, len, dec, dl);
-            free(dec);
-        }
-        const char *prev = end > at ? memrchr(at, '/', (size_t)(end - at)) : NULL;
-        if (!prev || names_find(d, name) >= 0)
-            return *end ? end : NULL;
-        end = prev;
-    }
 }

@@ -5,13 +5,15 @@
  * listens on stay until a restart. */
 #include "daemon/reload.h"
 
+#include <event2/event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/log.h"
-#include "daemon/discover.h"
-#include "daemon/notify.h"
+#include "conf/confstores.h"
+#include "host/notify.h"
 #include "daemon/table.h"
 
 void reload_config(struct daemon *d)
@@ -23,7 +25,7 @@ void reload_config(struct daemon *d)
     notify_send("RELOADING=1");
     int bad = config_load(d->cfg.path, c, err, sizeof err);
     if (bad == 0)
-        bad = discover_models(c, err, sizeof err); /* the stores as they are now */
+        bad = confstores_add(c, err, sizeof err); /* the stores as they are now */
     if (bad == 0)
         bad = table_check_sizes(d, c, err, sizeof err);
     for (size_t k = 0; bad == 0 && !d->shim[0] && k < c->nmodels; k++)
@@ -85,3 +87,15 @@ void reload_config(struct daemon *d)
     free(c);
 }
 
+static void on_hup(evutil_socket_t sig, short what, void *arg)
+{
+    (void)sig;
+    (void)what;
+    reload_config(arg);
+}
+
+int reload_listen(struct daemon *d)
+{
+    d->hup = evsignal_new(d->base, SIGHUP, on_hup, d);
+    return d->hup && evsignal_add(d->hup, NULL) == 0 ? 0 : -1;
+}

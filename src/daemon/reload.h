@@ -7,4 +7,7 @@
 /* Reads d->cfg.path again; a broken file changes nothing (and says why). */
 void reload_config(struct daemon *d);
 
+/* From now on SIGHUP reloads (reload_config, on the loop): 0, or -1. */
+int reload_listen(struct daemon *d);
+
 #endif

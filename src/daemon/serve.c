@@ -19,14 +19,17 @@
 #include "core/units.h"
 #include "daemon/api.h"
 #include "daemon/daemon.h"
+#include "conf/confstores.h"
 #include "daemon/discover.h"
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
 #include "daemon/names.h"
-#include "daemon/notify.h"
-#include "daemon/proxy.h"
+#include "host/notify.h"
+#include "proxy/proxy.h"
 #include "daemon/super.h"
+#include "daemon/reload.h"
 #include "daemon/table.h"
+#include "daemon/toproxy.h"
 #include "park/ckpt.h"
 #include "probe/probe.h"
 
@@ -214,7 +217,7 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
 {
     *input = true;
     if (config_load(config_path, &d->cfg, err, len) < 0 ||
-        config_check_socket(&d->cfg, err, len) < 0 || discover_models(&d->cfg, err, len) < 0)
+        config_check_socket(&d->cfg, err, len) < 0 || confstores_add(&d->cfg, err, len) < 0)
         return -1;
     *input = false;
     if (serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, wlen, err, len) < 0 ||
@@ -252,7 +255,7 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
         return -1;
     }
     if (check) /* the listeners, bound and let go (the socket file removed) */
-        return api_listen(d, &d->api, err, len) < 0 || proxy_listen(d, &d->proxy, err, len) < 0
+        return api_listen(d, &d->api, err, len) < 0 || toproxy_listen(d, err, len) < 0
                    ? -1
                    : 0;
     return 0;
@@ -350,7 +353,7 @@ int serve_run(const char *config_path, char *err, size_t len)
     mgroup_sweep(); /* the slices of models that died while no daemon ran */
     open_pool(d);
     daemon_refresh(d); /* what others use, before the first decision */
-    if (api_listen(d, &d->api, err, len) < 0 || proxy_listen(d, &d->proxy, err, len) < 0)
+    if (api_listen(d, &d->api, err, len) < 0 || toproxy_listen(d, err, len) < 0)
         goto out;
     if (d->cfg.notes[0])
         log_msg(LOG_LV_WARN, "%s", d->cfg.notes);
@@ -363,7 +366,7 @@ int serve_run(const char *config_path, char *err, size_t len)
     snprintf(st, sizeof st, "READY=1\nSTATUS=%zu models, %zu GPUs", d->sched.nmodels,
              d->sched.ngpus);
     notify_send(st);
-    rc = daemon_loop(d) < 0 ? -1 : 0;
+    rc = reload_listen(d) < 0 || daemon_loop(d) < 0 ? -1 : 0;
     api_remove_socket(d->api);
     proxy_exiting(d->proxy);
 out:

@@ -23,7 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "daemon/browser.h"
+#include "proxy/browser.h"
 #include "http/front.h"
 #include "conf/keys.h"
 

@@ -1,4 +1,4 @@
-/* Fuzz target: the proxy's API translation (daemon/translate.c, reply.c,
+/* Fuzz target: the proxy's API translation (proxy/translate.c, reply.c,
  * sse.c). The input is a client's request body, a NUL, then a backend's
  * answer; its first two bytes pick the route, the content type and how
  * the answer is cut into reads. A backend is a process of the machine's
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/translate.h"
+#include "proxy/translate.h"
 
 static const char *const types[] = {"text/event-stream", "application/x-ndjson", "application/json",
                                     NULL};

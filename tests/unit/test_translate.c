@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "http/sse.h"
-#include "daemon/translate.h"
+#include "proxy/translate.h"
 
 struct got {
     char ev[8][64];

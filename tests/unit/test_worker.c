@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/worker.h"
+#include "park/worker.h"
 
 struct seen {
     struct event_base *base;

@@ -1,0 +1,34 @@
+/* browser: what the proxy's address answers a web browser, before any
+ * route: the Host must name the listener (a page elsewhere cannot point a
+ * name of its own at it, DNS rebinding); a page of another origin gets
+ * nothing unless `origins =` lists it (then CORS: its preflight answered,
+ * its answers readable); a browser's body to a model route is JSON, which
+ * no other site can send without that preflight. Clients that are not
+ * browsers (curl, the SDKs) send no Origin and are not changed by it. The
+ * rules, and the test that checks each, are in docs/security.md. */
+#ifndef VRAM_PROXY_BROWSER_H
+#define VRAM_PROXY_BROWSER_H
+
+#include <stdbool.h>
+
+struct browser;
+struct front_req;
+
+/* For a listener on host (an IPv4 address, as listen = says it). NULL on
+ * no memory. */
+struct browser *browser_new(const char *host);
+void browser_free(struct browser *b);
+
+/* Screens r (path: its URI without the query) under origins (an origins =
+ * list, "" none) and hosts (a hosts = list): true when it was answered
+ * here (refused in the route's dialect, or a CORS preflight), and the
+ * caller is done with it; false when it goes on to its route, its answers
+ * then carrying CORS headers when it came from an allowed origin. */
+bool browser_screen(const struct browser *b, const char *origins, const char *hosts,
+                    struct front_req *r, const char *path);
+
+/* Whether r came from a browser's page of this very address (an Origin
+ * equal to its Host), as the dashboard's own requests do. */
+bool browser_same_origin(const struct front_req *r);
+
+#endif

@@ -1,0 +1,25 @@
+/* ollamaroutes: Ollama's own routes on the proxy's address, answered by the
+ * daemon's model table (proxyops.h) and the models' files: GET and HEAD /
+ * ("Ollama is running"), /api/version, /api/tags, /api/ps, /api/show. It
+ * owns what it read of each model's file (details), read once per file
+ * version. */
+#ifndef VRAM_PROXY_OLLAMAROUTES_H
+#define VRAM_PROXY_OLLAMAROUTES_H
+
+#include <stdbool.h>
+
+#include "http/front.h"
+#include "proxy/proxyops.h"
+
+/* The version /api/version says: that of Ollama's API the proxy speaks. */
+#define OLLAMA_API_VERSION "0.11.0"
+
+struct ollamaroutes;
+
+/* ops: the daemon's table (proxyops.h), kept by the caller. */
+struct ollamaroutes *ollamaroutes_new(const struct proxyops *ops);
+
+/* Answers r when path is one of the routes above; false when it is not. */
+bool ollamaroutes_route(struct ollamaroutes *o, struct front_req *r, const char *path);
+
+#endif
