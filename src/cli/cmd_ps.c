@@ -1,5 +1,4 @@
 /* cmd_ps: `vram ps`, the models `vram serve` runs and where each one is. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,18 +12,29 @@
 #include "core/textsafe.h"
 #include "core/units.h"
 
-static int cmd_ps(int argc, char **argv);
+struct ps_opts {
+    bool json;
+    const char *socket;
+};
+
+static int cmd_ps(const void *opts, int argc, char **argv);
+
+#define O struct ps_opts
+static const struct cmd_opt ps_opts[] = {
+    {"json", 'j', CMD_FLAG(O, json), .help = "the models as JSON (schema: docs/json.md)"},
+    CMD_SOCKET_OPT(O, "the daemon's socket (default $VRAM_SOCKET, else a user daemon's in "
+                      "$XDG_RUNTIME_DIR/vram, else /run/vram/vram.sock)"),
+    CMD_COLOR_OPT,
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_ps_entry = {
     .name = "ps",
     .args = "[--json] [--socket PATH] [--color WHEN]",
     .summary = "the models vram serve runs: state, GPU, VRAM, host RAM, last use",
-    .help = "  -j, --json          the models as JSON (schema: docs/json.md)\n"
-            "  -s, --socket PATH   the daemon's socket (default $VRAM_SOCKET, else a user\n"
-            "                      daemon's in $XDG_RUNTIME_DIR/vram, else\n"
-            "                      /run/vram/vram.sock)\n"
-            "      --color WHEN    colour: auto (on a terminal, unless NO_COLOR is set),\n"
-            "                      always, never\n",
+    .opts = ps_opts,
+    .size = sizeof(struct ps_opts),
     .exec = cmd_ps,
 };
 
@@ -64,37 +74,12 @@ static const char *size_or_dash(json_t *v, char *buf, size_t len)
     return b > 0 ? units_fmt_size((uint64_t)b, buf, len) : "-";
 }
 
-static int cmd_ps(int argc, char **argv)
+static int cmd_ps(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"socket", required_argument, NULL, 's'},
-        {"color", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool json = false;
-    const char *sock = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "js:h", opts, NULL)) != -1) {
-        if (c == 'j')
-            json = true;
-        else if (c == 's')
-            sock = optarg;
-        else if (c == 'C') {
-            enum color_when w;
-            if (color_parse(optarg, &w) < 0)
-                return cmd_bad_usage(&cmd_ps_entry, "--color '%s': auto, always or never", optarg);
-            color_choose(w);
-        } else if (c == 'h') {
-            cmd_usage(&cmd_ps_entry, 0);
-            return 0;
-        } else
-            return cmd_bad_usage(&cmd_ps_entry, NULL);
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&cmd_ps_entry, "unexpected argument '%s'", argv[optind]);
+    (void)argc, (void)argv;
+    const struct ps_opts *o = opts;
+    bool json = o->json;
+    const char *sock = o->socket;
     char err[512];
     json_t *r;
     long st = client_call(client_socket(sock), "GET", "/v1/models", NULL, &r, err, sizeof err);

@@ -6,7 +6,6 @@
 
 #include <curses.h>
 #include <errno.h>
-#include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -23,17 +22,30 @@
 #include "host/proc.h"
 #include "probe/probe.h"
 
-static int cmd_top(int argc, char **argv);
+struct top_opts {
+    double interval;
+    const char *procroot;
+};
+
+static int cmd_top(const void *opts, int argc, char **argv);
+
+#define O struct top_opts
+static const struct cmd_opt top_opts[] = {
+    {"interval", 'd', CMD_SECONDS(O, interval, 0.1, 3600), .arg = "SECONDS",
+     .fix = "give seconds from 0.1 to 3600", .help = "refresh every SECONDS (0.1 to 3600; default 1)"},
+    {"proc-root", 0, CMD_STRING(O, procroot), .arg = "DIR",
+     .help = "read processes from DIR instead of /proc"},
+    CMD_COLOR_OPT,
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_top_entry = {
     .name = "top",
     .args = "[--interval SECONDS] [--proc-root DIR] [--color WHEN]",
     .summary = "live view of VRAM per GPU and per process",
-    .help = "  -d, --interval SECONDS  refresh every SECONDS (0.1 to 3600; default 1)\n"
-            "      --proc-root DIR     read processes from DIR instead of /proc\n"
-            "      --color WHEN        colour: auto (unless NO_COLOR is set), always, never\n"
-            "\n"
-            "Each GPU's bar splits its memory: r driver reserved, d desktop/display,\n"
+    .opts = top_opts,
+    .help = "Each GPU's bar splits its memory: r driver reserved, d desktop/display,\n"
             "w workloads, o other, u unattributed, . free. Memory is read every interval;\n"
             "process lists every 3 intervals; /proc/*/fd, modes and links every 10 s, to\n"
             "leave the driver alone.\n"
@@ -44,6 +56,8 @@ const struct cmd_entry cmd_top_entry = {
             "keys: up/down (j/k) select   s sort (memory, pid, name, gpu)   S reverse it\n"
             "      t send TERM   K send KILL (asks y/n; your own processes only unless\n"
             "      root)   + / - interval   ? or h help   q quit\n",
+    .size = sizeof(struct top_opts),
+    .defaults = &(const struct top_opts){.interval = 1.0, .procroot = "/proc"},
     .exec = cmd_top,
 };
 
@@ -220,48 +234,14 @@ static bool handle_key(struct top *t, int ch)
     return true;
 }
 
-static int cmd_top(int argc, char **argv)
+static int cmd_top(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"interval", required_argument, NULL, 'd'},
-        {"proc-root", required_argument, NULL, 'R'},
-        {"color", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    (void)argc, (void)argv;
+    const struct top_opts *o = opts;
     struct top t;
     memset(&t, 0, sizeof t);
-    t.interval = 1.0;
-    const char *procroot = "/proc";
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            if (units_parse_seconds(optarg, &t.interval) < 0 || t.interval < 0.1 ||
-                t.interval > 3600)
-                return cmd_bad_usage(&cmd_top_entry,
-                                     "--interval '%s': give seconds from 0.1 to 3600", optarg);
-            break;
-        case 'R':
-            procroot = optarg;
-            break;
-        case 'C': {
-            enum color_when w;
-            if (color_parse(optarg, &w) < 0)
-                return cmd_bad_usage(&cmd_top_entry, "--color '%s': auto, always or never", optarg);
-            color_choose(w);
-            break;
-        }
-        case 'h':
-            cmd_usage(&cmd_top_entry, 0);
-            return 0;
-        default:
-            return cmd_bad_usage(&cmd_top_entry, NULL);
-        }
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&cmd_top_entry, "unexpected argument '%s'", argv[optind]);
+    t.interval = o->interval;
+    const char *procroot = o->procroot;
     /* the driver first: without one, the hint for scripts would fail too */
     char err[512];
     struct probe *p;
