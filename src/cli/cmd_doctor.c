@@ -61,73 +61,86 @@ const struct cmd_entry cmd_doctor_entry = {
     .exec = cmd_doctor,
 };
 
+static void say_json(const struct doc_finding *f, size_t n, int warnings)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(
+            arr, json_pack("{s:s, s:s, s:o, s:o, s:I, s:s, s:s}", "kind",
+                           doctor_kind_name(f[i].kind), "level",
+                           f[i].level == DOC_WARN ? "warning" : "info", "gpu",
+                           f[i].gpu >= 0 ? json_integer(f[i].gpu) : json_null(), "pid",
+                           f[i].pid ? json_integer(f[i].pid) : json_null(), "bytes",
+                           (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
+    json_t *doc = json_pack("{s:i, s:o, s:i}", "schema", DOCTOR_JSON_SCHEMA, "findings", arr,
+                            "warnings", warnings);
+    json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS);
+    fputc('\n', stdout);
+    json_decref(doc);
+}
+
+static void say_text(const struct doc_finding *f, size_t n, int warnings)
+{
+    bool col = color_on(stdout);
+    const char *warn = col ? "\033[1;33m!\033[0m" : "!", *dim = col ? "\033[2m" : "",
+               *off = col ? "\033[0m" : "";
+    for (size_t i = 0; i < n; i++) {
+        const char *mark = f[i].level == DOC_WARN ? warn : "-";
+        if (f[i].gpu >= 0)
+            printf("%s GPU %d: %s\n", mark, f[i].gpu, f[i].what);
+        else
+            printf("%s %s\n", mark, f[i].what);
+        printf("      %sfix:%s %s\n", dim, off, f[i].fix);
+    }
+    printf(warnings ? "%d thing%s to do\n" : "nothing to do\n", warnings, warnings == 1 ? "" : "s");
+}
+
+/* One snapshot, or a watch of --idle's length. 0, or 1 said. */
+static int look(struct probe *p, struct snap *s, double idle)
+{
+    char err[512];
+    if (idle > 0 && idlewatch_run(p, s, idle, err, sizeof err) < 0) {
+        fprintf(stderr, "vram doctor: --idle: %s\n", err);
+        return 1;
+    }
+    if (idle <= 0)
+        probe_sample(p, s, PROBE_ALL, clock_wall_ms());
+    return 0;
+}
+
 static int cmd_doctor(const void *opts, int argc, char **argv)
 {
     (void)argc, (void)argv;
     const struct doctor_opts *o = opts;
-    bool json = o->json;
-    double idle = o->idle;
-    const char *procroot = o->procroot, *sysroot = o->sysroot;
     char err[512];
     struct probe *p;
-    int rc = probe_open(&p, procroot, err, sizeof err);
+    int rc = probe_open(&p, o->procroot, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_doctor_entry, err, rc);
     struct snap s;
     memset(&s, 0, sizeof s);
-    if (idle > 0) {
-        if (idlewatch_run(p, &s, idle, err, sizeof err) < 0) {
-            fprintf(stderr, "vram doctor: --idle: %s\n", err);
-            snap_free(&s);
-            probe_close(p);
-            return 1;
-        }
-    } else {
-        probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
+    if (look(p, &s, o->idle)) {
+        snap_free(&s);
+        probe_close(p);
+        return 1;
     }
-    if (!strcmp(procroot, "/proc")) /* vram serve's models, the daemon's to stop */
+    if (!strcmp(o->procroot, "/proc")) /* vram serve's models, the daemon's to stop */
         served_mark(&s);
     struct doc_host host;
     memset(&host, 0, sizeof host);
-    host.igpu = sysgpu_other_gpu(sysroot, host.igpu_name, sizeof host.igpu_name);
-    host.mps_pid = sysgpu_find_process(procroot, "nvidia-cuda-mps-control");
-    host.idle_s = idle;
+    host.igpu = sysgpu_other_gpu(o->sysroot, host.igpu_name, sizeof host.igpu_name);
+    host.mps_pid = sysgpu_find_process(o->procroot, "nvidia-cuda-mps-control");
+    host.idle_s = o->idle;
     host.now_ms = clock_wall_ms();
     struct doc_finding f[128];
     size_t n = doctor_examine(&s, &host, f, 128);
     int warnings = 0;
     for (size_t i = 0; i < n; i++)
         warnings += f[i].level == DOC_WARN;
-    if (json) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(
-                arr, json_pack("{s:s, s:s, s:o, s:o, s:I, s:s, s:s}", "kind",
-                               doctor_kind_name(f[i].kind), "level",
-                               f[i].level == DOC_WARN ? "warning" : "info", "gpu",
-                               f[i].gpu >= 0 ? json_integer(f[i].gpu) : json_null(), "pid",
-                               f[i].pid ? json_integer(f[i].pid) : json_null(), "bytes",
-                               (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
-        json_t *doc = json_pack("{s:i, s:o, s:i}", "schema", DOCTOR_JSON_SCHEMA, "findings", arr,
-                                "warnings", warnings);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS);
-        fputc('\n', stdout);
-        json_decref(doc);
-    } else {
-        bool col = color_on(stdout);
-        const char *warn = col ? "\033[1;33m!\033[0m" : "!", *dim = col ? "\033[2m" : "",
-                   *off = col ? "\033[0m" : "";
-        for (size_t i = 0; i < n; i++) {
-            const char *mark = f[i].level == DOC_WARN ? warn : "-";
-            if (f[i].gpu >= 0)
-                printf("%s GPU %d: %s\n", mark, f[i].gpu, f[i].what);
-            else
-                printf("%s %s\n", mark, f[i].what);
-            printf("      %sfix:%s %s\n", dim, off, f[i].fix);
-        }
-        printf(warnings ? "%d thing%s to do\n" : "nothing to do\n", warnings,
-               warnings == 1 ? "" : "s");
-    }
+    if (o->json)
+        say_json(f, n, warnings);
+    else
+        say_text(f, n, warnings);
     snap_free(&s);
     probe_exiting(p);
     probe_close(p);

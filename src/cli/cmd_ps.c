@@ -74,27 +74,50 @@ static const char *size_or_dash(json_t *v, char *buf, size_t len)
     return b > 0 ? units_fmt_size((uint64_t)b, buf, len) : "-";
 }
 
-static int cmd_ps(const void *opts, int argc, char **argv)
+/* Where a model came from: the configuration, or a store discover = read
+ * (with what it was last started with). */
+static void source(json_t *m, char *from, size_t len)
 {
-    (void)argc, (void)argv;
-    const struct ps_opts *o = opts;
-    bool json = o->json;
-    const char *sock = o->socket;
-    char err[512];
-    json_t *r;
-    long st = client_call(client_socket(sock), "GET", "/v1/models", NULL, &r, err, sizeof err);
-    if (st != 200) {
-        fprintf(stderr, "vram ps: %s\n", st < 0 ? err : "the daemon refused the request");
-        json_decref(r);
-        return 1;
-    }
-    if (json) {
-        json_object_set_new(r, "schema", json_integer(PS_JSON_SCHEMA));
-        json_dumpf(r, stdout, JSON_INDENT(2) | RENDER_JSON_REALS | JSON_PRESERVE_ORDER);
-        fputc('\n', stdout);
-        json_decref(r);
-        return 0;
-    }
+    const char *src = json_string_value(json_object_get(m, "source"));
+    json_t *ctx = json_object_get(m, "ctx");
+    if (src && json_is_integer(ctx))
+        snprintf(from, len, "%s -c %lld -ngl %lld/%lld", src, (long long)json_integer_value(ctx),
+                 (long long)json_integer_value(json_object_get(m, "ngl")),
+                 (long long)json_integer_value(json_object_get(m, "layers")));
+    else
+        snprintf(from, len, "%s", src ? src : "config");
+    textsafe(from);
+}
+
+/* One model's line, its name in a column w wide. */
+static void row(json_t *m, int w, bool col)
+{
+    char g[8] = "-", v[32], h[32], a[32], from[96];
+    if (json_is_integer(json_object_get(m, "gpu")))
+        snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
+    /* names, states and errors (a model's last log line) as the daemon
+     * sent them, made safe to print */
+    char name[256], state[32], sw[32], error[1024];
+    const char *s_name = json_string_value(json_object_get(m, "name")),
+               *s_state = json_string_value(json_object_get(m, "state")),
+               *s_sw = json_string_value(json_object_get(m, "swap")),
+               *s_err = json_string_value(json_object_get(m, "error"));
+    textsafe_copy(s_name ? s_name : "?", SIZE_MAX, name, sizeof name);
+    textsafe_copy(s_state ? s_state : "?", SIZE_MAX, state, sizeof state);
+    textsafe_copy(s_sw ? s_sw : "-", SIZE_MAX, sw, sizeof sw);
+    textsafe_copy(s_err ? s_err : "", SIZE_MAX, error, sizeof error);
+    source(m, from, sizeof from);
+    printf("%-*s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %-8lld %s%s%s\n", w, name,
+           col ? state_color(state) : "", state, col ? "\033[0m" : "", g,
+           size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),
+           size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw,
+           ago(json_object_get(m, "last_used_ms"), a, sizeof a),
+           (long long)json_integer_value(json_object_get(m, "restarts")), from,
+           *error ? "   " : "", error);
+}
+
+static void table(json_t *r)
+{
     bool col = color_on(stdout);
     size_t i;
     json_t *m;
@@ -108,42 +131,27 @@ static int cmd_ps(const void *opts, int argc, char **argv)
     printf("%s%-*s %-10s %-4s %-9s %-9s %-10s %-10s %-8s %s%s\n", col ? "\033[1m" : "", w, "MODEL",
            "STATE", "GPU", "VRAM", "HOST RAM", "SWAP", "LAST USED", "RESTARTS", "FROM",
            col ? "\033[0m" : "");
-    json_array_foreach(json_object_get(r, "models"), i, m)
-    {
-        char g[8] = "-", v[32], h[32], a[32];
-        if (json_is_integer(json_object_get(m, "gpu")))
-            snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
-        /* names, states and errors (a model's last log line) as the
-         * daemon sent them, made safe to print */
-        char name[256], state[32], sw[32], error[1024];
-        const char *s_name = json_string_value(json_object_get(m, "name")),
-                   *s_state = json_string_value(json_object_get(m, "state")),
-                   *s_sw = json_string_value(json_object_get(m, "swap")),
-                   *s_err = json_string_value(json_object_get(m, "error"));
-        textsafe_copy(s_name ? s_name : "?", SIZE_MAX, name, sizeof name);
-        textsafe_copy(s_state ? s_state : "?", SIZE_MAX, state, sizeof state);
-        textsafe_copy(s_sw ? s_sw : "-", SIZE_MAX, sw, sizeof sw);
-        textsafe_copy(s_err ? s_err : "", SIZE_MAX, error, sizeof error);
-        /* where it came from: the configuration, or a store discover = read
-         * (with what it was last started with) */
-        char from[96];
-        const char *src = json_string_value(json_object_get(m, "source"));
-        json_t *ctx = json_object_get(m, "ctx");
-        if (src && json_is_integer(ctx))
-            snprintf(from, sizeof from, "%s -c %lld -ngl %lld/%lld", src,
-                     (long long)json_integer_value(ctx),
-                     (long long)json_integer_value(json_object_get(m, "ngl")),
-                     (long long)json_integer_value(json_object_get(m, "layers")));
-        else
-            snprintf(from, sizeof from, "%s", src ? src : "config");
-        textsafe(from);
-        printf("%-*s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %-8lld %s%s%s\n", w, name,
-               col ? state_color(state) : "", state, col ? "\033[0m" : "", g,
-               size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),
-               size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw,
-               ago(json_object_get(m, "last_used_ms"), a, sizeof a),
-               (long long)json_integer_value(json_object_get(m, "restarts")), from,
-               *error ? "   " : "", error);
+    json_array_foreach(json_object_get(r, "models"), i, m) row(m, w, col);
+}
+
+static int cmd_ps(const void *opts, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const struct ps_opts *o = opts;
+    char err[512];
+    json_t *r;
+    long st = client_call(client_socket(o->socket), "GET", "/v1/models", NULL, &r, err, sizeof err);
+    if (st != 200) {
+        fprintf(stderr, "vram ps: %s\n", st < 0 ? err : "the daemon refused the request");
+        json_decref(r);
+        return 1;
+    }
+    if (o->json) {
+        json_object_set_new(r, "schema", json_integer(PS_JSON_SCHEMA));
+        json_dumpf(r, stdout, JSON_INDENT(2) | RENDER_JSON_REALS | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+    } else {
+        table(r);
     }
     json_decref(r);
     return 0;

@@ -234,6 +234,76 @@ static bool handle_key(struct top *t, int ch)
     return true;
 }
 
+/* The terminal taken over by curses, in colour when it can. */
+static void screen_open(struct top *t)
+{
+    /* only top needs the locale (ncurses draws the bars in UTF-8): the
+     * other commands skip loading it, and print numbers the same anywhere */
+    setlocale(LC_CTYPE, "");
+    t->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    initscr();
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    t->color = has_colors() && color_on(stdout);
+    if (t->color) {
+        start_color();
+        use_default_colors();
+    }
+}
+
+/* What the next sample reads: memory every interval, process lists every
+ * 3 intervals (5 s at most), the costly refreshes every 10 s, 5 s apart so
+ * that no one sample pays for both (bench/RESULTS.md: under 1 ms of CPU
+ * each). */
+struct cadence {
+    uint64_t procs, holders, slow; /* when each was last read */
+};
+
+static unsigned sample_what(struct cadence *c, uint64_t now, uint64_t step)
+{
+    unsigned what = PROBE_MEMORY;
+    if (!c->procs || now - c->procs >= 3 * step || now - c->procs >= 5000)
+        what |= PROBE_PROCS, c->procs = now;
+    if (!c->slow || now - c->slow >= 10000)
+        what |= PROBE_SLOW, c->slow = now;
+    if (!c->holders)
+        what |= PROBE_HOLDERS, c->holders = now - 5000;
+    else if (now - c->holders >= 10000)
+        what |= PROBE_HOLDERS, c->holders = now;
+    return what;
+}
+
+/* Samples and draws every interval, and answers keys, until q. */
+static void top_loop(struct top *t, struct probe *p)
+{
+    struct cadence c = {0};
+    uint64_t next = 0;
+    for (;;) {
+        uint64_t now = clock_mono_ms();
+        if (now >= next) {
+            uint64_t step = (uint64_t)(t->interval * 1000);
+            unsigned what = sample_what(&c, now, step);
+            if (probe_sample(p, &t->snap, what, clock_wall_ms()) == VRAM_OK) {
+                record_history(t);
+                if (what & PROBE_PROCS)
+                    rebuild_rows(t);
+            }
+            next = now + step;
+            top_draw(t);
+        }
+        int wait = (int)(next > now ? next - now : 0);
+        timeout(wait > 1000 ? 1000 : wait);
+        int ch = getch();
+        if (ch == ERR)
+            continue;
+        if (!handle_key(t, ch))
+            break;
+        top_draw(t);
+    }
+}
+
 static int cmd_top(const void *opts, int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -241,11 +311,10 @@ static int cmd_top(const void *opts, int argc, char **argv)
     struct top t;
     memset(&t, 0, sizeof t);
     t.interval = o->interval;
-    const char *procroot = o->procroot;
     /* the driver first: without one, the hint for scripts would fail too */
     char err[512];
     struct probe *p;
-    int rc = probe_open(&p, procroot, err, sizeof err);
+    int rc = probe_open(&p, o->procroot, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_top_entry, err, rc);
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -256,55 +325,8 @@ static int cmd_top(const void *opts, int argc, char **argv)
         return 2;
     }
     t.uid = getuid();
-    /* only top needs the locale (ncurses draws the bars in UTF-8): the
-     * other commands skip loading it, and print numbers the same anywhere */
-    setlocale(LC_CTYPE, "");
-    t.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-
-    initscr();
-    cbreak();
-    noecho();
-    keypad(stdscr, TRUE);
-    curs_set(0);
-    t.color = has_colors() && color_on(stdout);
-    if (t.color) {
-        start_color();
-        use_default_colors();
-    }
-
-    uint64_t next = 0, last_procs = 0, last_holders = 0, last_slow = 0;
-    for (;;) {
-        uint64_t now = clock_mono_ms();
-        if (now >= next) {
-            uint64_t step = (uint64_t)(t.interval * 1000);
-            unsigned what = PROBE_MEMORY;
-            if (!last_procs || now - last_procs >= 3 * step || now - last_procs >= 5000)
-                what |= PROBE_PROCS, last_procs = now;
-            /* the two costly refreshes are 5 s apart, so that no one sample
-             * pays for both (bench/RESULTS.md: under 1 ms of CPU each) */
-            if (!last_slow || now - last_slow >= 10000)
-                what |= PROBE_SLOW, last_slow = now;
-            if (!last_holders)
-                what |= PROBE_HOLDERS, last_holders = now - 5000;
-            else if (now - last_holders >= 10000)
-                what |= PROBE_HOLDERS, last_holders = now;
-            if (probe_sample(p, &t.snap, what, clock_wall_ms()) == VRAM_OK) {
-                record_history(&t);
-                if (what & PROBE_PROCS)
-                    rebuild_rows(&t);
-            }
-            next = now + step;
-            top_draw(&t);
-        }
-        int wait = (int)(next > now ? next - now : 0);
-        timeout(wait > 1000 ? 1000 : wait);
-        int ch = getch();
-        if (ch == ERR)
-            continue;
-        if (!handle_key(&t, ch))
-            break;
-        top_draw(&t);
-    }
+    screen_open(&t);
+    top_loop(&t, p);
     endwin();
     probe_exiting(p);
     free(t.rows);
