@@ -17,8 +17,8 @@
 #include "cli/target.h"
 #include "core/err.h"
 #include "core/units.h"
-#include "park/ckpt.h"
-#include "park/park.h"
+#include "move/ckpt.h"
+#include "move/move.h"
 #include "host/pidref.h"
 #include "host/proc.h"
 #include "probe/probe.h"
@@ -91,7 +91,7 @@ struct job {
     struct ckpt *ck;   /* NULL: not needed, or missing (why says) */
     struct snap s;
     char why[512];
-    struct park_result pr;
+    struct move_result pr;
 };
 
 /* Where pid's memory is: the GPU and the bytes, from one snapshot. */
@@ -202,12 +202,12 @@ static void suspend_say(struct job *j, size_t g, uint64_t bytes, uint64_t ms)
     size_t g2;
     uint64_t left = 0;
     find_proc(&j->s, j->pid, &g2, &left);
-    const struct park_result *pr = &j->pr;
+    const struct move_result *pr = &j->pr;
     char b[32], l[32];
     printf("suspended pid %d (%s path) in %.2f s: it held %s on GPU %zu, now %s\n", j->pid,
-           park_path_name(pr->path), (double)ms / 1000, units_fmt_size(bytes, b, sizeof b), g,
+           move_path_name(pr->path), (double)ms / 1000, units_fmt_size(bytes, b, sizeof b), g,
            units_fmt_size(left, l, sizeof l));
-    if (pr->path == PARK_FAST)
+    if (pr->path == MOVE_FAST)
         printf("  fast swap: %u allocations, %s moved out in %.3f s (each released as soon as "
                "it was copied); waiting for its work %.3f s, host pool grown %.3f s\n",
                pr->fast.allocations, units_fmt_size(pr->fast.bytes, b, sizeof b),
@@ -223,7 +223,7 @@ static int suspend_pid(const struct suspend_opts *o, int pid)
     int rc = job_hold(&j, &cmd_suspend_entry, pid);
     if (rc)
         return rc;
-    bool fast = !o->driver && park_probe(pid, &j.pr) == PARK_FAST;
+    bool fast = !o->driver && move_probe(pid, &j.pr) == MOVE_FAST;
     if ((rc = job_open(&j, !fast)))
         return rc;
     size_t g;
@@ -235,7 +235,7 @@ static int suspend_pid(const struct suspend_opts *o, int pid)
     char what[64], err[512];
     snprintf(what, sizeof what, "suspending pid %d", pid);
     progress_start(&bar, what);
-    int moved = park_suspend(j.ck, j.why, pid, (unsigned)(o->timeout * 1000), o->driver, NULL,
+    int moved = move_suspend(j.ck, j.why, pid, (unsigned)(o->timeout * 1000), o->driver, NULL,
                              &j.pr, err, sizeof err);
     progress_stop(&bar);
     if (moved < 0) {
@@ -300,11 +300,11 @@ static void resume_say(struct job *j, uint64_t bytes, uint64_t ms)
     size_t g = 0;
     uint64_t now_bytes = bytes;
     find_proc(&j->s, j->pid, &g, &now_bytes);
-    const struct park_result *pr = &j->pr;
+    const struct move_result *pr = &j->pr;
     char b[32];
     printf("resumed pid %d on GPU %zu (%s path): %s back in %.2f s\n", j->pid, g,
-           park_path_name(pr->path), units_fmt_size(now_bytes, b, sizeof b), (double)ms / 1000);
-    if (pr->path == PARK_FAST)
+           move_path_name(pr->path), units_fmt_size(now_bytes, b, sizeof b), (double)ms / 1000);
+    if (pr->path == MOVE_FAST)
         printf("  fast swap: %u allocations, %s made, mapped and copied back in %.3f s\n",
                pr->fast.allocations, units_fmt_size(pr->fast.bytes, b, sizeof b),
                (double)pr->fast.copy_ms / 1000);
@@ -316,7 +316,7 @@ static int resume_pid(const struct suspend_opts *o, int pid)
     int rc = job_hold(&j, &cmd_resume_entry, pid);
     if (rc)
         return rc;
-    park_probe(pid, &j.pr);
+    move_probe(pid, &j.pr);
     bool fast = strcmp(j.pr.fast.state, "suspended") == 0;
     if ((rc = job_open(&j, !fast)))
         return rc;
@@ -330,7 +330,7 @@ static int resume_pid(const struct suspend_opts *o, int pid)
     char what[64];
     snprintf(what, sizeof what, "resuming pid %d", pid);
     progress_start(&bar, what);
-    int moved = park_resume(j.ck, j.why, pid, to ? from : NULL, to, NULL, &j.pr, err, sizeof err);
+    int moved = move_resume(j.ck, j.why, pid, to ? from : NULL, to, NULL, &j.pr, err, sizeof err);
     progress_stop(&bar);
     if (moved < 0) {
         fprintf(stderr, "vram resume: %s%s\n", err,

@@ -27,7 +27,7 @@
 #include "daemon/proxy.h"
 #include "daemon/super.h"
 #include "daemon/table.h"
-#include "park/ckpt.h"
+#include "move/ckpt.h"
 #include "probe/probe.h"
 
 /* preload = : the models started with the daemon (llama-swap's
