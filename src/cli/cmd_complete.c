@@ -1,11 +1,10 @@
 /* cmd_complete: `vram complete WHAT`, the words the shell completions
  * (completions/) offer, from the program itself so that they never fall
- * behind it: the commands of the table, a command's options (read from its
- * own usage and help), the daemon's models, the GPU processes of this user
+ * behind it: the commands of the table, a command's options (those its
+ * entry declares), the daemon's models, the GPU processes of this user
  * and the processes vram suspend left suspended. Hidden from the list of
  * commands; prints nothing at all when it cannot answer (a completion must
  * not write on the user's command line). */
-#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,40 +17,30 @@
 #include "ipc/group.h"
 #include "probe/probe.h"
 
-static int cmd_complete(int argc, char **argv);
+static int cmd_complete(const void *opts, int argc, char **argv);
 
 const struct cmd_entry cmd_complete_entry = {
     .name = "complete",
     .args = "commands | options COMMAND | models [SOCKET] | pids | suspended",
     .summary = "words for the shell completions",
-    .help = "  commands           the commands\n"
+    .intro = "  commands           the commands\n"
             "  options COMMAND    the long options of COMMAND\n"
             "  models [SOCKET]    the models of the running vram serve\n"
             "  pids               GPU processes you may suspend: PID, a tab, the name\n"
             "  suspended          processes vram suspend left suspended, the same way\n",
+    .max_operands = 2,
     .exec = cmd_complete,
     .hidden = true,
 };
 
-/* Every --word in text, once (seen collects them, space-separated). */
-static void options_in(const char *text, char *seen, size_t len)
+/* The long options e declares, and --help. */
+static int options(const struct cmd_entry *e)
 {
-    for (const char *p = text; (p = strstr(p, "--")); p += 2) {
-        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '-'))
-            continue;
-        size_t n = 2;
-        while (isalnum((unsigned char)p[n]) || (p[n] == '-' && isalnum((unsigned char)p[n + 1])))
-            n++;
-        if (n == 2 || n > 40)
-            continue;
-        char word[48];
-        snprintf(word, sizeof word, " %.*s ", (int)n, p);
-        if (strstr(seen, word))
-            continue;
-        if (strlen(seen) + n + 2 < len)
-            strcat(seen, word + 1);
-        printf("%.*s\n", (int)n, p);
-    }
+    for (const struct cmd_opt *o = e->opts; o && o->name; o++)
+        if (o->help)
+            printf("--%s\n", o->name);
+    printf("--help\n");
+    return 0;
 }
 
 static int models(const char *sock)
@@ -120,30 +109,24 @@ static int suspended(void)
     return 0;
 }
 
-static int cmd_complete(int argc, char **argv)
+static int cmd_complete(const void *opts, int argc, char **argv)
 {
-    if (argc < 2)
+    (void)opts;
+    if (argc < 1)
         return cmd_bad_usage(&cmd_complete_entry, "complete what?");
-    const char *what = argv[1];
+    const char *what = argv[0];
     if (!strcmp(what, "commands")) {
         for (size_t i = 0; i < cmd_count; i++)
             if (!cmd_table[i]->hidden)
                 printf("%s\n", cmd_table[i]->name);
         return 0;
     }
-    if (!strcmp(what, "options") && argc == 3) {
-        const struct cmd_entry *e = cmd_find(argv[2]);
-        if (!e)
-            return 0;
-        char seen[2048] = " ";
-        options_in(e->args, seen, sizeof seen);
-        options_in(e->help ? e->help : "", seen, sizeof seen);
-        if (!strstr(seen, " --help "))
-            printf("--help\n");
-        return 0;
+    if (!strcmp(what, "options") && argc == 2) {
+        const struct cmd_entry *e = cmd_find(argv[1]);
+        return e ? options(e) : 0;
     }
     if (!strcmp(what, "models"))
-        return models(argc > 2 ? argv[2] : NULL);
+        return models(argc > 1 ? argv[1] : NULL);
     if (!strcmp(what, "pids"))
         return pids();
     if (!strcmp(what, "suspended"))

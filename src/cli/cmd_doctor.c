@@ -1,6 +1,5 @@
 /* cmd_doctor: `vram doctor`, one report of what wastes this machine's VRAM,
  * each finding with its cost and its fix. Changes nothing. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,24 +16,39 @@
 #include "cli/served.h"
 #include "probe/probe.h"
 
-static int cmd_doctor(int argc, char **argv);
+struct doctor_opts {
+    bool json;
+    double idle; /* 0: not asked */
+    const char *procroot, *sysroot;
+};
+
+static int cmd_doctor(const void *opts, int argc, char **argv);
 
 /* docs/json.md: bumped on any incompatible change of --json */
 #define DOCTOR_JSON_SCHEMA 1
+
+#define O struct doctor_opts
+static const struct cmd_opt doctor_opts[] = {
+    {"json", 'j', CMD_FLAG(O, json), .help = "the findings as JSON (schema: docs/json.md)"},
+    {"idle", 'i', CMD_SECONDS(O, idle, 1, 86400), .arg = "DURATION",
+     .fix = "a duration from 1s to 24h, like 30s or 10m",
+     .help = "also watch the GPUs this long (30s, 10m) and report processes that hold memory "
+             "but did no GPU work"},
+    {"proc-root", 0, CMD_STRING(O, procroot), .arg = "DIR",
+     .help = "read processes from DIR instead of /proc"},
+    {"sys-root", 0, CMD_STRING(O, sysroot), .arg = "DIR",
+     .help = "read devices from DIR instead of /sys"},
+    CMD_COLOR_OPT,
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_doctor_entry = {
     .name = "doctor",
     .args = "[--json] [--idle DURATION] [--proc-root DIR] [--sys-root DIR] [--color WHEN]",
     .summary = "what wastes this machine's VRAM, and how to get it back",
-    .help = "  -j, --json            the findings as JSON (schema: docs/json.md)\n"
-            "  -i, --idle DURATION   also watch the GPUs this long (30s, 10m) and report\n"
-            "                        processes that hold memory but did no GPU work\n"
-            "      --proc-root DIR   read processes from DIR instead of /proc\n"
-            "      --sys-root DIR    read devices from DIR instead of /sys\n"
-            "      --color WHEN      colour: auto (on a terminal, unless NO_COLOR is set),\n"
-            "                        always, never\n"
-            "\n"
-            "Looks for: VRAM held by the desktop (and whether another GPU could drive\n"
+    .opts = doctor_opts,
+    .help = "Looks for: VRAM held by the desktop (and whether another GPU could drive\n"
             "it), the driver's reserve, memory no visible process holds, defunct and\n"
             "stopped processes holding memory, high power at idle, persistence mode,\n"
             "compute mode, MIG, an MPS daemon. Changes nothing: vram reclaim and\n"
@@ -42,119 +56,91 @@ const struct cmd_entry cmd_doctor_entry = {
             "\n"
             "Exit status: 0 when nothing needs doing, 1 when something does (a warning),\n"
             "2 for bad usage, 3 without a GPU driver.\n",
+    .size = sizeof(struct doctor_opts),
+    .defaults = &(const struct doctor_opts){.procroot = "/proc", .sysroot = "/sys"},
     .exec = cmd_doctor,
 };
 
-static int cmd_doctor(int argc, char **argv)
+static void say_json(const struct doc_finding *f, size_t n, int warnings)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"idle", required_argument, NULL, 'i'},
-        {"proc-root", required_argument, NULL, 'R'},
-        {"sys-root", required_argument, NULL, 'S'},
-        {"color", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool json = false;
-    double idle = 0;
-    const char *procroot = "/proc", *sysroot = "/sys";
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "ji:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = true;
-            break;
-        case 'i':
-            if (units_parse_seconds(optarg, &idle) < 0 || idle <= 0 || idle > 86400)
-                return cmd_bad_usage(&cmd_doctor_entry,
-                                     "--idle '%s': a duration from 1s to 24h, like 30s or 10m",
-                                     optarg);
-            break;
-        case 'R':
-            procroot = optarg;
-            break;
-        case 'S':
-            sysroot = optarg;
-            break;
-        case 'C': {
-            enum color_when w;
-            if (color_parse(optarg, &w) < 0)
-                return cmd_bad_usage(&cmd_doctor_entry, "--color '%s': auto, always or never",
-                                     optarg);
-            color_choose(w);
-            break;
-        }
-        case 'h':
-            cmd_usage(&cmd_doctor_entry, 0);
-            return 0;
-        default:
-            return cmd_bad_usage(&cmd_doctor_entry, NULL);
-        }
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(
+            arr, json_pack("{s:s, s:s, s:o, s:o, s:I, s:s, s:s}", "kind",
+                           doctor_kind_name(f[i].kind), "level",
+                           f[i].level == DOC_WARN ? "warning" : "info", "gpu",
+                           f[i].gpu >= 0 ? json_integer(f[i].gpu) : json_null(), "pid",
+                           f[i].pid ? json_integer(f[i].pid) : json_null(), "bytes",
+                           (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
+    json_t *doc = json_pack("{s:i, s:o, s:i}", "schema", DOCTOR_JSON_SCHEMA, "findings", arr,
+                            "warnings", warnings);
+    json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS);
+    fputc('\n', stdout);
+    json_decref(doc);
+}
+
+static void say_text(const struct doc_finding *f, size_t n, int warnings)
+{
+    bool col = color_on(stdout);
+    const char *warn = col ? "\033[1;33m!\033[0m" : "!", *dim = col ? "\033[2m" : "",
+               *off = col ? "\033[0m" : "";
+    for (size_t i = 0; i < n; i++) {
+        const char *mark = f[i].level == DOC_WARN ? warn : "-";
+        if (f[i].gpu >= 0)
+            printf("%s GPU %d: %s\n", mark, f[i].gpu, f[i].what);
+        else
+            printf("%s %s\n", mark, f[i].what);
+        printf("      %sfix:%s %s\n", dim, off, f[i].fix);
     }
-    if (optind < argc)
-        return cmd_bad_usage(&cmd_doctor_entry, "unexpected argument '%s'", argv[optind]);
+    printf(warnings ? "%d thing%s to do\n" : "nothing to do\n", warnings, warnings == 1 ? "" : "s");
+}
+
+/* One snapshot, or a watch of --idle's length. 0, or 1 said. */
+static int look(struct probe *p, struct snap *s, double idle)
+{
+    char err[512];
+    if (idle > 0 && idlewatch_run(p, s, idle, err, sizeof err) < 0) {
+        fprintf(stderr, "vram doctor: --idle: %s\n", err);
+        return 1;
+    }
+    if (idle <= 0)
+        probe_sample(p, s, PROBE_ALL, clock_wall_ms());
+    return 0;
+}
+
+static int cmd_doctor(const void *opts, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const struct doctor_opts *o = opts;
     char err[512];
     struct probe *p;
-    int rc = probe_open(&p, procroot, err, sizeof err);
+    int rc = probe_open(&p, o->procroot, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_doctor_entry, err, rc);
     struct snap s;
     memset(&s, 0, sizeof s);
-    if (idle > 0) {
-        if (idlewatch_run(p, &s, idle, err, sizeof err) < 0) {
-            fprintf(stderr, "vram doctor: --idle: %s\n", err);
-            snap_free(&s);
-            probe_close(p);
-            return 1;
-        }
-    } else {
-        probe_sample(p, &s, PROBE_ALL, clock_wall_ms());
+    if (look(p, &s, o->idle)) {
+        snap_free(&s);
+        probe_close(p);
+        return 1;
     }
-    if (!strcmp(procroot, "/proc")) /* vram serve's models, the daemon's to stop */
+    if (!strcmp(o->procroot, "/proc")) /* vram serve's models, the daemon's to stop */
         served_mark(&s);
     struct doc_host host;
     memset(&host, 0, sizeof host);
-    host.igpu = sysgpu_other_gpu(sysroot, host.igpu_name, sizeof host.igpu_name);
-    host.mps_pid = sysgpu_find_process(procroot, "nvidia-cuda-mps-control");
-    host.idle_s = idle;
+    host.igpu = sysgpu_other_gpu(o->sysroot, host.igpu_name, sizeof host.igpu_name);
+    host.mps_pid = sysgpu_find_process(o->procroot, "nvidia-cuda-mps-control");
+    host.idle_s = o->idle;
     host.now_ms = clock_wall_ms();
     struct doc_finding f[128];
     size_t n = doctor_examine(&s, &host, f, 128);
     int warnings = 0;
     for (size_t i = 0; i < n; i++)
         warnings += f[i].level == DOC_WARN;
-    if (json) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(
-                arr, json_pack("{s:s, s:s, s:o, s:o, s:I, s:s, s:s}", "kind",
-                               doctor_kind_name(f[i].kind), "level",
-                               f[i].level == DOC_WARN ? "warning" : "info", "gpu",
-                               f[i].gpu >= 0 ? json_integer(f[i].gpu) : json_null(), "pid",
-                               f[i].pid ? json_integer(f[i].pid) : json_null(), "bytes",
-                               (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
-        json_t *doc = json_pack("{s:i, s:o, s:i}", "schema", DOCTOR_JSON_SCHEMA, "findings", arr,
-                                "warnings", warnings);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS);
-        fputc('\n', stdout);
-        json_decref(doc);
-    } else {
-        bool col = color_on(stdout);
-        const char *warn = col ? "\033[1;33m!\033[0m" : "!", *dim = col ? "\033[2m" : "",
-                   *off = col ? "\033[0m" : "";
-        for (size_t i = 0; i < n; i++) {
-            const char *mark = f[i].level == DOC_WARN ? warn : "-";
-            if (f[i].gpu >= 0)
-                printf("%s GPU %d: %s\n", mark, f[i].gpu, f[i].what);
-            else
-                printf("%s %s\n", mark, f[i].what);
-            printf("      %sfix:%s %s\n", dim, off, f[i].fix);
-        }
-        printf(warnings ? "%d thing%s to do\n" : "nothing to do\n", warnings,
-               warnings == 1 ? "" : "s");
-    }
+    if (o->json)
+        say_json(f, n, warnings);
+    else
+        say_text(f, n, warnings);
     snap_free(&s);
     probe_exiting(p);
     probe_close(p);

@@ -2,7 +2,6 @@
  * Linux: the other GPU drives the desktop, the NVIDIA card only computes.
  * Shows the plan first and acts only with --yes; `off` restores exactly
  * what `on` replaced. --root points it at a test or review tree. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,24 +13,39 @@
 #include "host/display.h"
 #include "host/rootfs.h"
 
-static int cmd_headless(int argc, char **argv);
+struct headless_opts {
+    bool yes, show;
+    const char *root;
+};
+
+static int cmd_headless(const void *opts, int argc, char **argv);
+
+#define O struct headless_opts
+static const struct cmd_opt headless_opts[] = {
+    {"yes", 'y', CMD_FLAG(O, yes), .help = "act (without it: print the plan, change nothing)"},
+    {"show", 's', CMD_FLAG(O, show), .help = "print the files `on` would write"},
+    {"root", 'r', CMD_STRING(O, root), .arg = "DIR",
+     .help = "work on the tree at DIR (its sys/, proc/, etc/) instead of /"},
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_headless_entry = {
     .name = "headless",
     .args = "[status|on|off] [--yes] [--show] [--root DIR]",
     .summary = "move the desktop to another GPU, leave the NVIDIA card to compute",
-    .help = "  status           the GPUs, their monitors, the display servers and the GPU\n"
-            "                   each runs on (the default)\n"
-            "  on               write the configuration that moves the desktop to the\n"
-            "                   integrated (or another) GPU: an Xorg snippet, a udev rule\n"
-            "                   for GNOME, the device lists of KWin and wlroots\n"
-            "  off              put back exactly what `on` replaced\n"
-            "  -y, --yes        act (without it: print the plan, change nothing)\n"
-            "  -s, --show       print the files `on` would write\n"
-            "  -r, --root DIR   work on the tree at DIR (its sys/, proc/, etc/) instead of /\n"
-            "\n"
-            "The change takes effect after a reboot, with the monitor plugged into the\n"
+    .intro = "  status           the GPUs, their monitors, the display servers and the GPU\n"
+             "                   each runs on (the default)\n"
+             "  on               write the configuration that moves the desktop to the\n"
+             "                   integrated (or another) GPU: an Xorg snippet, a udev rule\n"
+             "                   for GNOME, the device lists of KWin and wlroots\n"
+             "  off              put back exactly what `on` replaced\n",
+    .opts = headless_opts,
+    .help = "The change takes effect after a reboot, with the monitor plugged into the\n"
             "motherboard's output. Needs root to write under /etc.\n",
+    .size = sizeof(struct headless_opts),
+    .defaults = &(const struct headless_opts){.root = "/"},
+    .max_operands = 1,
     .exec = cmd_headless,
 };
 
@@ -178,40 +192,12 @@ static int turn_off(const char *root, bool yes)
     return 0;
 }
 
-static int cmd_headless(int argc, char **argv)
+static int cmd_headless(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"yes", no_argument, NULL, 'y'},
-        {"show", no_argument, NULL, 's'},
-        {"root", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool yes = false, show = false;
-    const char *root = "/";
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "ysr:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'y':
-            yes = true;
-            break;
-        case 's':
-            show = true;
-            break;
-        case 'r':
-            root = optarg;
-            break;
-        case 'h':
-            cmd_usage(&cmd_headless_entry, 0);
-            return 0;
-        default:
-            return cmd_bad_usage(&cmd_headless_entry, NULL);
-        }
-    }
-    const char *verb = optind < argc ? argv[optind++] : "status";
-    if (optind < argc)
-        return cmd_bad_usage(&cmd_headless_entry, "unexpected argument '%s'", argv[optind]);
+    const struct headless_opts *o = opts;
+    bool yes = o->yes, show = o->show;
+    const char *root = o->root;
+    const char *verb = argc ? argv[0] : "status";
     if (strcmp(verb, "status") && strcmp(verb, "on") && strcmp(verb, "off"))
         return cmd_bad_usage(&cmd_headless_entry, "'%s': say status, on or off", verb);
     struct stat st;

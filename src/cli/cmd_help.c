@@ -10,7 +10,7 @@
 #include "cli/cmd.h"
 #include "cli/manual.h"
 
-static int cmd_help(int argc, char **argv);
+static int cmd_help(const void *opts, int argc, char **argv);
 
 const struct cmd_entry cmd_help_entry = {
     .name = "help",
@@ -19,6 +19,7 @@ const struct cmd_entry cmd_help_entry = {
     .help = "Prints the manual page of COMMAND (or of vram), the text `man` shows, built\n"
             "into vram. On a terminal it goes through $PAGER (default less).\n"
             "`vram help vram.conf` is the daemon's configuration.\n",
+    .max_operands = 1,
     .exec = cmd_help,
 };
 
@@ -40,15 +41,10 @@ static int page_out(const char *text)
     return 0;
 }
 
-static int cmd_help(int argc, char **argv)
+static int cmd_help(const void *opts, int argc, char **argv)
 {
-    if (argc > 2)
-        return cmd_bad_usage(&cmd_help_entry, "one command at a time");
-    const char *what = argc == 2 ? argv[1] : NULL;
-    if (what && (!strcmp(what, "-h") || !strcmp(what, "--help"))) {
-        cmd_usage(&cmd_help_entry, 0);
-        return 0;
-    }
+    (void)opts;
+    const char *what = argc == 1 ? argv[0] : NULL;
     const struct cmd_entry *e = NULL;
     char name[96];
     if (!what || !strcmp(what, "vram")) {

@@ -4,7 +4,6 @@
  * writes). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +15,40 @@
 #include "cli/lswrite.h"
 #include "core/units.h"
 
-static int cmd_import(int argc, char **argv);
+struct import_opts {
+    const char *listen, *vram;
+};
+
+static int cmd_import(const void *opts, int argc, char **argv);
+
+/* --vram: a size, kept as written for the file */
+static int parse_size(const char *arg, void *field)
+{
+    uint64_t b;
+    if (units_parse_size(arg, &b) < 0 || !b)
+        return -1;
+    *(const char **)field = arg;
+    return 0;
+}
+
+#define O struct import_opts
+static const struct cmd_opt import_opts[] = {
+    {"listen", 'l', CMD_STRING(O, listen), .arg = "HOST:PORT",
+     .help = "the proxy's address (default 127.0.0.1:8080, llama-swap's port; its --listen is a "
+             "flag, not in its file)"},
+    {"vram", 0, CMD_CUSTOM(O, vram, parse_size), .arg = "SIZE", .fix = "a size, like 8G",
+     .help = "the size of a model whose command names no model file (default 8G; vram serve "
+             "measures it when it runs)"},
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_import_entry = {
     .name = "import",
     .args = "llama-swap FILE [--listen HOST:PORT] [--vram SIZE]",
     .summary = "turn another server's configuration (llama-swap's) into a vram.conf",
-    .help = "  -l, --listen HOST:PORT  the proxy's address (default 127.0.0.1:8080, llama-swap's\n"
-            "                          port; its --listen is a flag, not in its file)\n"
-            "      --vram SIZE         the size of a model whose command names no model file\n"
-            "                          (default 8G; vram serve measures it when it runs)\n"
-            "\n"
-            "Writes the vram.conf that serves the same models under the same names to\n"
+    .opts = import_opts,
+    .help = "Writes the vram.conf that serves the same models under the same names to\n"
             "standard output: macros expanded (${env.NAME}, macros:, ${MODEL_ID}), each\n"
             "model's cmd, aliases, ttl (llama-swap's 0 is never: keep_alive = forever),\n"
             "checkEndpoint (health), useModelName (upstream_name), env, cmdStop (stop),\n"
@@ -38,6 +59,9 @@ const struct cmd_entry cmd_import_entry = {
             "  vram serve --check --config vram.conf\n"
             "\n"
             "docs/migrate.md has llama-swap's and Ollama's settings side by side.\n",
+    .size = sizeof(struct import_opts),
+    .defaults = &(const struct import_opts){.listen = "127.0.0.1:8080", .vram = "8G"},
+    .max_operands = 2,
     .exec = cmd_import,
 };
 
@@ -83,44 +107,24 @@ static char *read_all(const char *path, size_t *len, char *err, size_t errlen, i
     return t;
 }
 
-static int cmd_import(int argc, char **argv)
+static int cmd_import(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"listen", required_argument, NULL, 'l'},
-        {"vram", required_argument, NULL, 'V'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *listen = "127.0.0.1:8080", *vram = "8G";
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "l:h", opts, NULL)) != -1) {
-        uint64_t b;
-        if (c == 'l')
-            listen = optarg;
-        else if (c == 'V' && units_parse_size(optarg, &b) == 0 && b)
-            vram = optarg;
-        else if (c == 'h') {
-            cmd_usage(&cmd_import_entry, 0);
-            return 0;
-        } else
-            return cmd_bad_usage(&cmd_import_entry, c == 'V' ? "--vram: a size, like 8G" : NULL);
-    }
-    if (optind + 2 != argc || strcmp(argv[optind], "llama-swap"))
+    const struct import_opts *o = opts;
+    const char *listen = o->listen, *vram = o->vram;
+    if (argc >= 1 && strcmp(argv[0], "llama-swap"))
         return cmd_bad_usage(&cmd_import_entry,
-                             optind < argc && strcmp(argv[optind], "llama-swap")
-                                 ? "'%s': llama-swap is what vram imports (Ollama's settings "
-                                   "are environment variables: docs/migrate.md)"
-                                 : "which file? llama-swap's config.yaml%s",
-                             optind < argc && strcmp(argv[optind], "llama-swap") ? argv[optind]
-                                                                                 : "");
+                             "'%s': llama-swap is what vram imports (Ollama's settings are "
+                             "environment variables: docs/migrate.md)",
+                             argv[0]);
+    if (argc != 2)
+        return cmd_bad_usage(&cmd_import_entry, "which file? llama-swap's config.yaml");
     const char *colon = strrchr(listen, ':');
     bool ctl = false;
     for (const char *k = listen; *k; k++)
         ctl |= (unsigned char)*k <= ' ' || *k == ';' || *k == 0x7f;
     if (!colon || colon == listen || !colon[1] || strlen(listen) > 100 || ctl)
         return cmd_bad_usage(&cmd_import_entry, "--listen: HOST:PORT, like 127.0.0.1:8080");
-    const char *path = argv[optind + 1];
+    const char *path = argv[1];
     char err[600];
     size_t len;
     int rc;
@@ -140,8 +144,8 @@ static int cmd_import(int argc, char **argv)
         fprintf(stderr, "vram import: %s: %s\n", path, err);
         rc = 2;
     } else {
-        struct lswrite_opts o = {strcmp(path, "-") ? path : "standard input", listen, vram};
-        if (!lswrite(conf, &o, stdout, stderr)) {
+        struct lswrite_opts wo = {strcmp(path, "-") ? path : "standard input", listen, vram};
+        if (!lswrite(conf, &wo, stdout, stderr)) {
             fprintf(stderr, "vram import: %s: no model vram can serve (the reasons are above)\n",
                     path);
             rc = 2;

@@ -1,25 +1,42 @@
 /* cmd_load: `vram load` and `vram unload`, asking `vram serve` to make a model
  * resident (waiting until it is) or to stop it. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/client.h"
 #include "cli/cmd.h"
-#include "cli/progress.h"
-#include "core/modelname.h"
-#include "core/units.h"
+#include "cli/target.h"
 
-static int cmd_load(int argc, char **argv);
-static int cmd_unload(int argc, char **argv);
+struct load_opts {
+    double timeout; /* < 0: the daemon's */
+    const char *socket;
+};
+
+static int cmd_load(const void *opts, int argc, char **argv);
+static int cmd_unload(const void *opts, int argc, char **argv);
+
+#define O struct load_opts
+static const struct cmd_opt load_opts[] = {
+    {"timeout", 't', CMD_SECONDS(O, timeout, 0, 86400), .arg = "S",
+     .fix = "a duration from 0 to 24h, like 30s or 5m", .help = "how long to wait (default 5m)"},
+    CMD_SOCKET_OPT(O, "the daemon's socket"),
+    {NULL},
+};
+static const struct cmd_opt unload_opts[] = {
+    CMD_SOCKET_OPT(O, "the daemon's socket"),
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_load_entry = {
     .name = "load",
     .args = "MODEL [--timeout S] [--socket PATH]",
     .summary = "make a model of vram serve ready (start or resume it), and wait",
-    .help = "  -t, --timeout S     how long to wait (default 5m)\n"
-            "  -s, --socket PATH   the daemon's socket\n",
+    .opts = load_opts,
+    .size = sizeof(struct load_opts),
+    .defaults = &(const struct load_opts){.timeout = -1},
+    .max_operands = 1,
     .exec = cmd_load,
 };
 
@@ -27,7 +44,10 @@ const struct cmd_entry cmd_unload_entry = {
     .name = "unload",
     .args = "MODEL [--socket PATH]",
     .summary = "stop a model of vram serve",
-    .help = "  -s, --socket PATH   the daemon's socket\n",
+    .opts = unload_opts,
+    .size = sizeof(struct load_opts),
+    .defaults = &(const struct load_opts){.timeout = -1},
+    .max_operands = 1,
     .exec = cmd_unload,
 };
 
@@ -54,57 +74,23 @@ static int which_model(const struct cmd_entry *e, const char *sock)
                          len ? names : "vram serve has none");
 }
 
-static int run(const struct cmd_entry *e, int argc, char **argv, bool timeout_ok)
+static int run(const struct cmd_entry *e, const struct load_opts *o, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"timeout", required_argument, NULL, 't'},
-        {"socket", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *sock = NULL;
-    double timeout = -1;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "t:s:h", opts, NULL)) != -1) {
-        if (c == 's')
-            sock = optarg;
-        else if (c == 't' && timeout_ok && units_parse_seconds(optarg, &timeout) == 0)
-            ;
-        else if (c == 'h') {
-            cmd_usage(e, 0);
-            return 0;
-        } else
-            return cmd_bad_usage(e, c == 't' ? "--timeout: a duration like 30s" : NULL);
-    }
-    if (optind == argc)
+    const char *sock = o->socket;
+    if (argc == 0)
         return which_model(e, sock);
-    if (optind != argc - 1)
-        return cmd_bad_usage(e, "unexpected argument '%s'", argv[optind + 1]);
-    char path[MODELNAME_MAX * 3 + 64], err[512];
-    if (client_model_path(argv[optind], e->name, path, sizeof path, err, sizeof err) < 0) {
-        fprintf(stderr, "vram %s: %s\n", e->name, err);
-        return 2;
-    }
-    json_t *body = timeout >= 0 ? json_pack("{s:f}", "timeout", timeout) : NULL, *r;
-    struct progress pr;
-    char what[160];
-    snprintf(what, sizeof what, "%s %s", timeout_ok ? "loading" : "unloading", argv[optind]);
-    progress_start(&pr, what);
-    long st = client_call(client_socket(sock), "POST", path, body, &r, err, sizeof err);
-    progress_stop(&pr);
+    json_t *body = o->timeout >= 0 ? json_pack("{s:f}", "timeout", o->timeout) : NULL;
+    int rc = target_model(e, sock, argv[0], body, e == &cmd_load_entry ? "loading" : "unloading");
     json_decref(body);
-    int rc = client_report(e->name, st, r, err);
-    json_decref(r);
     return rc;
 }
 
-static int cmd_load(int argc, char **argv)
+static int cmd_load(const void *opts, int argc, char **argv)
 {
-    return run(&cmd_load_entry, argc, argv, true);
+    return run(&cmd_load_entry, opts, argc, argv);
 }
 
-static int cmd_unload(int argc, char **argv)
+static int cmd_unload(const void *opts, int argc, char **argv)
 {
-    return run(&cmd_unload_entry, argc, argv, false);
+    return run(&cmd_unload_entry, opts, argc, argv);
 }

@@ -1,5 +1,4 @@
 /* cmd_ps: `vram ps`, the models `vram serve` runs and where each one is. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,18 +12,29 @@
 #include "core/textsafe.h"
 #include "core/units.h"
 
-static int cmd_ps(int argc, char **argv);
+struct ps_opts {
+    bool json;
+    const char *socket;
+};
+
+static int cmd_ps(const void *opts, int argc, char **argv);
+
+#define O struct ps_opts
+static const struct cmd_opt ps_opts[] = {
+    {"json", 'j', CMD_FLAG(O, json), .help = "the models as JSON (schema: docs/json.md)"},
+    CMD_SOCKET_OPT(O, "the daemon's socket (default $VRAM_SOCKET, else a user daemon's in "
+                      "$XDG_RUNTIME_DIR/vram, else /run/vram/vram.sock)"),
+    CMD_COLOR_OPT,
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_ps_entry = {
     .name = "ps",
     .args = "[--json] [--socket PATH] [--color WHEN]",
     .summary = "the models vram serve runs: state, GPU, VRAM, host RAM, last use",
-    .help = "  -j, --json          the models as JSON (schema: docs/json.md)\n"
-            "  -s, --socket PATH   the daemon's socket (default $VRAM_SOCKET, else a user\n"
-            "                      daemon's in $XDG_RUNTIME_DIR/vram, else\n"
-            "                      /run/vram/vram.sock)\n"
-            "      --color WHEN    colour: auto (on a terminal, unless NO_COLOR is set),\n"
-            "                      always, never\n",
+    .opts = ps_opts,
+    .size = sizeof(struct ps_opts),
     .exec = cmd_ps,
 };
 
@@ -64,52 +74,50 @@ static const char *size_or_dash(json_t *v, char *buf, size_t len)
     return b > 0 ? units_fmt_size((uint64_t)b, buf, len) : "-";
 }
 
-static int cmd_ps(int argc, char **argv)
+/* Where a model came from: the configuration, or a store discover = read
+ * (with what it was last started with). */
+static void source(json_t *m, char *from, size_t len)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"socket", required_argument, NULL, 's'},
-        {"color", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool json = false;
-    const char *sock = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "js:h", opts, NULL)) != -1) {
-        if (c == 'j')
-            json = true;
-        else if (c == 's')
-            sock = optarg;
-        else if (c == 'C') {
-            enum color_when w;
-            if (color_parse(optarg, &w) < 0)
-                return cmd_bad_usage(&cmd_ps_entry, "--color '%s': auto, always or never", optarg);
-            color_choose(w);
-        } else if (c == 'h') {
-            cmd_usage(&cmd_ps_entry, 0);
-            return 0;
-        } else
-            return cmd_bad_usage(&cmd_ps_entry, NULL);
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&cmd_ps_entry, "unexpected argument '%s'", argv[optind]);
-    char err[512];
-    json_t *r;
-    long st = client_call(client_socket(sock), "GET", "/v1/models", NULL, &r, err, sizeof err);
-    if (st != 200) {
-        fprintf(stderr, "vram ps: %s\n", st < 0 ? err : "the daemon refused the request");
-        json_decref(r);
-        return 1;
-    }
-    if (json) {
-        json_object_set_new(r, "schema", json_integer(PS_JSON_SCHEMA));
-        json_dumpf(r, stdout, JSON_INDENT(2) | RENDER_JSON_REALS | JSON_PRESERVE_ORDER);
-        fputc('\n', stdout);
-        json_decref(r);
-        return 0;
-    }
+    const char *src = json_string_value(json_object_get(m, "source"));
+    json_t *ctx = json_object_get(m, "ctx");
+    if (src && json_is_integer(ctx))
+        snprintf(from, len, "%s -c %lld -ngl %lld/%lld", src, (long long)json_integer_value(ctx),
+                 (long long)json_integer_value(json_object_get(m, "ngl")),
+                 (long long)json_integer_value(json_object_get(m, "layers")));
+    else
+        snprintf(from, len, "%s", src ? src : "config");
+    textsafe(from);
+}
+
+/* One model's line, its name in a column w wide. */
+static void row(json_t *m, int w, bool col)
+{
+    char g[8] = "-", v[32], h[32], a[32], from[96];
+    if (json_is_integer(json_object_get(m, "gpu")))
+        snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
+    /* names, states and errors (a model's last log line) as the daemon
+     * sent them, made safe to print */
+    char name[256], state[32], sw[32], error[1024];
+    const char *s_name = json_string_value(json_object_get(m, "name")),
+               *s_state = json_string_value(json_object_get(m, "state")),
+               *s_sw = json_string_value(json_object_get(m, "swap")),
+               *s_err = json_string_value(json_object_get(m, "error"));
+    textsafe_copy(s_name ? s_name : "?", SIZE_MAX, name, sizeof name);
+    textsafe_copy(s_state ? s_state : "?", SIZE_MAX, state, sizeof state);
+    textsafe_copy(s_sw ? s_sw : "-", SIZE_MAX, sw, sizeof sw);
+    textsafe_copy(s_err ? s_err : "", SIZE_MAX, error, sizeof error);
+    source(m, from, sizeof from);
+    printf("%-*s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %-8lld %s%s%s\n", w, name,
+           col ? state_color(state) : "", state, col ? "\033[0m" : "", g,
+           size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),
+           size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw,
+           ago(json_object_get(m, "last_used_ms"), a, sizeof a),
+           (long long)json_integer_value(json_object_get(m, "restarts")), from,
+           *error ? "   " : "", error);
+}
+
+static void table(json_t *r)
+{
     bool col = color_on(stdout);
     size_t i;
     json_t *m;
@@ -123,42 +131,27 @@ static int cmd_ps(int argc, char **argv)
     printf("%s%-*s %-10s %-4s %-9s %-9s %-10s %-10s %-8s %s%s\n", col ? "\033[1m" : "", w, "MODEL",
            "STATE", "GPU", "VRAM", "HOST RAM", "SWAP", "LAST USED", "RESTARTS", "FROM",
            col ? "\033[0m" : "");
-    json_array_foreach(json_object_get(r, "models"), i, m)
-    {
-        char g[8] = "-", v[32], h[32], a[32];
-        if (json_is_integer(json_object_get(m, "gpu")))
-            snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
-        /* names, states and errors (a model's last log line) as the
-         * daemon sent them, made safe to print */
-        char name[256], state[32], sw[32], error[1024];
-        const char *s_name = json_string_value(json_object_get(m, "name")),
-                   *s_state = json_string_value(json_object_get(m, "state")),
-                   *s_sw = json_string_value(json_object_get(m, "swap")),
-                   *s_err = json_string_value(json_object_get(m, "error"));
-        textsafe_copy(s_name ? s_name : "?", SIZE_MAX, name, sizeof name);
-        textsafe_copy(s_state ? s_state : "?", SIZE_MAX, state, sizeof state);
-        textsafe_copy(s_sw ? s_sw : "-", SIZE_MAX, sw, sizeof sw);
-        textsafe_copy(s_err ? s_err : "", SIZE_MAX, error, sizeof error);
-        /* where it came from: the configuration, or a store discover = read
-         * (with what it was last started with) */
-        char from[96];
-        const char *src = json_string_value(json_object_get(m, "source"));
-        json_t *ctx = json_object_get(m, "ctx");
-        if (src && json_is_integer(ctx))
-            snprintf(from, sizeof from, "%s -c %lld -ngl %lld/%lld", src,
-                     (long long)json_integer_value(ctx),
-                     (long long)json_integer_value(json_object_get(m, "ngl")),
-                     (long long)json_integer_value(json_object_get(m, "layers")));
-        else
-            snprintf(from, sizeof from, "%s", src ? src : "config");
-        textsafe(from);
-        printf("%-*s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %-8lld %s%s%s\n", w, name,
-               col ? state_color(state) : "", state, col ? "\033[0m" : "", g,
-               size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),
-               size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw,
-               ago(json_object_get(m, "last_used_ms"), a, sizeof a),
-               (long long)json_integer_value(json_object_get(m, "restarts")), from,
-               *error ? "   " : "", error);
+    json_array_foreach(json_object_get(r, "models"), i, m) row(m, w, col);
+}
+
+static int cmd_ps(const void *opts, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const struct ps_opts *o = opts;
+    char err[512];
+    json_t *r;
+    long st = client_call(client_socket(o->socket), "GET", "/v1/models", NULL, &r, err, sizeof err);
+    if (st != 200) {
+        fprintf(stderr, "vram ps: %s\n", st < 0 ? err : "the daemon refused the request");
+        json_decref(r);
+        return 1;
+    }
+    if (o->json) {
+        json_object_set_new(r, "schema", json_integer(PS_JSON_SCHEMA));
+        json_dumpf(r, stdout, JSON_INDENT(2) | RENDER_JSON_REALS | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+    } else {
+        table(r);
     }
     json_decref(r);
     return 0;

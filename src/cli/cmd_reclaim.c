@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <pwd.h>
 #include <signal.h>
@@ -30,27 +29,72 @@
 #include "cli/served.h"
 #include "probe/probe.h"
 
-static int cmd_reclaim(int argc, char **argv);
+struct policy {
+    const char *user, *pat;
+    bool all;
+    double idle_s; /* 0: not asked */
+    uint64_t now_ms;
+    size_t served; /* models of vram serve that would have been targets */
+};
+
+struct reclaim_opts {
+    struct policy pol;
+    bool yes, json;
+    double grace;
+};
+
+static int cmd_reclaim(const void *opts, int argc, char **argv);
+
+/* --user: a user of this machine */
+static int parse_user(const char *arg, void *field)
+{
+    if (!getpwnam(arg))
+        return -1;
+    *(const char **)field = arg;
+    return 0;
+}
+
+static int parse_pattern(const char *arg, void *field)
+{
+    if (!*arg)
+        return -1;
+    *(const char **)field = arg;
+    return 0;
+}
+
+#define O struct reclaim_opts
+static const struct cmd_opt reclaim_opts[] = {
+    {"yes", 'y', CMD_FLAG(O, yes), .help = "act (without it: show what would be done, change nothing)"},
+    {"idle", 'i', CMD_SECONDS(O, pol.idle_s, 1, 86400), .arg = "DURATION",
+     .fix = "a duration from 1s to 24h, like 30s or 10m",
+     .help = "also processes that did no GPU work for this long (30s, 10m): vram watches the "
+             "GPUs that long first"},
+    {"user", 'u', CMD_CUSTOM(O, pol.user, parse_user), .arg = "NAME", .fix = "no such user",
+     .help = "only this user's processes"},
+    {"match", 'm', CMD_CUSTOM(O, pol.pat, parse_pattern), .arg = "PATTERN",
+     .fix = "an empty pattern",
+     .help = "only processes whose name or command matches (a glob, or a plain substring)"},
+    {"all-users", 'a', CMD_FLAG(O, pol.all), .help = "as root: other users' processes too"},
+    {"grace", 'g', CMD_SECONDS(O, grace, 0, 600), .arg = "SECONDS",
+     .fix = "seconds from 0 to 600", .help = "between TERM and KILL (default 5)"},
+    {"json", 'j', CMD_FLAG(O, json),
+     .help = "what was found and done as JSON (schema: docs/json.md)"},
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_reclaim_entry = {
     .name = "reclaim",
     .args = "[--yes] [--idle DURATION] [--user NAME] [--match PATTERN] [--all-users] "
             "[--grace SECONDS] [--json]",
     .summary = "get back VRAM held by defunct, stopped or idle processes",
-    .help = "  -y, --yes            act (without it: show what would be done, change nothing)\n"
-            "  -i, --idle DURATION  also processes that did no GPU work for this long\n"
-            "                       (30s, 10m): vram watches the GPUs that long first\n"
-            "  -u, --user NAME      only this user's processes\n"
-            "  -m, --match PATTERN  only processes whose name or command matches (a glob,\n"
-            "                       or a plain substring)\n"
-            "  -a, --all-users      as root: other users' processes too\n"
-            "  -g, --grace SECONDS  between TERM and KILL (default 5)\n"
-            "  -j, --json           what was found and done as JSON (schema: docs/json.md)\n"
-            "\n"
-            "Targets processes holding GPU memory that are defunct (their main thread has\n"
+    .opts = reclaim_opts,
+    .help = "Targets processes holding GPU memory that are defunct (their main thread has\n"
             "exited while others hold the memory) or stopped (SIGSTOP, Ctrl-Z). Never\n"
             "touches display processes, PID 1, vram itself or its parent, nor the\n"
             "processes of a model of vram serve (vram unload NAME stops those).\n",
+    .size = sizeof(struct reclaim_opts),
+    .defaults = &(const struct reclaim_opts){.grace = 5},
     .exec = cmd_reclaim,
 };
 
@@ -73,13 +117,6 @@ static bool matches(const char *pat, const struct snap_proc *p)
     return strstr(p->name, pat) || strstr(p->cmdline, pat);
 }
 
-struct policy {
-    const char *user, *pat;
-    bool all;
-    double idle_s; /* 0: not asked */
-    uint64_t now_ms;
-    size_t served; /* models of vram serve that would have been targets */
-};
 
 static size_t collect(const struct snap *s, const struct policy *pol, struct target *t, size_t max,
                       size_t *others)
@@ -254,62 +291,13 @@ static void report_json(const struct target *t, size_t n, const struct target *s
     json_decref(doc);
 }
 
-static int cmd_reclaim(int argc, char **argv)
+static int cmd_reclaim(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"yes", no_argument, NULL, 'y'},        {"idle", required_argument, NULL, 'i'},
-        {"user", required_argument, NULL, 'u'}, {"match", required_argument, NULL, 'm'},
-        {"all-users", no_argument, NULL, 'a'},  {"grace", required_argument, NULL, 'g'},
-        {"json", no_argument, NULL, 'j'},       {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool yes = false, json = false;
-    struct policy pol = {0};
-    double grace = 5;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "yi:u:m:ag:jh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = true;
-            break;
-        case 'y':
-            yes = true;
-            break;
-        case 'i':
-            if (units_parse_seconds(optarg, &pol.idle_s) < 0 || pol.idle_s <= 0 ||
-                pol.idle_s > 86400)
-                return cmd_bad_usage(&cmd_reclaim_entry,
-                                     "--idle '%s': a duration from 1s to 24h, like 30s or 10m",
-                                     optarg);
-            break;
-        case 'u':
-            if (!getpwnam(optarg))
-                return cmd_bad_usage(&cmd_reclaim_entry, "--user '%s': no such user", optarg);
-            pol.user = optarg;
-            break;
-        case 'm':
-            if (!*optarg)
-                return cmd_bad_usage(&cmd_reclaim_entry, "--match: an empty pattern");
-            pol.pat = optarg;
-            break;
-        case 'a':
-            pol.all = true;
-            break;
-        case 'g':
-            if (units_parse_seconds(optarg, &grace) < 0 || grace > 600)
-                return cmd_bad_usage(&cmd_reclaim_entry, "--grace '%s': seconds from 0 to 600",
-                                     optarg);
-            break;
-        case 'h':
-            cmd_usage(&cmd_reclaim_entry, 0);
-            return 0;
-        default:
-            return cmd_bad_usage(&cmd_reclaim_entry, NULL);
-        }
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&cmd_reclaim_entry, "unexpected argument '%s'", argv[optind]);
+    (void)argc, (void)argv;
+    const struct reclaim_opts *o = opts;
+    bool yes = o->yes, json = o->json;
+    struct policy pol = o->pol;
+    double grace = o->grace;
     if (pol.all && getuid() != 0)
         return cmd_bad_usage(&cmd_reclaim_entry, "--all-users needs root");
     char err[512];

@@ -4,7 +4,6 @@
  * ends says what it used and checks that it left nothing behind on them. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,48 +24,83 @@
 #include "app/selfpath.h"
 #include "ipc/group.h"
 
-static int cmd_run(int argc, char **argv);
+struct run_opts {
+    struct run_sizes {
+        struct gpuspec_sizes sizes; /* n == 0: no cap */
+        const char *arg;
+    } vram;
+    const char *gpu;
+    struct gpuspec_gpus gpus; /* count 0: --gpus not given */
+    bool wait, reap, quiet, swap;
+    double timeout;
+};
+
+static int cmd_run(const void *opts, int argc, char **argv);
+
+/* --vram: one size of at least 1M, or one per GPU */
+static int parse_vram(const char *arg, void *field)
+{
+    struct run_sizes *v = field;
+    if (gpuspec_parse_sizes(arg, &v->sizes) < 0 || v->sizes.n == 0)
+        return -1;
+    for (unsigned i = 0; i < v->sizes.n; i++)
+        if (v->sizes.size[i] < UNITS_MiB)
+            return -1;
+    v->arg = arg;
+    return 0;
+}
+
+static int parse_gpus(const char *arg, void *field)
+{
+    return gpuspec_parse_gpus(arg, field);
+}
+
+#define O struct run_opts
+static const struct cmd_opt run_opts[] = {
+    {"vram", 'm', CMD_CUSTOM(O, vram, parse_vram), .arg = "SIZE",
+     .fix = "give a size of at least 1M, such as 6G or 512M, or one per GPU of --gpus: "
+            "0:20G,1:10G",
+     .help = "the slice (\"6G\", \"512M\"): the command and every process it starts share it, "
+             "see it as their whole GPU, and get CUDA's out-of-memory error past it. Without "
+             "it: no cap, accounting only. With --gpus, the slice on each GPU; GPU:SIZE,... "
+             "(\"0:20G,1:10G\") gives each GPU of --gpus its own"},
+    {"gpu", 'g', CMD_STRING(O, gpu), .arg = "N|UUID|auto",
+     .help = "the GPU (default auto: the one with the most free memory that can hold SIZE, "
+             "counting other slices as taken)"},
+    {"gpus", 'G', CMD_CUSTOM(O, gpus, parse_gpus), .arg = "LIST|N",
+     .fix = "give the GPUs (0,1: indexes or UUIDs) or how many (2: any with room); one GPU is "
+            "--gpu N",
+     .help = "several GPUs at once, all or none: those of LIST (\"0,1\", indexes or UUIDs), or "
+             "any N with room; the command sees them in that order (CUDA_VISIBLE_DEVICES) and "
+             "each is capped on its own"},
+    {"wait", 'w', CMD_FLAG(O, wait), .help = "if no GPU has room now, wait in line until one has"},
+    {"timeout", 't', CMD_SECONDS(O, timeout, 0.001, 1e9), .arg = "T",
+     .fix = "give a duration such as 90s or 10m",
+     .help = "with --wait, give up after T (\"90s\", \"10m\")"},
+    {"swap", 's', CMD_FLAG(O, swap),
+     .help = "fast swap: vram suspend/resume (and vram serve) move the command's GPU memory to "
+             "pinned host RAM and back at PCIe speed, at the same addresses (see docs/swap.md)"},
+    {"reap", 'r', CMD_FLAG(O, reap),
+     .help = "kill processes of the command still holding GPU memory after it exits (they are "
+             "always reported)"},
+    {"quiet", 'q', CMD_FLAG(O, quiet), .help = "no report on stderr"},
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_run_entry = {
     .name = "run",
     .args = "[--vram SIZE|GPU:SIZE,...] [--gpu N|UUID|auto | --gpus LIST|N] [--wait [--timeout T]] "
             "[--swap] [--reap] [--quiet] -- COMMAND [ARGS...]",
     .summary = "run a command on a slice of a GPU it cannot exceed",
+    .opts = run_opts,
     .help =
-        "  -m, --vram SIZE      the slice (\"6G\", \"512M\"): the command and every process it\n"
-        "                       starts share it, see it as their whole GPU, and get CUDA's\n"
-        "                       out-of-memory error past it. Without it: no cap, accounting only.\n"
-        "                       With --gpus, the slice on each GPU; GPU:SIZE,... "
-        "(\"0:20G,1:10G\")\n"
-        "                       gives each GPU of --gpus its own\n"
-        "  -g, --gpu N|UUID|auto  the GPU (default auto: the one with the most free memory\n"
-        "                       that can hold SIZE, counting other slices as taken)\n"
-        "  -G, --gpus LIST|N    several GPUs at once, all or none: those of LIST (\"0,1\", "
-        "indexes\n"
-        "                       or UUIDs), or any N with room; the command sees them in that\n"
-        "                       order (CUDA_VISIBLE_DEVICES) and each is capped on its own\n"
-        "  -w, --wait           if no GPU has room now, wait in line until one has\n"
-        "  -t, --timeout T      with --wait, give up after T (\"90s\", \"10m\")\n"
-        "  -s, --swap           fast swap: vram suspend/resume (and vram serve) move the\n"
-        "                       command's GPU memory to pinned host RAM and back at PCIe\n"
-        "                       speed, at the same addresses (see docs/swap.md)\n"
-        "  -r, --reap           kill processes of the command still holding GPU memory after\n"
-        "                       it exits (they are always reported)\n"
-        "  -q, --quiet          no report on stderr\n"
-        "\n"
         "Exit status: the command's, 128+N if it died of signal N, 127 if it could not be\n"
         "started, 1 if no GPU could take it, 2 for bad usage, 3 without a GPU driver.\n",
+    .size = sizeof(struct run_opts),
+    .max_operands = -1,
+    .in_order = true, /* the options end at the command */
     .exec = cmd_run,
-};
-
-struct run_opts {
-    struct gpuspec_sizes vram; /* n == 0: no cap */
-    const char *vram_arg;
-    const char *gpu;
-    bool many; /* --gpus */
-    struct gpuspec_gpus gpus;
-    bool wait, reap, quiet, swap;
-    double timeout;
 };
 
 static volatile sig_atomic_t child_pid;
@@ -168,83 +202,24 @@ static void report(const struct runplace_choice *c, const uint64_t *peak, int st
                    : "; nothing left on the GPU");
 }
 
-static int parse(int argc, char **argv, struct run_opts *o, int *first)
+/* What the options say together: one way to name the GPUs, --gpu as a
+ * list of one. 0, or the exit code of a bad usage. */
+static int run_check(struct run_opts *o, int argc)
 {
-    static const struct option opts[] = {
-        {"vram", required_argument, NULL, 'm'},    {"gpu", required_argument, NULL, 'g'},
-        {"gpus", required_argument, NULL, 'G'},    {"wait", no_argument, NULL, 'w'},
-        {"timeout", required_argument, NULL, 't'}, {"reap", no_argument, NULL, 'r'},
-        {"quiet", no_argument, NULL, 'q'},         {"swap", no_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
-    };
-    memset(o, 0, sizeof *o);
-    o->gpu = NULL;
-    int c;
-    optind = 1;
-    /* "+": stop at the first non-option, the command */
-    while ((c = getopt_long(argc, argv, "+m:g:G:wt:rqsh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm': {
-            bool small = false;
-            if (gpuspec_parse_sizes(optarg, &o->vram) == 0)
-                for (unsigned i = 0; i < o->vram.n; i++)
-                    small = small || o->vram.size[i] < UNITS_MiB;
-            if (o->vram.n == 0 || small)
-                return cmd_bad_usage(&cmd_run_entry,
-                                     "--vram '%s': give a size of at least 1M, such as 6G or "
-                                     "512M, or one per GPU of --gpus: 0:20G,1:10G",
-                                     optarg);
-            if (o->vram.n > 1 && !o->vram.keyed)
-                return cmd_bad_usage(&cmd_run_entry,
-                                     "--vram '%s': name the GPU of each size (0:20G,1:10G), or "
-                                     "give one size for every GPU",
-                                     optarg);
-            o->vram_arg = optarg;
-            break;
-        }
-        case 'g':
-            o->gpu = optarg;
-            break;
-        case 'G':
-            if (gpuspec_parse_gpus(optarg, &o->gpus) < 0)
-                return cmd_bad_usage(&cmd_run_entry,
-                                     "--gpus '%s': give the GPUs (0,1: indexes or UUIDs) or how "
-                                     "many (2: any with room); one GPU is --gpu N",
-                                     optarg);
-            o->many = true;
-            break;
-        case 'w':
-            o->wait = true;
-            break;
-        case 't':
-            if (units_parse_seconds(optarg, &o->timeout) < 0 || o->timeout <= 0)
-                return cmd_bad_usage(&cmd_run_entry,
-                                     "--timeout '%s': give a duration such as 90s or 10m", optarg);
-            break;
-        case 'r':
-            o->reap = true;
-            break;
-        case 'q':
-            o->quiet = true;
-            break;
-        case 's':
-            o->swap = true;
-            break;
-        case 'h':
-            cmd_usage(&cmd_run_entry, 0);
-            return -1;
-        default:
-            return cmd_bad_usage(&cmd_run_entry, NULL);
-        }
-    }
-    if (o->gpu && o->many)
+    bool many = o->gpus.count > 0;
+    if (o->vram.sizes.n > 1 && !o->vram.sizes.keyed)
+        return cmd_bad_usage(&cmd_run_entry,
+                             "--vram '%s': name the GPU of each size (0:20G,1:10G), or give one "
+                             "size for every GPU",
+                             o->vram.arg);
+    if (o->gpu && many)
         return cmd_bad_usage(&cmd_run_entry, "--gpu and --gpus: give one of them");
-    if (o->vram.keyed && !(o->many && o->gpus.named))
+    if (o->vram.sizes.keyed && !(many && o->gpus.named))
         return cmd_bad_usage(&cmd_run_entry,
                              "--vram '%s': sizes per GPU go with --gpus naming those GPUs (--gpus "
                              "0,1 --vram 0:20G,1:10G)",
-                             o->vram_arg);
-    if (!o->many) { /* --gpu: a list of one */
+                             o->vram.arg);
+    if (!many) { /* --gpu: a list of one */
         o->gpus.count = 1;
         if (o->gpu && (strlen(o->gpu) >= GPUSPEC_NAME || strchr(o->gpu, ',')))
             return cmd_bad_usage(&cmd_run_entry,
@@ -258,20 +233,90 @@ static int parse(int argc, char **argv, struct run_opts *o, int *first)
     }
     if (o->timeout && !o->wait)
         return cmd_bad_usage(&cmd_run_entry, "--timeout needs --wait");
-    if (optind >= argc)
+    if (argc == 0)
         return cmd_bad_usage(&cmd_run_entry, "no command to run (put it after --)");
-    *first = optind;
     return 0;
 }
 
-static int cmd_run(int argc, char **argv)
+/* The command's environment: libvramcap preloaded, its slices, its GPUs in
+ * the order chosen, fast swap if asked. 0, or -1 out of memory. */
+static int run_environ(const struct runplace_choice *place, const struct snap *s,
+                       const char *shim_path, bool swap)
 {
-    struct run_opts o;
-    int first = 0;
-    int rc = parse(argc, argv, &o, &first);
-    if (rc != 0)
-        return rc < 0 ? 0 : rc;
+    const char *pre = getenv("LD_PRELOAD");
+    size_t vlen = place->n * (sizeof s->gpus[0].uuid + 1), glen = place->n * (GROUP_PATH_MAX + 1);
+    char *preload = malloc(strlen(shim_path) + (pre ? strlen(pre) : 0) + 2);
+    char *visible = malloc(vlen), *groups = malloc(glen);
+    if (!preload || !visible || !groups) {
+        free(preload);
+        free(visible);
+        free(groups);
+        return -1;
+    }
+    sprintf(preload, pre && *pre ? "%s:%s" : "%s", shim_path, pre ? pre : "");
+    setenv("LD_PRELOAD", preload, 1);
+    free(preload);
+    for (size_t i = 0, va = 0, ga = 0; i < place->n; i++) {
+        va += (size_t)snprintf(visible + va, vlen - va, "%s%s", i ? "," : "",
+                               s->gpus[place->gpu[i]].uuid);
+        ga += (size_t)snprintf(groups + ga, glen - ga, "%s%s", i ? "," : "", place->group_path[i]);
+    }
+    setenv("VRAM_CAP_GROUP", groups, 1);
+    setenv("CUDA_VISIBLE_DEVICES", visible, 1);
+    free(visible);
+    free(groups);
+    if (swap)
+        setenv("VRAM_SWAP", "1", 1);
+    return 0;
+}
 
+/* Runs the command on its place and says what it used: its exit status,
+ * 128+N for signal N, 127 when it could not start. */
+static int run_command(const struct run_opts *o, const struct runplace_choice *place,
+                       struct probe *p, struct snap *s, char **argv)
+{
+    uint64_t energy0 = 0;
+    bool have_energy = true;
+    for (unsigned i = 0; i < place->n; i++) {
+        const struct snap_gpu *g = &s->gpus[place->gpu[i]];
+        have_energy = have_energy && (g->have & SNAP_HAVE_ENERGY);
+        energy0 += (g->have & SNAP_HAVE_ENERGY) ? g->energy_mj : 0;
+    }
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    install_forwarding();
+    uint64_t t0 = clock_mono_ms();
+    int exec_errno = 0;
+    pid_t pid = start_child(argv, &exec_errno);
+    if (pid < 0 || exec_errno) {
+        if (pid > 0)
+            wait_child(pid);
+        fprintf(stderr, "vram run: cannot start '%s': %s\n", argv[0],
+                strerror(exec_errno ? exec_errno : errno));
+        return 127;
+    }
+    child_pid = pid;
+    int status = wait_child(pid);
+    child_pid = 0;
+    double secs = (double)(clock_mono_ms() - t0) / 1000;
+
+    uint64_t peak[RUNPLACE_MAX] = {0};
+    struct group_view *gv = malloc(sizeof *gv);
+    for (unsigned i = 0; gv && i < place->n; i++)
+        if (group_read(place->group_path[i], gv) == 0)
+            peak[i] = gv->peak;
+    free(gv);
+    int left = runplace_leftovers(p, s, place, o->reap, o->quiet);
+    if (!o->quiet)
+        report(place, peak, status, secs, p, s, have_energy, energy0, left);
+    return status;
+}
+
+static int cmd_run(const void *opts, int argc, char **argv)
+{
+    struct run_opts o = *(const struct run_opts *)opts;
+    int rc = run_check(&o, argc);
+    if (rc != 0)
+        return rc;
     char shim_path[PATH_MAX], why[1024];
     if (selfpath_libvramcap(shim_path, sizeof shim_path, why, sizeof why) < 0) {
         fprintf(stderr, "vram run: %s\n", why);
@@ -285,84 +330,18 @@ static int cmd_run(int argc, char **argv)
     struct snap s;
     memset(&s, 0, sizeof s);
     struct runplace_choice place;
-    rc =
-        runplace_pick(p, &s, &o.gpus, &o.vram, o.wait, o.timeout, o.quiet, &place, err, sizeof err);
+    rc = runplace_pick(p, &s, &o.gpus, &o.vram.sizes, o.wait, o.timeout, o.quiet, &place, err,
+                       sizeof err);
     if (rc < 0) {
         fprintf(stderr, "vram run: %s\n", err);
         snap_free(&s);
         probe_close(p);
         return err_exit_code(rc);
     }
-    uint64_t energy0 = 0;
-    bool have_energy = true;
-    for (unsigned i = 0; i < place.n; i++) {
-        const struct snap_gpu *g = &s.gpus[place.gpu[i]];
-        have_energy = have_energy && (g->have & SNAP_HAVE_ENERGY);
-        energy0 += (g->have & SNAP_HAVE_ENERGY) ? g->energy_mj : 0;
-    }
-
-    /* the child's environment: the slices, the GPUs in the same order, the
-     * library */
-    const char *pre = getenv("LD_PRELOAD");
-    size_t vlen = place.n * (sizeof s.gpus[0].uuid + 1), glen = place.n * (GROUP_PATH_MAX + 1);
-    char *preload = malloc(strlen(shim_path) + (pre ? strlen(pre) : 0) + 2);
-    char *visible = malloc(vlen), *groups = malloc(glen);
-    if (!preload || !visible || !groups) {
-        free(preload);
-        free(visible);
-        free(groups);
-        runplace_done(&place);
-        snap_free(&s);
-        probe_close(p);
-        return 1;
-    }
-    sprintf(preload, pre && *pre ? "%s:%s" : "%s", shim_path, pre ? pre : "");
-    setenv("LD_PRELOAD", preload, 1);
-    free(preload);
-    for (size_t i = 0, va = 0, ga = 0; i < place.n; i++) {
-        va += (size_t)snprintf(visible + va, vlen - va, "%s%s", i ? "," : "",
-                               s.gpus[place.gpu[i]].uuid);
-        ga += (size_t)snprintf(groups + ga, glen - ga, "%s%s", i ? "," : "", place.group_path[i]);
-    }
-    setenv("VRAM_CAP_GROUP", groups, 1);
-    setenv("CUDA_VISIBLE_DEVICES", visible, 1);
-    free(visible);
-    free(groups);
-    if (o.swap)
-        setenv("VRAM_SWAP", "1", 1);
-
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    install_forwarding();
-    uint64_t t0 = clock_mono_ms();
-    int exec_errno = 0;
-    pid_t pid = start_child(argv + first, &exec_errno);
-    if (pid < 0 || exec_errno) {
-        if (pid > 0)
-            wait_child(pid);
-        fprintf(stderr, "vram run: cannot start '%s': %s\n", argv[first],
-                strerror(exec_errno ? exec_errno : errno));
-        runplace_done(&place);
-        snap_free(&s);
-        probe_close(p);
-        return 127;
-    }
-    child_pid = pid;
-    int status = wait_child(pid);
-    child_pid = 0;
-    double secs = (double)(clock_mono_ms() - t0) / 1000;
-
-    uint64_t peak[RUNPLACE_MAX] = {0};
-    struct group_view *gv = malloc(sizeof *gv);
-    for (unsigned i = 0; gv && i < place.n; i++)
-        if (group_read(place.group_path[i], gv) == 0)
-            peak[i] = gv->peak;
-    free(gv);
-    int left = runplace_leftovers(p, &s, &place, o.reap, o.quiet);
-    if (!o.quiet)
-        report(&place, peak, status, secs, p, &s, have_energy, energy0, left);
+    rc = run_environ(&place, &s, shim_path, o.swap) < 0 ? 1 : run_command(&o, &place, p, &s, argv);
     runplace_done(&place);
     snap_free(&s);
     probe_exiting(p);
     probe_close(p);
-    return status;
+    return rc;
 }

@@ -1,7 +1,6 @@
 /* cmd_serve: `vram serve`, the daemon that runs many models on limited VRAM:
  * each model its own process, started on demand, suspended to host RAM
  * when another needs the room. --check validates a configuration. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,24 +14,36 @@
 #include "conf/config.h"
 #include "daemon/serve.h"
 
-static int cmd_serve(int argc, char **argv);
+struct serve_opts {
+    const char *config;
+    bool check, verbose, quiet;
+};
+
+static int cmd_serve(const void *opts, int argc, char **argv);
+
+#define O struct serve_opts
+static const struct cmd_opt serve_opts[] = {
+    {"config", 'c', CMD_STRING(O, config), .arg = "FILE",
+     .help = "the configuration (default $VRAM_CONFIG, else /etc/vram/vram.conf as root, else "
+             "$XDG_CONFIG_HOME/vram/vram.conf)"},
+    {"check", 0, CMD_FLAG(O, check),
+     .help = "do all that vram serve does before it runs a model, as you, and exit: the "
+             "configuration, libvramcap, the folders of the socket, state and logs, the GPUs, "
+             "the addresses (fails exactly when vram serve would)"},
+    {"verbose", 'v', CMD_FLAG(O, verbose), .help = "log debugging detail too"},
+    {"quiet", 'q', CMD_FLAG(O, quiet),
+     .help = "log warnings and errors only (not each model's start, suspend and resume, nor "
+             "each proxied request)"},
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_serve_entry = {
     .name = "serve",
     .args = "[--config FILE] [--check] [--verbose|--quiet]",
     .summary = "run many models on limited VRAM: start on demand, suspend idle ones to RAM",
-    .help = "  -c, --config FILE  the configuration (default $VRAM_CONFIG, else\n"
-            "                     /etc/vram/vram.conf as root, else\n"
-            "                     $XDG_CONFIG_HOME/vram/vram.conf)\n"
-            "      --check        do all that vram serve does before it runs a model, as\n"
-            "                     you, and exit: the configuration, libvramcap, the\n"
-            "                     folders of the socket, state and logs, the GPUs, the\n"
-            "                     addresses (fails exactly when vram serve would)\n"
-            "  -v, --verbose      log debugging detail too\n"
-            "  -q, --quiet        log warnings and errors only (not each model's start,\n"
-            "                     suspend and resume, nor each proxied request)\n"
-            "\n"
-            "Each [model NAME] section gives a command (with ${PORT}), its VRAM (a size,\n"
+    .opts = serve_opts,
+    .help = "Each [model NAME] section gives a command (with ${PORT}), its VRAM (a size,\n"
             "or auto with file = MODEL), gpus, keep_alive (how long unused before it\n"
             "gives its VRAM back), evict (suspend or stop), swap, priority, pinned, health\n"
             "(a path, or none), start_timeout, stop (a command), aliases, upstream_name.\n"
@@ -55,6 +66,7 @@ const struct cmd_entry cmd_serve_entry = {
             "[serve] token and tokens (named keys, key files) ask clients for a key;\n"
             "origins (else $OLLAMA_ORIGINS) lets pages of other sites in, with CORS; hosts\n"
             "adds names a browser may reach it by (docs/proxy.md).\n",
+    .size = sizeof(struct serve_opts),
     .exec = cmd_serve,
 };
 
@@ -100,44 +112,15 @@ static int check_config(const struct paths *def, const char *path)
     return rc;
 }
 
-static int cmd_serve(int argc, char **argv)
+static int cmd_serve(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, NULL, 'c'},
-        {"check", no_argument, NULL, 'k'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *path = getenv("VRAM_CONFIG");
-    bool check = false;
-    enum log_level max = LOG_LV_INFO;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:vqh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            path = optarg;
-            break;
-        case 'k':
-            check = true;
-            break;
-        case 'v':
-            max = LOG_LV_DEBUG;
-            break;
-        case 'q':
-            max = LOG_LV_WARN;
-            break;
-        case 'h':
-            cmd_usage(&cmd_serve_entry, 0);
-            return 0;
-        default:
-            return cmd_bad_usage(&cmd_serve_entry, NULL);
-        }
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&cmd_serve_entry, "unexpected argument '%s'", argv[optind]);
+    (void)argc, (void)argv;
+    const struct serve_opts *o = opts;
+    if (o->verbose && o->quiet)
+        return cmd_bad_usage(&cmd_serve_entry, "--verbose or --quiet, not both");
+    const char *path = o->config ? o->config : getenv("VRAM_CONFIG");
+    enum log_level max = o->verbose ? LOG_LV_DEBUG : o->quiet ? LOG_LV_WARN : LOG_LV_INFO;
+    bool check = o->check;
     struct paths def;
     paths_default(&def);
     if (!path || !*path)

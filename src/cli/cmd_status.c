@@ -1,6 +1,5 @@
 /* cmd_status: `vram status`, where every byte of VRAM went, once or every N
  * seconds; text for people, JSON (one document per line) for scripts. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,28 +15,47 @@
 #include "app/render_json.h"
 #include "app/render_text.h"
 
-static int cmd_status(int argc, char **argv);
+struct status_opts {
+    bool json, processes, energy;
+    double watch; /* 0: once */
+    long count;   /* 0: for ever */
+    const char *procroot;
+};
+
+static int cmd_status(const void *opts, int argc, char **argv);
+
+#define O struct status_opts
+static const struct cmd_opt status_opts[] = {
+    {"json", 'j', CMD_FLAG(O, json),
+     .help = "one JSON document (schema: docs/status-json.md); with --watch, one document per "
+             "line"},
+    {"processes", 'p', CMD_FLAG(O, processes), .help = "list every process on each GPU"},
+    {"energy", 'e', CMD_FLAG(O, energy), .help = "read each GPU's energy counter too (3 ms a GPU)"},
+    {"watch", 'w', CMD_SECONDS(O, watch, 0.1, 86400), .arg = "SECONDS",
+     .fix = "give seconds from 0.1 to 86400, such as 2, 0.5 or 500ms",
+     .help = "print again every SECONDS (0.1 to 86400; 500ms, 2s, 1m)"},
+    {"count", 'n', CMD_NUMBER(O, count, 1, 1e9), .arg = "N",
+     .help = "with --watch, stop after N reports"},
+    {"proc-root", 0, CMD_STRING(O, procroot), .arg = "DIR",
+     .help = "read processes from DIR instead of /proc (a container with the host's /proc "
+             "mounted, or a test fixture)"},
+    CMD_COLOR_OPT,
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_status_entry = {
     .name = "status",
     .args = "[--json] [--processes] [--energy] [--watch SECONDS [--count N]] [--proc-root DIR] "
             "[--color WHEN]",
     .summary = "where every byte of VRAM went, per GPU",
-    .help = "  -j, --json            one JSON document (schema: docs/status-json.md); with\n"
-            "                        --watch, one document per line\n"
-            "  -p, --processes       list every process on each GPU\n"
-            "  -e, --energy          read each GPU's energy counter too (3 ms a GPU)\n"
-            "  -w, --watch SECONDS   print again every SECONDS (0.1 to 86400; 500ms, 2s, 1m)\n"
-            "  -n, --count N         with --watch, stop after N reports\n"
-            "      --proc-root DIR   read processes from DIR instead of /proc (a container\n"
-            "                        with the host's /proc mounted, or a test fixture)\n"
-            "      --color WHEN      colour: auto (on a terminal, unless NO_COLOR is set),\n"
-            "                        always, never\n"
-            "\n"
-            "Parts: driver reserved (the driver's own), desktop / display (X, Wayland\n"
+    .opts = status_opts,
+    .help = "Parts: driver reserved (the driver's own), desktop / display (X, Wayland\n"
             "compositors and graphics clients), workloads (compute processes), other,\n"
             "unattributed (used by no process you can see: other users, containers,\n"
             "leaks), free. They add up to the total.\n",
+    .size = sizeof(struct status_opts),
+    .defaults = &(const struct status_opts){.procroot = "/proc"},
     .exec = cmd_status,
 };
 
@@ -66,71 +84,15 @@ static int report(struct probe *p, struct snap *s, unsigned what, bool json, uns
     return VRAM_OK;
 }
 
-static int cmd_status(int argc, char **argv)
+static int cmd_status(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"processes", no_argument, NULL, 'p'},
-        {"watch", required_argument, NULL, 'w'},
-        {"count", required_argument, NULL, 'n'},
-        {"proc-root", required_argument, NULL, 'R'},
-        {"energy", no_argument, NULL, 'e'},
-        {"color", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool json = false, verbose = false;
-    unsigned what = PROBE_ALL;
-    double watch = 0;
-    long count = 0;
-    const char *procroot = "/proc";
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "jpew:n:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = true;
-            break;
-        case 'p':
-            verbose = true;
-            break;
-        case 'w':
-            if (units_parse_seconds(optarg, &watch) < 0 || watch < 0.1 || watch > 86400)
-                return cmd_bad_usage(&cmd_status_entry,
-                                     "--watch '%s': give seconds from 0.1 to 86400, such as 2, "
-                                     "0.5 or 500ms",
-                                     optarg);
-            break;
-        case 'n': {
-            char *end;
-            count = strtol(optarg, &end, 10);
-            if (*end || end == optarg || count < 1)
-                return cmd_bad_usage(&cmd_status_entry, "--count '%s': give a number >= 1", optarg);
-            break;
-        }
-        case 'R':
-            procroot = optarg;
-            break;
-        case 'e':
-            what |= PROBE_ENERGY;
-            break;
-        case 'C': {
-            enum color_when w;
-            if (color_parse(optarg, &w) < 0)
-                return cmd_bad_usage(&cmd_status_entry, "--color '%s': auto, always or never",
-                                     optarg);
-            color_choose(w);
-            break;
-        }
-        case 'h':
-            cmd_usage(&cmd_status_entry, 0);
-            return 0;
-        default:
-            return cmd_bad_usage(&cmd_status_entry, NULL);
-        }
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&cmd_status_entry, "unexpected argument '%s'", argv[optind]);
+    (void)argc, (void)argv;
+    const struct status_opts *o = opts;
+    double watch = o->watch;
+    long count = o->count;
+    const char *procroot = o->procroot;
+    unsigned what = PROBE_ALL | (o->energy ? PROBE_ENERGY : 0);
+    bool json = o->json, verbose = o->processes;
     if (count && !watch)
         return cmd_bad_usage(&cmd_status_entry, "--count needs --watch");
 

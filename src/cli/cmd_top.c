@@ -6,7 +6,6 @@
 
 #include <curses.h>
 #include <errno.h>
-#include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -23,17 +22,30 @@
 #include "host/proc.h"
 #include "probe/probe.h"
 
-static int cmd_top(int argc, char **argv);
+struct top_opts {
+    double interval;
+    const char *procroot;
+};
+
+static int cmd_top(const void *opts, int argc, char **argv);
+
+#define O struct top_opts
+static const struct cmd_opt top_opts[] = {
+    {"interval", 'd', CMD_SECONDS(O, interval, 0.1, 3600), .arg = "SECONDS",
+     .fix = "give seconds from 0.1 to 3600", .help = "refresh every SECONDS (0.1 to 3600; default 1)"},
+    {"proc-root", 0, CMD_STRING(O, procroot), .arg = "DIR",
+     .help = "read processes from DIR instead of /proc"},
+    CMD_COLOR_OPT,
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_top_entry = {
     .name = "top",
     .args = "[--interval SECONDS] [--proc-root DIR] [--color WHEN]",
     .summary = "live view of VRAM per GPU and per process",
-    .help = "  -d, --interval SECONDS  refresh every SECONDS (0.1 to 3600; default 1)\n"
-            "      --proc-root DIR     read processes from DIR instead of /proc\n"
-            "      --color WHEN        colour: auto (unless NO_COLOR is set), always, never\n"
-            "\n"
-            "Each GPU's bar splits its memory: r driver reserved, d desktop/display,\n"
+    .opts = top_opts,
+    .help = "Each GPU's bar splits its memory: r driver reserved, d desktop/display,\n"
             "w workloads, o other, u unattributed, . free. Memory is read every interval;\n"
             "process lists every 3 intervals; /proc/*/fd, modes and links every 10 s, to\n"
             "leave the driver alone.\n"
@@ -44,6 +56,8 @@ const struct cmd_entry cmd_top_entry = {
             "keys: up/down (j/k) select   s sort (memory, pid, name, gpu)   S reverse it\n"
             "      t send TERM   K send KILL (asks y/n; your own processes only unless\n"
             "      root)   + / - interval   ? or h help   q quit\n",
+    .size = sizeof(struct top_opts),
+    .defaults = &(const struct top_opts){.interval = 1.0, .procroot = "/proc"},
     .exec = cmd_top,
 };
 
@@ -220,52 +234,87 @@ static bool handle_key(struct top *t, int ch)
     return true;
 }
 
-static int cmd_top(int argc, char **argv)
+/* The terminal taken over by curses, in colour when it can. */
+static void screen_open(struct top *t)
 {
-    static const struct option opts[] = {
-        {"interval", required_argument, NULL, 'd'},
-        {"proc-root", required_argument, NULL, 'R'},
-        {"color", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    /* only top needs the locale (ncurses draws the bars in UTF-8): the
+     * other commands skip loading it, and print numbers the same anywhere */
+    setlocale(LC_CTYPE, "");
+    t->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    initscr();
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    t->color = has_colors() && color_on(stdout);
+    if (t->color) {
+        start_color();
+        use_default_colors();
+    }
+}
+
+/* What the next sample reads: memory every interval, process lists every
+ * 3 intervals (5 s at most), the costly refreshes every 10 s, 5 s apart so
+ * that no one sample pays for both (bench/RESULTS.md: under 1 ms of CPU
+ * each). */
+struct cadence {
+    uint64_t procs, holders, slow; /* when each was last read */
+};
+
+static unsigned sample_what(struct cadence *c, uint64_t now, uint64_t step)
+{
+    unsigned what = PROBE_MEMORY;
+    if (!c->procs || now - c->procs >= 3 * step || now - c->procs >= 5000)
+        what |= PROBE_PROCS, c->procs = now;
+    if (!c->slow || now - c->slow >= 10000)
+        what |= PROBE_SLOW, c->slow = now;
+    if (!c->holders)
+        what |= PROBE_HOLDERS, c->holders = now - 5000;
+    else if (now - c->holders >= 10000)
+        what |= PROBE_HOLDERS, c->holders = now;
+    return what;
+}
+
+/* Samples and draws every interval, and answers keys, until q. */
+static void top_loop(struct top *t, struct probe *p)
+{
+    struct cadence c = {0};
+    uint64_t next = 0;
+    for (;;) {
+        uint64_t now = clock_mono_ms();
+        if (now >= next) {
+            uint64_t step = (uint64_t)(t->interval * 1000);
+            unsigned what = sample_what(&c, now, step);
+            if (probe_sample(p, &t->snap, what, clock_wall_ms()) == VRAM_OK) {
+                record_history(t);
+                if (what & PROBE_PROCS)
+                    rebuild_rows(t);
+            }
+            next = now + step;
+            top_draw(t);
+        }
+        int wait = (int)(next > now ? next - now : 0);
+        timeout(wait > 1000 ? 1000 : wait);
+        int ch = getch();
+        if (ch == ERR)
+            continue;
+        if (!handle_key(t, ch))
+            break;
+        top_draw(t);
+    }
+}
+
+static int cmd_top(const void *opts, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const struct top_opts *o = opts;
     struct top t;
     memset(&t, 0, sizeof t);
-    t.interval = 1.0;
-    const char *procroot = "/proc";
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            if (units_parse_seconds(optarg, &t.interval) < 0 || t.interval < 0.1 ||
-                t.interval > 3600)
-                return cmd_bad_usage(&cmd_top_entry,
-                                     "--interval '%s': give seconds from 0.1 to 3600", optarg);
-            break;
-        case 'R':
-            procroot = optarg;
-            break;
-        case 'C': {
-            enum color_when w;
-            if (color_parse(optarg, &w) < 0)
-                return cmd_bad_usage(&cmd_top_entry, "--color '%s': auto, always or never", optarg);
-            color_choose(w);
-            break;
-        }
-        case 'h':
-            cmd_usage(&cmd_top_entry, 0);
-            return 0;
-        default:
-            return cmd_bad_usage(&cmd_top_entry, NULL);
-        }
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&cmd_top_entry, "unexpected argument '%s'", argv[optind]);
+    t.interval = o->interval;
     /* the driver first: without one, the hint for scripts would fail too */
     char err[512];
     struct probe *p;
-    int rc = probe_open(&p, procroot, err, sizeof err);
+    int rc = probe_open(&p, o->procroot, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_top_entry, err, rc);
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -276,55 +325,8 @@ static int cmd_top(int argc, char **argv)
         return 2;
     }
     t.uid = getuid();
-    /* only top needs the locale (ncurses draws the bars in UTF-8): the
-     * other commands skip loading it, and print numbers the same anywhere */
-    setlocale(LC_CTYPE, "");
-    t.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-
-    initscr();
-    cbreak();
-    noecho();
-    keypad(stdscr, TRUE);
-    curs_set(0);
-    t.color = has_colors() && color_on(stdout);
-    if (t.color) {
-        start_color();
-        use_default_colors();
-    }
-
-    uint64_t next = 0, last_procs = 0, last_holders = 0, last_slow = 0;
-    for (;;) {
-        uint64_t now = clock_mono_ms();
-        if (now >= next) {
-            uint64_t step = (uint64_t)(t.interval * 1000);
-            unsigned what = PROBE_MEMORY;
-            if (!last_procs || now - last_procs >= 3 * step || now - last_procs >= 5000)
-                what |= PROBE_PROCS, last_procs = now;
-            /* the two costly refreshes are 5 s apart, so that no one sample
-             * pays for both (bench/RESULTS.md: under 1 ms of CPU each) */
-            if (!last_slow || now - last_slow >= 10000)
-                what |= PROBE_SLOW, last_slow = now;
-            if (!last_holders)
-                what |= PROBE_HOLDERS, last_holders = now - 5000;
-            else if (now - last_holders >= 10000)
-                what |= PROBE_HOLDERS, last_holders = now;
-            if (probe_sample(p, &t.snap, what, clock_wall_ms()) == VRAM_OK) {
-                record_history(&t);
-                if (what & PROBE_PROCS)
-                    rebuild_rows(&t);
-            }
-            next = now + step;
-            top_draw(&t);
-        }
-        int wait = (int)(next > now ? next - now : 0);
-        timeout(wait > 1000 ? 1000 : wait);
-        int ch = getch();
-        if (ch == ERR)
-            continue;
-        if (!handle_key(&t, ch))
-            break;
-        top_draw(&t);
-    }
+    screen_open(&t);
+    top_loop(&t, p);
     endwin();
     probe_exiting(p);
     free(t.rows);

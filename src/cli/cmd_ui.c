@@ -5,7 +5,6 @@
  * docs/ui.md. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,18 +20,28 @@
 
 extern char **environ;
 
-static int cmd_ui(int argc, char **argv);
+struct ui_opts {
+    bool no_open;
+    const char *socket;
+};
+
+static int cmd_ui(const void *opts, int argc, char **argv);
+
+#define O struct ui_opts
+static const struct cmd_opt ui_opts[] = {
+    {"no-open", 0, CMD_FLAG(O, no_open), .help = "print the URL only (the default without a desktop)"},
+    CMD_SOCKET_OPT(O, "the daemon's socket (default $VRAM_SOCKET, else a user daemon's in "
+                      "$XDG_RUNTIME_DIR/vram, else /run/vram/vram.sock)"),
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry cmd_ui_entry = {
     .name = "ui",
     .args = "[--no-open] [--socket PATH]",
     .summary = "open vram serve's dashboard in your browser, no token needed",
-    .help = "      --no-open       print the URL only (the default without a desktop)\n"
-            "  -s, --socket PATH   the daemon's socket (default $VRAM_SOCKET, else a user\n"
-            "                      daemon's in $XDG_RUNTIME_DIR/vram, else\n"
-            "                      /run/vram/vram.sock)\n"
-            "\n"
-            "Prints the dashboard's URL on the proxy's address (listen = in [serve]), with\n"
+    .opts = ui_opts,
+    .help = "Prints the dashboard's URL on the proxy's address (listen = in [serve]), with\n"
             "the key vram serve keeps beside its socket (SOCKET.ui: readable by the\n"
             "daemon's user and, for the system service, group vram, who may use the\n"
             "socket). The page exchanges it for a session of this browser (a cookie and\n"
@@ -41,6 +50,7 @@ const struct cmd_entry cmd_ui_entry = {
             "daemon. With a desktop ($DISPLAY or $WAYLAND_DISPLAY, and xdg-open) it is\n"
             "opened through a file of yours, so that the key never shows in a process's\n"
             "arguments. See docs/ui.md.\n",
+    .size = sizeof(struct ui_opts),
     .exec = cmd_ui,
 };
 
@@ -153,32 +163,12 @@ static bool desktop(void)
     return false;
 }
 
-static int cmd_ui(int argc, char **argv)
+static int cmd_ui(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"no-open", no_argument, NULL, 'n'},
-        {"socket", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool open_it = true;
-    const char *sock = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
-        if (c == 'n') {
-            open_it = false;
-        } else if (c == 's') {
-            sock = optarg;
-        } else if (c == 'h') {
-            cmd_usage(&cmd_ui_entry, 0);
-            return 0;
-        } else {
-            return cmd_bad_usage(&cmd_ui_entry, NULL);
-        }
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&cmd_ui_entry, "unexpected argument '%s'", argv[optind]);
+    (void)argc, (void)argv;
+    const struct ui_opts *o = opts;
+    bool open_it = !o->no_open;
+    const char *sock = o->socket;
     sock = client_socket(sock);
     char err[512], url[512];
     json_t *r = NULL;

@@ -105,14 +105,8 @@ int main(int argc, char **argv)
         return err_exit_code(rc);
     }
     const struct cmd_entry *e = cmd_find(argv[i]);
-    if (e) {
-        /* getopt names the program by argv[0] in its messages
-         * ("vram status: unrecognized option '--x'") */
-        char prog[64];
-        snprintf(prog, sizeof prog, "vram %s", e->name);
-        argv[i] = prog;
-        return e->exec(argc - i, argv + i);
-    }
+    if (e)
+        return cmd_exec(e, argc - i, argv + i);
     fprintf(stderr, "vram: unknown command '%s'\n", argv[i]);
     usage(stderr);
     return 2;

@@ -32,7 +32,7 @@
 #include "daemon/super.h"
 #include "daemon/testpoint.h"
 #include "http/wbuf.h"
-#include "park/worker.h"
+#include "move/worker.h"
 #include "host/family.h"
 #include "probe/probe.h"
 

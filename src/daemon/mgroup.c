@@ -128,7 +128,7 @@ static int park_if_its(const struct slice *s, void *arg)
         return 0;
     snprintf(path, sizeof path, "%s/%s", group_dir(), s->name);
     if (group_open(&g, path) == 0) {
-        group_set_state(&g, m->parked ? GROUP_PARKED : GROUP_ADMITTED);
+        group_set_state(&g, m->parked ? GROUP_SUSPENDED : GROUP_ADMITTED);
         group_close(&g);
     }
     return 0;

@@ -1,6 +1,6 @@
 /* moves: a model's memory going to host RAM and back (suspend, resume,
  * preemption): which of its processes hold memory, the chunks of host
- * memory it is given (daemon/hostpool.h), the worker's job (park.c picks
+ * memory it is given (daemon/hostpool.h), the worker's job (move.c picks
  * the path for each process: all of them move, or none), and what the
  * job's report changes. Also readies host memory ahead: the model a switch
  * would move out next is given its chunks to pin before it is asked to go,
@@ -15,7 +15,7 @@
 #include "core/units.h"
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
-#include "park/park.h"
+#include "move/move.h"
 
 /* A prepared model that has not been the next to go for this long gives
  * its chunks back (a shorter wait churns pinning as requests come in). */
@@ -204,12 +204,12 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
 static void chore_job(const struct worker_job *j, struct worker_report *r)
 {
     int rc = j->chore == WORKER_PREPARE
-                 ? park_prepare(j->pids[0], j->fds, j->nfds_of[0], r->error, sizeof r->error)
-                 : park_drop(j->pids[0], r->error, sizeof r->error);
+                 ? move_prepare(j->pids[0], j->fds, j->nfds_of[0], r->error, sizeof r->error)
+                 : move_drop(j->pids[0], r->error, sizeof r->error);
     r->ok = rc == 0;
 }
 
-/* On a worker's thread: the move itself, by the path park.c picks, for
+/* On a worker's thread: the move itself, by the path move.c picks, for
  * each of the model's processes: all of them, or none (those moved before
  * one failed are moved back). */
 void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
@@ -219,27 +219,27 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
         chore_job(j, r);
         return;
     }
-    struct park_result pr[WORKER_MAX_PIDS];
-    struct park_fast f[WORKER_MAX_PIDS];
+    struct move_result pr[WORKER_MAX_PIDS];
+    struct move_fast f[WORKER_MAX_PIDS];
     unsigned done = 0, at = 0;
     int rc = 0;
-    memset(pr, 0, sizeof pr); /* park.c asks each process which path */
+    memset(pr, 0, sizeof pr); /* move.c asks each process which path */
     r->fast = true;
     for (unsigned k = 0; k < j->npids && rc == 0; k++, done++) {
-        f[k] = (struct park_fast){.fds = j->fds + at,
+        f[k] = (struct move_fast){.fds = j->fds + at,
                                   .nfds = j->nfds_of[k],
                                   .floor = j->floor,
                                   .keep = j->keep,
                                   .fast_only = j->fast_only};
         at += j->nfds_of[k];
         rc = j->resume
-                 ? park_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
+                 ? move_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
                                j->to[0] ? j->to : NULL, &f[k], &pr[k], r->error, sizeof r->error)
-                 : park_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only, &f[k],
+                 : move_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only, &f[k],
                                 &pr[k], r->error, sizeof r->error);
-        r->fast &= pr[k].path == PARK_FAST;
+        r->fast &= pr[k].path == MOVE_FAST;
         r->bytes += pr[k].fast.bytes;
-        if (pr[k].path == PARK_DRIVER && pr[k].note[0] && !r->note[0])
+        if (pr[k].path == MOVE_DRIVER && pr[k].note[0] && !r->note[0])
             snprintf(r->note, sizeof r->note, "pid %d: %s", (int)j->pids[k], pr[k].note);
     }
     r->held = j->npids == 1 ? pr[0].fast.held : 0;
@@ -247,10 +247,10 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
         char e2[232];
         for (unsigned k = 0; k + 1 < done; k++)
             if (j->resume)
-                park_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only, &f[k], &pr[k],
+                move_suspend(d->ckpt, d->ckpt_why, j->pids[k], 30000, j->driver_only, &f[k], &pr[k],
                              e2, sizeof e2);
             else
-                park_resume(d->ckpt, d->ckpt_why, j->pids[k], NULL, NULL, NULL, &pr[k], e2,
+                move_resume(d->ckpt, d->ckpt_why, j->pids[k], NULL, NULL, NULL, &pr[k], e2,
                             sizeof e2);
         size_t n = strlen(r->error);
         snprintf(r->error + n, sizeof r->error - n, " (pid %d; the model's other processes %s)",

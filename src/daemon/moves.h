@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "daemon/daemon.h"
-#include "park/worker.h"
+#include "move/worker.h"
 
 /* Starts moving model i out (resume false) or back (on GPU gpu; overlap:
  * another model is moving off it meanwhile, so the resume may wait for

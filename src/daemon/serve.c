@@ -30,7 +30,7 @@
 #include "daemon/reload.h"
 #include "daemon/table.h"
 #include "daemon/toproxy.h"
-#include "park/ckpt.h"
+#include "move/ckpt.h"
 #include "probe/probe.h"
 
 /* preload = : the models started with the daemon (llama-swap's

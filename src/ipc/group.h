@@ -28,7 +28,7 @@
 enum group_state {
     GROUP_PENDING = 1,
     GROUP_ADMITTED = 2,
-    GROUP_PARKED = 3, /* its members are suspended (a model of vram serve): it promises nothing */
+    GROUP_SUSPENDED = 3, /* its members are suspended (a model of vram serve): it promises nothing */
 };
 
 struct group_member {

@@ -84,7 +84,7 @@ int slices_each(bool clean, int (*fn)(const struct slice *s, void *arg), void *a
 bool slices_promises(const struct slice *s, unsigned gpu, const char *uuid, uint64_t total)
 {
     const struct group_view *v = &s->v;
-    return v->creator_alive && v->state != GROUP_PARKED && v->cap != UINT64_MAX &&
+    return v->creator_alive && v->state != GROUP_SUSPENDED && v->cap != UINT64_MAX &&
            v->gpu_index == gpu &&
            strcmp(v->gpu_uuid, uuid) == 0 && v->cap <= total;
 }

@@ -29,7 +29,7 @@ struct slice {
 int slices_each(bool clean, int (*fn)(const struct slice *s, void *arg), void *arg);
 
 /* Whether a slice is a live promise on the GPU with this index and UUID
- * and total memory: its `vram run` lives, it is not parked (a suspended
+ * and total memory: its `vram run` lives, it is not suspended (a suspended
  * model's: its memory is free for others meanwhile), it has a cap, it was made for
  * that GPU, and the cap is one the GPU could hold (a file promising more
  * than the GPU has is not one vram made). */

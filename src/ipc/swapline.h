@@ -32,7 +32,7 @@ struct swapline_info {
     uint64_t held;  /* chunks of the daemon's host memory it holds */
     unsigned allocations;
     uint64_t gate_ms, sync_ms, pool_ms, copy_ms;
-    char why[200]; /* why it cannot be swapped fast; empty when it can */
+    char why[200]; /* why fast swap cannot move it; empty when it can */
 };
 
 /* The most chunks of host memory one request carries. */
@@ -68,7 +68,7 @@ socklen_t swapline_address(int pid, struct sockaddr_un *a);
 
 /* Where it listens when another process took that name first (anyone may
  * bind any abstract name): "vram-swap-PID.NONCE", NONCE random. The client
- * finds it among the sockets pid itself holds (park/swapctl.c). */
+ * finds it among the sockets pid itself holds (move/swapctl.c). */
 socklen_t swapline_address_alt(int pid, uint64_t nonce, struct sockaddr_un *a);
 
 /* The "ok ..." answer for info, newline included; its length, or -1 when

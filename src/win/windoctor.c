@@ -5,7 +5,6 @@
  * Changes nothing. */
 #include "win/windoctor.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +21,25 @@
 #include "win/winprobe.h"
 #include "win/winstate.h"
 
-static int cmd_doctor(int argc, char **argv);
+struct doctor_opts {
+    bool json;
+    double idle;
+};
+
+static int cmd_doctor(const void *opts, int argc, char **argv);
+
+#define O struct doctor_opts
+static const struct cmd_opt doctor_opts[] = {
+    {"json", 'j', CMD_FLAG(O, json), .help = "the findings as JSON (schema: docs/json.md)"},
+    {"idle", 'i', CMD_SECONDS(O, idle, 1, 86400), .arg = "DURATION",
+     .fix = "a duration from 1s to 24h, like 30s or 10m",
+     .help = "also watch the GPUs this long (30s, 10m) and report processes that hold memory "
+             "but did no GPU work (needs the driver's per-process samples, which WDDM may lack)"},
+    {"color", 0, CMD_COLOR,
+     .help = "colour: auto (on a console, unless NO_COLOR is set), always, never"},
+    {NULL},
+};
+#undef O
 
 /* docs/json.md: the same schema as on Linux */
 #define DOCTOR_JSON_SCHEMA 1
@@ -31,14 +48,8 @@ const struct cmd_entry windoctor_entry = {
     .name = "doctor",
     .args = "[--json] [--idle DURATION] [--color WHEN]",
     .summary = "what wastes this machine's VRAM, and how to get it back",
-    .help = "  -j, --json            the findings as JSON (schema: docs/json.md)\n"
-            "  -i, --idle DURATION   also watch the GPUs this long (30s, 10m) and report\n"
-            "                        processes that hold memory but did no GPU work (needs\n"
-            "                        the driver's per-process samples, which WDDM may lack)\n"
-            "      --color WHEN      colour: auto (on a console, unless NO_COLOR is set),\n"
-            "                        always, never\n"
-            "\n"
-            "Looks for: VRAM held by the desktop on the NVIDIA card (dwm.exe, explorer.exe,\n"
+    .opts = doctor_opts,
+    .help = "Looks for: VRAM held by the desktop on the NVIDIA card (dwm.exe, explorer.exe,\n"
             "the shell, browsers) and what vram headless on gives back, hardware-\n"
             "accelerated GPU scheduling, compute processes holding memory while the GPU\n"
             "does nothing (a finished training's python.exe), memory no process you can\n"
@@ -47,6 +58,7 @@ const struct cmd_entry windoctor_entry = {
             "\n"
             "Exit status: 0 when nothing needs doing, 1 when something does (a warning),\n"
             "2 for bad usage, 3 without a GPU driver.\n",
+    .size = sizeof(struct doctor_opts),
     .exec = cmd_doctor,
 };
 
@@ -68,47 +80,12 @@ static void windows_facts(struct doc_win *w)
     }
 }
 
-static int cmd_doctor(int argc, char **argv)
+static int cmd_doctor(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"idle", required_argument, NULL, 'i'},
-        {"color", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool json = false;
-    double idle = 0;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "ji:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = true;
-            break;
-        case 'i':
-            if (units_parse_seconds(optarg, &idle) < 0 || idle <= 0 || idle > 86400)
-                return cmd_bad_usage(&windoctor_entry,
-                                     "--idle '%s': a duration from 1s to 24h, like 30s or 10m",
-                                     optarg);
-            break;
-        case 'C': {
-            enum color_when w;
-            if (color_parse(optarg, &w) < 0)
-                return cmd_bad_usage(&windoctor_entry, "--color '%s': auto, always or never",
-                                     optarg);
-            color_choose(w);
-            break;
-        }
-        case 'h':
-            cmd_usage(&windoctor_entry, 0);
-            return 0;
-        default:
-            return cmd_bad_usage(&windoctor_entry, NULL);
-        }
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&windoctor_entry, "unexpected argument '%s'", argv[optind]);
+    (void)argc, (void)argv;
+    const struct doctor_opts *o = opts;
+    bool json = o->json;
+    double idle = o->idle;
     char err[512];
     struct probe *p;
     int rc = probe_open(&p, NULL, err, sizeof err);

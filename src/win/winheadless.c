@@ -17,23 +17,36 @@
 #include "core/headless_win.h"
 #include "win/winstate.h"
 
-static int cmd_headless(int argc, char **argv);
+struct headless_opts {
+    bool yes, disable_device;
+};
+
+static int cmd_headless(const void *opts, int argc, char **argv);
+
+#define O struct headless_opts
+static const struct cmd_opt headless_opts[] = {
+    {"yes", 'y', CMD_FLAG(O, yes), .help = "act (without it: print the plan, change nothing)"},
+    {"disable-device", 0, CMD_FLAG(O, disable_device),
+     .help = "with on: also disable the NVIDIA display adapter, which frees all of its memory "
+             "from the desktop, but CUDA cannot use a disabled adapter either until `vram "
+             "headless off`"},
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry winheadless_entry = {
     .name = "headless",
     .args = "[status|on|off] [--yes] [--disable-device]",
     .summary = "move the desktop to another GPU, leave the NVIDIA card to compute",
-    .help = "  status            the display adapters and hardware-accelerated GPU scheduling\n"
-            "                    (the default)\n"
-            "  on                turn on hardware-accelerated GPU scheduling (HwSchMode = 2)\n"
-            "  off               put back what `on` changed\n"
-            "  -y, --yes         act (without it: print the plan, change nothing)\n"
-            "  --disable-device  with on: also disable the NVIDIA display adapter, which frees\n"
-            "                    all of its memory from the desktop, but CUDA cannot use a\n"
-            "                    disabled adapter either until `vram headless off`\n"
-            "\n"
-            "Plug the monitor into the motherboard first. Changes take effect after a\n"
+    .intro = "  status            the display adapters and hardware-accelerated GPU scheduling\n"
+             "                    (the default)\n"
+             "  on                turn on hardware-accelerated GPU scheduling (HwSchMode = 2)\n"
+             "  off               put back what `on` changed\n",
+    .opts = headless_opts,
+    .help = "Plug the monitor into the motherboard first. Changes take effect after a\n"
             "restart; on and off need an Administrator prompt.\n",
+    .size = sizeof(struct headless_opts),
+    .max_operands = 1,
     .exec = cmd_headless,
 };
 
@@ -189,29 +202,15 @@ void winheadless_scan(struct hw_state *s)
     scan(s);
 }
 
-static int cmd_headless(int argc, char **argv)
+static int cmd_headless(const void *opts, int argc, char **argv)
 {
-    const char *verb = "status";
-    bool yes = false, disable = false, have_verb = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
-            yes = true;
-        else if (!strcmp(argv[i], "--disable-device"))
-            disable = true;
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            cmd_usage(&winheadless_entry, 0);
-            return 0;
-        } else if (!have_verb && (!strcmp(argv[i], "status") || !strcmp(argv[i], "on") ||
-                                  !strcmp(argv[i], "off"))) {
-            verb = argv[i];
-            have_verb = true;
-        } else {
-            return cmd_bad_usage(&winheadless_entry, "unexpected '%s'", argv[i]);
-        }
-    }
+    const struct headless_opts *o = opts;
+    const char *verb = argc ? argv[0] : "status";
+    if (strcmp(verb, "status") && strcmp(verb, "on") && strcmp(verb, "off"))
+        return cmd_bad_usage(&winheadless_entry, "'%s': say status, on or off", verb);
     if (!strcmp(verb, "on"))
-        return turn_on(yes, disable);
-    if (disable)
+        return turn_on(o->yes, o->disable_device);
+    if (o->disable_device)
         return cmd_bad_usage(&winheadless_entry, "--disable-device goes with on");
-    return !strcmp(verb, "off") ? turn_off(yes) : show_status();
+    return !strcmp(verb, "off") ? turn_off(o->yes) : show_status();
 }

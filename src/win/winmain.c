@@ -19,7 +19,7 @@
 #define VRAM_VERSION "0.1.0"
 #endif
 
-static int cmd_help(int argc, char **argv);
+static int cmd_help(const void *opts, int argc, char **argv);
 
 /* Linux's `vram help` pages the manual; vram.exe has no manual pages, so
  * it prints a command's help, which is what `COMMAND --help` prints. */
@@ -29,6 +29,7 @@ static const struct cmd_entry help_entry = {
     .summary = "a command's help (the same as vram COMMAND --help)",
     .help = "The manual pages (man vram-COMMAND) come with the Linux package; on Windows\n"
             "each command's help and docs/windows.md are the manual.\n",
+    .max_operands = 1,
     .exec = cmd_help,
 };
 
@@ -52,20 +53,17 @@ int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc)
 
 static void usage(FILE *out);
 
-static int cmd_help(int argc, char **argv)
+static int cmd_help(const void *opts, int argc, char **argv)
 {
-    if (argc > 2)
-        return cmd_bad_usage(&help_entry, "one command at a time");
-    if (argc < 2 || !strcmp(argv[1], "vram")) {
+    (void)opts;
+    if (argc < 1 || !strcmp(argv[0], "vram")) {
         usage(stdout);
         return 0;
     }
-    const struct cmd_entry *e = cmd_find(argv[1]);
-    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
-        e = &help_entry;
+    const struct cmd_entry *e = cmd_find(argv[0]);
     if (!e)
         return cmd_bad_usage(&help_entry, "'%s' is not a command of vram.exe (vram --help lists "
-                                          "them; docs/windows.md says what is Linux's)", argv[1]);
+                                          "them; docs/windows.md says what is Linux's)", argv[0]);
     cmd_usage(e, 0);
     return 0;
 }
@@ -130,7 +128,7 @@ int main(int argc, char **argv)
     }
     const struct cmd_entry *e = cmd_find(argv[i]);
     if (e)
-        return e->exec(argc - i, argv + i);
+        return cmd_exec(e, argc - i, argv + i);
     fprintf(stderr, "vram: unknown command '%s'\n", argv[i]);
     usage(stderr);
     return 2;

@@ -5,7 +5,6 @@
 
 #include <windows.h>
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,27 +18,44 @@
 #include "core/units.h"
 #include "probe/probe.h"
 
-static int cmd_status(int argc, char **argv);
+struct status_opts {
+    bool json, processes, energy;
+    double watch;
+    long count;
+};
+
+static int cmd_status(const void *opts, int argc, char **argv);
+
+#define O struct status_opts
+static const struct cmd_opt status_opts[] = {
+    {"json", 'j', CMD_FLAG(O, json),
+     .help = "one JSON document (schema: docs/status-json.md); with --watch, one document per "
+             "line"},
+    {"processes", 'p', CMD_FLAG(O, processes), .help = "list every process on each GPU"},
+    {"energy", 'e', CMD_FLAG(O, energy), .help = "read each GPU's energy counter too"},
+    {"watch", 'w', CMD_SECONDS(O, watch, 0.1, 86400), .arg = "SECONDS",
+     .fix = "give seconds from 0.1 to 86400, such as 2, 0.5 or 500ms",
+     .help = "print again every SECONDS (0.1 to 86400; 500ms, 2s, 1m)"},
+    {"count", 'n', CMD_NUMBER(O, count, 1, 1e9), .arg = "N",
+     .help = "with --watch, stop after N reports"},
+    {"color", 0, CMD_COLOR,
+     .help = "colour: auto (on a console, unless NO_COLOR is set), always, never"},
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry winstatus_entry = {
     .name = "status",
     .args = "[--json] [--processes] [--energy] [--watch SECONDS [--count N]] [--color WHEN]",
     .summary = "where every byte of VRAM went, per GPU",
-    .help = "  -j, --json            one JSON document (schema: docs/status-json.md); with\n"
-            "                        --watch, one document per line\n"
-            "  -p, --processes       list every process on each GPU\n"
-            "  -e, --energy          read each GPU's energy counter too\n"
-            "  -w, --watch SECONDS   print again every SECONDS (0.1 to 86400; 500ms, 2s, 1m)\n"
-            "  -n, --count N         with --watch, stop after N reports\n"
-            "      --color WHEN      colour: auto (on a console, unless NO_COLOR is set),\n"
-            "                        always, never\n"
-            "\n"
-            "Parts: driver reserved (the driver's own), desktop / display (dwm.exe,\n"
+    .opts = status_opts,
+    .help = "Parts: driver reserved (the driver's own), desktop / display (dwm.exe,\n"
             "explorer.exe, the shell and the browsers' graphics memory), workloads\n"
             "(compute processes), other, unattributed (used by no process you can see:\n"
             "other users, Windows itself), free. They add up to the total.\n"
             "Under WDDM the driver gives no per-process figures: they come from Windows'\n"
             "GPU counters (Dedicated GPU memory in Task Manager), or read n/a.\n",
+    .size = sizeof(struct status_opts),
     .exec = cmd_status,
 };
 
@@ -65,66 +81,14 @@ static int report(struct probe *p, struct snap *s, unsigned what, bool json, uns
     return VRAM_OK;
 }
 
-static int cmd_status(int argc, char **argv)
+static int cmd_status(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"processes", no_argument, NULL, 'p'},
-        {"watch", required_argument, NULL, 'w'},
-        {"count", required_argument, NULL, 'n'},
-        {"energy", no_argument, NULL, 'e'},
-        {"color", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool json = false, verbose = false;
-    unsigned what = PROBE_ALL;
-    double watch = 0;
-    long count = 0;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "jpew:n:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = true;
-            break;
-        case 'p':
-            verbose = true;
-            break;
-        case 'w':
-            if (units_parse_seconds(optarg, &watch) < 0 || watch < 0.1 || watch > 86400)
-                return cmd_bad_usage(&winstatus_entry,
-                                     "--watch '%s': give seconds from 0.1 to 86400, such as 2, "
-                                     "0.5 or 500ms",
-                                     optarg);
-            break;
-        case 'n': {
-            char *end;
-            count = strtol(optarg, &end, 10);
-            if (*end || end == optarg || count < 1)
-                return cmd_bad_usage(&winstatus_entry, "--count '%s': give a number >= 1", optarg);
-            break;
-        }
-        case 'e':
-            what |= PROBE_ENERGY;
-            break;
-        case 'C': {
-            enum color_when w;
-            if (color_parse(optarg, &w) < 0)
-                return cmd_bad_usage(&winstatus_entry, "--color '%s': auto, always or never",
-                                     optarg);
-            color_choose(w);
-            break;
-        }
-        case 'h':
-            cmd_usage(&winstatus_entry, 0);
-            return 0;
-        default:
-            return cmd_bad_usage(&winstatus_entry, NULL);
-        }
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&winstatus_entry, "unexpected argument '%s'", argv[optind]);
+    (void)argc, (void)argv;
+    const struct status_opts *o = opts;
+    bool json = o->json, verbose = o->processes;
+    unsigned what = PROBE_ALL | (o->energy ? PROBE_ENERGY : 0);
+    double watch = o->watch;
+    long count = o->count;
     if (count && !watch)
         return cmd_bad_usage(&winstatus_entry, "--count needs --watch");
 

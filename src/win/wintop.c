@@ -9,7 +9,6 @@
 #include <windows.h>
 
 #include <conio.h>
-#include <getopt.h>
 #include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,23 +22,37 @@
 #include "probe/probe.h"
 #include "win/wintop.h"
 
-static int cmd_top(int argc, char **argv);
+struct top_opts {
+    double interval;
+    bool once;
+};
+
+static int cmd_top(const void *opts, int argc, char **argv);
+
+#define O struct top_opts
+static const struct cmd_opt top_opts[] = {
+    {"interval", 'd', CMD_SECONDS(O, interval, 0.1, 3600), .arg = "SECONDS",
+     .fix = "give seconds from 0.1 to 3600", .help = "refresh every SECONDS (0.1 to 3600; default 1)"},
+    {"once", '1', CMD_FLAG(O, once),
+     .help = "print one frame and exit (80x24 unless a console gives its size)"},
+    {"color", 0, CMD_COLOR, .help = "colour: auto (unless NO_COLOR is set), always, never"},
+    {NULL},
+};
+#undef O
 
 const struct cmd_entry wintop_entry = {
     .name = "top",
     .args = "[--interval SECONDS] [--once] [--color WHEN]",
     .summary = "live view of VRAM per GPU and per process",
-    .help = "  -d, --interval SECONDS  refresh every SECONDS (0.1 to 3600; default 1)\n"
-            "  -1, --once              print one frame and exit (80x24 unless a console\n"
-            "                          gives its size)\n"
-            "      --color WHEN        colour: auto (unless NO_COLOR is set), always, never\n"
-            "\n"
-            "Each GPU's bar splits its memory: r driver reserved, d desktop/display,\n"
+    .opts = top_opts,
+    .help = "Each GPU's bar splits its memory: r driver reserved, d desktop/display,\n"
             "w workloads, o other, u unattributed, . free. Memory is read every interval;\n"
             "process lists every 3 intervals.\n"
             "\n"
             "keys: up/down (j/k) select   s sort (memory, pid, name, gpu)\n"
             "      + / - interval   q quit   (taskkill /PID N ends a process)\n",
+    .size = sizeof(struct top_opts),
+    .defaults = &(const struct top_opts){.interval = 1.0},
     .exec = cmd_top,
 };
 
@@ -164,48 +177,14 @@ static bool handle_key(struct top *t, int ch)
     return true;
 }
 
-static int cmd_top(int argc, char **argv)
+static int cmd_top(const void *opts, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"interval", required_argument, NULL, 'd'},
-        {"once", no_argument, NULL, '1'},
-        {"color", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    (void)argc, (void)argv;
+    const struct top_opts *o = opts;
     struct top t;
     memset(&t, 0, sizeof t);
-    t.interval = 1.0;
-    bool once = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "d:1h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            if (units_parse_seconds(optarg, &t.interval) < 0 || t.interval < 0.1 ||
-                t.interval > 3600)
-                return cmd_bad_usage(&wintop_entry,
-                                     "--interval '%s': give seconds from 0.1 to 3600", optarg);
-            break;
-        case '1':
-            once = true;
-            break;
-        case 'C': {
-            enum color_when w;
-            if (color_parse(optarg, &w) < 0)
-                return cmd_bad_usage(&wintop_entry, "--color '%s': auto, always or never", optarg);
-            color_choose(w);
-            break;
-        }
-        case 'h':
-            cmd_usage(&wintop_entry, 0);
-            return 0;
-        default:
-            return cmd_bad_usage(&wintop_entry, NULL);
-        }
-    }
-    if (optind < argc)
-        return cmd_bad_usage(&wintop_entry, "unexpected argument '%s'", argv[optind]);
+    t.interval = o->interval;
+    bool once = o->once;
     int rows, cols;
     bool console = console_size(&rows, &cols);
     if (!once && (!console || !_isatty(_fileno(stdin)))) {

@@ -48,4 +48,30 @@ run "$VRAM" status --help
 expect_eq "--help exits 0" "$RC" 0
 expect_match "--help explains the parts" "$OUT" 'unattributed \(used by no process you can see'
 
+# every refused value is said the same way: the option, the value, the fix
+run "$VRAM" suspend 4242 --timeout soon
+expect_eq "suspend --timeout soon: exit 2" "$RC" 2
+expect_match "suspend --timeout soon: the option, the value and the fix" "$OUT" "^vram suspend: --timeout 'soon': seconds from 0 to 3600"
+run "$VRAM" resume 4242 --gpu first
+expect_match "resume --gpu first: the option, the value and the fix" "$OUT" "^vram resume: --gpu 'first': a GPU index"
+run "$VRAM" import llama-swap "$T/none.yaml" --vram 0
+expect_match "import --vram 0: the option, the value and the fix" "$OUT" "^vram import: --vram '0': a size, like 8G"
+run "$VRAM" load qwen --timeout never
+expect_match "load --timeout never: the option, the value and the fix" "$OUT" "^vram load: --timeout 'never': a duration"
+# an option a command does not have is getopt's to name, never refused as a bad value
+run "$VRAM" unload qwen --timeout 5
+expect_eq "unload --timeout: exit 2" "$RC" 2
+expect_match "unload has no --timeout" "$OUT" "^vram unload: unrecognized option '--timeout'"
+# the usage line names only options the command has (vram complete
+# options lists those its table entry declares)
+for c in $("$VRAM" complete commands); do
+    usage=$("$VRAM" "$c" --help | head -1)
+    opts=" $("$VRAM" complete options "$c" | tr '\n' ' ')"
+    bad=""
+    for o in $(printf '%s\n' "$usage" | grep -oE -- '--[a-z][a-z-]*'); do
+        case "$opts" in *" $o "*) ;; *) bad="$bad $o" ;; esac
+    done
+    expect_eq "vram $c: its usage line names only its options" "$bad" ""
+done
+
 finish

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "park/worker.h"
+#include "move/worker.h"
 
 struct seen {
     struct event_base *base;
@@ -22,7 +22,7 @@ struct seen {
     bool on_loop[8];
 };
 
-/* A stand-in for park.c: slow for model 0 (a checkpoint), quick for the
+/* A stand-in for move.c: slow for model 0 (a checkpoint), quick for the
  * others (fast swap); model 2 fails. */
 static void fake_move(void *arg, const struct worker_job *j, struct worker_report *r)
 {

@@ -1,9 +1,9 @@
 /* worker: suspends and resumes off the loop. One takes from a tenth of a
  * second (fast swap) to seconds (the driver's checkpoint moved 16 GiB out
  * in 8.6 s on an H200), so each runs on a thread of its own, by the path
- * park.c picks, and its report comes back to the loop through a pipe. */
-#ifndef VRAM_PARK_WORKER_H
-#define VRAM_PARK_WORKER_H
+ * move.c picks, and its report comes back to the loop through a pipe. */
+#ifndef VRAM_MOVE_WORKER_H
+#define VRAM_MOVE_WORKER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,7 +54,7 @@ struct worker_report {
     char note[240]; /* why fast swap did not move a process it could have */
 };
 
-/* How a job moves a process: park_suspend/park_resume in the daemon; tests
+/* How a job moves a process: move_suspend/move_resume in the daemon; tests
  * put their own. Runs on the job's thread; fills r->ok, r->fast, r->error. */
 typedef void (*worker_run_fn)(void *arg, const struct worker_job *j, struct worker_report *r);
 

@@ -1,7 +1,7 @@
 /* worker: a thread per job, a pipe back. Threads share nothing with the
  * loop but their copy of the job and the pipe's write end: one write of a
  * report shorter than PIPE_BUF is atomic, never interleaved. */
-#include "park/worker.h"
+#include "move/worker.h"
 
 #include <errno.h>
 #include <event2/event.h>

@@ -1,5 +1,5 @@
 /* ckpt: the driver's process checkpoints, by dlopen. */
-#include "park/ckpt.h"
+#include "move/ckpt.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

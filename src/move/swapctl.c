@@ -7,7 +7,7 @@
  * process itself holds (/proc/PID/fd, readable by its user and root, the
  * only ones it answers anyway). Connecting never waits: a squatter that
  * never accepts would otherwise hold the client at connect(). */
-#include "park/swapctl.h"
+#include "move/swapctl.h"
 
 #include <dirent.h>
 #include <errno.h>

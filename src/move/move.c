@@ -1,47 +1,47 @@
-/* park: the choice between the two paths. The fast one is asked first
+/* move: the choice between the two paths. The fast one is asked first
  * ("info"): it answers only inside a process under libvramcap with fast
  * swap on, and says why when it cannot move everything (managed memory,
  * memory pools, IPC...); then the driver's checkpoint does the work. */
-#include "park/park.h"
+#include "move/move.h"
 
 #include <stdio.h>
 #include <string.h>
 
-const char *park_path_name(enum park_path p)
+const char *move_path_name(enum move_path p)
 {
-    return p == PARK_FAST ? "fast" : p == PARK_DRIVER ? "driver" : "-";
+    return p == MOVE_FAST ? "fast" : p == MOVE_DRIVER ? "driver" : "-";
 }
 
-enum park_path park_probe(int pid, struct park_result *r)
+enum move_path move_probe(int pid, struct move_result *r)
 {
     char err[240];
     memset(r, 0, sizeof *r);
     int rc = swapctl_call(pid, "info", 5000, &r->fast, err, sizeof err);
     if (rc == 1 && !r->fast.why[0])
-        return r->path = PARK_FAST;
+        return r->path = MOVE_FAST;
     if (rc == 1)
         snprintf(r->note, sizeof r->note, "fast swap cannot move it: %s", r->fast.why);
     else if (rc < 0)
         snprintf(r->note, sizeof r->note, "fast swap did not answer: %s", err);
     else
         snprintf(r->note, sizeof r->note, "not running under libvramcap with VRAM_SWAP=1");
-    return r->path = PARK_DRIVER;
+    return r->path = MOVE_DRIVER;
 }
 
-int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
-                 bool driver_only, const struct park_fast *f, struct park_result *r, char *err,
+int move_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout_ms,
+                 bool driver_only, const struct move_fast *f, struct move_result *r, char *err,
                  size_t len)
 {
     if (f && f->fast_only && !driver_only &&
-        (r->path != PARK_NONE ? r->path : park_probe(pid, r)) != PARK_FAST) {
+        (r->path != MOVE_NONE ? r->path : move_probe(pid, r)) != MOVE_FAST) {
         snprintf(err, len, "%s; a suspend mid-request takes fast swap only", r->note);
         return -1;
     }
     if (driver_only) {
         memset(r, 0, sizeof *r);
-        r->path = PARK_DRIVER;
+        r->path = MOVE_DRIVER;
         snprintf(r->note, sizeof r->note, "the driver's checkpoint was asked for");
-    } else if ((r->path != PARK_NONE ? r->path : park_probe(pid, r)) == PARK_FAST) {
+    } else if ((r->path != MOVE_NONE ? r->path : move_probe(pid, r)) == MOVE_FAST) {
         char req[64];
         struct swapline_req q = {.verb = SWAPLINE_SUSPEND, .timeout_ms = timeout_ms};
         swapline_format_request(&q, req, sizeof req);
@@ -59,7 +59,7 @@ int park_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
     return ckpt_suspend(c, pid, timeout_ms, err, len);
 }
 
-int park_prepare(int pid, const int *fds, unsigned n, char *err, size_t len)
+int move_prepare(int pid, const int *fds, unsigned n, char *err, size_t len)
 {
     struct swapline_info in;
     /* pinning faults in what the daemon did not populate: ~1 GiB/s at worst */
@@ -70,7 +70,7 @@ int park_prepare(int pid, const int *fds, unsigned n, char *err, size_t len)
     return rc == 1 ? 0 : -1;
 }
 
-int park_drop(int pid, char *err, size_t len)
+int move_drop(int pid, char *err, size_t len)
 {
     struct swapline_info in;
     int rc = swapctl_call(pid, "drop", 30000, &in, err, len);
@@ -79,15 +79,15 @@ int park_drop(int pid, char *err, size_t len)
     return rc == 1 ? 0 : -1;
 }
 
-int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,
-                const char *to_uuid, const struct park_fast *f, struct park_result *r, char *err,
+int move_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,
+                const char *to_uuid, const struct move_fast *f, struct move_result *r, char *err,
                 size_t len)
 {
     char e[240];
-    if (r->path == PARK_NONE)
-        park_probe(pid, r);
+    if (r->path == MOVE_NONE)
+        move_probe(pid, r);
     if (strcmp(r->fast.state, "suspended") == 0) {
-        r->path = PARK_FAST;
+        r->path = MOVE_FAST;
         if (to_uuid && from_uuid && strcmp(to_uuid, from_uuid) != 0) {
             snprintf(err, len,
                      "pid %d was suspended by fast swap, which resumes on the GPU it left; "
@@ -102,10 +102,10 @@ int park_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_
         /* an overlapped resume may wait up to two minutes for its room */
         return swapctl_call(pid, req, 250000, &r->fast, err, len) == 1 ? 0 : -1;
     }
-    r->path = PARK_DRIVER;
+    r->path = MOVE_DRIVER;
     r->not_suspended = false;
     if (!c) {
-        /* without the driver's checkpoints nothing here can have parked it */
+        /* without the driver's checkpoints nothing here can have suspended it */
         r->not_suspended = true;
         snprintf(err, len, "pid %d is not suspended: fast swap does not hold it, and %s", pid,
                  ckpt_why ? ckpt_why : "no driver checkpoints");

@@ -1,8 +1,8 @@
 /* swapctl: talking to the fast swap inside a process running under
  * libvramcap with VRAM_SWAP=1 (src/shim/ctl.c is the other end): one
  * request line, one answer line, on the abstract socket "vram-swap-PID". */
-#ifndef VRAM_PARK_SWAPCTL_H
-#define VRAM_PARK_SWAPCTL_H
+#ifndef VRAM_MOVE_SWAPCTL_H
+#define VRAM_MOVE_SWAPCTL_H
 
 #include <stddef.h>
 

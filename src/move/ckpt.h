@@ -2,8 +2,8 @@
  * the NVIDIA driver's process checkpoints (cuCheckpointProcess*, driver 570
  * or newer), loaded at run time. The process stays alive and keeps its
  * pointers; while suspended its CUDA calls wait. */
-#ifndef VRAM_PARK_CKPT_H
-#define VRAM_PARK_CKPT_H
+#ifndef VRAM_MOVE_CKPT_H
+#define VRAM_MOVE_CKPT_H
 
 #include <stddef.h>
 
