@@ -56,9 +56,9 @@ struct dmodel {
     char how[16];        /* how it was last suspended */
     int left_gpu;        /* the GPU a suspended model left, for the restore's remapping */
     uint32_t left_gpus;  /* all those it left */
-    pid_t parked[16];    /* its processes a suspend moved, for the resume */
-    uint64_t parked_bytes[16];
-    unsigned nparked;
+    pid_t moving[16];    /* its processes a suspend moved, for the resume */
+    uint64_t moving_bytes[16];
+    unsigned nmoving;
     uint64_t host_bytes;
     uint64_t out_wall_ms; /* when it was last suspended (or adopted suspended), wall clock */
     uint64_t moved; /* what its last fast swap moved: the size of its next host memory */

@@ -88,7 +88,7 @@ struct match {
     const char *from; /* mgroup_move's, or NULL: mgroup_remove */
     unsigned to_index;
     const char *to;
-    bool parked; /* mgroup_park's */
+    bool suspended; /* mgroup_suspended's */
 };
 
 static bool its(const struct match *m, const struct slice *s)
@@ -119,7 +119,7 @@ static int move_if_its(const struct slice *s, void *arg)
     return 1; /* one file per GPU */
 }
 
-static int park_if_its(const struct slice *s, void *arg)
+static int mark_if_its(const struct slice *s, void *arg)
 {
     const struct match *m = arg;
     char path[GROUP_PATH_MAX * 2];
@@ -128,7 +128,7 @@ static int park_if_its(const struct slice *s, void *arg)
         return 0;
     snprintf(path, sizeof path, "%s/%s", group_dir(), s->name);
     if (group_open(&g, path) == 0) {
-        group_set_state(&g, m->parked ? GROUP_SUSPENDED : GROUP_ADMITTED);
+        group_set_state(&g, m->suspended ? GROUP_SUSPENDED : GROUP_ADMITTED);
         group_close(&g);
     }
     return 0;
@@ -167,11 +167,11 @@ void mgroup_note(const struct mgroup_use *u, size_t n)
         slices_each(false, note_if_its, &t);
 }
 
-void mgroup_park(pid_t pid, uint64_t start, bool parked)
+void mgroup_suspended(pid_t pid, uint64_t start, bool suspended)
 {
-    struct match m = {.dfd = -1, .me = geteuid(), .pid = pid, .start = start, .parked = parked};
+    struct match m = {.dfd = -1, .me = geteuid(), .pid = pid, .start = start, .suspended = suspended};
     if (pid > 0 && start)
-        slices_each(false, park_if_its, &m);
+        slices_each(false, mark_if_its, &m);
 }
 
 void mgroup_move(pid_t pid, uint64_t start, const char *from_uuid, unsigned to_index,

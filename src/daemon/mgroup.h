@@ -42,10 +42,10 @@ void mgroup_own(const struct mgroup *g, pid_t pid, uint64_t start);
 void mgroup_move(pid_t pid, uint64_t start, const char *from_uuid, unsigned to_index,
                  const char *to_uuid);
 
-/* The model (main process pid, start) is suspended (parked) or about to
- * come back: while parked its files promise nothing, so that what it gave
+/* The model (main process pid, start) is suspended or about to
+ * come back: while suspended its files promise nothing, so that what it gave
  * back is free for `vram run` and everyone else. */
-void mgroup_park(pid_t pid, uint64_t start, bool parked);
+void mgroup_suspended(pid_t pid, uint64_t start, bool suspended);
 
 /* What a model without a cap (main process pid, start) holds on the GPU
  * with this UUID, noted in its file for that GPU: its processes do not

@@ -23,31 +23,31 @@
 
 /* The processes of model i that hold GPU memory, from the last snapshot
  * (its server alone, when it shows none yet). */
-static void parked_pids(struct daemon *d, unsigned i)
+static void moving_pids(struct daemon *d, unsigned i)
 {
     struct dmodel *dm = &d->dm[i];
-    dm->nparked = 0;
+    dm->nmoving = 0;
     for (size_t g = 0; g < d->snap.ngpus; g++)
         for (size_t k = 0; k < d->snap.gpus[g].nprocs; k++) {
             const struct snap_proc *p = &d->snap.gpus[g].procs[k];
             if (daemon_model_of_pid(d, p->pid) != (int)i)
                 continue;
             unsigned at = 0;
-            while (at < dm->nparked && dm->parked[at] != (pid_t)p->pid)
+            while (at < dm->nmoving && dm->moving[at] != (pid_t)p->pid)
                 at++;
-            if (at == dm->nparked) {
-                if (at == sizeof dm->parked / sizeof dm->parked[0])
+            if (at == dm->nmoving) {
+                if (at == sizeof dm->moving / sizeof dm->moving[0])
                     continue;
-                dm->parked[at] = (pid_t)p->pid;
-                dm->parked_bytes[at] = 0;
-                dm->nparked++;
+                dm->moving[at] = (pid_t)p->pid;
+                dm->moving_bytes[at] = 0;
+                dm->nmoving++;
             }
-            dm->parked_bytes[at] += p->used;
+            dm->moving_bytes[at] += p->used;
         }
-    if (!dm->nparked) {
-        dm->parked[0] = dm->pid;
-        dm->parked_bytes[0] = dm->host_bytes;
-        dm->nparked = 1;
+    if (!dm->nmoving) {
+        dm->moving[0] = dm->pid;
+        dm->moving_bytes[0] = dm->host_bytes;
+        dm->nmoving = 1;
     }
 }
 
@@ -75,7 +75,7 @@ static bool swappable(const struct daemon *d, unsigned i)
 static bool keeps(const struct daemon *d, unsigned i)
 {
     const struct sched_model *m = &d->smodels[i];
-    if (!swappable(d, i) || d->dm[i].nparked > 1)
+    if (!swappable(d, i) || d->dm[i].nmoving > 1)
         return false;
     bool contended = false, others_out = false;
     for (size_t g = 0; g < d->sched.ngpus; g++)
@@ -93,7 +93,7 @@ static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char
 {
     struct dmodel *dm = &d->dm[i];
     unsigned at = 0;
-    if (dm->nparked == 1) {
+    if (dm->nmoving == 1) {
         uint64_t want = share(d, i), have = hostpool_given(d->pool, i);
         unsigned n = 0;
         if (want > have &&
@@ -103,9 +103,9 @@ static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char
         return true;
     }
     hostpool_release(d->pool, i); /* chunks are per process: none prepared for several */
-    for (unsigned k = 0; k < dm->nparked; k++) {
+    for (unsigned k = 0; k < dm->nmoving; k++) {
         unsigned n = 0;
-        if (hostpool_give(d->pool, i, dm->parked_bytes[k] + dm->parked_bytes[k] / 32, j->fds + at,
+        if (hostpool_give(d->pool, i, dm->moving_bytes[k] + dm->moving_bytes[k] / 32, j->fds + at,
                           SWAPLINE_MAX_CHUNKS, &n, err, len) < 0) {
             hostpool_release(d->pool, i);
             return false;
@@ -155,7 +155,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
                 if (daemon_model_of_pid(d, d->snap.gpus[g].procs[k].pid) == (int)i)
                     most += d->snap.gpus[g].procs[k].used;
         dm->host_bytes = most ? most : d->smodels[i].need;
-        parked_pids(d, i);
+        moving_pids(d, i);
         dm->prepared = false; /* what it prepared is this suspend's now */
         if (d->pool && dm->cfg.fast && !give_chunks(d, i, &j, err, sizeof err)) {
             if (preempt) { /* mid-request: fast swap or nothing */
@@ -175,16 +175,16 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
         snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
         mgroup_move(dm->pid, dm->start, j.from, (unsigned)gpu, j.to); /* its slice goes too */
     }
-    if (!dm->nparked) { /* adopted suspended: a previous daemon moved its server */
-        dm->parked[0] = dm->pid;
-        dm->parked_bytes[0] = dm->host_bytes;
-        dm->nparked = 1;
+    if (!dm->nmoving) { /* adopted suspended: a previous daemon moved its server */
+        dm->moving[0] = dm->pid;
+        dm->moving_bytes[0] = dm->host_bytes;
+        dm->nmoving = 1;
     }
-    j.npids = dm->nparked;
-    memcpy(j.pids, dm->parked, sizeof j.pids);
-    memcpy(j.bytes, dm->parked_bytes, sizeof j.bytes);
+    j.npids = dm->nmoving;
+    memcpy(j.pids, dm->moving, sizeof j.pids);
+    memcpy(j.bytes, dm->moving_bytes, sizeof j.bytes);
     if (resume) /* its slices promise again what it takes back */
-        mgroup_park(dm->pid, dm->start, false);
+        mgroup_suspended(dm->pid, dm->start, false);
     /* without the driver's checkpoints, fast swap may still serve */
     int rc = -1;
     if (!d->ckpt && !dm->cfg.fast)
@@ -193,7 +193,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
         rc = worker_start(d->worker, &j, err, sizeof err);
     if (rc < 0) {
         if (resume)
-            mgroup_park(dm->pid, dm->start, true);
+            mgroup_suspended(dm->pid, dm->start, true);
         else if (d->pool)
             hostpool_release(d->pool, i);
         post_result(d, i, resume, err);
@@ -295,7 +295,7 @@ void moves_done(void *arg, const struct worker_report *r)
                             .bound = !r->resume && r->fast,
                             .error = r->error};
     if (r->resume != r->ok) /* suspended, or still: its slices promise nothing meanwhile */
-        mgroup_park(dm->pid, dm->start, true);
+        mgroup_suspended(dm->pid, dm->start, true);
     if (!r->resume && r->ok) {
         /* never quietly slow: the first suspend by the driver says why */
         if (!r->fast && r->note[0] && strcmp(dm->how, "checkpoint") != 0)
@@ -308,7 +308,7 @@ void moves_done(void *arg, const struct worker_report *r)
     }
     if (d->pool) {
         /* its chunks: kept while they hold its bytes, the unused ones back */
-        if (!r->resume && r->ok && r->fast && dm->nparked == 1) {
+        if (!r->resume && r->ok && r->fast && dm->nmoving == 1) {
             hostpool_keep(d->pool, r->model, r->held);
         } else if (r->resume && r->ok && r->keep && r->fast && hostpool_given(d->pool, r->model)) {
             dm->prepared = true; /* its chunks stay pinned, ready for its next suspend */
@@ -416,7 +416,7 @@ void moves_plan(struct daemon *d)
         const struct sched_model *m = &d->smodels[i];
         bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
         bool on_contended = m->gpu >= 0 && (size_t)m->gpu < d->sched.ngpus && contended[m->gpu];
-        bool wanted = up && on_contended && swappable(d, (unsigned)i) && dm->nparked <= 1 &&
+        bool wanted = up && on_contended && swappable(d, (unsigned)i) && dm->nmoving <= 1 &&
                       !m->pinned && (suspended || next[m->gpu] == (int)i);
         if (dm->chore && up) /* a prepare in flight holds its chunks already */
             prepared += hostpool_given(d->pool, (unsigned)i);
@@ -428,9 +428,9 @@ void moves_plan(struct daemon *d)
             /* no longer wanted: after a while (a model that became the
              * latest used is the next to go again soon), or at once when
              * it cannot be */
-            if (up && swappable(d, (unsigned)i) && dm->nparked <= 1 && !dm->unpredicted_ms)
+            if (up && swappable(d, (unsigned)i) && dm->nmoving <= 1 && !dm->unpredicted_ms)
                 dm->unpredicted_ms = now;
-            if (!up || !swappable(d, (unsigned)i) || dm->nparked > 1 ||
+            if (!up || !swappable(d, (unsigned)i) || dm->nmoving > 1 ||
                 now - dm->unpredicted_ms >= UNPREDICTED_MS) {
                 drop(d, (unsigned)i);
                 continue;
@@ -455,7 +455,7 @@ void moves_plan(struct daemon *d)
             bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
             if (!up || dm->prepared || dm->chore || m->gpu < 0 ||
                 (size_t)m->gpu >= d->sched.ngpus || !contended[m->gpu] ||
-                !swappable(d, (unsigned)i) || dm->nparked > 1 || m->pinned)
+                !swappable(d, (unsigned)i) || dm->nmoving > 1 || m->pinned)
                 continue;
             bool is_next = next[m->gpu] == (int)i;
             if (is_next != (pass == 0) || !(suspended || is_next) ||
