@@ -1,6 +1,6 @@
-/* selfpath: files that ship with the vram binary (the preload library,
- * the simulated driver, the example machines), found in the build tree or
- * the installed tree. */
+/* selfpath: files that ship with the vram binary (the preload library and
+ * the other files of its library folder, the example machines), found in
+ * the build tree or the installed tree. */
 #ifndef VRAM_APP_SELFPATH_H
 #define VRAM_APP_SELFPATH_H
 
@@ -10,8 +10,8 @@
  * that exists, into out; -1 if none does. */
 int selfpath_find(const char *const *rel, size_t n, char *out, size_t len);
 
-/* The real path of a file of vram's library folder (libvramcap.so,
- * sim/libnvidia-ml.so.1): next to the binary (a build tree), else meson's
+/* The real path of a file of vram's library folder (libvramcap.so, or a
+ * path below it): next to the binary (a build tree), else meson's
  * libdir/vram, found from the binary's folder, then at the path the build
  * was configured for. 0, or -1 if it is in none of them. */
 int selfpath_lib(const char *name, char *out, size_t len);

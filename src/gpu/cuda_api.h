@@ -1,5 +1,5 @@
 /* cuda_api: the slice of the CUDA driver API's ABI this project touches
- * (libvramcap wraps it; sim/ implements a look-alike of it), declared
+ * (libvramcap wraps it; any library with this ABI can stand behind it), declared
  * here without vendor headers. Layouts follow cuda.h of CUDA 12/13. */
 #ifndef VRAM_GPU_CUDA_API_H
 #define VRAM_GPU_CUDA_API_H

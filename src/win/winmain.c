@@ -43,8 +43,8 @@ const struct cmd_entry *const cmd_table[] = {
 
 const size_t cmd_count = sizeof cmd_table / sizeof cmd_table[0];
 
-/* Linux's says how to try a simulated machine (vram --sim): the Windows
- * build has no simulated driver to offer. */
+/* Without a driver, vram.exe says the error alone: the hint Linux's
+ * build adds names a command vram.exe does not have. */
 int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc)
 {
     fprintf(stderr, "vram %s: %s\n", e->name, err);
