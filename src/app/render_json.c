@@ -125,3 +125,18 @@ json_t *render_json(const struct snap *s)
                      "nvml_version", s->nvml_version, "cuda_version",
                      s->cuda_version ? json_integer(s->cuda_version) : json_null(), "gpus", gpus);
 }
+
+json_t *render_json_findings(const struct doc_finding *f, size_t n, int warnings)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(
+            arr, json_pack("{s:s, s:s, s:o, s:o, s:I, s:s, s:s}", "kind",
+                           doctor_kind_name(f[i].kind), "level",
+                           f[i].level == DOC_WARN ? "warning" : "info", "gpu",
+                           f[i].gpu >= 0 ? json_integer(f[i].gpu) : json_null(), "pid",
+                           f[i].pid ? json_integer(f[i].pid) : json_null(), "bytes",
+                           (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
+    return json_pack("{s:i, s:o, s:i}", "schema", RENDER_JSON_DOCTOR_SCHEMA, "findings", arr,
+                     "warnings", warnings);
+}

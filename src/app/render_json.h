@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "core/doctor.h"
 #include "core/snapshot.h"
 
 /* How every JSON text vram writes prints its reals, given to each
@@ -15,5 +16,11 @@
 
 /* A new JSON object for the snapshot (caller decrefs), NULL on no memory. */
 json_t *render_json(const struct snap *s);
+
+/* doctor's findings as `vram doctor --json` writes them, on Linux and
+ * Windows alike (docs/json.md; its schema bumped on any incompatible
+ * change). A new object (caller decrefs), NULL on no memory. */
+#define RENDER_JSON_DOCTOR_SCHEMA 1
+json_t *render_json_findings(const struct doc_finding *f, size_t n, int warnings);
 
 #endif

@@ -24,9 +24,6 @@ struct doctor_opts {
 
 static int cmd_doctor(const void *opts, int argc, char **argv);
 
-/* docs/json.md: bumped on any incompatible change of --json */
-#define DOCTOR_JSON_SCHEMA 1
-
 #define O struct doctor_opts
 static const struct cmd_opt doctor_opts[] = {
     {"json", 'j', CMD_FLAG(O, json), .help = "the findings as JSON (schema: docs/json.md)"},
@@ -63,17 +60,7 @@ const struct cmd_entry cmd_doctor_entry = {
 
 static void say_json(const struct doc_finding *f, size_t n, int warnings)
 {
-    json_t *arr = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(
-            arr, json_pack("{s:s, s:s, s:o, s:o, s:I, s:s, s:s}", "kind",
-                           doctor_kind_name(f[i].kind), "level",
-                           f[i].level == DOC_WARN ? "warning" : "info", "gpu",
-                           f[i].gpu >= 0 ? json_integer(f[i].gpu) : json_null(), "pid",
-                           f[i].pid ? json_integer(f[i].pid) : json_null(), "bytes",
-                           (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
-    json_t *doc = json_pack("{s:i, s:o, s:i}", "schema", DOCTOR_JSON_SCHEMA, "findings", arr,
-                            "warnings", warnings);
+    json_t *doc = render_json_findings(f, n, warnings);
     json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS);
     fputc('\n', stdout);
     json_decref(doc);

@@ -263,17 +263,6 @@ static void file_of(const char *cmd, char *out, size_t len)
     }
 }
 
-/* Ollama's NAME:latest is NAME (config.c compares aliases so). */
-static bool same_name(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 7 && !strcmp(a + la - 7, ":latest"))
-        la -= 7;
-    if (lb > 7 && !strcmp(b + lb - 7, ":latest"))
-        lb -= 7;
-    return la == lb && !strncmp(a, b, la);
-}
-
 struct plan {
     bool keep;
     char why[300];
@@ -320,9 +309,9 @@ static void decide(struct w *w, struct plan *pl)
             for (size_t j = 0; !clash && j < c->nmodels; j++) {
                 if (!pl[j].keep)
                     continue;
-                clash = same_name(al, c->models[j].id);
+                clash = modelname_same(al, c->models[j].id);
                 for (unsigned b = 0; !clash && b < pl[j].naliases; b++)
-                    clash = same_name(al, pl[j].aliases[b]);
+                    clash = modelname_same(al, pl[j].aliases[b]);
             }
             if (!clash && strlen(al) + 4 < LONGEST)
                 pl[i].aliases[pl[i].naliases++] = al;

@@ -435,17 +435,7 @@ static int handler(void *user, const char *section, const char *name, const char
 
 /* A name a client may write for model i (its own or an alias) that another
  * model also answers to, or an alias that is also i's name: said with the
- * alias's line. Ollama's NAME:latest is NAME, so aliases are compared so. */
-static bool same_name(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 7 && !strcmp(a + la - 7, ":latest"))
-        la -= 7;
-    if (lb > 7 && !strcmp(b + lb - 7, ":latest"))
-        lb -= 7;
-    return la == lb && !strncmp(a, b, la);
-}
-
+ * alias's line (modelname_same: Ollama's NAME:latest is NAME). */
 static void config_check_names(const struct config *c, size_t i, const char *text, struct parse *ps)
 {
     const struct config_model *m = &c->models[i];
@@ -453,15 +443,15 @@ static void config_check_names(const struct config *c, size_t i, const char *tex
     snprintf(sec, sizeof sec, "model %s", m->name);
     for (unsigned a = 0; a < m->naliases; a++) {
         const char *al = m->aliases[a];
-        const char *clash = same_name(al, m->name) ? m->name : NULL;
+        const char *clash = modelname_same(al, m->name) ? m->name : NULL;
         for (size_t j = 0; !clash && j < c->nmodels; j++) {
-            if (j != i && same_name(al, c->models[j].name))
+            if (j != i && modelname_same(al, c->models[j].name))
                 clash = c->models[j].name;
             for (unsigned b = 0; !clash && j != i && b < c->models[j].naliases; b++)
-                if (same_name(al, c->models[j].aliases[b]))
+                if (modelname_same(al, c->models[j].aliases[b]))
                     clash = c->models[j].name;
             for (unsigned b = 0; !clash && j == i && b < a; b++)
-                if (same_name(al, m->aliases[b]))
+                if (modelname_same(al, m->aliases[b]))
                     clash = m->name;
         }
         if (clash) {
@@ -556,9 +546,9 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     for (unsigned k = 0; !ps.err[0] && k < c->npreload; k++) {
         bool found = false;
         for (size_t i = 0; !found && i < c->nmodels; i++) {
-            found = same_name(c->preload[k], c->models[i].name);
+            found = modelname_same(c->preload[k], c->models[i].name);
             for (unsigned a = 0; !found && a < c->models[i].naliases; a++)
-                found = same_name(c->preload[k], c->models[i].aliases[a]);
+                found = modelname_same(c->preload[k], c->models[i].aliases[a]);
         }
         if (!found)
             snprintf(ps.err, sizeof ps.err,

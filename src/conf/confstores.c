@@ -22,24 +22,13 @@
 #include "model/localstore.h"
 #include "model/modelfile.h"
 
-/* "NAME" and "NAME:latest" are one name to clients (daemon/names.c) */
-static bool same_name(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 7 && !strcmp(a + la - 7, ":latest"))
-        la -= 7;
-    if (lb > 7 && !strcmp(b + lb - 7, ":latest"))
-        lb -= 7;
-    return la == lb && !strncmp(a, b, la);
-}
-
 static bool taken(const struct config *c, const char *name)
 {
     for (size_t k = 0; k < c->nmodels; k++) {
-        if (same_name(name, c->models[k].name))
+        if (modelname_same(name, c->models[k].name))
             return true;
         for (unsigned a = 0; a < c->models[k].naliases; a++)
-            if (same_name(name, c->models[k].aliases[a]))
+            if (modelname_same(name, c->models[k].aliases[a]))
                 return true;
     }
     return false;

@@ -84,3 +84,13 @@ int modelname_url(const char *n, char *out, size_t len)
     out[at] = '\0';
     return 0;
 }
+
+bool modelname_same(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 7 && !strcmp(a + la - 7, ":latest"))
+        la -= 7;
+    if (lb > 7 && !strcmp(b + lb - 7, ":latest"))
+        lb -= 7;
+    return la == lb && !strncmp(a, b, la);
+}

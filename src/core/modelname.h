@@ -30,4 +30,7 @@ int modelname_file(const char *n, char *out, size_t len);
  * -1 when out is too small. */
 int modelname_url(const char *n, char *out, size_t len);
 
+/* Whether clients mean one model by a and b: Ollama's NAME:latest is NAME. */
+bool modelname_same(const char *a, const char *b);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/render_json.h"
 #include "host/clock.h"
 #include "cli/color.h"
 #include "cli/idlewatch.h"
@@ -40,9 +41,6 @@ static const struct cmd_opt doctor_opts[] = {
     {NULL},
 };
 #undef O
-
-/* docs/json.md: the same schema as on Linux */
-#define DOCTOR_JSON_SCHEMA 1
 
 const struct cmd_entry windoctor_entry = {
     .name = "doctor",
@@ -115,18 +113,8 @@ static int cmd_doctor(const void *opts, int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         warnings += f[i].level == DOC_WARN;
     if (json) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(
-                arr, json_pack("{s:s, s:s, s:o, s:o, s:I, s:s, s:s}", "kind",
-                               doctor_kind_name(f[i].kind), "level",
-                               f[i].level == DOC_WARN ? "warning" : "info", "gpu",
-                               f[i].gpu >= 0 ? json_integer(f[i].gpu) : json_null(), "pid",
-                               f[i].pid ? json_integer(f[i].pid) : json_null(), "bytes",
-                               (json_int_t)f[i].bytes, "what", f[i].what, "fix", f[i].fix));
-        json_t *doc = json_pack("{s:i, s:o, s:i}", "schema", DOCTOR_JSON_SCHEMA, "findings", arr,
-                                "warnings", warnings);
-        json_dumpf(doc, stdout, JSON_INDENT(2));
+        json_t *doc = render_json_findings(f, n, warnings);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | RENDER_JSON_REALS);
         fputc('\n', stdout);
         json_decref(doc);
     } else {
