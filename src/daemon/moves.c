@@ -388,7 +388,7 @@ void moves_plan(struct daemon *d)
     if (!d->pool)
         return;
     uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0;
-    bool suspended = false, wanting = false;
+    bool suspended = false, wanting = false, wanted[CONFIG_MAX_MODELS];
     int next[SCHED_MAX_GPUS];
     bool contended[SCHED_MAX_GPUS];
     for (size_t g = 0; g < d->sched.ngpus; g++) {
@@ -416,15 +416,15 @@ void moves_plan(struct daemon *d)
         const struct sched_model *m = &d->smodels[i];
         bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
         bool on_contended = m->gpu >= 0 && (size_t)m->gpu < d->sched.ngpus && contended[m->gpu];
-        bool wanted = up && on_contended && swappable(d, (unsigned)i) && dm->nmoving <= 1 &&
-                      !m->pinned && (suspended || next[m->gpu] == (int)i);
+        wanted[i] = up && on_contended && swappable(d, (unsigned)i) && dm->nmoving <= 1 &&
+                    !m->pinned && (suspended || next[m->gpu] == (int)i);
         if (dm->chore && up) /* a prepare in flight holds its chunks already */
             prepared += hostpool_given(d->pool, (unsigned)i);
         if (!dm->prepared || dm->chore) {
-            wanting |= wanted && !dm->prepared && !dm->chore;
+            wanting |= wanted[i] && !dm->prepared && !dm->chore;
             continue;
         }
-        if (!up || !wanted) {
+        if (!up || !wanted[i]) {
             /* no longer wanted: after a while (a model that became the
              * latest used is the next to go again soon), or at once when
              * it cannot be */
@@ -451,14 +451,8 @@ void moves_plan(struct daemon *d)
     for (int pass = 0; pass < 2 && wanting; pass++)
         for (size_t i = 0; i < d->sched.nmodels; i++) {
             struct dmodel *dm = &d->dm[i];
-            const struct sched_model *m = &d->smodels[i];
-            bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
-            if (!up || dm->prepared || dm->chore || m->gpu < 0 ||
-                (size_t)m->gpu >= d->sched.ngpus || !contended[m->gpu] ||
-                !swappable(d, (unsigned)i) || dm->nmoving > 1 || m->pinned)
-                continue;
-            bool is_next = next[m->gpu] == (int)i;
-            if (is_next != (pass == 0) || !(suspended || is_next) ||
+            if (!wanted[i] || dm->prepared || dm->chore ||
+                (next[d->smodels[i].gpu] == (int)i) != (pass == 0) ||
                 prepared + share(d, (unsigned)i) + largest_unready(d, (int)i) > left)
                 continue;
             prepare(d, (unsigned)i);
@@ -466,7 +460,7 @@ void moves_plan(struct daemon *d)
                 prepared += hostpool_given(d->pool, (unsigned)i);
         }
     /* the spare: one share for a model still to be readied (or for a
-     * suspend nobody saw coming), within the same room */
+     * suspend nobody saw coming), within what is left */
     uint64_t spare = wanting || !suspended ? largest : 0;
     if (!suspended)
         spare = spare > prepared ? spare - prepared : 0;

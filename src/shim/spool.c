@@ -179,8 +179,10 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
     *kind = ATAB_ASYNC;
     if (ptsz && stream == NULL)
         stream = CU_STREAM_PER_THREAD;
-    bool capture = capturing(stream);
-    CUdevice dev = has_pool ? -1 : stream_device(stream, capture);
+    /* asked once, and only where it is needed: to name the stream's
+     * device safely, or (below) for a pool of ours */
+    bool named = has_pool, capture = !named && capturing(stream);
+    CUdevice dev = named ? -1 : stream_device(stream, capture);
     pthread_mutex_lock(&mu);
     struct spool *p = has_pool ? pool_of(pool) : NULL;
     if (!has_pool && dev >= 0 && dev < SHIM_MAX_DEVICES) {
@@ -196,6 +198,8 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
         return driver_alloc(dptr, size, pool, has_pool, stream, ptsz);
     if (!dptr)
         return CUDA_ERROR_INVALID_VALUE;
+    if (named)
+        capture = capturing(stream);
     if (capture) {
         /* an allocation node: graph memory, the driver's (with the
          * properties of the driver's pool behind the handle) */
