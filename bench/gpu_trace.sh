@@ -43,8 +43,10 @@ T=$(mktemp -d)
 export VRAM_SOCKET=$T/vram.sock
 LISTEN=11600
 # GiB a model takes with its context and allocator cache (measured on the
-# H200: a 2 GiB model held 3.57 GiB)
-SLOT=$((GIB + 2))
+# H200: a 2 GiB model held 3.57 GiB); SLOT=... for a MODEL_CMD whose
+# servers hold more (bench/gpu/llm_model.py: 10.4 GiB)
+SLOT=${SLOT:-$((GIB + 2))}
+SLOT0=$SLOT
 
 cmd() { echo "$MODEL_CMD" | sed "s|{gib}|$1|g; s|{file}|$2|g; s|{seed}|$3|g"; }
 ticks() { awk '{print $14 + $15}' /proc/"$1"/stat 2>/dev/null || echo 0; }
@@ -145,7 +147,7 @@ PY
         stop_daemon
     done
     rm -f "$FILES"/a.safetensors "$FILES"/b.safetensors
-    SLOT=$((GIB + 2))
+    SLOT=$SLOT0
     echo >>"$OUT/table"
 fi
 echo "policy     ok  ttft_p50  ttft_p99  ttft_max  wall_s  switches  suspend_max  loop_late_ms  daemon_cpu_s  intact" >>"$OUT/table"

@@ -9,8 +9,11 @@ Commands, one per line, one answer line each:
   write V  -> the child writes V into the tensor's first MiB, the parent
               reads it back: "ok" or "BAD"; the first MiB is then restored
   quit
-Prints "ready PID CHILD_PID BYTES" once the child has the tensor."""
+Prints "ready PID CHILD_PID BYTES" once the child has the tensor.
+IPC_STACKS=S: both processes print their Python stacks to stderr every S
+seconds (to see where a hang is)."""
 import argparse
+import faulthandler
 import os
 import sys
 
@@ -23,7 +26,13 @@ def checksum(t):
     return int(v.sum()) ^ (int((v * v).sum()) << 1)
 
 
+def stacks():
+    if os.environ.get("IPC_STACKS"):
+        faulthandler.dump_traceback_later(float(os.environ["IPC_STACKS"]), repeat=True)
+
+
 def child(qin, qout):
+    stacks()
     t = qin.get()
     torch.cuda.synchronize()
     qout.put(("ready", os.getpid()))
@@ -47,6 +56,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--gib", type=float, required=True)
     a = ap.parse_args()
+    stacks()
     dev = torch.device("cuda:0")
     g = torch.Generator(device=dev).manual_seed(1234)
     t = torch.randn(int(a.gib * (1 << 30)) // 2, dtype=torch.float16, device=dev, generator=g)

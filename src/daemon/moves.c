@@ -388,7 +388,7 @@ void moves_plan(struct daemon *d)
     if (!d->pool)
         return;
     uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0;
-    bool suspended = false, wanting = false, wanted[CONFIG_MAX_MODELS];
+    bool suspended = false, wanting = false, coming = false, wanted[CONFIG_MAX_MODELS];
     int next[SCHED_MAX_GPUS];
     bool contended[SCHED_MAX_GPUS];
     for (size_t g = 0; g < d->sched.ngpus; g++) {
@@ -418,6 +418,9 @@ void moves_plan(struct daemon *d)
         bool on_contended = m->gpu >= 0 && (size_t)m->gpu < d->sched.ngpus && contended[m->gpu];
         wanted[i] = up && on_contended && swappable(d, (unsigned)i) && dm->nmoving <= 1 &&
                     !m->pinned && (suspended || next[m->gpu] == (int)i);
+        /* a model starting where others are out may be the next to go as
+         * soon as it is up: its share is populated while it loads */
+        coming |= m->state == SCHED_STARTING && on_contended && swappable(d, (unsigned)i);
         if (dm->chore && up) /* a prepare in flight holds its chunks already */
             prepared += hostpool_given(d->pool, (unsigned)i);
         if (!dm->prepared || dm->chore) {
@@ -459,9 +462,9 @@ void moves_plan(struct daemon *d)
             if (dm->chore)
                 prepared += hostpool_given(d->pool, (unsigned)i);
         }
-    /* the spare: one share for a model still to be readied (or for a
-     * suspend nobody saw coming), within what is left */
-    uint64_t spare = wanting || !suspended ? largest : 0;
+    /* the spare: one share for a model still to be readied or still
+     * starting (or for a suspend nobody saw coming), within what is left */
+    uint64_t spare = wanting || coming || !suspended ? largest : 0;
     if (!suspended)
         spare = spare > prepared ? spare - prepared : 0;
     if (prepared + spare > left)

@@ -25,8 +25,10 @@ port_base = $PORTS
 listen = 127.0.0.1:$LISTEN
 CONF
 for m in a b c; do
-    printf '\n[model %s]\ncommand = %s --bytes 256M --chunks 20 --chunk-ms 20\nvram = 600M\n' \
-        "$m" "$TM" >>"$T/vram.conf"
+    slow=""
+    [ $m = c ] && slow="--startup 2.5" # time to see the daemon get ready for it
+    printf '\n[model %s]\ncommand = %s --bytes 256M --chunks 20 --chunk-ms 20 %s\nvram = 600M\n' \
+        "$m" "$TM" "$slow" >>"$T/vram.conf"
 done
 state() { "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }
 pool() { "$VRAM" ps --json | jq -r ".host_pool.$1 // 0"; }
@@ -66,6 +68,20 @@ expect_match "... and its stream was whole" "$(cat "$T/b.out")" '\[DONE\]'
 wait $SUSP
 expect_eq "a's suspend finished" "$(state a state)" suspended
 wait_for 5 grep -q '"model":"a","event":"suspended"' "$T/events"
+
+# 2b. c starts beside b while a is out: c may be the next to go as soon
+#     as it is up, so a share of host memory is made ready while it loads
+#     (its first suspend then only copies)
+"$VRAM" load c >/dev/null 2>&1 &
+LOADC=$!
+wait_for 10 test "$(state c state)" = starting
+spare_for_c() { [ "$(state c state)" != starting ] || [ "$(pool spare_bytes)" -ge $((256 * MiB)) ]; }
+wait_for 10 spare_for_c
+expect_eq "while c starts with a out, a share of host memory is ready for it" \
+    "$(state c state) $([ "$(pool spare_bytes)" -ge $((256 * MiB)) ] && echo ready)" "starting ready"
+wait $LOADC
+"$VRAM" unload c >/dev/null 2>&1
+wait_for 10 test "$(state c state)" = stopped
 
 # 3. a request for a (suspended) and c (stopped) at once: every move is
 #    followed by its result, even when the same step moves a model on
