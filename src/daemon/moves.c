@@ -204,7 +204,8 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
 static void chore_job(const struct worker_job *j, struct worker_report *r)
 {
     int rc = j->chore == WORKER_PREPARE
-                 ? move_prepare(j->pids[0], j->fds, j->nfds_of[0], r->error, sizeof r->error)
+                 ? move_prepare(j->pids[0], j->fds, j->nfds_of[0], &r->pin_ms, r->error,
+                                sizeof r->error)
                  : move_drop(j->pids[0], r->error, sizeof r->error);
     r->ok = rc == 0;
 }
@@ -267,6 +268,12 @@ static void chore_done(struct daemon *d, const struct worker_report *r)
     if (r->chore == WORKER_PREPARE && r->ok) {
         dm->prepared = true;
         dm->unpredicted_ms = 0;
+        /* its process pinned them while it served: when, and how long, is
+         * what to look at where its requests slowed */
+        char b[32];
+        units_fmt_size(hostpool_given(d->pool, r->model), b, sizeof b);
+        log_msg(LOG_LV_INFO, "%s: host memory readied for its next suspend: %s pinned in %.2f s",
+                dm->cfg.name, b, (double)r->pin_ms / 1000);
     } else {
         if (r->chore == WORKER_PREPARE)
             log_msg(LOG_LV_INFO, "%s: host memory not readied ahead: %s", dm->cfg.name, r->error);

@@ -59,14 +59,15 @@ int move_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
     return ckpt_suspend(c, pid, timeout_ms, err, len);
 }
 
-int move_prepare(int pid, const int *fds, unsigned n, char *err, size_t len)
+int move_prepare(int pid, const int *fds, unsigned n, uint64_t *pin_ms, char *err, size_t len)
 {
-    struct swapline_info in;
+    struct swapline_info in = {0};
     /* pinning faults in what the daemon did not populate: ~1 GiB/s at worst */
     unsigned wait = 60000 + n * 4000;
     int rc = swapctl_call_fds(pid, "prepare", fds, n, wait, &in, err, len);
     if (rc == 0)
         snprintf(err, len, "pid %d has no fast swap", pid);
+    *pin_ms = in.pool_ms;
     return rc == 1 ? 0 : -1;
 }
 

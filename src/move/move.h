@@ -49,8 +49,9 @@ int move_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
                  size_t len);
 
 /* Gives pid chunks of host memory (n descriptors) to pin ahead of its
- * next suspend. 0, or -1 with err (then the process holds none of them). */
-int move_prepare(int pid, const int *fds, unsigned n, char *err, size_t len);
+ * next suspend; *pin_ms: how long its pinning took. 0, or -1 with err
+ * (then the process holds none of them). */
+int move_prepare(int pid, const int *fds, unsigned n, uint64_t *pin_ms, char *err, size_t len);
 
 /* Tells pid to give back the chunks it prepared (unless it is suspended
  * in them). 0, or -1 with err. */

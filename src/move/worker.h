@@ -50,6 +50,7 @@ struct worker_report {
     uint64_t bytes; /* what fast swap moved */
     uint64_t held;  /* suspend of one process: the bytes of chunks it kept */
     bool keep;      /* resume: asked to keep its chunks ready for the next suspend */
+    uint64_t pin_ms; /* a prepare: how long the process took to pin its chunks */
     char error[232];
     char note[240]; /* why fast swap did not move a process it could have */
 };
