@@ -11,7 +11,8 @@
 #     output bit for bit after each swap, under the default allocator and
 #     under cudaMallocAsync (whose graphs keep their outputs in graph
 #     memory: the driver's path, with the reason);
-#   - two processes sharing a CUDA tensor by IPC (torch.multiprocessing):
+#   - two processes sharing a CUDA tensor by IPC (torch.multiprocessing,
+#     fast rounds only: the driver's checkpoint does not support IPC memory):
 #     suspended child first, producer alone, producer first; intact;
 #   - llama.cpp's llama-server (LLAMA_SERVER: built with CUDA) behind vram
 #     serve with swap = fast, suspended mid-generation N times (time

@@ -219,7 +219,10 @@ for case in cases:
         if res["path"] != "fast":
             break
         verify()
-    for i in range(ndrv):
+    # the IPC case: no driver rounds on a real GPU (NVIDIA documents its
+    # checkpoint as unsupported for IPC memory; on the H200 those rounds
+    # ran past every time limit), so its fast rounds are what it shows
+    for i in range(ndrv if sim or case != "ipc" else 0):
         t_out = t_in = 0.0
         out_ok = []
         for pid in pids:
