@@ -19,7 +19,8 @@
 # longest suspend in the trace (from the daemon's events; * when one never
 # reported its result), how late the daemon's loop ran at worst, the
 # daemon's CPU, and whether every model is intact at the end (a checksum
-# read back from the GPU against the one taken at load). First,
+# read back from the GPU against the one taken at load), and the longest
+# generation after a first byte (a server slowed from inside). First,
 # a switch between two models of SWITCH_GIB each, one at a time on the
 # GPU, timed from the daemon's events, with overlap and without.
 #   bash bench/gpu_trace.sh [N GIB ROOM REQUESTS RATE SWITCH_GIB POLICIES]
@@ -150,7 +151,7 @@ PY
     SLOT=$SLOT0
     echo >>"$OUT/table"
 fi
-echo "policy     ok  ttft_p50  ttft_p99  ttft_max  wall_s  switches  suspend_max  loop_late_ms  daemon_cpu_s  intact" >>"$OUT/table"
+echo "policy     ok  ttft_p50  ttft_p99  ttft_max  wall_s  switches  suspend_max  loop_late_ms  daemon_cpu_s  intact  gen_max_s" >>"$OUT/table"
 for policy in $POLICIES; do
     budget=$((ROOM * SLOT))
     [ "$policy" = resident ] && budget=$((N * SLOT))
@@ -186,6 +187,10 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 t = sorted(r["ttft_s"] for r in rows if r["status"] == 200 and r["ttft_s"] is not None)
 pct = lambda p: t[min(len(t) - 1, int(round(p / 100 * (len(t) - 1))))] if t else float("nan")
 wall = max((r["total_s"] for r in rows), default=0)
+# the longest generation after the first byte: a server slowed from inside
+# (not waiting for a switch) shows here, and delays the requests behind it
+gen = max((r["total_s"] - r["ttft_s"] for r in rows if r["status"] == 200 and r["ttft_s"] is not None),
+          default=0)
 # every suspend in the trace, from its events: the longest, and any left without a result
 ev = [json.loads(l[6:]) for l in open(sys.argv[6]) if l.startswith("data: ")]
 began, longest, open_ = {}, 0.0, 0
@@ -201,7 +206,7 @@ except Exception:
     loop = -1
 print(f"{sys.argv[2]:10} {len(t):3}  {pct(50):8.3f}  {pct(99):8.3f}  {(t[-1] if t else 0):8.3f}"
       f"  {wall:6.1f}  {sys.argv[3]:>8}  {longest:9.3f}{'*' if open_ else ' '} {loop:9}"
-      f"  {sys.argv[4]:>12}  {sys.argv[5]}")
+      f"  {sys.argv[4]:>12}  {sys.argv[5]:>6}  {gen:9.3f}")
 PY
     stop_daemon
 done
