@@ -2,18 +2,19 @@
  * 0660): the models and their states, load, unload, suspend, resume,
  * acquire and release, the GPU snapshot, the live event stream, a model's
  * log, /metrics and the dashboard's files (/ui). Every route answers under
- * /vram too (/vram/v1/models...): the proxy passes that prefix here, where
- * /v1/ on its address belongs to the models. It owns the requests it keeps
- * waiting: those for the scheduler (load, acquire: demands, answered
- * through demand.h) and those for a model to reach a state (suspend,
- * resume), answered as states change. */
+ * /vram too (/vram/v1/models...): the proxy hands those requests here
+ * (api_serve, in-process, on its client's own connection), where /v1/ on
+ * its address belongs to the models. Both addresses are served by
+ * http/front.c. It owns the requests it keeps waiting: those for the
+ * scheduler (load, acquire: demands, answered through demand.h) and those
+ * for a model to reach a state (suspend, resume), answered as states
+ * change. */
 #include "daemon/api.h"
 
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
-#include <event2/listener.h>
 #include <grp.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -27,12 +28,12 @@
 #include "app/log.h"
 #include "app/render_json.h"
 #include "core/units.h"
-#include "http/evcap.h"
 #include "daemon/discover.h"
 #include "daemon/events.h"
 #include "daemon/hostpool.h"
 #include "daemon/loopwatch.h"
 #include "http/fdguard.h"
+#include "http/front.h"
 #include "daemon/logtail.h"
 #include "daemon/metrics.h"
 #include "daemon/names.h"
@@ -49,8 +50,7 @@
 struct wait {
     bool used;
     struct api *api;
-    struct evhttp_request *req; /* NULL: the client left */
-    struct evhttp_connection *conn;
+    struct front_req *req; /* NULL: the client left */
     bool for_state;
     unsigned model;
     enum sched_state want; /* for_state: answer when the model gets here */
@@ -60,8 +60,7 @@ struct wait {
 
 struct api {
     struct daemon *d;
-    struct evhttp *http, *metrics;
-    struct evcap *http_cap, *metrics_cap; /* their connections, each listener's own share */
+    struct front *ctl, *metrics; /* each capped at its own share of the descriptors */
     struct logtail *logtail;
     struct wait waits[MAX_WAITS];
     size_t nwaits; /* slots at or past this are unused: scans stop here (twice a proxied request) */
@@ -69,27 +68,26 @@ struct api {
     ino_t sock_ino;
 };
 
-static void reply_json(struct evhttp_request *req, int code, const char *reason, json_t *body)
+static void reply_json(struct front_req *req, int code, json_t *body)
 {
-    struct evbuffer *b = evbuffer_new();
-    char *text = json_dumps(body, JSON_COMPACT | RENDER_JSON_REALS);
-    if (b && text) {
-        evbuffer_add_printf(b, "%s\n", text);
-        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                          "application/json");
-        evhttp_send_reply(req, code, reason, b);
+    static const char *const name[] = {"Content-Type"}, *const type[] = {"application/json"};
+    static const char nomem[] = "{\"error\":\"out of memory\"}\n";
+    char *text = body ? json_dumps(body, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
+    size_t n = text ? strlen(text) : 0;
+    char *line = text ? realloc(text, n + 2) : NULL;
+    if (line) {
+        line[n] = '\n';
+        front_reply(req, code, name, type, 1, line, n + 1);
     } else {
-        evhttp_send_error(req, 500, "out of memory");
+        front_reply(req, 500, name, type, 1, nomem, sizeof nomem - 1);
     }
-    free(text);
-    if (b)
-        evbuffer_free(b);
+    free(line ? line : text);
     json_decref(body);
 }
 
-static void reply_error(struct evhttp_request *req, int code, const char *reason, const char *msg)
+static void reply_error(struct front_req *req, int code, const char *msg)
 {
-    reply_json(req, code, reason, json_pack("{s:s}", "error", msg));
+    reply_json(req, code, json_pack("{s:s}", "error", msg));
 }
 
 /* How the model is (or would be) suspended: what the last suspend did,
@@ -186,16 +184,22 @@ json_t *api_models_json(const struct daemon *d)
 /* ---- waiting requests ---- */
 
 /* A client that leaves while waiting: its answer has nowhere to go, and a
- * hold granted to it later is given back at once. */
-static void client_left(struct evhttp_connection *c, void *arg)
+ * hold granted to it later is given back at once. One that leaves a
+ * stream (the events, a followed log) is dropped from it. */
+static void client_left(void *arg, struct front_req *r, void *req_arg)
 {
     struct api *api = arg;
+    (void)req_arg;
     for (size_t k = 0; k < api->nwaits; k++)
-        if (api->waits[k].used && api->waits[k].conn == c)
+        if (api->waits[k].used && api->waits[k].req == r) {
             api->waits[k].req = NULL;
+            return;
+        }
+    if (!events_closed(api->d->events, r))
+        logtail_closed(api->logtail, r);
 }
 
-static struct wait *wait_new(struct api *api, struct evhttp_request *req, unsigned model)
+static struct wait *wait_new(struct api *api, struct front_req *req, unsigned model)
 {
     for (size_t k = 0; k < MAX_WAITS; k++) {
         struct wait *w = &api->waits[k];
@@ -207,12 +211,11 @@ static struct wait *wait_new(struct api *api, struct evhttp_request *req, unsign
         if (k >= api->nwaits)
             api->nwaits = k + 1;
         w->req = req;
-        w->conn = evhttp_request_get_connection(req);
         w->model = model;
-        evcap_closecb(w->conn, client_left, api);
+        front_set_arg(req, w);
         return w;
     }
-    reply_error(req, 503, "Busy", "too many waiting requests; try again");
+    reply_error(req, 503, "too many waiting requests; try again");
     return NULL;
 }
 
@@ -255,7 +258,7 @@ static void granted(void *arg, unsigned model)
             evtimer_add(l->ev, &tv);
         }
     }
-    reply_json(w->req, 200, "OK", api_model_json(d, model));
+    reply_json(w->req, 200, api_model_json(d, model));
 }
 
 static void refused(void *arg, unsigned model, enum sched_refusal why, const char *text)
@@ -266,8 +269,7 @@ static void refused(void *arg, unsigned model, enum sched_refusal why, const cha
     if (!w->req)
         return;
     bool failed = why == SCHED_REFUSED_FAILED || why == SCHED_REFUSED_RESUME;
-    reply_error(w->req, failed ? 502 : 503, failed ? "Bad Gateway" : "Service Unavailable",
-                text);
+    reply_error(w->req, failed ? 502 : 503, text);
 }
 
 static const struct demand_ops demand_ops = {granted, refused};
@@ -288,15 +290,15 @@ void api_states_changed(struct api *api, uint64_t now)
             char msg[200];
             snprintf(msg, sizeof msg, "%s is still %s: gave up waiting", m->name,
                      sched_state_name(m->state));
-            reply_error(w->req, 504, "Gateway Timeout", msg);
+            reply_error(w->req, 504, msg);
             w->used = false;
         } else if (m->state == w->want) {
-            reply_json(w->req, 200, "OK", api_model_json(d, w->model));
+            reply_json(w->req, 200, api_model_json(d, w->model));
             w->used = false;
         } else if ((w->want == SCHED_READY && m->state == SCHED_SUSPENDED && m->error[0]) ||
                    (w->want == SCHED_SUSPENDED &&
                     (m->state == SCHED_STOPPING || m->state == SCHED_STOPPED))) {
-            reply_error(w->req, 500, "Failed", m->error[0] ? m->error : "it stopped instead");
+            reply_error(w->req, 500, m->error[0] ? m->error : "it stopped instead");
             w->used = false;
         }
     }
@@ -305,9 +307,9 @@ void api_states_changed(struct api *api, uint64_t now)
 /* ---- requests ---- */
 
 /* The request's JSON body: NULL (and a 400 sent) when malformed. */
-static json_t *body_of(struct evhttp_request *req, bool *bad)
+static json_t *body_of(struct front_req *req, bool *bad)
 {
-    struct evbuffer *in = evhttp_request_get_input_buffer(req);
+    struct evbuffer *in = front_body(req);
     size_t n = evbuffer_get_length(in);
     *bad = false;
     if (!n)
@@ -315,7 +317,7 @@ static json_t *body_of(struct evhttp_request *req, bool *bad)
     char *text = malloc(n + 1);
     if (!text) {
         *bad = true;
-        evhttp_send_error(req, 500, "out of memory");
+        reply_error(req, 500, "out of memory");
         return NULL;
     }
     evbuffer_remove(in, text, n);
@@ -329,7 +331,7 @@ static json_t *body_of(struct evhttp_request *req, bool *bad)
                  j ? "another JSON value" : je.text, je.line, je.column);
         json_decref(j);
         *bad = true;
-        reply_error(req, 400, "Bad Request", msg);
+        reply_error(req, 400, msg);
         return NULL;
     }
     return j;
@@ -353,7 +355,7 @@ static int duration_ms(json_t *body, const char *key, uint64_t def, uint64_t *ou
     return 0;
 }
 
-static void model_verb(struct api *api, struct evhttp_request *req, unsigned i, const char *verb)
+static void model_verb(struct api *api, struct front_req *req, unsigned i, const char *verb)
 {
     struct daemon *d = api->d;
     bool bad;
@@ -365,7 +367,7 @@ static void model_verb(struct api *api, struct evhttp_request *req, unsigned i, 
     if (duration_ms(body, "timeout", DEFAULT_WAIT_MS, &wait) < 0 ||
         duration_ms(body, "lease", DEFAULT_LEASE_MS, &lease) < 0) {
         json_decref(body);
-        reply_error(req, 400, "Bad Request", "timeout and lease: durations like \"30s\"");
+        reply_error(req, 400, "timeout and lease: durations like \"30s\"");
         return;
     }
     json_t *gpu = json_object_get(body, "gpu");
@@ -373,7 +375,7 @@ static void model_verb(struct api *api, struct evhttp_request *req, unsigned i, 
     if (gpu && (!json_is_integer(gpu) || json_integer_value(gpu) < 0 ||
                 (size_t)json_integer_value(gpu) >= d->sched.ngpus)) {
         json_decref(body);
-        reply_error(req, 400, "Bad Request", "gpu: the index of one of this machine's GPUs");
+        reply_error(req, 400, "gpu: the index of one of this machine's GPUs");
         return;
     }
     if (gpu)
@@ -388,29 +390,29 @@ static void model_verb(struct api *api, struct evhttp_request *req, unsigned i, 
         w->lease_ms = hold ? lease : 0;
         if (!daemon_demand(d, i, hold, wait, &demand_ops, w, NULL)) {
             w->used = false;
-            reply_error(req, 503, "Busy", "too many waiting requests; try again");
+            reply_error(req, 503, "too many waiting requests; try again");
         }
     } else if (!strcmp(verb, "release")) {
         if (!m->holds) {
-            reply_error(req, 409, "Conflict", "not acquired: nothing to release");
+            reply_error(req, 409, "not acquired: nothing to release");
             return;
         }
         daemon_release(d, i);
-        reply_json(req, 200, "OK", api_model_json(d, i));
+        reply_json(req, 200, api_model_json(d, i));
     } else if (!strcmp(verb, "unload")) {
         struct sched_event e = {.kind = SCHED_EV_UNLOAD, .model = i};
         daemon_step(d, &e);
-        reply_json(req, 202, "Accepted", api_model_json(d, i));
+        reply_json(req, 202, api_model_json(d, i));
     } else if (!strcmp(verb, "suspend")) {
         if (m->state == SCHED_SUSPENDED) {
-            reply_json(req, 200, "OK", api_model_json(d, i));
+            reply_json(req, 200, api_model_json(d, i));
             return;
         }
         if (m->state != SCHED_READY || m->holds) {
             char msg[160];
             snprintf(msg, sizeof msg, "%s is %s: only a ready, idle model can be suspended",
                      m->name, sched_state_name(m->state));
-            reply_error(req, 409, "Conflict", msg);
+            reply_error(req, 409, msg);
             return;
         }
         struct wait *w = wait_new(api, req, i);
@@ -426,7 +428,7 @@ static void model_verb(struct api *api, struct evhttp_request *req, unsigned i, 
             char msg[160];
             snprintf(msg, sizeof msg, "%s is %s, not suspended", m->name,
                      sched_state_name(m->state));
-            reply_error(req, 409, "Conflict", msg);
+            reply_error(req, 409, msg);
             return;
         }
         m->error[0] = '\0';
@@ -439,30 +441,24 @@ static void model_verb(struct api *api, struct evhttp_request *req, unsigned i, 
         struct sched_event e = {.kind = SCHED_EV_RESUME, .model = i, .gpu = g};
         daemon_step(d, &e);
     } else {
-        reply_error(req, 404, "Not Found",
-                    "unknown action: load, unload, acquire, release, suspend or resume");
+        reply_error(req, 404, "unknown action: load, unload, acquire, release, suspend or resume");
     }
 }
 
-static void send_metrics(const struct daemon *d, struct evhttp_request *req)
+static void send_metrics(const struct daemon *d, struct front_req *req)
 {
+    static const char *const name[] = {"Content-Type"};
+    static const char *const type[] = {"text/plain; version=0.0.4; charset=utf-8"};
     char *text = metrics_render(d);
-    struct evbuffer *b = evbuffer_new();
-    if (!text || !b) {
-        evhttp_send_error(req, 500, "out of memory");
-    } else {
-        evbuffer_add(b, text, strlen(text));
-        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                          "text/plain; version=0.0.4; charset=utf-8");
-        evhttp_send_reply(req, 200, "OK", b);
-    }
-    if (b)
-        evbuffer_free(b);
+    if (!text)
+        reply_error(req, 500, "out of memory");
+    else
+        front_reply(req, 200, name, type, 1, text, strlen(text));
     free(text);
 }
 
 /* GET /v1/models/NAME/log?lines=N&follow=1 */
-static void model_log(struct api *api, struct evhttp_request *req, const struct evhttp_uri *u,
+static void model_log(struct api *api, struct front_req *req, const struct evhttp_uri *u,
                       unsigned i)
 {
     struct daemon *d = api->d;
@@ -498,7 +494,7 @@ static int model_at(const struct daemon *d, const char *rest, size_t n)
  * segment, '/' in it as %2F (what vram's CLI and the dashboard send);
  * a name whose '/' came unescaped is found too, the verb being the last
  * segment (docs/serve.md, Names). */
-static void model_route(struct api *api, struct evhttp_request *req, const struct evhttp_uri *u,
+static void model_route(struct api *api, struct front_req *req, const struct evhttp_uri *u,
                         const char *rest, bool post)
 {
     struct daemon *d = api->d;
@@ -516,38 +512,45 @@ static void model_route(struct api *api, struct evhttp_request *req, const struc
         }
     }
     if (!post && (i = model_at(d, rest, strlen(rest))) >= 0) {
-        reply_json(req, 200, "OK", api_model_json(d, (unsigned)i));
+        reply_json(req, 200, api_model_json(d, (unsigned)i));
         return;
     }
     size_t n = post && slash ? (size_t)(slash - rest) : strlen(rest);
     char msg[300];
     snprintf(msg, sizeof msg, "no model '%.*s' in the configuration (GET /v1/models)",
              (int)(n > 150 ? 150 : n), rest);
-    reply_error(req, 404, "Not Found", msg);
+    reply_error(req, 404, msg);
 }
 
-static void on_request(struct evhttp_request *req, void *arg)
+static void on_request(void *arg, struct front_req *req);
+static const struct front_ops ctl_ops = {on_request, client_left, NULL};
+
+void api_serve(struct api *api, struct front_req *req, bool passed)
 {
     loopwatch_begin("a control API request");
-    struct api *api = arg;
     struct daemon *d = api->d;
-    const char *uri = evhttp_request_get_uri(req);
-    struct evhttp_uri *u = evhttp_uri_parse(uri);
+    struct evhttp_uri *u = evhttp_uri_parse(front_uri(req));
     const char *path = u ? evhttp_uri_get_path(u) : NULL;
-    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
-    const char *refused = webui_refused(req);
+    enum evhttp_cmd_type cmd = front_method(req);
+    const char *refused = webui_refused(req, passed);
+    front_set_ops(req, &ctl_ops, api); /* its client's leaving is told here */
     if (path && !strncmp(path, "/vram/", 6))
         path += 5;
-    if (!path) {
-        reply_error(req, 400, "Bad Request", "unreadable URI");
+    if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_POST) {
+        reply_error(req, 501, "the control API answers GET and POST only");
+    } else if (evbuffer_get_length(front_body(req)) > MAX_BODY) {
+        /* the socket's own limit; the proxy's address takes larger bodies for the models */
+        reply_error(req, 413, "the body is larger than the control API takes (64 KiB)");
+    } else if (!path) {
+        reply_error(req, 400, "unreadable URI");
     } else if (refused) {
-        reply_error(req, 403, "Forbidden", refused);
+        reply_error(req, 403, refused);
     } else if (cmd == EVHTTP_REQ_GET && webui_serve(req, path)) {
         /* the dashboard's files */
     } else if (!strcmp(path, "/v1/models") && cmd == EVHTTP_REQ_GET) {
-        reply_json(req, 200, "OK", api_models_json(d));
+        reply_json(req, 200, api_models_json(d));
     } else if (!strcmp(path, "/v1/snapshot") && cmd == EVHTTP_REQ_GET) {
-        reply_json(req, 200, "OK", render_json(&d->snap));
+        reply_json(req, 200, render_json(&d->snap));
     } else if (!strcmp(path, "/metrics") && cmd == EVHTTP_REQ_GET) {
         send_metrics(d, req);
     } else if (!strcmp(path, "/v1/events") && cmd == EVHTTP_REQ_GET) {
@@ -557,13 +560,13 @@ static void on_request(struct evhttp_request *req, void *arg)
         const char *history = evhttp_find_header(&q, "history");
         if (!events_listen(d->events, req, history ? (unsigned)strtoul(history, NULL, 10) : 0,
                            live && strcmp(live, "0")))
-            reply_error(req, 503, "Busy", "too many event listeners");
+            reply_error(req, 503, "too many event listeners");
         evhttp_clear_headers(&q);
     } else if (!strncmp(path, "/v1/models/", 11) && path[11] &&
                (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_POST)) {
         model_route(api, req, u, path + 11, cmd == EVHTTP_REQ_POST);
     } else {
-        reply_error(req, 404, "Not Found",
+        reply_error(req, 404,
                     "GET /v1/models, /v1/models/NAME, /v1/models/NAME/log, /v1/snapshot, "
                     "/v1/events, /metrics, /ui; "
                     "POST /v1/models/NAME/{load,unload,acquire,release,suspend,resume}");
@@ -573,34 +576,25 @@ static void on_request(struct evhttp_request *req, void *arg)
     loopwatch_end();
 }
 
-/* The metrics = HOST:PORT listener: /metrics and nothing else, since it
- * asks nobody for a token. */
-static void on_metrics_request(struct evhttp_request *req, void *arg)
+static void on_request(void *arg, struct front_req *req)
 {
-    struct api *api = arg;
-    const char *uri = evhttp_request_get_uri(req);
-    size_t n = strcspn(uri, "?");
-    if (evhttp_request_get_command(req) == EVHTTP_REQ_GET && n == 8 && !strncmp(uri, "/metrics", 8))
-        send_metrics(api->d, req);
-    else
-        reply_error(req, 404, "Not Found", "this address serves GET /metrics only");
+    api_serve(arg, req, false);
 }
 
-static struct evhttp *server(struct api *api, void (*cb)(struct evhttp_request *, void *))
+/* The metrics = HOST:PORT listener: /metrics and nothing else, since it
+ * asks nobody for a token. */
+static void on_metrics_request(void *arg, struct front_req *req)
 {
-    struct evhttp *h = evhttp_new(api->d->base);
-    if (!h)
-        return NULL;
-    /* read what is left of a refused body before closing, so that the client
-     * gets its 413 instead of a reset */
-    evhttp_set_flags(h, EVHTTP_SERVER_LINGERING_CLOSE);
-    evhttp_set_max_body_size(h, MAX_BODY);
-    evhttp_set_max_headers_size(h, 16 * 1024);
-    evhttp_set_timeout(h, 60);
-    evhttp_set_allowed_methods(h, EVHTTP_REQ_GET | EVHTTP_REQ_POST);
-    evhttp_set_gencb(h, cb, api);
-    return h;
+    struct api *api = arg;
+    const char *uri = front_uri(req);
+    size_t n = strcspn(uri, "?");
+    if (front_method(req) == EVHTTP_REQ_GET && n == 8 && !strncmp(uri, "/metrics", 8))
+        send_metrics(api->d, req);
+    else
+        reply_error(req, 404, "this address serves GET /metrics only");
 }
+
+static const struct front_ops metrics_ops = {on_metrics_request, client_left, NULL};
 
 void api_remove_socket(struct api *api)
 {
@@ -619,14 +613,19 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
     }
     api->d = d;
     *out = api;
-    api->http = server(api, on_request);
-    api->http_cap = api->http ? evcap_new(d->base, api->http, fdguard_cap(FDGUARD_CONTROL)) : NULL;
+    /* bodies are JSON of a few fields; 60 s for a request to arrive, or
+     * idle between two */
+    struct front_limits lim = {
+        .max_body = MAX_BODY, .timeout_s = 60, .max_conns = fdguard_cap(FDGUARD_CONTROL)};
+    api->ctl = front_new(d->base, &lim, &ctl_ops, api);
     api->logtail = logtail_new(d->base);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (!api->http || !api->logtail || fd < 0 || strlen(d->cfg.socket) >= sizeof a.sun_path) {
-        snprintf(err, len, "socket %s: %s", d->cfg.socket,
-                 fd < 0 ? strerror(errno) : "path too long");
+    const char *why = fd < 0 ? strerror(errno) : "path too long";
+    if (!api->ctl || !api->logtail)
+        why = "out of memory";
+    if (!api->ctl || !api->logtail || fd < 0 || strlen(d->cfg.socket) >= sizeof a.sun_path) {
+        snprintf(err, len, "socket %s: %s", d->cfg.socket, why);
         if (fd >= 0)
             close(fd);
         return -1;
@@ -663,28 +662,23 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
         close(fd);
         return -1;
     }
-    struct evconnlistener *l = evconnlistener_new(
-        d->base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
-    if (!l || !evhttp_bind_listener(api->http, l)) {
-        snprintf(err, len, "cannot serve on %s", d->cfg.socket);
+    char msg[256];
+    if (front_listen_fd(api->ctl, fd, "the control socket", msg, sizeof msg) < 0) {
+        snprintf(err, len, "%s: %s", d->cfg.socket, msg);
         return -1;
     }
-    evcap_watch(api->http_cap, fdguard_watch(l, "the control socket"));
     if (d->cfg.metrics[0]) {
         char host[96];
         unsigned port;
-        struct evhttp_bound_socket *b = NULL;
-        api->metrics = server(api, on_metrics_request);
-        api->metrics_cap = api->metrics ? evcap_new(d->base, api->metrics, fdguard_cap(FDGUARD_METRICS)) : NULL;
+        lim.max_conns = fdguard_cap(FDGUARD_METRICS);
+        api->metrics = front_new(d->base, &lim, &metrics_ops, api);
         if (sscanf(d->cfg.metrics, "%95[^:]:%u", host, &port) != 2 || port > 65535 ||
             !api->metrics ||
-            !(b = evhttp_bind_socket_with_handle(api->metrics, host, (uint16_t)port))) {
+            front_listen(api->metrics, host, port, "the metrics address", msg, sizeof msg) < 0) {
             snprintf(err, len, "metrics = %s: cannot listen there (HOST:PORT, free)",
                      d->cfg.metrics);
             return -1;
         }
-        evcap_watch(api->metrics_cap,
-                    fdguard_watch(evhttp_bound_socket_get_listener(b), "the metrics address"));
     }
     return 0;
 }

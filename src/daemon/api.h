@@ -5,15 +5,23 @@
 #define VRAM_DAEMON_API_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "daemon/daemon.h"
 
 struct api;
+struct front_req;
 
 /* Listens on d->cfg.socket (and d->cfg.metrics): 0, or -1 with err. */
 int api_listen(struct daemon *d, struct api **out, char *err, size_t len);
+
+/* Answers r as the control socket does (every route, /vram/... and /ui
+ * included): the socket's own requests, and those the proxy passes on
+ * from its address (passed: the proxy has screened r's Host and its key,
+ * proxy/panel.c). */
+void api_serve(struct api *api, struct front_req *r, bool passed);
 
 /* Removes the socket file api_listen made, if it still is that one. */
 void api_remove_socket(struct api *api);

@@ -1,22 +1,20 @@
-/* events: server-sent events over libevent's evhttp. Each listener's
- * connection is watched: its close callback takes it off the list, so an
+/* events: server-sent events, streamed by http/front.c. A listener that
+ * leaves is taken off the list when front says so (events_closed), so an
  * event is never written to a request that is gone. The history is a ring
  * of the events' JSON lines, kept whether anyone listens or not (events
  * are a few a second at most). */
 #include "daemon/events.h"
 
 #include <event2/buffer.h>
-#include <event2/http.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/render_json.h"
-#include "http/evcap.h"
+#include "http/front.h"
 
 struct listener {
-    struct evhttp_request *req;
-    struct evhttp_connection *conn;
+    struct front_req *req;
     bool live;
 };
 
@@ -41,14 +39,14 @@ void events_free(struct events *ev)
     free(ev);
 }
 
-static void closed(struct evhttp_connection *c, void *arg)
+bool events_closed(struct events *ev, const struct front_req *r)
 {
-    struct events *ev = arg;
     for (unsigned k = 0; k < ev->n; k++)
-        if (ev->l[k].conn == c) {
+        if (ev->l[k].req == r) {
             ev->l[k] = ev->l[--ev->n];
-            return;
+            return true;
         }
+    return false;
 }
 
 static void add_data(struct evbuffer *b, const char *type, const char *json)
@@ -58,14 +56,18 @@ static void add_data(struct evbuffer *b, const char *type, const char *json)
     evbuffer_add_printf(b, "data: %s\n\n", json);
 }
 
-bool events_listen(struct events *ev, struct evhttp_request *req, unsigned history, bool live)
+bool events_listen(struct events *ev, struct front_req *r, unsigned history, bool live)
 {
     if (ev->n == EVENTS_MAX_LISTENERS)
         return false;
-    struct evkeyvalq *out = evhttp_request_get_output_headers(req);
-    evhttp_add_header(out, "Content-Type", "text/event-stream");
-    evhttp_add_header(out, "Cache-Control", "no-cache");
-    evhttp_send_reply_start(req, 200, "OK");
+    static const char *const names[] = {"Content-Type", "Cache-Control"};
+    static const char *const values[] = {"text/event-stream", "no-cache"};
+    /* listed first: a part that finds the client gone is told on a later turn */
+    struct listener *l = &ev->l[ev->n++];
+    l->req = r;
+    l->live = live;
+    front_set_arg(r, ev);
+    front_reply_start(r, 200, names, values, 2, false);
     /* a comment line, which clients skip: the head goes out now, and a
      * client knows it is listening before the first event */
     struct evbuffer *b = evbuffer_new();
@@ -77,14 +79,9 @@ bool events_listen(struct events *ev, struct evhttp_request *req, unsigned histo
             unsigned at = (ev->next + EVENTS_HISTORY - history + k) % EVENTS_HISTORY;
             add_data(b, NULL, ev->history[at]);
         }
-        evhttp_send_reply_chunk(req, b);
+        front_reply_buffer(r, b);
         evbuffer_free(b);
     }
-    struct listener *l = &ev->l[ev->n++];
-    l->req = req;
-    l->conn = evhttp_request_get_connection(req);
-    l->live = live;
-    evcap_closecb(l->conn, closed, ev);
     return true;
 }
 
@@ -110,7 +107,7 @@ static void to_all(struct events *ev, bool live_only, const char *type, const ch
         if (!b)
             return;
         add_data(b, type, json);
-        evhttp_send_reply_chunk(ev->l[k].req, b);
+        front_reply_buffer(ev->l[k].req, b);
         evbuffer_free(b);
     }
 }

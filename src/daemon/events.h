@@ -3,7 +3,8 @@
  * them, and the last EVENTS_HISTORY events for a listener that asks for
  * them. A listener may also ask for the state every second ("live": a
  * "snapshot" and a "models" event), made once and sent to all who asked. A
- * listener that leaves is dropped when its connection closes. */
+ * listener that leaves is dropped when its connection closes (the control
+ * API hands events_closed what http/front.c tells it). */
 #ifndef VRAM_DAEMON_EVENTS_H
 #define VRAM_DAEMON_EVENTS_H
 
@@ -13,7 +14,7 @@
 #define EVENTS_MAX_LISTENERS 32
 #define EVENTS_HISTORY       100
 
-struct evhttp_request;
+struct front_req;
 struct events;
 
 struct events *events_new(void);
@@ -23,7 +24,10 @@ void events_free(struct events *ev);
  * `history` events (at most EVENTS_HISTORY), then each as it happens, and
  * with live the state every second. False (nothing sent) when
  * EVENTS_MAX_LISTENERS listen already. */
-bool events_listen(struct events *ev, struct evhttp_request *req, unsigned history, bool live);
+bool events_listen(struct events *ev, struct front_req *r, unsigned history, bool live);
+
+/* r's client left: true when r was a listener's (dropped now). */
+bool events_closed(struct events *ev, const struct front_req *r);
 
 /* How many listen now; how many of them asked for the state each second. */
 unsigned events_listeners(const struct events *ev);

@@ -9,9 +9,7 @@
 
 #include <errno.h>
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <event2/http.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "http/evcap.h"
+#include "http/front.h"
 
 #define TAIL_BYTES   (256 * 1024) /* read back at most this much for the last lines */
 #define STEP_BYTES   (64 * 1024)  /* read per follower per second at most */
@@ -29,8 +27,7 @@
 #define QUIET_TICKS  15           /* a comment after this many seconds of silence */
 
 struct follower {
-    struct evhttp_request *req;
-    struct evhttp_connection *conn;
+    struct front_req *req;
     char path[1024];
     int fd;
     dev_t dev;
@@ -134,20 +131,14 @@ static void drop(struct logtail *lt, unsigned k)
         evtimer_del(lt->timer);
 }
 
-static void closed(struct evhttp_connection *c, void *arg)
+bool logtail_closed(struct logtail *lt, const struct front_req *r)
 {
-    struct logtail *lt = arg;
     for (unsigned k = 0; k < lt->n; k++)
-        if (lt->f[k]->conn == c) {
+        if (lt->f[k]->req == r) {
             drop(lt, k);
-            return;
+            return true;
         }
-}
-
-static size_t unsent(const struct follower *f)
-{
-    struct bufferevent *bev = evhttp_connection_get_bufferevent(f->conn);
-    return bev ? evbuffer_get_length(bufferevent_get_output(bev)) : 0;
+    return false;
 }
 
 /* What was added since the last look; a file replaced or cut short is
@@ -178,7 +169,8 @@ static void poll_one(struct follower *f, struct evbuffer *b)
         f->npartial = 0;
         add_event(b, "reset", "", 0);
     }
-    if (st.st_size == f->off || unsent(f) > BEHIND_BYTES)
+    /* front holds at most about BEHIND_BYTES of an answer its client has not read */
+    if (st.st_size == f->off || front_backlogged(f->req))
         return;
     char buf[STEP_BYTES];
     size_t want = st.st_size - f->off > STEP_BYTES ? STEP_BYTES : (size_t)(st.st_size - f->off);
@@ -228,7 +220,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
             evbuffer_add(b, ":\n\n", 3);
         if (evbuffer_get_length(b)) {
             f->quiet = 0;
-            evhttp_send_reply_chunk(f->req, b);
+            front_reply_buffer(f->req, b);
         }
         evbuffer_free(b);
     }
@@ -248,30 +240,20 @@ void logtail_free(struct logtail *lt)
 {
     if (!lt)
         return;
-    while (lt->n) {
-        evcap_closecb(lt->f[lt->n - 1]->conn, NULL, NULL);
+    while (lt->n)
         drop(lt, lt->n - 1);
-    }
     event_free(lt->timer);
     free(lt);
 }
 
-static void reply_text(struct evhttp_request *req, int code, const char *reason, const char *text,
-                       size_t n)
+static void reply_text(struct front_req *r, int code, const char *text, size_t n)
 {
-    struct evbuffer *b = evbuffer_new();
-    if (!b) {
-        evhttp_send_error(req, 500, "out of memory");
-        return;
-    }
-    evbuffer_add(b, text, n);
-    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                      code == 200 ? "text/plain; charset=utf-8" : "application/json");
-    evhttp_send_reply(req, code, reason, b);
-    evbuffer_free(b);
+    const char *name = "Content-Type";
+    const char *type = code == 200 ? "text/plain; charset=utf-8" : "application/json";
+    front_reply(r, code, &name, &type, 1, text, n);
 }
 
-void logtail_serve(struct logtail *lt, struct evhttp_request *req, const char *path, unsigned lines,
+void logtail_serve(struct logtail *lt, struct front_req *req, const char *path, unsigned lines,
                    bool follow)
 {
     if (lines > LOGTAIL_MAX_LINES)
@@ -282,16 +264,17 @@ void logtail_serve(struct logtail *lt, struct evhttp_request *req, const char *p
     size_t n = 0, whole = 0;
     if (fd >= 0 && read_tail(fd, st.st_size, lines, &text, &n, &whole) < 0) {
         close(fd);
-        evhttp_send_error(req, 500, "out of memory");
+        static const char msg[] = "{\"error\":\"out of memory\"}\n";
+        reply_text(req, 500, msg, sizeof msg - 1);
         return;
     }
     if (!follow) {
         if (fd < 0) {
             static const char msg[] =
                 "{\"error\":\"no log yet: it is written once the model starts\"}\n";
-            reply_text(req, 404, "Not Found", msg, sizeof msg - 1);
+            reply_text(req, 404, msg, sizeof msg - 1);
         } else {
-            reply_text(req, 200, "OK", text, n);
+            reply_text(req, 200, text, n);
         }
         free(text);
         if (fd >= 0)
@@ -304,11 +287,10 @@ void logtail_serve(struct logtail *lt, struct evhttp_request *req, const char *p
         if (fd >= 0)
             close(fd);
         static const char msg[] = "{\"error\":\"too many logs followed; try again\"}\n";
-        reply_text(req, 503, "Busy", msg, sizeof msg - 1);
+        reply_text(req, 503, msg, sizeof msg - 1);
         return;
     }
     f->req = req;
-    f->conn = evhttp_request_get_connection(req);
     snprintf(f->path, sizeof f->path, "%s", path);
     f->fd = fd;
     if (fd >= 0) {
@@ -318,21 +300,21 @@ void logtail_serve(struct logtail *lt, struct evhttp_request *req, const char *p
         f->npartial = n - whole < PARTIAL_MAX ? n - whole : PARTIAL_MAX;
         memcpy(f->partial, text + whole, f->npartial);
     }
-    struct evkeyvalq *out = evhttp_request_get_output_headers(req);
-    evhttp_add_header(out, "Content-Type", "text/event-stream");
-    evhttp_add_header(out, "Cache-Control", "no-cache");
-    evhttp_send_reply_start(req, 200, "OK");
+    /* listed first: a part that finds the client gone is told on a later turn */
+    lt->f[lt->n++] = f;
+    front_set_arg(req, f);
+    static const char *const names[] = {"Content-Type", "Cache-Control"};
+    static const char *const values[] = {"text/event-stream", "no-cache"};
+    front_reply_start(req, 200, names, values, 2, false);
     struct evbuffer *b = evbuffer_new();
     if (b) {
         evbuffer_add(b, ": vram serve log\n\n", 18);
         if (whole)
             add_event(b, NULL, text, whole);
-        evhttp_send_reply_chunk(req, b);
+        front_reply_buffer(req, b);
         evbuffer_free(b);
     }
     free(text);
-    evcap_closecb(f->conn, closed, lt);
-    lt->f[lt->n++] = f;
     if (lt->n == 1) {
         struct timeval tv = {1, 0};
         evtimer_add(lt->timer, &tv);

@@ -11,7 +11,7 @@
 #define LOGTAIL_MAX_LINES     1000
 
 struct event_base;
-struct evhttp_request;
+struct front_req;
 struct logtail;
 
 struct logtail *logtail_new(struct event_base *base);
@@ -21,7 +21,10 @@ void logtail_free(struct logtail *lt);
  * text/plain (404 when there is no log yet), or with follow as a stream of
  * events that goes on with each line written (a "reset" event when the
  * file starts over). 503 when LOGTAIL_MAX_FOLLOWERS follow already. */
-void logtail_serve(struct logtail *lt, struct evhttp_request *req, const char *path, unsigned lines,
+void logtail_serve(struct logtail *lt, struct front_req *req, const char *path, unsigned lines,
                    bool follow);
+
+/* r's client left: true when r was a follower's (dropped now). */
+bool logtail_closed(struct logtail *lt, const struct front_req *r);
 
 #endif

@@ -4,6 +4,7 @@
  * go to its own. */
 #include "daemon/toproxy.h"
 
+#include "daemon/api.h"
 #include "daemon/discover.h"
 #include "daemon/names.h"
 #include "daemon/super.h"
@@ -79,6 +80,12 @@ static void last_log(void *arg, unsigned model, char *out, size_t len)
     super_last_log(d->cfg.logs, d->smodels[model].name, out, len);
 }
 
+static void control(void *arg, struct front_req *r)
+{
+    const struct daemon *d = arg;
+    api_serve(d->api, r, true);
+}
+
 int toproxy_listen(struct daemon *d, char *err, size_t len)
 {
     const struct proxyops ops = {
@@ -95,6 +102,7 @@ int toproxy_listen(struct daemon *d, char *err, size_t len)
         .ask_ctx = ask_ctx,
         .expires_wall_ms = expires_wall_ms,
         .last_log = last_log,
+        .control = control,
     };
     return proxy_listen(&ops, &d->proxy, err, len);
 }

@@ -3,10 +3,10 @@
  * disk at run time. */
 #include "daemon/webui.h"
 
-#include <event2/buffer.h>
-#include <event2/http.h>
 #include <string.h>
 #include <strings.h>
+
+#include "http/front.h"
 
 /* default-src 'self' also keeps the page from loading anything elsewhere;
  * the rest closes what default-src does not cover */
@@ -23,32 +23,24 @@ const struct webui_asset *webui_find(const char *path)
     return NULL;
 }
 
-bool webui_serve(struct evhttp_request *req, const char *path)
+bool webui_serve(struct front_req *r, const char *path)
 {
     const struct webui_asset *a = webui_find(path);
     if (!a)
         return false;
-    struct evkeyvalq *out = evhttp_request_get_output_headers(req);
-    evhttp_add_header(out, "Content-Security-Policy", CSP);
-    evhttp_add_header(out, "X-Content-Type-Options", "nosniff");
-    evhttp_add_header(out, "Referrer-Policy", "no-referrer");
-    /* asked again each time, answered 304 while it is the same build */
-    evhttp_add_header(out, "Cache-Control", "no-cache");
-    evhttp_add_header(out, "ETag", a->etag);
-    const char *have = evhttp_find_header(evhttp_request_get_input_headers(req), "If-None-Match");
-    if (have && strstr(have, a->etag)) {
-        evhttp_send_reply(req, 304, "Not Modified", NULL);
-        return true;
-    }
-    evhttp_add_header(out, "Content-Type", a->type);
-    struct evbuffer *b = evbuffer_new();
-    if (!b || evbuffer_add_reference(b, a->data, a->len, NULL, NULL) < 0) {
-        evhttp_send_error(req, 500, "out of memory");
-    } else {
-        evhttp_send_reply(req, 200, "OK", b);
-    }
-    if (b)
-        evbuffer_free(b);
+    /* asked again each time (no-cache), answered 304 while it is the same build */
+    const char *names[] = {"Content-Security-Policy",
+                           "X-Content-Type-Options",
+                           "Referrer-Policy",
+                           "Cache-Control",
+                           "ETag",
+                           "Content-Type"};
+    const char *values[] = {CSP, "nosniff", "no-referrer", "no-cache", a->etag, a->type};
+    const char *have = front_header(r, "If-None-Match");
+    if (have && strstr(have, a->etag))
+        front_reply(r, 304, names, values, 5, NULL, 0);
+    else
+        front_reply(r, 200, names, values, 6, (const char *)a->data, a->len);
     return true;
 }
 
@@ -71,17 +63,16 @@ static bool loopback_host(const char *host)
     return true;
 }
 
-const char *webui_refused(struct evhttp_request *req)
+const char *webui_refused(struct front_req *r, bool host_screened)
 {
-    struct evkeyvalq *in = evhttp_request_get_input_headers(req);
-    if (!evhttp_find_header(in, "Origin") && !evhttp_find_header(in, "Sec-Fetch-Site"))
+    if (!front_header(r, "Origin") && !front_header(r, "Sec-Fetch-Site"))
         return NULL; /* not a browser: curl, vram, scripts */
-    const char *host = evhttp_find_header(in, "Host");
-    if (!host || !loopback_host(host))
+    const char *host = front_header(r, "Host");
+    if (!host_screened && (!host || !loopback_host(host)))
         return "a browser reaches the control API by a loopback name only (localhost, "
                "127.0.0.1, [::1]): another name may belong to another site";
-    if (evhttp_request_get_command(req) == EVHTTP_REQ_POST) {
-        const char *type = evhttp_find_header(in, "Content-Type");
+    if (front_method(r) == EVHTTP_REQ_POST) {
+        const char *type = front_header(r, "Content-Type");
         if (!type || strncasecmp(type, "application/json", 16))
             return "a browser's POST to the control API must be Content-Type: application/json";
     }

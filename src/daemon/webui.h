@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct evhttp_request;
+struct front_req;
 
 struct webui_asset {
     const char *path; /* "/ui", "/ui/app.js" ... */
@@ -28,13 +28,15 @@ const struct webui_asset *webui_find(const char *path);
 /* Answers a GET of one of the files (200, or 304 for the ETag the browser
  * has), with headers that confine the page to this address. False when
  * path is none of them (nothing sent). */
-bool webui_serve(struct evhttp_request *req, const char *path);
+bool webui_serve(struct front_req *r, const char *path);
 
 /* NULL when req may go on; else why a browser's request is refused (403):
  * a browser (it sends Origin or Sec-Fetch-Site) must have reached this
  * daemon by a loopback name, not a name another site controls (DNS
  * rebinding), and may POST only JSON (which a page of another site cannot
- * send here without a preflight this API never grants). */
-const char *webui_refused(struct evhttp_request *req);
+ * send here without a preflight this API never grants). host_screened:
+ * the proxy passed r, having screened its Host itself (proxy/browser.c:
+ * its own address and hosts =, which need not be loopback names). */
+const char *webui_refused(struct front_req *r, bool host_screened);
 
 #endif

@@ -31,8 +31,8 @@ struct fdguard {
 };
 
 /* shared by every listener: they run out of the same descriptors. The
- * error callback is handed the accept callback's argument (evhttp's own
- * for the control socket), so a guard is found by its listener. */
+ * error callback is handed the accept callback's argument (front.c's
+ * server, not the guard), so a guard is found by its listener. */
 #define MAX_GUARDS 8
 static struct fdguard *guards[MAX_GUARDS];
 static unsigned nguards;

@@ -58,6 +58,8 @@ struct front_req {
     bool trailers; /* past the headers: fields now are a chunked body's trailer, dropped */
     struct evbuffer *body;
     void *arg;
+    const struct front_ops *ops; /* told of closed and drained: the server's, or front_set_ops's */
+    void *ops_arg;
     char extra[FRONT_EXTRA]; /* front_add_header's lines, for every answer to this request */
     size_t extra_len;
 };
@@ -111,8 +113,8 @@ static void unthrottle(struct conn *c)
 {
     if (c->throttled && evbuffer_get_length(c->out) <= FRONT_LOW) {
         c->throttled = false;
-        if (c->busy && c->req.arg && c->f->ops->drained)
-            c->f->ops->drained(c->f->arg, &c->req, c->req.arg);
+        if (c->busy && c->req.arg && c->req.ops->drained)
+            c->req.ops->drained(c->req.ops_arg, &c->req, c->req.arg);
     }
 }
 
@@ -365,6 +367,13 @@ void front_reply_part(struct front_req *r, const char *data, size_t len)
     settle(c);
 }
 
+void front_reply_buffer(struct front_req *r, struct evbuffer *b)
+{
+    size_t n = evbuffer_get_length(b);
+    front_reply_part(r, (const char *)evbuffer_pullup(b, -1), n);
+    evbuffer_drain(b, n);
+}
+
 void front_reply_end(struct front_req *r)
 {
     struct conn *c = r->c;
@@ -395,6 +404,8 @@ static int on_begin(http_parser *p)
     hdrs_reset(&r->h);
     r->chunked = r->nobody = r->trailers = false;
     r->arg = NULL;
+    r->ops = c->f->ops;
+    r->ops_arg = c->f->arg;
     r->extra_len = 0;
     evbuffer_drain(r->body, evbuffer_get_length(r->body));
     c->reading = true;
@@ -542,7 +553,7 @@ static void gone(struct conn *c)
     if (c->busy && c->req.arg) {
         void *a = c->req.arg;
         c->req.arg = NULL;
-        c->f->ops->closed(c->f->arg, &c->req, a);
+        c->req.ops->closed(c->req.ops_arg, &c->req, a);
     }
     c->busy = false;
     c->dead = true;
@@ -640,6 +651,8 @@ int front_adopt(struct front *f, evutil_socket_t fd)
     c->f = f;
     c->fd = fd;
     c->req.c = c;
+    c->req.ops = f->ops;
+    c->req.ops_arg = f->arg;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     evutil_make_socket_nonblocking(fd);
@@ -709,7 +722,28 @@ struct front *front_new(struct event_base *base, const struct front_limits *lim,
     return f;
 }
 
-int front_listen(struct front *f, const char *host, unsigned port, char *err, size_t len)
+/* Accepts on l, which names what in the log; 0, or -1 with err. */
+static int serve(struct front *f, struct evconnlistener *l, const char *what, char *err, size_t len)
+{
+    if (!l) {
+        snprintf(err, len, "cannot serve %s: %s", what, strerror(errno));
+        return -1;
+    }
+    f->guard = fdguard_watch(l, what);
+    return 0;
+}
+
+int front_listen_fd(struct front *f, evutil_socket_t fd, const char *what, char *err, size_t len)
+{
+    struct evconnlistener *l = evconnlistener_new(
+        f->base, on_accept, f, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+    if (!l)
+        close(fd);
+    return serve(f, l, what, err, len);
+}
+
+int front_listen(struct front *f, const char *host, unsigned port, const char *what, char *err,
+                 size_t len)
 {
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
@@ -723,8 +757,7 @@ int front_listen(struct front *f, const char *host, unsigned port, char *err, si
         snprintf(err, len, "cannot listen on %s:%u: %s", host, port, strerror(errno));
         return -1;
     }
-    f->guard = fdguard_watch(l, "the proxy");
-    return 0;
+    return serve(f, l, what, err, len);
 }
 
 unsigned front_open(const struct front *f)
@@ -763,4 +796,10 @@ struct evbuffer *front_body(struct front_req *r)
 void front_set_arg(struct front_req *r, void *arg)
 {
     r->arg = arg;
+}
+
+void front_set_ops(struct front_req *r, const struct front_ops *ops, void *arg)
+{
+    r->ops = ops;
+    r->ops_arg = arg;
 }

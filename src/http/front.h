@@ -1,4 +1,5 @@
-/* front: the proxy's side toward clients: an HTTP/1.1 server on plain
+/* front: vram's one HTTP/1.1 server (the proxy's address, the control
+ * socket, the metrics address) on plain
  * sockets, each registered with the loop once, requests parsed by
  * http-parser, answers written at once (a write that would block waits for
  * the socket). One request at a time per connection; keep-alive,
@@ -36,8 +37,14 @@ struct front_limits {
 /* A server with no address yet (front_listen, front_adopt). NULL on no memory. */
 struct front *front_new(struct event_base *base, const struct front_limits *lim,
                         const struct front_ops *ops, void *arg);
-/* Listens on host:port (IPv4): 0, or -1 with err. */
-int front_listen(struct front *f, const char *host, unsigned port, char *err, size_t len);
+/* Listens on host:port (IPv4); what names it in the log ("the proxy"): 0,
+ * or -1 with err. */
+int front_listen(struct front *f, const char *host, unsigned port, const char *what, char *err,
+                 size_t len);
+/* Serves fd, a socket its owner bound and made listen (the control
+ * socket, whose file mode and group are the owner's to set): 0, or -1 with
+ * err (fd closed). */
+int front_listen_fd(struct front *f, evutil_socket_t fd, const char *what, char *err, size_t len);
 /* A connected socket, served as an accepted one (tests, the fuzz target). 0, or -1 (closed). */
 int front_adopt(struct front *f, evutil_socket_t fd);
 /* Client connections open now. */
@@ -55,6 +62,10 @@ const char *front_header(const struct front_req *r, const char *name);
 struct evbuffer *front_body(struct front_req *r);
 /* What closed() hands back. */
 void front_set_arg(struct front_req *r, void *arg);
+/* r's closed and drained go to ops with arg from now on, not to its
+ * server's: for a module that answers requests of another server (the
+ * control API, those the proxy passes it). Reset at the next request. */
+void front_set_ops(struct front_req *r, const struct front_ops *ops, void *arg);
 
 /* A whole answer; the request is done. */
 void front_reply(struct front_req *r, int status, const char *const *names,
@@ -77,6 +88,8 @@ bool front_add_header(struct front_req *r, const char *name, const char *value);
 void front_reply_start(struct front_req *r, int status, const char *const *names,
                        const char *const *values, size_t n, bool has_length);
 void front_reply_part(struct front_req *r, const char *data, size_t len);
+/* front_reply_part of all b holds (b is left empty). */
+void front_reply_buffer(struct front_req *r, struct evbuffer *b);
 void front_reply_end(struct front_req *r);
 /* Mid-answer failure: the connection is closed, so that the client sees a
  * broken transfer; the request is done. */

@@ -6,8 +6,7 @@
  * reading once, for as long as it lives; a request is written in the
  * handler that received it; only a write that would block waits for the
  * socket. Answers are parsed by http-parser (Node's, from Debian), so vram
- * parses no HTTP itself. The same connections reach the control socket
- * for the dashboard (panel.c). */
+ * parses no HTTP itself. */
 #include "http/relay.h"
 
 #include "http/hdrs.h"
@@ -24,7 +23,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 struct relay_conn {
@@ -339,19 +337,6 @@ struct relay_conn *relay_get(struct event_base *base, struct relay_conn **pool, 
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     return conn_new(base, AF_INET, (const struct sockaddr *)&a, sizeof a);
-}
-
-struct relay_conn *relay_get_path(struct event_base *base, struct relay_conn **pool,
-                                  unsigned *npool, const char *path)
-{
-    struct relay_conn *c = pooled(pool, npool);
-    if (c)
-        return c;
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof a.sun_path)
-        return NULL;
-    memcpy(a.sun_path, path, strlen(path) + 1);
-    return conn_new(base, AF_UNIX, (const struct sockaddr *)&a, sizeof a);
 }
 
 int relay_send(struct relay_conn *c, enum evhttp_cmd_type method, const char *uri,

@@ -28,10 +28,6 @@ struct relay_ops {
 struct relay_conn *relay_get(struct event_base *base, struct relay_conn **pool, unsigned *npool,
                              unsigned port);
 
-/* The same toward the Unix socket at path (the control API). */
-struct relay_conn *relay_get_path(struct event_base *base, struct relay_conn **pool,
-                                  unsigned *npool, const char *path);
-
 /* Sends method uri with the client's headers (hop-by-hop ones, Expect
  * and those the Connection header names dropped; Host and Content-Length
  * set) and body; the answer goes to ops, 1xx answers skipped. 0, or -1

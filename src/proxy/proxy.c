@@ -309,8 +309,6 @@ static void client_closed(void *arg, struct front_req *r, void *req_arg)
 {
     struct proxy *px = arg;
     (void)r;
-    if (panel_closed(px->panel, req_arg))
-        return;
     struct preq *p = req_arg;
     p->client = NULL;
     p->gone = true;
@@ -756,7 +754,7 @@ int proxy_listen(const struct proxyops *ops, struct proxy **out, char *err, size
     }
     px->ops = *ops;
     *out = px;
-    px->panel = panel_new(ops->base, cfg->socket);
+    px->panel = panel_new(&px->ops);
     px->ollama = ollamaroutes_new(&px->ops);
     px->browser = browser_new(host);
     if (!px->panel || !px->ollama || !px->browser) {
@@ -771,7 +769,7 @@ int proxy_listen(const struct proxyops *ops, struct proxy **out, char *err, size
         snprintf(err, len, "out of memory");
         return -1;
     }
-    if (front_listen(f, host, port, why, sizeof why) < 0) {
+    if (front_listen(f, host, port, "the proxy", why, sizeof why) < 0) {
         snprintf(err, len, "listen = %s: %s", cfg->listen, why);
         return -1;
     }

@@ -17,6 +17,7 @@
 #include "core/sched.h"
 
 struct event_base;
+struct front_req;
 
 /* One model of the table, as of now (proxyops.model): pointers into the
  * daemon's table, good until the loop turns. */
@@ -77,6 +78,11 @@ struct proxyops {
     /* The last non-empty line of model's log, for an error message ("" for
      * none). Reads only. */
     void (*last_log)(void *d, unsigned model, char *out, size_t len);
+    /* Answers r as the control socket does (/ui, /vram/...), the proxy
+     * having checked its Host and key: r is the control API's from here,
+     * its client's leaving included (front_set_ops). May answer r before
+     * it returns. */
+    void (*control)(void *d, struct front_req *r);
 };
 
 #endif
