@@ -24,6 +24,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <netdb.h>
 #include <event2/buffer.h>
 #include <event2/listener.h>
 #include <http_parser.h>
@@ -747,8 +748,15 @@ int front_listen(struct front *f, const char *host, unsigned port, const char *w
 {
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
-        snprintf(err, len, "%s: an IPv4 address, like 127.0.0.1", host);
-        return -1;
+        /* a name (localhost, the machine's own): resolved once, at start */
+        struct addrinfo hint = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+        if (getaddrinfo(host, NULL, &hint, &res) != 0 || !res) {
+            snprintf(err, len, "%s: not an IPv4 address or a name this machine resolves "
+                               "(try 127.0.0.1)", host);
+            return -1;
+        }
+        a.sin_addr = ((const struct sockaddr_in *)res->ai_addr)->sin_addr;
+        freeaddrinfo(res);
     }
     struct evconnlistener *l = evconnlistener_new_bind(
         f->base, on_accept, f, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,

@@ -9,7 +9,7 @@ export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
 export PATH="$(dirname "$VRAM"):$PATH"
 C="$SRC/completions"
-PORTS=$((20000 + ($$ * 11) % 20000))
+PORTS=$((10000 + ($$ * 11) % 20000))
 
 # a daemon with a model whose name only the daemon knows
 cat >"$T/vram.conf" <<CONF

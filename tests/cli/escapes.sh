@@ -49,7 +49,7 @@ cat >"$T/vram.conf" <<CONF
 socket = $T/vram.sock
 state = $T/vram.db
 logs = $T/logs
-port_base = $((20000 + ($$ * 41) % 20000))
+port_base = $((10000 + ($$ * 41) % 20000))
 min_resident = 0
 
 [model loud]

@@ -69,12 +69,13 @@ wait_ready() {
 # daemon_env SEED OFFSET: what a test of vram serve sets first: the
 # simulated two-GPU machine, its socket in $T, and ports of its own (the
 # CLI tests run in parallel): models from PORTS, the proxy on LISTEN
-# (PORTS + OFFSET), P its address
+# (PORTS + OFFSET), P its address; all below 32768, where the kernel's
+# ephemeral ports begin (another test's outgoing connection held one)
 daemon_env() {
     export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
     export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
     export VRAM_SOCKET="$T/vram.sock"
-    PORTS=$((20000 + ($$ * $1) % 20000))
+    PORTS=$((10000 + ($$ * $1) % 20000))
     LISTEN=$((PORTS + $2))
     P="http://127.0.0.1:$LISTEN"
 }

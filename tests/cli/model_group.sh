@@ -12,7 +12,7 @@ TM="$T/testmodel-group"
 export VRAM_SIM="$SRV"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 29) % 20000))
+PORTS=$((10000 + ($$ * 29) % 20000))
 # duo: two processes on one GPU, 2000M each (and a context of 520M each on
 #   the simulated H200) in a share of 4G: either alone fits, both do not.
 # pair: a worker per GPU after the server (512M and a context on each GPU):

@@ -16,7 +16,7 @@ TM="$T/testmodel-multi"
 export VRAM_SIM="$SRV"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 19) % 20000))
+PORTS=$((10000 + ($$ * 19) % 20000))
 cat >"$T/vram.conf" <<CONF
 [serve]
 socket = $T/vram.sock

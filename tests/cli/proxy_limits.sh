@@ -23,7 +23,7 @@ state = $T/vram.db
 logs = $T/logs
 port_base = $PORTS
 listen = 127.0.0.1:$LISTEN
-metrics = 127.0.0.1:$((LISTEN + 1))
+metrics = localhost:$((LISTEN + 1))
 client_timeout = 2s
 
 [model tm]

@@ -146,7 +146,7 @@ expect_eq "and leave no slice behind" "$(slices)" 0
 # 6. vram serve: a model over 2 GPUs is capped on each with its share
 cp "$TESTMODEL" "$T/testmodel-gpus"
 export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 23) % 20000))
+PORTS=$((10000 + ($$ * 23) % 20000))
 cat >"$T/vram.conf" <<CONF
 [serve]
 socket = $T/vram.sock

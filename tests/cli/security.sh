@@ -171,7 +171,7 @@ expect_eq "config: --check on a FIFO returns (exit 2), does not wait for a write
 expect_match "config: --check on a FIFO says what it is" "$OUT" \
     "fifo.conf: a FIFO, not a regular file: vram serve reads its configuration only from a file"
 # B's daemon, its configuration swapped for a FIFO, then SIGHUP
-PORT=$((20000 + $$ % 20000))
+PORT=$((10000 + $$ % 20000))
 conf "$T/b/live.conf" "listen = 127.0.0.1:$PORT\ntoken = $(printf '%0127d' 5)" ""
 $AS_B "$VRAM" serve --config "$T/b/live.conf" >"$T/serve.log" 2>&1 &
 DAEMON=$!

@@ -16,7 +16,7 @@ TESTMODEL="$T/testmodel-serve"
 export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + $$ % 20000))
+PORTS=$((10000 + $$ % 20000))
 
 # model NAME ARGS VRAM [LINE]: a test model on GPU 0, evictable at once.
 # Simulated GPU memory is sparse host memory, so a 5 GiB model costs this

@@ -16,7 +16,7 @@ PY=/usr/bin/python3
 H="$T/a/home"
 as_a mkdir -p "$H/.config/vram" "$T/a/run"
 as_a chmod 700 "$T/a/run"
-PORTS=$((20000 + ($$ * 7) % 20000))
+PORTS=$((10000 + ($$ * 7) % 20000))
 # the user's environment: a login session's, on the simulated machine
 USERENV="HOME=$H XDG_RUNTIME_DIR=$T/a/run VRAM_SIM=$VRAM_SIM LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 USERENV="$USERENV VRAM_RUN_DIR=$VRAM_RUN_DIR ASAN_OPTIONS=$ASAN_OPTIONS PATH=/usr/bin:/bin"

@@ -18,7 +18,7 @@ chmod a+rx "$T/bin/testmodel-served" "$T/bin/simalloc-served"
 export VRAM_SOCKET="$T/vram.sock"
 # where the CLI finds the daemon's state: the configuration vram serve reads
 export VRAM_CONFIG="$T/vram.conf"
-PORTS=$((20000 + ($$ * 11) % 20000))
+PORTS=$((10000 + ($$ * 11) % 20000))
 {
     serve_head
     cat <<CONF

@@ -16,7 +16,7 @@ export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
 SIMDIR="$(dirname "$VRAM")/sim"
 export LD_LIBRARY_PATH="$SIMDIR" VRAM_SIM_LIBDIR="$SIMDIR"
 export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 7) % 20000))
+PORTS=$((10000 + ($$ * 7) % 20000))
 unset NOTIFY_SOCKET JOURNAL_STREAM VRAM_SHIM
 
 # conf DIR SWAP [SERVE_LINES]: a daemon with two small models

@@ -193,7 +193,7 @@ kill -9 "$DPID"
 
 # 11. the daemon: evict = suspend takes the fast path, vram ps says so
 export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 11) % 20000))
+PORTS=$((10000 + ($$ * 11) % 20000))
 cat >"$T/vram.conf" <<CONF
 [serve]
 socket = $T/vram.sock

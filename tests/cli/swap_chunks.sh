@@ -9,5 +9,5 @@
 : "${SHIM:?}" "${TESTMODEL:?}"
 export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
-PORT=$((21000 + ($$ * 7) % 20000))
+PORT=$((11000 + ($$ * 7) % 20000))
 python3 "$(dirname "$0")/swap_chunks.py" "$SHIM" "$TESTMODEL" "$PORT"

@@ -108,7 +108,7 @@ exec 3>&- 4>&- 5>&-
 # 5. vram serve: a model of two processes, a server and a worker mapping
 #    its memory (CUDA IPC), out and back by fast swap, intact for both
 export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 17) % 20000))
+PORTS=$((10000 + ($$ * 17) % 20000))
 {
     serve_head
     cat <<CONF

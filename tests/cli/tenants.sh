@@ -28,7 +28,7 @@ trap 'pkill -9 -f "^$TM" 2>/dev/null; cleanup' EXIT
 
 run() { OUT=$("$@" 2>&1); RC=$?; }
 export VRAM_SOCKET="$T/vram.sock"
-PORTS=$((20000 + ($$ * 37) % 20000))
+PORTS=$((10000 + ($$ * 37) % 20000))
 
 # ---- 11: an older version's logs, readable by all; the daemon closes them ----
 mkdir -m 755 "$T/logs"
