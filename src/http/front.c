@@ -19,6 +19,7 @@
 
 #include "http/fdguard.h"
 #include "http/hdrs.h"
+#include "http/status.h"
 #include "http/wbuf.h"
 
 #include <arpa/inet.h>
@@ -182,56 +183,6 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
         conn_free(c);
 }
 
-static const char *reason(int status)
-{
-    switch (status) {
-    case 100:
-        return "Continue";
-    case 200:
-        return "OK";
-    case 201:
-        return "Created";
-    case 202:
-        return "Accepted";
-    case 204:
-        return "No Content";
-    case 303:
-        return "See Other";
-    case 304:
-        return "Not Modified";
-    case 400:
-        return "Bad Request";
-    case 401:
-        return "Unauthorized";
-    case 403:
-        return "Forbidden";
-    case 404:
-        return "Not Found";
-    case 405:
-        return "Method Not Allowed";
-    case 408:
-        return "Request Timeout";
-    case 413:
-        return "Payload Too Large";
-    case 415:
-        return "Unsupported Media Type";
-    case 431:
-        return "Request Header Fields Too Large";
-    case 500:
-        return "Internal Server Error";
-    case 501:
-        return "Not Implemented";
-    case 502:
-        return "Bad Gateway";
-    case 503:
-        return "Service Unavailable";
-    case 504:
-        return "Gateway Timeout";
-    default:
-        return "Status";
-    }
-}
-
 /* The status line and headers, left in w for the caller's last lines. */
 static void head_out(struct wbuf *w, struct front_req *r, int status, const char *const *names,
                      const char *const *values, size_t n)
@@ -240,7 +191,7 @@ static void head_out(struct wbuf *w, struct front_req *r, int status, const char
     wbuf_add(w, "HTTP/1.1 ", 9);
     wbuf_num(w, (unsigned)status, 10);
     wbuf_add(w, " ", 1);
-    wbuf_str(w, reason(status));
+    wbuf_str(w, status_reason(status));
     wbuf_add(w, "\r\n", 2);
     for (size_t i = 0; i < n; i++)
         wbuf_header(w, names[i], values[i]);
