@@ -60,14 +60,12 @@ bool events_listen(struct events *ev, struct front_req *r, unsigned history, boo
 {
     if (ev->n == EVENTS_MAX_LISTENERS)
         return false;
-    static const char *const names[] = {"Content-Type", "Cache-Control"};
-    static const char *const values[] = {"text/event-stream", "no-cache"};
     /* listed first: a part that finds the client gone is told on a later turn */
     struct listener *l = &ev->l[ev->n++];
     l->req = r;
     l->live = live;
     front_set_arg(r, ev);
-    front_reply_start(r, 200, names, values, 2, false);
+    front_reply_events(r);
     /* a comment line, which clients skip: the head goes out now, and a
      * client knows it is listening before the first event */
     struct evbuffer *b = evbuffer_new();

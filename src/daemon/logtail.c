@@ -303,9 +303,7 @@ void logtail_serve(struct logtail *lt, struct front_req *req, const char *path, 
     /* listed first: a part that finds the client gone is told on a later turn */
     lt->f[lt->n++] = f;
     front_set_arg(req, f);
-    static const char *const names[] = {"Content-Type", "Cache-Control"};
-    static const char *const values[] = {"text/event-stream", "no-cache"};
-    front_reply_start(req, 200, names, values, 2, false);
+    front_reply_events(req);
     struct evbuffer *b = evbuffer_new();
     if (b) {
         evbuffer_add(b, ": vram serve log\n\n", 18);

@@ -326,6 +326,13 @@ void front_reply_buffer(struct front_req *r, struct evbuffer *b)
     evbuffer_drain(b, n);
 }
 
+void front_reply_events(struct front_req *r)
+{
+    static const char *const names[] = {"Content-Type", "Cache-Control"};
+    static const char *const values[] = {"text/event-stream", "no-cache"};
+    front_reply_start(r, 200, names, values, 2, false);
+}
+
 void front_reply_end(struct front_req *r)
 {
     struct conn *c = r->c;

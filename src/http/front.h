@@ -1,6 +1,6 @@
 /* front: vram's one HTTP/1.1 server (the proxy's address, the control
- * socket, the metrics address) on plain
- * sockets, each registered with the loop once, requests parsed by
+ * socket, the metrics address) on plain sockets, each registered with the
+ * loop once, requests parsed by
  * http-parser, answers written at once (a write that would block waits for
  * the socket). One request at a time per connection; keep-alive,
  * pipelining, Expect: 100-continue, HTTP/1.0, size limits, a deadline for
@@ -37,7 +37,8 @@ struct front_limits {
 /* A server with no address yet (front_listen, front_adopt). NULL on no memory. */
 struct front *front_new(struct event_base *base, const struct front_limits *lim,
                         const struct front_ops *ops, void *arg);
-/* Listens on host:port (IPv4); what names it in the log ("the proxy"): 0,
+/* Listens on host:port (an IPv4 address, or a name resolved once, now);
+ * what names it in the log ("the proxy"): 0,
  * or -1 with err. */
 int front_listen(struct front *f, const char *host, unsigned port, const char *what, char *err,
                  size_t len);
@@ -90,6 +91,9 @@ void front_reply_start(struct front_req *r, int status, const char *const *names
 void front_reply_part(struct front_req *r, const char *data, size_t len);
 /* front_reply_part of all b holds (b is left empty). */
 void front_reply_buffer(struct front_req *r, struct evbuffer *b);
+/* front_reply_start for a stream of server-sent events: 200,
+ * text/event-stream, not to be cached; its events go as parts. */
+void front_reply_events(struct front_req *r);
 void front_reply_end(struct front_req *r);
 /* Mid-answer failure: the connection is closed, so that the client sees a
  * broken transfer; the request is done. */
