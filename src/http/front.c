@@ -540,9 +540,19 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         if (c->closing) /* after a refusal: read and drop, so that it gets the answer */
             continue;
         evbuffer_add(c->in, buf, (size_t)n);
-        if (evbuffer_get_length(c->in) > HDRS_BYTES + c->f->lim.max_body + 65536) {
-            gone(c); /* far more than one request could be: not HTTP */
-            break;
+        size_t cap = HDRS_BYTES + c->f->lim.max_body + 65536;
+        if (evbuffer_get_length(c->in) > cap) {
+            /* parsed before judged: a body announced too large is refused
+             * (413) and its rest dropped, not taken for garbage */
+            parse_more(c);
+            if (c->dead)
+                break;
+            if (c->closing) {
+                evbuffer_drain(c->in, evbuffer_get_length(c->in));
+            } else if (evbuffer_get_length(c->in) > cap) {
+                gone(c); /* far more than one request could be: not HTTP */
+                break;
+            }
         }
         /* drained; what comes later is a new edge. Unless the client has
          * closed too: its end may have come with the last of its data, in
