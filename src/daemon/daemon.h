@@ -63,11 +63,14 @@ struct dmodel {
     uint64_t out_wall_ms; /* when it was last suspended (or adopted suspended), wall clock */
     uint64_t moved; /* what its last fast swap moved: the size of its next host memory */
     /* host memory readied ahead (moves.c): chunks pinned by its process for
-     * its next suspend; a prepare or drop in flight; a move asked for
+     * its next suspend (prepared: all of its share; fewer while it is
+     * readied step by step); a prepare or drop in flight; a move asked for
      * meanwhile, started once that is done */
     bool prepared;
     uint64_t unpredicted_ms; /* prepared, but not the next to go since then; 0: it is */
     bool chore;
+    uint64_t pin_ms;    /* the readying so far: its steps' pinning, added up */
+    unsigned pin_steps;
     struct {
         bool on, resume, preempt;
         int gpu;

@@ -21,6 +21,13 @@
  * its chunks back (a shorter wait churns pinning as requests come in). */
 #define UNPREDICTED_MS 2000
 
+/* A model is readied while it is idle, this much at a time: pinning runs
+ * in its own process and holds up its work there (on an H200, 11 GiB
+ * pinned back to back stretched a 0.3 s generation running beside it by
+ * 0.55 s: bench/gpu/pin_probe.py); a request that comes meanwhile waits
+ * for one step at most, and so does a suspend. */
+#define PREPARE_STEP (512ULL << 20)
+
 /* The processes of model i that hold GPU memory, from the last snapshot
  * (its server alone, when it shows none yet). */
 static void moving_pids(struct daemon *d, unsigned i)
@@ -265,15 +272,21 @@ static void chore_done(struct daemon *d, const struct worker_report *r)
 {
     struct dmodel *dm = &d->dm[r->model];
     dm->chore = false;
+    uint64_t has = hostpool_given(d->pool, r->model);
     if (r->chore == WORKER_PREPARE && r->ok) {
-        dm->prepared = true;
+        dm->pin_ms += r->pin_ms;
+        dm->pin_steps++;
+        dm->prepared = has >= share(d, r->model); /* else the next step, while idle */
         dm->unpredicted_ms = 0;
-        /* its process pinned them while it served: when, and how long, is
-         * what to look at where its requests slowed */
+        /* its process pinned them between its requests: when, and how
+         * long, is what to look at where its requests slowed */
         char b[32];
-        units_fmt_size(hostpool_given(d->pool, r->model), b, sizeof b);
-        log_msg(LOG_LV_INFO, "%s: host memory readied for its next suspend: %s pinned in %.2f s",
-                dm->cfg.name, b, (double)r->pin_ms / 1000);
+        units_fmt_size(has, b, sizeof b);
+        if (dm->prepared)
+            log_msg(LOG_LV_INFO,
+                    "%s: host memory readied for its next suspend: %s pinned in %.2f s "
+                    "(%u steps, while idle)",
+                    dm->cfg.name, b, (double)dm->pin_ms / 1000, dm->pin_steps);
     } else {
         if (r->chore == WORKER_PREPARE)
             log_msg(LOG_LV_INFO, "%s: host memory not readied ahead: %s", dm->cfg.name, r->error);
@@ -327,17 +340,23 @@ void moves_done(void *arg, const struct worker_report *r)
     daemon_step(d, &e);
 }
 
-/* Asks model i's process to pin chunks ahead of its next suspend: only
- * from the populated spare (chunks the model would fault in as it pins
- * cost the machine as much as the suspend would). */
+/* Asks model i's process to pin one step more of chunks ahead of its next
+ * suspend: only from the populated spare (chunks the model would fault in
+ * as it pins cost the machine as much as the suspend would). */
 static void prepare(struct daemon *d, unsigned i)
 {
     struct dmodel *dm = &d->dm[i];
     struct hostpool_stats st;
     hostpool_stats(d->pool, &st);
-    uint64_t want = share(d, i);
-    if (dm->pid <= 0 || st.spare < want)
+    uint64_t has = hostpool_given(d->pool, i), all = share(d, i);
+    uint64_t want = all > has ? all - has : 0;
+    want = want < PREPARE_STEP ? want : PREPARE_STEP;
+    if (dm->pid <= 0 || !want || st.spare < want)
         return;
+    if (!has) { /* a readying begins */
+        dm->pin_ms = 0;
+        dm->pin_steps = 0;
+    }
     static struct worker_job j;
     memset(&j, 0, sizeof j);
     j.model = i;
@@ -428,27 +447,33 @@ void moves_plan(struct daemon *d)
         /* a model starting where others are out may be the next to go as
          * soon as it is up: its share is populated while it loads */
         coming |= m->state == SCHED_STARTING && on_contended && swappable(d, (unsigned)i);
-        if (dm->chore && up) /* a prepare in flight holds its chunks already */
-            prepared += hostpool_given(d->pool, (unsigned)i);
-        if (!dm->prepared || dm->chore) {
-            wanting |= wanted[i] && !dm->prepared && !dm->chore;
+        /* what it holds readied ahead, all of its share or the steps so
+         * far (a prepare in flight holds its chunks already) */
+        uint64_t has = up ? hostpool_given(d->pool, (unsigned)i) : 0;
+        if (dm->chore) {
+            prepared += has;
             continue;
         }
+        wanting |= wanted[i] && !dm->prepared;
+        if (!dm->prepared && !has)
+            continue;
         if (!up || !wanted[i]) {
             /* no longer wanted: after a while (a model that became the
              * latest used is the next to go again soon), or at once when
-             * it cannot be */
+             * it cannot be; never while it serves (unpinning holds it up
+             * too), but as soon as it is idle */
             if (up && swappable(d, (unsigned)i) && dm->nmoving <= 1 && !dm->unpredicted_ms)
                 dm->unpredicted_ms = now;
-            if (!up || !swappable(d, (unsigned)i) || dm->nmoving > 1 ||
-                now - dm->unpredicted_ms >= UNPREDICTED_MS) {
+            if ((!up || !swappable(d, (unsigned)i) || dm->nmoving > 1 ||
+                 now - dm->unpredicted_ms >= UNPREDICTED_MS) &&
+                !(up && m->state == SCHED_BUSY)) {
                 drop(d, (unsigned)i);
                 continue;
             }
         } else {
             dm->unpredicted_ms = 0;
         }
-        prepared += hostpool_given(d->pool, (unsigned)i);
+        prepared += has;
     }
     struct hostpool_stats st;
     hostpool_stats(d->pool, &st);
@@ -461,13 +486,15 @@ void moves_plan(struct daemon *d)
     for (int pass = 0; pass < 2 && wanting; pass++)
         for (size_t i = 0; i < d->sched.nmodels; i++) {
             struct dmodel *dm = &d->dm[i];
-            if (!wanted[i] || dm->prepared || dm->chore ||
+            uint64_t has = hostpool_given(d->pool, (unsigned)i); /* counted in prepared */
+            /* a model serving a request is readied once it is idle again */
+            if (!wanted[i] || dm->prepared || dm->chore || d->smodels[i].state != SCHED_READY ||
                 (next[d->smodels[i].gpu] == (int)i) != (pass == 0) ||
-                prepared + share(d, (unsigned)i) + largest_unready(d, (int)i) > left)
+                prepared - has + share(d, (unsigned)i) + largest_unready(d, (int)i) > left)
                 continue;
             prepare(d, (unsigned)i);
             if (dm->chore)
-                prepared += hostpool_given(d->pool, (unsigned)i);
+                prepared += hostpool_given(d->pool, (unsigned)i) - has;
         }
     /* the spare: one share for a model still to be readied or still
      * starting (or for a suspend nobody saw coming), within what is left */

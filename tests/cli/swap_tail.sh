@@ -26,7 +26,8 @@ listen = 127.0.0.1:$LISTEN
 CONF
 for m in a b c; do
     slow=""
-    [ $m = c ] && slow="--startup 4" # time to see the daemon get ready for it
+    # c: time to see the daemon get ready for it, and streams of 3 s
+    [ $m = c ] && slow="--startup 4 --chunks 60 --chunk-ms 50"
     printf '\n[model %s]\ncommand = %s --bytes 256M --chunks 20 --chunk-ms 20 %s\nvram = 600M\n' \
         "$m" "$TM" "$slow" >>"$T/vram.conf"
 done
@@ -69,11 +70,12 @@ wait $SUSP
 expect_eq "a's suspend finished" "$(state a state)" suspended
 wait_for 5 grep -q '"model":"a","event":"suspended"' "$T/events"
 
-# 2b. c starts beside b while a is out: c may be the next to go as soon
-#     as it is up, so a share of host memory is made ready while it loads
-#     (its first suspend then only copies)
-"$VRAM" load c >/dev/null 2>&1 &
-LOADC=$!
+# 2b. c starts beside b while a is out (a request for it starts it): c
+#     may be the next to go as soon as it is up, so a share of host memory
+#     is made ready while it loads (its first suspend then only copies)
+curl -sN -m 60 -o "$T/c.out" "$P/v1/chat/completions" \
+    -d '{"model":"c","stream":true,"messages":[]}' &
+STREAMC=$!
 is() { [ "$(state "$1" state)" = "$2" ]; }
 wait_for 10 is c starting
 # "ready" once a share is spare while c still starts; "missed" once c is up
@@ -85,7 +87,26 @@ spare_for_c() {
 }
 wait_for 10 spare_for_c
 expect_eq "while c starts with a out, a share of host memory is made ready for it" "$R" ready
-wait $LOADC
+
+# 2c. pinning runs in the model's own process and would slow what it
+#     serves: c is readied only once its first request (3 s of stream)
+#     is done, not while it streams
+held_c() { "$VRAM" ps --json | jq -r '.models[] | select(.name == "c") | .host_pool_bytes // 0'; }
+wait_for 10 is c busy
+MOST=0
+while kill -0 $STREAMC 2>/dev/null; do
+    H=$(held_c)
+    [ "$H" -gt "$MOST" ] && is c busy && MOST=$H
+done
+wait $STREAMC
+expect_match "c's first request streamed whole" "$(cat "$T/c.out")" '\[DONE\]'
+expect_eq "no host memory readied for c while it served" "$MOST" 0
+readied_c() { [ "$(held_c)" -ge "$SHARE" ]; }
+wait_for 10 readied_c
+expect_eq "... its share readied once it was idle ($(held_c) bytes)" \
+    "$(readied_c && echo yes)" yes
+expect_match "... in steps, said in the log" "$(cat "$T/serve.log")" \
+    'c: host memory readied for its next suspend: .* pinned in .* \([0-9]+ steps, while idle\)'
 "$VRAM" unload c >/dev/null 2>&1
 wait_for 10 is c stopped
 
