@@ -171,12 +171,13 @@ json_t *api_models_json(const struct daemon *d)
         struct hostpool_stats st;
         hostpool_stats(d->pool, &st);
         json_object_set_new(j, "host_pool",
-                            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "limit_bytes",
+                            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "limit_bytes",
                                       (json_int_t)st.limit, "chunk_bytes", (json_int_t)st.chunk,
                                       "held_bytes", (json_int_t)st.given,
                                       "spare_bytes", (json_int_t)st.spare, "filling_bytes",
                                       (json_int_t)st.filling, "freeing_bytes",
-                                      (json_int_t)st.freeing));
+                                      (json_int_t)st.freeing, "made_bytes", (json_int_t)st.made,
+                                      "freed_bytes", (json_int_t)st.freed));
     }
     return j;
 }

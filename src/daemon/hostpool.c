@@ -48,6 +48,7 @@ struct hostpool {
     struct chunk freeq[SPARES];
     unsigned nfree;
     uint64_t spare_b, filling, given, freeing;
+    uint64_t made, freed; /* since it opened: what its threads populated, and freed */
     bool short_said; /* RAM ran short: said once until it is not */
     struct owned own[HOSTPOOL_OWNERS];
 };
@@ -121,6 +122,7 @@ static void *run(void *arg)
             free_chunk(c);
             pthread_mutex_lock(&p->mu);
             p->freeing -= c.size;
+            p->freed += c.size;
             pthread_cond_broadcast(&p->cv);
             continue;
         }
@@ -150,6 +152,7 @@ static void *run(void *arg)
         int fd = make_chunk(size, true);
         pthread_mutex_lock(&p->mu);
         p->filling -= size;
+        p->made += fd >= 0 ? size : 0;
         if (fd >= 0 && p->nspare < SPARES && !p->quit && p->spare_b < p->target) {
             p->spare[p->nspare++] = (struct chunk){fd, size};
             p->spare_b += size;
@@ -283,7 +286,10 @@ int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, 
     bool over = fresh && total + fresh > p->limit;
     if (!over)
         p->given += fresh;
-    pthread_cond_broadcast(&p->cv); /* the spare is to be refilled */
+    /* what was taken is not made again until the daemon says so (set_spare
+     * after the move): refilled at once, it was freed again when a model
+     * readied in steps lowered the target after each step */
+    p->target = p->target > got ? p->target - got : 0;
     pthread_mutex_unlock(&p->mu);
     if (over) {
         char c[32];
@@ -364,6 +370,8 @@ void hostpool_stats(const struct hostpool *p, struct hostpool_stats *s)
                                  .spare = p->spare_b,
                                  .filling = p->filling,
                                  .given = p->given,
-                                 .freeing = p->freeing};
+                                 .freeing = p->freeing,
+                                 .made = p->made,
+                                 .freed = p->freed};
     pthread_mutex_unlock((pthread_mutex_t *)&p->mu);
 }

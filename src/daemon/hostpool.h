@@ -59,6 +59,10 @@ struct hostpool_stats {
     uint64_t filling; /* being populated */
     uint64_t given;   /* held by models */
     uint64_t freeing; /* returned, being freed */
+    /* since the pool opened: bytes its threads populated, and freed (what
+     * made and freed again over and over costs the machine CPU and memory
+     * bandwidth its models could use) */
+    uint64_t made, freed;
 };
 
 void hostpool_stats(const struct hostpool *p, struct hostpool_stats *s);

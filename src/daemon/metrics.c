@@ -209,6 +209,10 @@ static void loop_and_pool(struct text *t, const struct daemon *d)
         (unsigned long long)st.given, (unsigned long long)st.spare,
         (unsigned long long)st.filling, (unsigned long long)st.freeing,
         (unsigned long long)st.limit);
+    family(t, "vram_host_pool_bytes_total", "counter",
+           "Host memory fast swap's pool populated (made) and freed since the daemon started.");
+    put(t, "vram_host_pool_bytes_total{op=\"made\"} %llu\nvram_host_pool_bytes_total{op=\"freed\"} %llu\n",
+        (unsigned long long)st.made, (unsigned long long)st.freed);
     family(t, "vram_model_host_pool_bytes", "gauge",
            "Host memory for fast swap each model holds (its suspended bytes, or readied ahead).");
     for (size_t i = 0; i < d->sched.nmodels; i++)

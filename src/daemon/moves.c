@@ -413,7 +413,7 @@ void moves_plan(struct daemon *d)
 {
     if (!d->pool)
         return;
-    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0;
+    uint64_t now = daemon_now_ms(), largest = 0, prepared = 0, out = 0, lacks = 0;
     bool suspended = false, wanting = false, coming = false, wanted[CONFIG_MAX_MODELS];
     int next[SCHED_MAX_GPUS];
     bool contended[SCHED_MAX_GPUS];
@@ -450,11 +450,11 @@ void moves_plan(struct daemon *d)
         /* what it holds readied ahead, all of its share or the steps so
          * far (a prepare in flight holds its chunks already) */
         uint64_t has = up ? hostpool_given(d->pool, (unsigned)i) : 0;
+        wanting |= wanted[i] && !dm->prepared && has < share(d, (unsigned)i);
         if (dm->chore) {
             prepared += has;
             continue;
         }
-        wanting |= wanted[i] && !dm->prepared;
         if (!dm->prepared && !has)
             continue;
         if (!up || !wanted[i]) {
@@ -496,9 +496,17 @@ void moves_plan(struct daemon *d)
             if (dm->chore)
                 prepared += hostpool_given(d->pool, (unsigned)i) - has;
         }
-    /* the spare: one share for a model still to be readied or still
-     * starting (or for a suspend nobody saw coming), within what is left */
-    uint64_t spare = wanting || coming || !suspended ? largest : 0;
+    /* what the readyings still lack past the steps in flight: the spare
+     * is kept at that, neither let go nor made again between steps */
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        uint64_t has = hostpool_given(d->pool, (unsigned)i), s = share(d, (unsigned)i);
+        if (wanted[i] && !d->dm[i].prepared && has < s)
+            lacks = s - has > lacks ? s - has : lacks;
+    }
+    /* the spare: what the models being readied still lack, or one share
+     * for a model still starting (or for a suspend nobody saw coming),
+     * within what is left */
+    uint64_t spare = coming || !suspended ? largest : lacks;
     if (!suspended)
         spare = spare > prepared ? spare - prepared : 0;
     if (prepared + spare > left)

@@ -73,6 +73,10 @@ wait_for 5 grep -q '"model":"a","event":"suspended"' "$T/events"
 # 2b. c starts beside b while a is out (a request for it starts it): c
 #     may be the next to go as soon as it is up, so a share of host memory
 #     is made ready while it loads (its first suspend then only copies)
+held() { "$VRAM" ps --json | jq -r --arg m "$1" '.models[] | select(.name == $m) | .host_pool_bytes // 0'; }
+readied() { [ "$(held "$1")" -ge "$SHARE" ]; }
+wait_for 10 readied b
+MADE0=$(pool made_bytes)
 curl -sN -m 60 -o "$T/c.out" "$P/v1/chat/completions" \
     -d '{"model":"c","stream":true,"messages":[]}' &
 STREAMC=$!
@@ -91,20 +95,20 @@ expect_eq "while c starts with a out, a share of host memory is made ready for i
 # 2c. pinning runs in the model's own process and would slow what it
 #     serves: c is readied only once its first request (3 s of stream)
 #     is done, not while it streams
-held_c() { "$VRAM" ps --json | jq -r '.models[] | select(.name == "c") | .host_pool_bytes // 0'; }
 wait_for 10 is c busy
 MOST=0
 while kill -0 $STREAMC 2>/dev/null; do
-    H=$(held_c)
+    H=$(held c)
     [ "$H" -gt "$MOST" ] && is c busy && MOST=$H
 done
 wait $STREAMC
 expect_match "c's first request streamed whole" "$(cat "$T/c.out")" '\[DONE\]'
 expect_eq "no host memory readied for c while it served" "$MOST" 0
-readied_c() { [ "$(held_c)" -ge "$SHARE" ]; }
-wait_for 10 readied_c
-expect_eq "... its share readied once it was idle ($(held_c) bytes)" \
-    "$(readied_c && echo yes)" yes
+wait_for 10 readied c
+expect_eq "... its share readied once it was idle ($(held c) bytes)" "$(readied c && echo yes)" yes
+MADE=$(($(pool made_bytes) - MADE0))
+expect_eq "... host memory made once for it, not again between steps ($MADE bytes)" \
+    "$([ "$MADE" -le $((SHARE + CHUNK)) ] && echo yes)" yes
 expect_match "... in steps, said in the log" "$(cat "$T/serve.log")" \
     'c: host memory readied for its next suspend: .* pinned in .* \([0-9]+ steps, while idle\)'
 "$VRAM" unload c >/dev/null 2>&1
