@@ -20,7 +20,8 @@
 # reported its result), how late the daemon's loop ran at worst, the
 # daemon's CPU, and whether every model is intact at the end (a checksum
 # read back from the GPU against the one taken at load), and the longest
-# generation after a first byte (a server slowed from inside). First,
+# generation after a first byte (a server slowed from inside); pool-POLICY.txt
+# samples the daemon's CPU and its host pool every half second. First,
 # a switch between two models of SWITCH_GIB each, one at a time on the
 # GPU, timed from the daemon's events, with overlap and without.
 #   bash bench/gpu_trace.sh [N GIB ROOM REQUESTS RATE SWITCH_GIB POLICIES]
@@ -170,11 +171,19 @@ for policy in $POLICIES; do
     sleep 0.2
     MARK=$(wc -l <"$OUT/serve-$policy.log")
     C0=$(ticks "$D")
+    # every half second: the daemon's CPU ticks and what its host pool
+    # made and freed, to set beside a slow request
+    while :; do
+        echo "$(date +%s.%N) $(ticks "$D") $("$B/vram" ps --json 2>/dev/null |
+            grep -oE '"(made|freed|spare|held)_bytes": *[0-9]+' | tr -d ' "' | tr '\n' ' ')"
+        sleep 0.5
+    done >"$OUT/pool-$policy.txt" 2>/dev/null &
+    SAMPLER=$!
     python3 "$SRC/bench/trace_client.py" --url "http://127.0.0.1:$LISTEN" --models "$MODELS" \
         --requests "$REQ" --rate "$RATE" --seed 42 --zipf "${ZIPF:-1.0}" --tokens "${TOKENS:-16}" \
         >"$OUT/trace-$policy.jsonl" 2>"$OUT/trace-$policy.txt"
     C1=$(ticks "$D")
-    kill $EV 2>/dev/null
+    kill $EV $SAMPLER 2>/dev/null
     SW=$(tail -n +"$MARK" "$OUT/serve-$policy.log" | grep -cE ': (resumed|ready):')
     CPU=$(echo "$C0 $C1 $(getconf CLK_TCK)" | awk '{printf "%.2f", ($2 - $1) / $3}')
     "$B/vram" ps --json >"$OUT/ps-$policy.json" 2>/dev/null
