@@ -38,7 +38,9 @@ void hostpool_set_spare(struct hostpool *p, uint64_t bytes);
  * (whose pages the model's pinning faults in), within the limit and the
  * RAM available, at most max of them (a model makes up what they do not
  * cover from its own memory). Their descriptors (the pool's own: send, do
- * not close) go to fds[*n]. 0, or -1 with err and nothing given. */
+ * not close) go to fds[*n]. The spare wanted drops by what was taken from
+ * it, until hostpool_set_spare says again. 0, or -1 with err and nothing
+ * given. */
 int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, unsigned max,
                   unsigned *n, char *err, size_t len);
 
