@@ -61,6 +61,11 @@ static void spare_then_given(void **state)
         assert_int_equal(fstat(fds[i], &st), 0);
         assert_true((uint64_t)st.st_size == c);
     }
+    /* what was taken is not made again until asked (the daemon's plan
+     * asks after every move): no spare is made meanwhile */
+    hostpool_stats(p, &s);
+    assert_true(s.spare == 0 && s.filling == 0);
+    hostpool_set_spare(p, 512 * MiB);
     settle(p, 512 * MiB); /* the spare is made again */
     hostpool_keep(p, 3, 300 * MiB); /* it used the first 300 MiB */
     assert_true(hostpool_given(p, 3) == (300 * MiB + c - 1) / c * c);
@@ -70,6 +75,7 @@ static void spare_then_given(void **state)
     hostpool_release(p, 4);
     hostpool_release(p, 3);
     assert_true(hostpool_given(p, 3) == 0);
+    hostpool_set_spare(p, 512 * MiB);
     settle(p, 512 * MiB);
     hostpool_set_spare(p, 0); /* the spare goes back when not wanted */
     settle(p, 0);
@@ -95,6 +101,7 @@ static void models_never_share(void **state)
     for (unsigned i = 0; i < na; i++)
         assert_int_equal(fstat(a[i], &sa[i]), 0);
     hostpool_release(p, 1);
+    hostpool_set_spare(p, 512 * MiB); /* as the daemon's plan asks after a move */
     settle(p, 512 * MiB);
     assert_int_equal(hostpool_give(p, 2, 512 * MiB, b, 64, &nb, err, sizeof err), 0);
     for (unsigned i = 0; i < nb; i++) {
