@@ -34,12 +34,14 @@ SAMPLER=$!
 JOBS="$JOBS $SAMPLER"
 wait_for 5 grep -qs '^sampling' "$T/sum.out" || not_ok "the sampler started" "$(cat "$T/sum.out")"
 # the group: N allocators keeping it full, and 40 joiners coming and going
-# until the allocators are done
+# until the allocators are done. Joiners that come early (slownvml) can fill
+# the group before an allocator has its context: it retries, as a framework
+# would, until one leaves
 START=$(date +%s)
 "$VRAM" run --quiet --vram $CAP -- $WRAP sh -c "
     A=
     for i in \$(seq 1 $N); do
-        '$CHURN' alloc $EACH \$i '$T/go' >'$T/alloc.'\$i 2>&1 &
+        '$CHURN' alloc $EACH \$i '$T/go' '$T/stop' >'$T/alloc.'\$i 2>&1 &
         A=\"\$A \$!\"
     done
     if [ $EARLY = 1 ]; then
