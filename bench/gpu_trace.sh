@@ -25,7 +25,8 @@
 # a switch between two models of SWITCH_GIB each, one at a time on the
 # GPU, timed from the daemon's events, with overlap and without.
 #   bash bench/gpu_trace.sh [N GIB ROOM REQUESTS RATE SWITCH_GIB POLICIES]
-# (SWITCH_MODES="yes" times the switch with overlap only)
+# (SWITCH_MODES="yes" times the switch with overlap only; SEED=N another
+# trace than the seed 42 of RESULTS, ZIPF and TOKENS its skew and length)
 # defaults: 5 6 2 30 1 16 "fast checkpoint restart resident"
 # Expects .devbuild/ (bench/build_for_device.sh). MODEL_CMD (with {gib},
 # {file}, {seed}) and VRAM_SIM let it run on the simulated driver with
@@ -180,7 +181,7 @@ for policy in $POLICIES; do
     done >"$OUT/pool-$policy.txt" 2>/dev/null &
     SAMPLER=$!
     python3 "$SRC/bench/trace_client.py" --url "http://127.0.0.1:$LISTEN" --models "$MODELS" \
-        --requests "$REQ" --rate "$RATE" --seed 42 --zipf "${ZIPF:-1.0}" --tokens "${TOKENS:-16}" \
+        --requests "$REQ" --rate "$RATE" --seed "${SEED:-42}" --zipf "${ZIPF:-1.0}" --tokens "${TOKENS:-16}" \
         >"$OUT/trace-$policy.jsonl" 2>"$OUT/trace-$policy.txt"
     C1=$(ticks "$D")
     kill $EV $SAMPLER 2>/dev/null
