@@ -96,6 +96,10 @@ stop_daemon() {
     pkill -9 -f trace_model.py 2>/dev/null
     sleep 1
 }
+# killed (a timeout around the script): the daemon is in a session of its
+# own, so it is stopped here or it holds the port and the GPU for the next run
+D=
+trap '[ -n "$D" ] && stop_daemon; exit 143' TERM INT
 
 # intact RUN NAMES...: each model's checksum now (read through the
 # proxy, which brings it back) against the one it logged when it loaded
