@@ -151,7 +151,9 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
         }
         break;
     case SCHED_STOPPED:
-        if (was != SCHED_STOPPING) {
+        if (was == SCHED_FAILED) { /* unloaded (or the daemon stopping): nothing ran */
+            daemon_emit(d, i, "stopped", 0, "its failure cleared: the next request starts it");
+        } else if (was != SCHED_STOPPING) {
             dm->restarts++;
             daemon_emit(d, i, was == SCHED_STARTING ? "start failed" : "crashed", 0, m->error);
         } else {
@@ -173,7 +175,8 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
     case SCHED_STARTING:
     case SCHED_RESUMING:
     case SCHED_STOPPING:
-        daemon_emit(d, i, sched_state_name(m->state), 0, m->gpu >= 0 ? where : NULL);
+        daemon_emit(d, i, sched_state_name(m->state), 0,
+                    was == SCHED_SUSPENDED ? "from host memory" : m->gpu >= 0 ? where : NULL);
         break;
     case SCHED_BUSY:
         break;

@@ -161,6 +161,12 @@ run "$VRAM" load broken --timeout 60s
 expect_eq "broken model: load fails (exit 1)" "$RC" 1
 expect_match "broken model: says why" "$OUT" "failed 3 times, last: exited with status 127 \(command not found\)"
 expect_eq "broken model: state failed" "$(state broken state)" failed
+RESTARTS=$(state broken restarts)
+run "$VRAM" unload broken
+expect_eq "broken model unloaded: stopped, to be tried again" "$(state broken state)" stopped
+expect_eq "broken model unloaded: no restart counted" "$(state broken restarts)" "$RESTARTS"
+expect_match "broken model unloaded: the log says stopped, not crashed" \
+    "$(grep ' broken: ' "$T/serve.log" | tail -1)" "broken: stopped: its failure cleared"
 
 # bad requests get 4xx and a message; the daemon goes on
 api() { curl -s -m 20 -o "$T/api.out" -w '%{http_code}' --unix-socket "$T/vram.sock" "$@"; }
