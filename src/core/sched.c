@@ -159,6 +159,11 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
             m->state = SCHED_STOPPED; /* unload clears a failure: the next load tries again */
             m->failures = 0;
         } else if (m->state != SCHED_STOPPED && m->state != SCHED_STOPPING) {
+            if (m->state == SCHED_SUSPENDED) { /* nothing of it is on a GPU: it holds no room there */
+                m->gpu = -1;
+                m->gpus = 0;
+                m->bound = 0;
+            }
             m->state = SCHED_STOPPING;
             m->holds = 0;
             act(o, SCHED_ACT_STOP, e->model, m->gpu, 0);

@@ -174,10 +174,13 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
         /* fall through */
     case SCHED_STARTING:
     case SCHED_RESUMING:
-    case SCHED_STOPPING:
-        daemon_emit(d, i, sched_state_name(m->state), 0,
-                    was == SCHED_SUSPENDED ? "from host memory" : m->gpu >= 0 ? where : NULL);
+    case SCHED_STOPPING: {
+        const char *at = m->gpu >= 0 ? where : NULL;
+        if (m->state == SCHED_STOPPING && was == SCHED_SUSPENDED)
+            at = "from host memory"; /* not on the GPU it left */
+        daemon_emit(d, i, sched_state_name(m->state), 0, at);
         break;
+    }
     case SCHED_BUSY:
         break;
     }

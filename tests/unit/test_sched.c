@@ -400,6 +400,24 @@ static void overlapped_switch(void **st)
     assert_non_null(find(SCHED_ACT_GRANT, 1));
 }
 
+/* A suspended model unloaded holds no room on the GPU it left while its
+ * process stops: a model that needs that room starts at once. */
+static void unloaded_while_out_holds_no_room(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    bring_up(0, 0);
+    step((struct sched_event){.kind = SCHED_EV_SUSPEND, .model = 0}, 100);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    step((struct sched_event){.kind = SCHED_EV_SUSPENDED, .model = 0, .ok = true, .bound = true},
+         200);
+    step((struct sched_event){.kind = SCHED_EV_UNLOAD, .model = 0}, 300);
+    assert_non_null(find(SCHED_ACT_STOP, 0));
+    demand(1, 7, false, 400);
+    assert_non_null(find(SCHED_ACT_START, 1));
+}
+
 /* ---- models over several GPUs ---- */
 
 static uint32_t gpus_of(unsigned m)
@@ -624,6 +642,7 @@ int main(void)
         cmocka_unit_test(request_keep_alive),
         cmocka_unit_test(budget_is_for_models),
         cmocka_unit_test(overlapped_switch),
+        cmocka_unit_test(unloaded_while_out_holds_no_room),
         cmocka_unit_test(spans_all_or_none),
         cmocka_unit_test(listed_gpus_and_claims),
         cmocka_unit_test(multi_gpu_comes_back_where_it_left),
