@@ -85,6 +85,13 @@ static void refuse_all(struct sched *s, unsigned model, enum sched_refusal r, co
     }
 }
 
+/* It holds no room on any GPU: stopped, failed, or out in host memory. */
+static void off_gpus(struct sched_model *m)
+{
+    m->gpu = -1;
+    m->gpus = 0;
+}
+
 /* A start that failed, or a process that died: try again after a backoff
  * that doubles, up to max_failures in a row; then the model is failed and
  * its demands are told why. */
@@ -93,8 +100,7 @@ static void failure(struct sched *s, unsigned i, const char *error, uint64_t now
     struct sched_model *m = &s->models[i];
     snprintf(m->error, sizeof m->error, "%s", error && *error ? error : "exited");
     m->holds = 0;
-    m->gpu = -1;
-    m->gpus = 0;
+    off_gpus(m);
     m->failures++;
     if (m->failures >= s->max_failures) {
         m->state = SCHED_FAILED;
@@ -159,11 +165,8 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
             m->state = SCHED_STOPPED; /* unload clears a failure: the next load tries again */
             m->failures = 0;
         } else if (m->state != SCHED_STOPPED && m->state != SCHED_STOPPING) {
-            if (m->state == SCHED_SUSPENDED) { /* nothing of it is on a GPU: it holds no room there */
-                m->gpu = -1;
-                m->gpus = 0;
-                m->bound = 0;
-            }
+            if (m->state == SCHED_SUSPENDED) /* while its process stops, the GPU it left is free */
+                off_gpus(m);
             m->state = SCHED_STOPPING;
             m->holds = 0;
             act(o, SCHED_ACT_STOP, e->model, m->gpu, 0);
@@ -197,8 +200,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
     case SCHED_EV_EXITED:
         if (m->state == SCHED_STOPPING || m->state == SCHED_STOPPED) {
             m->state = SCHED_STOPPED;
-            m->gpu = -1;
-            m->gpus = 0;
+            off_gpus(m);
             m->holds = 0;
         } else if (m->state != SCHED_FAILED) {
             failure(s, e->model, e->error, now, o);
@@ -237,8 +239,7 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
         } else {
             snprintf(m->error, sizeof m->error, "resume failed: %s", e->error ? e->error : "?");
             m->state = SCHED_SUSPENDED;
-            m->gpu = -1;
-            m->gpus = 0;
+            off_gpus(m);
             m->want = false;
             refuse_all(s, e->model, SCHED_REFUSED_RESUME, m->error, o);
         }
