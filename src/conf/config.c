@@ -131,6 +131,8 @@ static int serve_defaults_key(struct parse *ps, const char *section, const char 
     return 1;
 }
 
+#define SPILL_OFF "\x01" /* spill = no, until the defaults are settled */
+
 static int serve_key(struct parse *ps, const char *section, const char *name, const char *v)
 {
     struct config *c = ps->c;
@@ -190,6 +192,17 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     } else if (!strcmp(name, "host_budget")) {
         if (units_parse_size(v, &c->host_budget) < 0)
             FAIL("host_budget '%s': a size, like 64G", v);
+    } else if (!strcmp(name, "spill")) {
+        bool on = true;
+        if (confvalue_bool(v, &on) && on)
+            FAIL("spill '%s': a folder on a local disk (a fast NVMe's), or no", v);
+        if (on)
+            COPY(c->spill, PATH_FIX);
+        else
+            snprintf(c->spill, sizeof c->spill, "%s", SPILL_OFF);
+    } else if (!strcmp(name, "spill_budget")) {
+        if (units_parse_size(v, &c->spill_budget) < 0)
+            FAIL("spill_budget '%s': a size, like 200G", v);
     } else if (!strcmp(name, "min_resident")) {
         c->min_resident_auto = !strcmp(v, "auto");
         if (!c->min_resident_auto &&
@@ -222,7 +235,8 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     } else
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
              "tokens, origins, hosts, "
-             "max_body, wait, client_timeout, budget, margin, host_budget, min_resident, overlap, "
+             "max_body, wait, client_timeout, budget, margin, host_budget, spill, spill_budget, "
+             "min_resident, overlap, "
              "preempt_gap, port_base, discover, discover_exclude, discover_ctx, llama_server, keep_alive, max_loaded, max_queue, preload)",
              name);
     return 1;
@@ -583,6 +597,16 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
             snprintf(slash, sizeof c->logs - (size_t)(slash - c->logs), "/logs");
         else
             snprintf(c->logs, sizeof c->logs, "logs");
+    }
+    if (!strcmp(c->spill, SPILL_OFF)) {
+        c->spill[0] = '\0';
+    } else if (!c->spill[0]) { /* beside the state: the daemon's own folder */
+        snprintf(c->spill, sizeof c->spill, "%s", c->state);
+        char *slash = strrchr(c->spill, '/');
+        if (slash)
+            snprintf(slash, sizeof c->spill - (size_t)(slash - c->spill), "/spill");
+        else
+            snprintf(c->spill, sizeof c->spill, "spill");
     }
     if (ps.err[0]) {
         snprintf(err, len, "%s", ps.err);

@@ -86,7 +86,9 @@ struct config {
     uint64_t budget[SCHED_MAX_GPUS]; /* the most models may hold on each GPU */
     bool budget_set[SCHED_MAX_GPUS];
     uint64_t margin;
-    uint64_t host_budget;  /* 0: half of the host's RAM */
+    uint64_t host_budget;  /* 0: what RAM is available at start, less a margin */
+    char spill[CONFIG_PATH_MAX]; /* the disk tier's folder; "" for none (spill = no) */
+    uint64_t spill_budget;       /* 0: what its disk has free at start, less a margin */
     unsigned port_base;    /* model ports are taken from here up */
     double min_resident_s; /* a model is not evicted sooner after it became ready */
     bool min_resident_auto; /* ... than its own switch takes (the default) */

@@ -415,6 +415,10 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
                 (uint64_t)((d->dm[i].last_suspend_s + d->dm[i].last_resume_s) * 1000);
         }
         size_t n = sched_step(&d->sched, &ev, now, acts, sizeof acts / sizeof acts[0]);
+        for (size_t k = 0; k < n; k++) /* an eviction that stops: its line says why */
+            if (acts[k].kind == SCHED_ACT_STOP && acts[k].model < d->sched.nmodels)
+                snprintf(d->dm[acts[k].model].stop_why, sizeof d->dm[0].stop_why, "%s",
+                         acts[k].why);
         for (size_t i = 0; i < d->sched.nmodels; i++)
             report_change(d, (unsigned)i, was[i], &ev);
         for (size_t k = 0; k < n; k++)

@@ -10,11 +10,14 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app/log.h"
 #include "core/units.h"
+#include "daemon/disktier.h"
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
+#include "host/meminfo.h"
 #include "move/move.h"
 
 /* A prepared model that has not been the next to go for this long gives
@@ -94,8 +97,9 @@ static bool keeps(const struct daemon *d, unsigned i)
     return contended && others_out;
 }
 
-/* Chunks for the suspend of model i: each process its part. False when
- * the pool cannot give them (err says why). */
+/* Chunks for the suspend of model i: each process its part. With the
+ * disk tier, one process gets what host_budget has room for and a spill
+ * file for the rest. False when neither can take it (err says why). */
 static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char *err, size_t len)
 {
     struct dmodel *dm = &d->dm[i];
@@ -103,10 +107,29 @@ static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char
     if (dm->nmoving == 1) {
         uint64_t want = share(d, i), have = hostpool_given(d->pool, i);
         unsigned n = 0;
-        if (want > have &&
-            hostpool_give(d->pool, i, want - have, j->fds, SWAPLINE_MAX_CHUNKS, &n, err, len) < 0)
+        /* one chunk slot for the file */
+        if (want > have && (d->disk ? hostpool_give_some(d->pool, i, want - have, j->fds,
+                                                         SWAPLINE_MAX_CHUNKS - 1, &n, err, len)
+                                    : hostpool_give(d->pool, i, want - have, j->fds,
+                                                    SWAPLINE_MAX_CHUNKS, &n, err, len)) < 0)
             return false;
         j->nfds_of[0] = n;
+        have = hostpool_given(d->pool, i);
+        if (d->disk) { /* always: the share is an estimate, a model may have grown */
+            uint64_t max = 0;
+            char e2[200];
+            int fd = disktier_make(d->disk, i, dm->cfg.name, (uid_t)-1, (gid_t)-1,
+                                   want + want / 16, &max, e2, sizeof e2);
+            if (fd >= 0) {
+                dm->spill_fd = j->spill_fd = fd;
+                j->spill_max = max;
+            } else if (have < want) {
+                snprintf(err, len, "host memory holds %llu of %llu bytes, and %s",
+                         (unsigned long long)have, (unsigned long long)want, e2);
+                hostpool_release(d->pool, i);
+                return false;
+            }
+        }
         return true;
     }
     hostpool_release(d->pool, i); /* chunks are per process: none prepared for several */
@@ -146,6 +169,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
     j.model = i;
     j.resume = resume;
     j.driver_only = !dm->cfg.fast;
+    j.spill_fd = -1;
     /* overlapped: it may take the memory the others give back as they go,
      * never the GPU's last margin */
     j.floor = overlap ? (d->cfg.margin ? d->cfg.margin : 1) : 0;
@@ -172,6 +196,13 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
             log_msg(LOG_LV_WARN, "%s: no host memory for fast swap (%s): the driver's checkpoint "
                                  "instead", dm->cfg.name, err);
             j.driver_only = true;
+        }
+        /* the driver's checkpoint holds host memory too: within host_budget */
+        if (d->pool && j.driver_only &&
+            hostpool_charge(d->pool, i, dm->host_bytes, false, err, sizeof err) < 0) {
+            hostpool_release(d->pool, i);
+            post_result(d, i, false, err);
+            return;
         }
     } else if (resume) {
         j.keep = d->pool && keeps(d, i);
@@ -210,10 +241,18 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
 /* On a worker's thread: a prepare or a drop, to the model's main process. */
 static void chore_job(const struct worker_job *j, struct worker_report *r)
 {
-    int rc = j->chore == WORKER_PREPARE
-                 ? move_prepare(j->pids[0], j->fds, j->nfds_of[0], &r->pin_ms, r->error,
-                                sizeof r->error)
-                 : move_drop(j->pids[0], r->error, sizeof r->error);
+    int rc;
+    if (j->chore == WORKER_SPILL) {
+        struct swapline_info in;
+        rc = move_spill(j->pids[0], j->spill_fd, j->spill_max, &in, r->error, sizeof r->error);
+        r->disk = in.disk;
+        r->disk_ms = in.disk_ms;
+    } else if (j->chore == WORKER_PREPARE) {
+        rc = move_prepare(j->pids[0], j->fds, j->nfds_of[0], &r->pin_ms, r->error,
+                          sizeof r->error);
+    } else {
+        rc = move_drop(j->pids[0], r->error, sizeof r->error);
+    }
     r->ok = rc == 0;
 }
 
@@ -238,7 +277,9 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
                                   .nfds = j->nfds_of[k],
                                   .floor = j->floor,
                                   .keep = j->keep,
-                                  .fast_only = j->fast_only};
+                                  .fast_only = j->fast_only,
+                                  .spill_fd = k == 0 ? j->spill_fd : -1,
+                                  .spill_max = k == 0 ? j->spill_max : 0};
         at += j->nfds_of[k];
         rc = j->resume
                  ? move_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
@@ -251,6 +292,8 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
             snprintf(r->note, sizeof r->note, "pid %d: %s", (int)j->pids[k], pr[k].note);
     }
     r->held = j->npids == 1 ? pr[0].fast.held : 0;
+    r->disk = j->npids == 1 ? pr[0].fast.disk : 0;
+    r->disk_ms = j->npids == 1 ? pr[0].fast.disk_ms : 0;
     if (rc < 0 && done > 1) { /* all or none: the others go back as they were */
         char e2[232];
         for (unsigned k = 0; k + 1 < done; k++)
@@ -267,15 +310,54 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
     r->ok = rc == 0;
 }
 
+/* The daemon's copy of the spill file sent with a job: the model holds
+ * its own now, or none. */
+static void close_spill_fd(struct dmodel *dm)
+{
+    if (dm->spill_fd >= 0)
+        close(dm->spill_fd);
+    dm->spill_fd = -1;
+}
+
+/* A move down is done: the model's bytes are on disk and its chunks come
+ * back, or (failed) nothing changed. */
+static void spill_done(struct daemon *d, const struct worker_report *r)
+{
+    struct dmodel *dm = &d->dm[r->model];
+    char a[32], b[64];
+    dm->spilling = false;
+    if (d->smodels[r->model].state != SCHED_SUSPENDED) { /* stopped meanwhile */
+        disktier_remove(d->disk, r->model);
+        return;
+    }
+    if (!r->ok) {
+        if (!r->disk)
+            disktier_remove(d->disk, r->model);
+        log_msg(LOG_LV_WARN, "%s: not moved to disk (%s): it stays in host memory",
+                dm->cfg.name, r->error);
+        return;
+    }
+    disktier_set(d->disk, r->model, r->disk);
+    hostpool_release(d->pool, r->model);
+    dm->spill_ms = r->disk_ms;
+    double s = (double)r->disk_ms / 1000;
+    snprintf(b, sizeof b, "%s, %.0f MB/s", units_fmt_size(r->disk, a, sizeof a),
+             s > 0 ? (double)r->disk / 1e6 / s : 0.0);
+    daemon_emit(d, r->model, "moved to disk", s, b);
+}
+
 /* A prepare or drop is done: the model's chunks are pinned, or back. */
 static void chore_done(struct daemon *d, const struct worker_report *r)
 {
     struct dmodel *dm = &d->dm[r->model];
     dm->chore = false;
-    uint64_t has = hostpool_given(d->pool, r->model);
-    if (r->chore == WORKER_PREPARE && r->ok) {
+    close_spill_fd(dm);
+    if (r->chore == WORKER_SPILL) {
+        spill_done(d, r);
+    } else if (r->chore == WORKER_PREPARE && r->ok) {
         dm->pin_ms += r->pin_ms;
         dm->pin_steps++;
+        uint64_t has = hostpool_given(d->pool, r->model);
         dm->prepared = has >= share(d, r->model); /* else the next step, while idle */
         dm->unpredicted_ms = 0;
         /* its process pinned them between its requests: when, and how
@@ -314,8 +396,14 @@ void moves_done(void *arg, const struct worker_report *r)
                             .ok = r->ok,
                             .bound = !r->resume && r->fast,
                             .error = r->error};
+    close_spill_fd(dm);
     if (r->resume != r->ok) /* suspended, or still: its slices promise nothing meanwhile */
         mgroup_suspended(dm->pid, dm->start, true);
+    /* its spill file: what it holds now; none once it is back on the GPU */
+    if (!r->resume)
+        disktier_set(d->disk, r->model, r->ok && r->fast ? r->disk : 0);
+    else if (r->ok)
+        disktier_remove(d->disk, r->model);
     if (!r->resume && r->ok) {
         /* never quietly slow: the first suspend by the driver says why */
         if (!r->fast && r->note[0] && strcmp(dm->how, "checkpoint") != 0)
@@ -326,9 +414,24 @@ void moves_done(void *arg, const struct worker_report *r)
             dm->host_bytes = dm->moved = r->bytes; /* what moved, not what NVML counted */
         e.bytes = dm->host_bytes;
     }
+    if (!r->resume && r->ok && r->fast && r->disk) {
+        char a[32], b[32];
+        log_msg(LOG_LV_INFO, "%s: %s of it went to disk (%s), host memory having room for %s",
+                dm->cfg.name, units_fmt_size(r->disk, a, sizeof a), disktier_dir(d->disk),
+                units_fmt_size(r->held, b, sizeof b));
+    }
     if (d->pool) {
         /* its chunks: kept while they hold its bytes, the unused ones back */
-        if (!r->resume && r->ok && r->fast && dm->nmoving == 1) {
+        if (!r->resume && r->ok && !r->fast) {
+            /* the driver's checkpoint holds host memory outside chunks: it
+             * counts (when fast swap refused only now, it is held already) */
+            char e2[200];
+            hostpool_keep(d->pool, r->model, 0);
+            if (!hostpool_charged(d->pool, r->model) &&
+                hostpool_charge(d->pool, r->model, dm->host_bytes, true, e2, sizeof e2) < 0)
+                log_msg(LOG_LV_WARN, "%s: %s%s", dm->cfg.name, e2,
+                        d->disk ? ": models move down to disk to make up for it" : "");
+        } else if (!r->resume && r->ok && r->fast && dm->nmoving == 1) {
             hostpool_keep(d->pool, r->model, r->held);
         } else if (r->resume && r->ok && r->keep && r->fast && hostpool_given(d->pool, r->model)) {
             dm->prepared = true; /* its chunks stay pinned, ready for its next suspend */
@@ -407,6 +510,98 @@ static uint64_t largest_unready(const struct daemon *d, int except)
         most = s > most ? s : most;
     }
     return most;
+}
+
+/* Model i, suspended in host memory, moves down to its spill file: its
+ * chunks come back once its bytes are on disk. */
+static void spill(struct daemon *d, unsigned i)
+{
+    struct dmodel *dm = &d->dm[i];
+    static struct worker_job j;
+    memset(&j, 0, sizeof j);
+    j.model = i;
+    j.chore = WORKER_SPILL;
+    j.pids[0] = dm->moving[0];
+    j.npids = 1;
+    j.spill_fd = -1;
+    uint64_t host = hostpool_given(d->pool, i);
+    char err[200];
+    if (!disktier_has(d->disk, i)) {
+        int fd = disktier_make(d->disk, i, dm->cfg.name, (uid_t)-1, (gid_t)-1, host, &j.spill_max,
+                               err, sizeof err);
+        if (fd < 0 || j.spill_max < host) {
+            if (fd >= 0) {
+                close(fd);
+                disktier_remove(d->disk, i);
+            }
+            return; /* no room below either: it stays */
+        }
+        dm->spill_fd = j.spill_fd = fd;
+    } else {
+        uint64_t on = disktier_held(d->disk, i);
+        if (disktier_used(d->disk) + host > disktier_budget(d->disk))
+            return;
+        disktier_set(d->disk, i, on + host); /* reserved until it says */
+    }
+    dm->chore = dm->spilling = true;
+    if (worker_start(d->worker, &j, err, sizeof err) < 0) {
+        dm->chore = dm->spilling = false;
+        close_spill_fd(dm);
+    }
+}
+
+/* Host memory for what comes next (need: the largest share a suspend
+ * could take that is not readied yet), and host_budget kept while RAM runs
+ * short: the least recently used suspended model moves down to disk, one
+ * at a time. The disk is the slow end, so the next suspend should not wait
+ * for it: this runs ahead, after every step. */
+static void make_room(struct daemon *d, uint64_t need)
+{
+    if (!d->disk)
+        return;
+    int lru = -1;
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        const struct dmodel *dm = &d->dm[i];
+        const struct sched_model *m = &d->smodels[i];
+        if (dm->spilling)
+            return;
+        if (m->state != SCHED_SUSPENDED || m->want || dm->chore || dm->nmoving != 1 ||
+            strcmp(dm->how, "fast") || !hostpool_given(d->pool, (unsigned)i))
+            continue;
+        if (lru < 0 || m->last_used_ms < d->smodels[lru].last_used_ms)
+            lru = (int)i;
+    }
+    struct hostpool_stats st;
+    hostpool_stats(d->pool, &st);
+    uint64_t used = st.given + st.charged + st.filling + st.freeing;
+    if (lru >= 0 && used + need > st.limit)
+        spill(d, (unsigned)lru);
+}
+
+/* The pool's limit: host_budget, or less while the machine runs short of
+ * RAM (other programs grew): what the pool holds plus what is available
+ * past a margin. Twice a second at most. */
+static void follow_ram(struct daemon *d, uint64_t now)
+{
+    if (now - d->ram_checked_ms < 500)
+        return;
+    d->ram_checked_ms = now;
+    uint64_t avail = meminfo_available();
+    if (avail == UINT64_MAX)
+        return;
+    struct hostpool_stats st;
+    hostpool_stats(d->pool, &st);
+    uint64_t held = st.spare + st.given + st.charged + st.filling, keep = 1ULL << 30;
+    uint64_t fits = held + (avail > keep ? avail - keep : 0);
+    uint64_t limit = fits < d->host_budget ? fits : d->host_budget;
+    if (limit != st.limit) {
+        char a[32], b[32];
+        if (limit < st.limit && (st.limit - limit) * 16 > d->host_budget)
+            log_msg(LOG_LV_NOTICE, "RAM is short: host memory for suspended models lowered to %s "
+                                   "(host_budget %s)",
+                    units_fmt_size(limit, a, sizeof a), units_fmt_size(d->host_budget, b, sizeof b));
+        hostpool_set_limit(d->pool, limit);
+    }
 }
 
 void moves_plan(struct daemon *d)
@@ -503,6 +698,20 @@ void moves_plan(struct daemon *d)
         if (wanted[i] && !d->dm[i].prepared && has < s)
             lacks = s - has > lacks ? s - has : lacks;
     }
+    /* room in host memory for the next suspend, made ahead from the disk
+     * tier: the largest share not readied of a model a switch could move */
+    uint64_t need = 0;
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        const struct sched_model *m = &d->smodels[i];
+        bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
+        bool on_contended = m->gpu >= 0 && (size_t)m->gpu < d->sched.ngpus && contended[m->gpu];
+        uint64_t s = share(d, (unsigned)i), has = hostpool_given(d->pool, (unsigned)i);
+        if (up && on_contended && swappable(d, (unsigned)i) && !m->pinned && s > has &&
+            s - has > need)
+            need = s - has;
+    }
+    follow_ram(d, now);
+    make_room(d, need);
     /* the spare: what the models being readied still lack, or one share
      * for a model still starting (or for a suspend nobody saw coming),
      * within what is left */
@@ -521,4 +730,6 @@ void moves_forget(struct daemon *d, unsigned i)
     dm->unpredicted_ms = 0;
     if (d->pool && !dm->chore)
         hostpool_release(d->pool, i);
+    if (!dm->spilling)
+        disktier_remove(d->disk, i);
 }

@@ -178,6 +178,11 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
         const char *at = m->gpu >= 0 ? where : NULL;
         if (m->state == SCHED_STOPPING && was == SCHED_SUSPENDED)
             at = "from host memory"; /* not on the GPU it left */
+        if (m->state == SCHED_STOPPING && dm->stop_why[0]) { /* evicted, not suspended */
+            snprintf(detail, sizeof detail, "%s: %s", at ? at : "", dm->stop_why);
+            at = detail;
+        }
+        dm->stop_why[0] = '\0';
         daemon_emit(d, i, sched_state_name(m->state), 0, at);
         break;
     }

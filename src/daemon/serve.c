@@ -21,7 +21,9 @@
 #include "daemon/daemon.h"
 #include "conf/confstores.h"
 #include "daemon/discover.h"
+#include "daemon/disktier.h"
 #include "daemon/hostpool.h"
+#include "host/meminfo.h"
 #include "daemon/mgroup.h"
 #include "daemon/names.h"
 #include "host/notify.h"
@@ -143,6 +145,32 @@ static void open_pool(struct daemon *d)
             "host memory for fast swap: up to %s (host_budget), in chunks of %s, taken as "
             "models are suspended",
             units_fmt_size(st.limit, a, sizeof a), units_fmt_size(st.chunk, b, sizeof b));
+    if (!d->cfg.spill[0])
+        return;
+    d->disk = disktier_open(d->cfg.spill, d->cfg.spill_budget, err, sizeof err);
+    if (!d->disk) {
+        log_msg(LOG_LV_WARN, "no disk tier (%s): past host_budget, models are stopped", err);
+        return;
+    }
+    d->sched.spill_budget = disktier_budget(d->disk);
+    log_msg(LOG_LV_INFO,
+            "disk tier: up to %s in %s (spill_budget), for what host memory cannot hold",
+            units_fmt_size(d->sched.spill_budget, a, sizeof a), disktier_dir(d->disk));
+}
+
+/* host_budget's default: what RAM is available now, less a margin for
+ * what else starts (a sixteenth of it, at least 2 GiB): half of RAM, the
+ * old default, left models stopped on a machine with little else to do and
+ * swapped the machine where other programs hold more than half. The
+ * pool's limit follows RAM as it runs short later (moves.c). */
+static uint64_t default_host_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t ram = (uint64_t)pages * (uint64_t)page, avail = meminfo_available();
+    if (avail == UINT64_MAX || avail > ram)
+        avail = ram;
+    uint64_t margin = ram / 16 > (2ULL << 30) ? ram / 16 : (2ULL << 30);
+    return avail > margin ? avail - margin : avail / 2;
 }
 
 int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why, size_t wlen,
@@ -254,6 +282,8 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
         *input = true;
         return -1;
     }
+    if (check && d->cfg.spill[0] && disktier_check(d->cfg.spill, err, len) < 0)
+        return -1;
     if (check) /* the listeners, bound and let go (the socket file removed) */
         return api_listen(d, &d->api, err, len) < 0 || toproxy_listen(d, err, len) < 0
                    ? -1
@@ -335,9 +365,8 @@ int serve_run(const char *config_path, char *err, size_t len)
                 "no model uses libvramcap now, and a reload that adds one with a cap or fast "
                 "swap will be refused: %s",
                 why);
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    d->sched.host_budget =
-        d->cfg.host_budget ? d->cfg.host_budget : (uint64_t)pages * (uint64_t)page / 2;
+    d->sched.host_budget = d->host_budget =
+        d->cfg.host_budget ? d->cfg.host_budget : default_host_budget();
     d->sched.min_resident_ms = (uint64_t)(d->cfg.min_resident_s * 1000);
     d->sched.min_resident_auto = d->cfg.min_resident_auto;
     d->sched.overlap = d->cfg.overlap;

@@ -2,10 +2,10 @@
  * fast swap. Once the process has a CUDA context (and VRAM_SWAP=1), a
  * thread listens on the abstract Unix socket "vram-swap-PID" (no file to
  * clean up when the process dies) and answers one line per connection:
- *   info | suspend [TIMEOUT_MS] | resume [FLOOR] | prepare | drop
+ *   info | suspend [TIMEOUT_MS [SPILL]] | resume [FLOOR] | prepare | drop | spill [SPILL]
  *   -> "ok state=... bytes=... [times]" or "error MESSAGE"
  * (under the daemon, `prepare` and `suspend` bring chunks of host memory,
- * ipc/swapline.h)
+ * and `suspend` and `spill` may bring a spill file: ipc/swapline.h)
  * Only the same user or root is answered (SO_PEERCRED); the client checks
  * in turn that the socket belongs to the pid it meant. A name another
  * process took first is left to it: this one listens on a name of its own
@@ -48,9 +48,15 @@ static int take_chunks(const struct swapline_req *q, const int *fds, unsigned n,
 {
     bool keep = pool_daemon() && !swap_suspended() &&
                 (q->verb == SWAPLINE_SUSPEND || q->verb == SWAPLINE_PREPARE);
+    /* the spill file comes last (a suspend's) or alone (a spill's) */
+    bool file = pool_daemon() && q->spill && n &&
+                ((q->verb == SWAPLINE_SUSPEND && !swap_suspended()) ||
+                 (q->verb == SWAPLINE_SPILL && swap_suspended()));
     int rc = 0;
     for (unsigned i = 0; i < n; i++)
-        if (!keep)
+        if (file && i == n - 1)
+            rc |= pool_set_file(fds[i], q->spill, err, len);
+        else if (!keep)
             close(fds[i]);
         else if (pool_add_chunk(fds[i], err, len) < 0)
             rc = -1;
@@ -72,7 +78,8 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
         for (unsigned i = 0; i < nfds; i++)
             close(fds[i]);
         snprintf(err, sizeof err,
-                 "unknown request '%.40s' (info, suspend [MS], resume [FLOOR], prepare, drop)",
+                 "unknown request '%.40s' (info, suspend [MS [SPILL]], resume [FLOOR], prepare, "
+                 "drop, spill [SPILL])",
                  req);
         rc = -1;
     } else if (take_chunks(&q, fds, nfds, err, sizeof err) < 0) {
@@ -86,6 +93,10 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
         st.pool_ms = pool_ms;
     } else if (q.verb == SWAPLINE_DROP) {
         swap_drop();
+    } else if (q.verb == SWAPLINE_SPILL) {
+        rc = swap_spill(&st.disk_ms, err, sizeof err);
+        if (rc < 0 && !pool_file_bytes()) /* a file given for this, holding nothing */
+            pool_file_close();
     }
     /* a suspend or a prepare that failed keeps none of what it was given:
      * the daemon takes it back */
@@ -99,7 +110,9 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
                                    .gate_ms = st.gate_ms,
                                    .sync_ms = st.sync_ms,
                                    .pool_ms = st.pool_ms,
-                                   .copy_ms = st.copy_ms};
+                                   .copy_ms = st.copy_ms,
+                                   .disk = pool_file_bytes(),
+                                   .disk_ms = st.disk_ms};
         if (swap_check(&in.bytes, &in.allocations, in.why, sizeof in.why) >= 0)
             in.why[0] = '\0';
         if (st.allocations) { /* what moved, not what is there once the gate opened */

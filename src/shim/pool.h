@@ -78,4 +78,25 @@ int pool_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len);
 /* Unpins and frees every region of this process's own. */
 void pool_drop(void);
 
+/* The disk tier (shim/spill.h). The daemon's spill file for this suspend,
+ * taken (and closed in every case): places past the daemon's chunks go
+ * there, up to max bytes. 0, or -1 with err. */
+int pool_set_file(int fd, uint64_t max, char *err, size_t len);
+
+/* Whether place pos is in the spill file (its offset there is pos), and in
+ * *n (at most *n) how many bytes from there are. */
+bool pool_in_file(uint64_t pos, uint64_t *n);
+
+/* The spill file's descriptor, or -1; the bytes it holds. */
+int pool_file(void);
+uint64_t pool_file_bytes(void);
+
+/* Writes what the daemon's chunks hold into the spill file, then gives the
+ * chunks back: every byte of the suspended process is on disk. 0, or -1
+ * with err and nothing changed. */
+int pool_demote(char *err, size_t len);
+
+/* Closes the spill file (after a resume: its bytes are back on the GPU). */
+void pool_file_close(void);
+
 #endif

@@ -14,6 +14,8 @@ struct swap_stats {
     unsigned allocations; /* moved */
     uint64_t gate_ms, sync_ms, pool_ms;
     uint64_t copy_ms; /* copies, with the releases (out) or the re-creation (in) overlapped */
+    uint64_t disk;    /* of bytes, in the spill file (the disk tier) */
+    uint64_t disk_ms; /* out: the spill file's part, after the host memory's */
 };
 
 /* What the process holds and whether it can be swapped fast: 0, or -1 with
@@ -64,5 +66,10 @@ void swap_after_resume(bool keep_chunks);
 /* The daemon's chunks given back, unless they hold a suspended process's
  * bytes. */
 void swap_drop(void);
+
+/* Suspended: what the daemon's chunks hold goes to the spill file, and
+ * the chunks back (the daemon makes room in host memory for the next
+ * suspend). *ms: how long it took. 0, or -1 with err and nothing changed. */
+int swap_spill(uint64_t *ms, char *err, size_t len);
 
 #endif
