@@ -326,7 +326,8 @@ static void spill_done(struct daemon *d, const struct worker_report *r)
     struct dmodel *dm = &d->dm[r->model];
     char a[32], b[64];
     dm->spilling = false;
-    if (d->smodels[r->model].state != SCHED_SUSPENDED) { /* stopped meanwhile */
+    enum sched_state st = d->smodels[r->model].state;
+    if (st != SCHED_SUSPENDED && st != SCHED_RESUMING) { /* stopped meanwhile */
         disktier_remove(d->disk, r->model);
         return;
     }
@@ -699,11 +700,14 @@ void moves_plan(struct daemon *d)
             lacks = s - has > lacks ? s - has : lacks;
     }
     /* room in host memory for the next suspend, made ahead from the disk
-     * tier: the largest share not readied of a model a switch could move */
+     * tier: the largest share not readied of a model a switch could move,
+     * one starting included (keep_alive 0 suspends it as soon as it has
+     * answered) */
     uint64_t need = 0;
     for (size_t i = 0; i < d->sched.nmodels; i++) {
         const struct sched_model *m = &d->smodels[i];
-        bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
+        bool up = m->state == SCHED_READY || m->state == SCHED_BUSY ||
+                  m->state == SCHED_STARTING;
         bool on_contended = m->gpu >= 0 && (size_t)m->gpu < d->sched.ngpus && contended[m->gpu];
         uint64_t s = share(d, (unsigned)i), has = hostpool_given(d->pool, (unsigned)i);
         if (up && on_contended && swappable(d, (unsigned)i) && !m->pinned && s > has &&

@@ -674,7 +674,7 @@ static void mark_idle(uint64_t va, void *arg)
 int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len)
 {
     memset(st, 0, sizeof *st);
-    if (pool_daemon() && !pool_held()) {
+    if (pool_daemon() && !pool_held() && pool_file() < 0) {
         snprintf(err, len,
                  "this process swaps into host memory the daemon gives it: ask the daemon "
                  "(vram suspend MODEL)");
