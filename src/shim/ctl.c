@@ -28,6 +28,7 @@
 
 #include "ipc/swapline.h"
 #include "shim/ctl.h"
+#include "shim/gate.h"
 #include "shim/pool.h"
 #include "shim/shim.h"
 #include "shim/swap.h"
@@ -37,7 +38,7 @@ static int listen_fd = -1;
 
 static const char *policy_name(void)
 {
-    static const char *names[] = {"keep", "none", "eager"};
+    static const char *names[] = {"keep", "none", "eager", "ready"};
     return names[pool_policy()];
 }
 
@@ -205,16 +206,39 @@ static void serve_one(int fd)
     }
 }
 
-static void eager_tick(uint64_t *last)
+/* How often the control thread looks, readying ahead ("ready"); and how
+ * much it pins a step: one step holds up the process's next driver call
+ * by its pinning (~0.1 s a GiB), so only while it is idle. */
+#define READY_POLL_MS 200
+#define READY_STEP    (1ULL << 30)
+
+/* Alone, the host pool made ahead of the first suspend: "eager" all at
+ * once once the allocations have settled, "ready" a step at a time while
+ * the process also made no driver call since the last look. */
+static void ahead_tick(uint64_t *last, unsigned long *calls)
 {
+    /* a call in flight (a long copy) is work too */
     static bool failed;
-    uint64_t bytes;
+    uint64_t bytes, ms;
     unsigned allocs;
     char why[200], err[200];
+    static unsigned quiet; /* looks in a row with no driver call */
+    unsigned long c = gate_entries();
+    quiet = c == *calls && !gate_inflight() ? quiet + 1 : 0;
+    bool idle = quiet >= 2; /* a process between two calls is not idle */
+    *calls = c;
+    if (failed || swap_suspended())
+        return;
+    if (pool_policy() == POOL_READY) {
+        if (idle && swap_ready_step(READY_STEP, &ms, err, sizeof err) < 0) {
+            fprintf(stderr, "libvramcap: readying host memory for a suspend: %s\n", err);
+            failed = true; /* said once; the suspend grows what is missing */
+        }
+        return;
+    }
     swap_check(&bytes, &allocs, why, sizeof why);
-    bool grow = !pool_daemon() && bytes > pool_bytes();
-    if (bytes == *last && grow && !failed && !swap_suspended()) {
-        uint64_t ms;
+    bool grow = bytes > pool_bytes();
+    if (bytes == *last && grow) {
         if (swap_prepare(&ms, err, sizeof err) < 0) {
             fprintf(stderr, "libvramcap: preparing the swap pool: %s\n", err);
             failed = true; /* said once; the suspend will try again */
@@ -227,13 +251,15 @@ static void *loop(void *arg)
 {
     (void)arg;
     uint64_t last = 0;
+    unsigned long calls = 0;
     for (;;) {
         struct pollfd p = {listen_fd, POLLIN, 0};
-        /* alone, the pool may be grown ahead; under the daemon it prepares */
-        bool ahead = pool_policy() == POOL_EAGER && !pool_daemon();
-        int r = poll(&p, 1, ahead ? 2000 : -1);
+        /* alone, the pool is made ahead; under the daemon it prepares */
+        enum pool_policy pp = pool_policy();
+        bool ahead = (pp == POOL_EAGER || pp == POOL_READY) && !pool_daemon();
+        int r = poll(&p, 1, !ahead ? -1 : pp == POOL_READY ? READY_POLL_MS : 2000);
         if (r == 0) {
-            eager_tick(&last);
+            ahead_tick(&last, &calls);
             continue;
         }
         if (r < 0 && errno == EINTR)

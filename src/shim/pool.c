@@ -31,7 +31,7 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-#define MAX_REGIONS 64
+#define MAX_REGIONS 256 /* readied a step at a time: 80 GiB in steps of 1 GiB or more */
 #define MAX_CHUNKS  (4 * SWAPLINE_MAX_CHUNKS)
 #define FILLERS     8
 #define HEADROOM    (512ULL << 20) /* host RAM left to everything else */
@@ -62,14 +62,16 @@ static uint64_t host_max = UINT64_MAX;
 int pool_setup(char *err, size_t len)
 {
     const char *p = getenv("VRAM_SWAP_POOL");
-    if (!p || !*p || strcmp(p, "keep") == 0)
+    if (!p || !*p || strcmp(p, "ready") == 0)
+        policy = POOL_READY;
+    else if (strcmp(p, "keep") == 0)
         policy = POOL_KEEP;
     else if (strcmp(p, "none") == 0)
         policy = POOL_NONE;
     else if (strcmp(p, "eager") == 0)
         policy = POOL_EAGER;
     else {
-        snprintf(err, len, "VRAM_SWAP_POOL='%s' is not keep, none or eager", p);
+        snprintf(err, len, "VRAM_SWAP_POOL='%s' is not ready, keep, none or eager", p);
         return -1;
     }
     const char *d = getenv("VRAM_SWAP_DAEMON");

@@ -868,3 +868,22 @@ int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
         rc = pool_grow(need - have, pool_ms, err, len);
     return rc;
 }
+
+int swap_ready_step(uint64_t step, uint64_t *pool_ms, char *err, size_t len)
+{
+    *pool_ms = 0;
+    if (suspended || pool_daemon())
+        return 0;
+    pthread_mutex_lock(&shim.vtab.mu);
+    uint64_t need = mapped_bytes(NULL), have = pool_bytes();
+    int dev = shim.vtab.n ? shim.vtab.v[0].prop.location.id : -1;
+    /* pinning wants a context current on this thread */
+    CUresult r = need > have && dev_ok(dev) ? enter_device(dev) : CUDA_ERROR_NOT_FOUND;
+    pthread_mutex_unlock(&shim.vtab.mu);
+    if (need <= have || r != CUDA_SUCCESS)
+        return 0;
+    /* at most a two-hundredth of it a step: the pool has 256 regions */
+    uint64_t n = need - have, least = need / 200;
+    step = step > least ? step : least;
+    return pool_grow(n < step ? n : step, pool_ms, err, len) < 0 ? -1 : 1;
+}

@@ -58,6 +58,12 @@ CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
  * the daemon, pins the chunks it gave ahead of the next suspend. */
 int swap_prepare(uint64_t *pool_ms, char *err, size_t len);
 
+/* Alone (not under the daemon): grows the host pool by about step bytes
+ * toward what a suspend would need now (policy "ready": the control
+ * thread calls it while the process is idle). 1: grown, more to do; 0:
+ * nothing to do; -1 with err. *pool_ms: how long it took. */
+int swap_ready_step(uint64_t step, uint64_t *pool_ms, char *err, size_t len);
+
 /* After a resume has been answered: host memory held for the swap goes
  * back (the daemon's chunks unless keep_chunks, and, under the daemon or
  * with policy none, this process's own), off the resume's path. */
