@@ -415,11 +415,18 @@ void moves_done(void *arg, const struct worker_report *r)
             dm->host_bytes = dm->moved = r->bytes; /* what moved, not what NVML counted */
         e.bytes = dm->host_bytes;
     }
-    if (!r->resume && r->ok && r->fast && r->disk) {
+    if (r->ok && r->fast && r->disk) { /* the disk's rate, beside the link's */
         char a[32], b[32];
-        log_msg(LOG_LV_INFO, "%s: %s of it went to disk (%s), host memory having room for %s",
-                dm->cfg.name, units_fmt_size(r->disk, a, sizeof a), disktier_dir(d->disk),
-                units_fmt_size(r->held, b, sizeof b));
+        double mbs = r->disk_ms ? (double)r->disk / 1e3 / (double)r->disk_ms : 0;
+        if (r->resume)
+            log_msg(LOG_LV_INFO, "%s: %s read back from disk in %.2f s (%.0f MB/s)", dm->cfg.name,
+                    units_fmt_size(r->disk, a, sizeof a), (double)r->disk_ms / 1000, mbs);
+        else
+            log_msg(LOG_LV_INFO,
+                    "%s: %s of it went to disk (%s) in %.2f s (%.0f MB/s), host memory having "
+                    "room for %s",
+                    dm->cfg.name, units_fmt_size(r->disk, a, sizeof a), disktier_dir(d->disk),
+                    (double)r->disk_ms / 1000, mbs, units_fmt_size(r->held, b, sizeof b));
     }
     if (d->pool) {
         /* its chunks: kept while they hold its bytes, the unused ones back */

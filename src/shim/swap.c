@@ -46,6 +46,7 @@ static CUstream streams[SHIM_MAX_DEVICES][STREAMS + 1]; /* the last: the disk ti
  * place order: copied after the host memory's, through staging. */
 static struct spill_extent *plan;
 static unsigned nplan, cplan;
+static uint64_t disk_in_ms; /* the last resume's reading of the spill file */
 static size_t gran[SHIM_MAX_DEVICES];
 static bool no_export[SHIM_MAX_DEVICES]; /* the driver makes no exportable memory there */
 
@@ -614,8 +615,10 @@ static int make_all(uint64_t floor, char *err, size_t len)
     }
     /* the disk's part while the host memory's copies run */
     bool disk_failed = false;
+    uint64_t d0 = clock_mono_ms();
     if (rc == CUDA_SUCCESS && nplan && spill_in(pool_file(), plan, nplan, spill_enter, err, len) < 0)
         disk_failed = true;
+    disk_in_ms = nplan ? clock_mono_ms() - d0 : 0;
     CUresult r = sync_streams();
     if (rc == CUDA_SUCCESS)
         rc = r;
@@ -789,6 +792,7 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
         return -1;
     }
     st->copy_ms = clock_mono_ms() - t;
+    st->disk_ms = disk_in_ms;
     restore_refs();
     share_back(); /* whoever let go of this process's memory maps it again */
     suspended = false;
