@@ -74,6 +74,7 @@ for size in sizes:
     # after the model has sat idle a while; how long readying took is
     # reported, and the first suspend is measured like the others
     ready_s = None
+    f = {}
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < 120:
         try:
@@ -92,7 +93,7 @@ for size in sizes:
     res = {"size": size, "alloc": alloc, "busy": busy, "fast_out": [], "fast_in": [],
            "fast_copy_out": [], "fast_copy_in": [], "pool": [], "wait": [], "fast_left": [], "drv_out": [],
            "drv_in": [], "drv_left": [], "reload": [], "checks": 0, "bad": 0, "errors": [],
-           "ready_s": ready_s}
+           "ready_s": ready_s, "ready_info": f}
 
     def check():
         r = ask("check")
@@ -165,6 +166,7 @@ for r in rows:
         later = statistics.median(fo[1:])
         print("      first suspend %.3f s, later ones (median) %.3f s: %.2fx; readied ahead in %s s"
               % (fo[0], later, fo[0] / later if later else float("nan"),
-                 "%.1f" % r["ready_s"] if r["ready_s"] is not None else "-"))
+                 "%.1f" % r["ready_s"] if r["ready_s"] is not None else
+                 "- (pool %s of %s)" % (r["ready_info"].get("pool"), r["ready_info"].get("bytes"))))
     for e in r["errors"][:3]:
         print("   error:", e[:300])

@@ -80,6 +80,7 @@ struct dmodel {
     int spill_fd;      /* the spill file sent with the move or spill in flight; -1 */
     bool spilling;     /* its host memory is going down to its spill file */
     uint64_t spill_ms; /* what its last move down took */
+    uint64_t spill_had; /* what its spill file held before the move down in flight */
     char stop_why[200]; /* evicted by a stop, not a suspend: why (for its log line) */
     unsigned restarts, starts, suspends, resumes;
     double last_start_s, last_suspend_s, last_resume_s;

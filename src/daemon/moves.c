@@ -244,9 +244,11 @@ static void chore_job(const struct worker_job *j, struct worker_report *r)
     int rc;
     if (j->chore == WORKER_SPILL) {
         struct swapline_info in;
-        rc = move_spill(j->pids[0], j->spill_fd, j->spill_max, &in, r->error, sizeof r->error);
+        rc = move_spill(j->pids[0], j->spill_fd, j->spill_max, j->spill_bytes, &in, r->error,
+                        sizeof r->error);
         r->disk = in.disk;
         r->disk_ms = in.disk_ms;
+        r->held = in.held;
     } else if (j->chore == WORKER_PREPARE) {
         rc = move_prepare(j->pids[0], j->fds, j->nfds_of[0], &r->pin_ms, r->error,
                           sizeof r->error);
@@ -324,26 +326,29 @@ static void close_spill_fd(struct dmodel *dm)
 static void spill_done(struct daemon *d, const struct worker_report *r)
 {
     struct dmodel *dm = &d->dm[r->model];
-    char a[32], b[64];
+    char a[32], b[128];
     dm->spilling = false;
     enum sched_state st = d->smodels[r->model].state;
     if (st != SCHED_SUSPENDED && st != SCHED_RESUMING) { /* stopped meanwhile */
         disktier_remove(d->disk, r->model);
         return;
     }
-    if (!r->ok) {
-        if (!r->disk)
-            disktier_remove(d->disk, r->model);
+    if (!r->ok) { /* what its file held before, or none */
+        disktier_set(d->disk, r->model, dm->spill_had);
         log_msg(LOG_LV_WARN, "%s: not moved to disk (%s): it stays in host memory",
                 dm->cfg.name, r->error);
         return;
     }
+    uint64_t had = dm->spill_had;
     disktier_set(d->disk, r->model, r->disk);
-    hostpool_release(d->pool, r->model);
+    hostpool_keep(d->pool, r->model, r->held); /* the chunks it gave back */
     dm->spill_ms = r->disk_ms;
     double s = (double)r->disk_ms / 1000;
-    snprintf(b, sizeof b, "%s, %.0f MB/s", units_fmt_size(r->disk, a, sizeof a),
-             s > 0 ? (double)r->disk / 1e6 / s : 0.0);
+    uint64_t moved = r->disk > had ? r->disk - had : r->disk;
+    char c[32], e[32];
+    snprintf(b, sizeof b, "%s (%s on disk, %s in host memory), %.0f MB/s",
+             units_fmt_size(moved, a, sizeof a), units_fmt_size(r->disk, c, sizeof c),
+             units_fmt_size(r->held, e, sizeof e), s > 0 ? (double)moved / 1e6 / s : 0.0);
     daemon_emit(d, r->model, "moved to disk", s, b);
 }
 
@@ -522,7 +527,7 @@ static uint64_t largest_unready(const struct daemon *d, int except)
 
 /* Model i, suspended in host memory, moves down to its spill file: its
  * chunks come back once its bytes are on disk. */
-static void spill(struct daemon *d, unsigned i)
+static void spill(struct daemon *d, unsigned i, uint64_t bytes)
 {
     struct dmodel *dm = &d->dm[i];
     static struct worker_job j;
@@ -532,7 +537,9 @@ static void spill(struct daemon *d, unsigned i)
     j.pids[0] = dm->moving[0];
     j.npids = 1;
     j.spill_fd = -1;
+    j.spill_bytes = bytes;
     uint64_t host = hostpool_given(d->pool, i);
+    dm->spill_had = disktier_held(d->disk, i);
     char err[200];
     if (!disktier_has(d->disk, i)) {
         int fd = disktier_make(d->disk, i, dm->cfg.name, (uid_t)-1, (gid_t)-1, host, &j.spill_max,
@@ -546,10 +553,10 @@ static void spill(struct daemon *d, unsigned i)
         }
         dm->spill_fd = j.spill_fd = fd;
     } else {
-        uint64_t on = disktier_held(d->disk, i);
-        if (disktier_used(d->disk) + host > disktier_budget(d->disk))
+        uint64_t on = disktier_held(d->disk, i), more = bytes && bytes < host ? bytes : host;
+        if (disktier_used(d->disk) + more > disktier_budget(d->disk))
             return;
-        disktier_set(d->disk, i, on + host); /* reserved until it says */
+        disktier_set(d->disk, i, on + more); /* reserved until it says */
     }
     dm->chore = dm->spilling = true;
     if (worker_start(d->worker, &j, err, sizeof err) < 0) {
@@ -558,32 +565,53 @@ static void spill(struct daemon *d, unsigned i)
     }
 }
 
-/* Host memory for what comes next (need: the largest share a suspend
- * could take that is not readied yet), and host_budget kept while RAM runs
- * short: the least recently used suspended model moves down to disk, one
- * at a time. The disk is the slow end, so the next suspend should not wait
- * for it: this runs ahead, after every step. */
+/* Room in host memory for what comes next (need: the largest share a
+ * suspend could take that is not readied yet), and host_budget kept while
+ * RAM runs short, made by moving suspended models' bytes down to disk a
+ * slice at a time. The largest part held in host memory goes first (the
+ * least recently used among equals): every suspended model then keeps an
+ * equal part there, so a resume reads only the rest at the disk's rate,
+ * beside the link's copies, and no resume waits for a whole model to come
+ * off the disk (the tail of a trace is its rarely used models). Not while
+ * a resume reads the disk: it would wait for the writes. The disk is the
+ * slow end, so this runs ahead, after every step, and the next suspend
+ * does not wait for it. */
+#define SPILL_SLICE (2ULL << 30)
+
 static void make_room(struct daemon *d, uint64_t need)
 {
     if (!d->disk)
         return;
-    int lru = -1;
+    int pick = -1;
+    unsigned n = 0;
+    uint64_t cand = 0;
     for (size_t i = 0; i < d->sched.nmodels; i++) {
         const struct dmodel *dm = &d->dm[i];
         const struct sched_model *m = &d->smodels[i];
-        if (dm->spilling)
+        if (dm->spilling || (m->state == SCHED_RESUMING && disktier_held(d->disk, (unsigned)i)))
             return;
+        uint64_t h = hostpool_given(d->pool, (unsigned)i);
         if (m->state != SCHED_SUSPENDED || m->want || dm->chore || dm->nmoving != 1 ||
-            strcmp(dm->how, "fast") || !hostpool_given(d->pool, (unsigned)i))
+            strcmp(dm->how, "fast") || !h)
             continue;
-        if (lru < 0 || m->last_used_ms < d->smodels[lru].last_used_ms)
-            lru = (int)i;
+        n++;
+        cand += h;
+        uint64_t ph = pick >= 0 ? hostpool_given(d->pool, (unsigned)pick) : 0;
+        if (pick < 0 || h > ph || (h == ph && m->last_used_ms < d->smodels[pick].last_used_ms))
+            pick = (int)i;
     }
     struct hostpool_stats st;
     hostpool_stats(d->pool, &st);
     uint64_t used = st.given + st.charged + st.filling + st.freeing;
-    if (lru >= 0 && used + need > st.limit)
-        spill(d, (unsigned)lru);
+    if (pick < 0 || used + need <= st.limit)
+        return;
+    /* what the suspended models may keep, each alike */
+    uint64_t others = used - cand, room = st.limit > others + need ? st.limit - others - need : 0;
+    uint64_t fair = room / n, h = hostpool_given(d->pool, (unsigned)pick);
+    uint64_t over = used + need - st.limit, slice = h > fair ? h - fair : over;
+    slice = slice < over ? slice : over;
+    slice = slice < SPILL_SLICE ? slice : SPILL_SLICE;
+    spill(d, (unsigned)pick, slice ? slice : 1);
 }
 
 /* The pool's limit: host_budget, or less while the machine runs short of

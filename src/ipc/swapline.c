@@ -35,8 +35,10 @@ int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
                      : snprintf(out, len, "suspend %u", q->timeout_ms);
         break;
     case SWAPLINE_SPILL:
-        n = q->spill ? snprintf(out, len, "spill %llu", (unsigned long long)q->spill)
-                     : snprintf(out, len, "spill");
+        n = q->spill_bytes ? snprintf(out, len, "spill %llu %llu", (unsigned long long)q->spill,
+                                      (unsigned long long)q->spill_bytes)
+            : q->spill     ? snprintf(out, len, "spill %llu", (unsigned long long)q->spill)
+                           : snprintf(out, len, "spill");
         break;
     case SWAPLINE_RESUME:
         n = q->keep    ? snprintf(out, len, "resume %llu 1", (unsigned long long)q->floor)
@@ -96,9 +98,10 @@ int swapline_parse_request(const char *line, struct swapline_req *q)
         q->timeout_ms = n >= 1 ? (unsigned)v[0] : 0;
         q->spill = n == 2 ? v[1] : 0;
     } else if (!strncmp(line, "spill", 5) && (!line[5] || line[5] == ' ') &&
-               (n = numbers(line + 5, v, 1)) >= 0) {
+               (n = numbers(line + 5, v, 2)) >= 0) {
         q->verb = SWAPLINE_SPILL;
-        q->spill = n == 1 ? v[0] : 0;
+        q->spill = n >= 1 ? v[0] : 0;
+        q->spill_bytes = n == 2 ? v[1] : 0;
     } else if (!strncmp(line, "resume", 6) && (!line[6] || line[6] == ' ') &&
                (n = numbers(line + 6, v, 2)) >= 0 && (n < 2 || v[1] <= 1)) {
         q->verb = SWAPLINE_RESUME;

@@ -4,7 +4,7 @@
  * another process squats that name, "vram-swap-PID.NONCE"). Both ends
  * build and read it here, so the two cannot drift apart.
  *   request:  info | suspend [TIMEOUT_MS [SPILL]] | resume [FLOOR [KEEP]] | prepare | drop
- *             | spill [SPILL]
+ *             | spill [SPILL [BYTES]]
  *             (FLOOR: another process is moving off the GPU now: wait for
  *             room rather than fail, and leave FLOOR bytes free; KEEP 1:
  *             keep the daemon's chunks pinned after the resume, ready for
@@ -20,8 +20,9 @@
  * the daemon's spill folder, made for this model alone, where up to SPILL
  * bytes that its chunks cannot hold go (a suspend), or where what its
  * chunks hold goes before they are given back (`spill`, to a suspended
- * process; without SPILL, to the file it holds already). The answer's
- * disk=BYTES says what the file holds. */
+ * process; SPILL 0, to the file it holds already; BYTES > 0: only its last
+ * chunks, at least that many bytes of them). The answer's disk=BYTES says
+ * what the file holds, held= what its chunks still hold. */
 #ifndef VRAM_IPC_SWAPLINE_H
 #define VRAM_IPC_SWAPLINE_H
 
@@ -62,6 +63,7 @@ struct swapline_req {
     uint64_t floor;      /* resume: overlapped, leaving this much free; 0: not */
     bool keep;           /* resume: keep the daemon's chunks, ready for the next suspend */
     uint64_t spill;      /* suspend, spill: the last descriptor is a spill file for this much */
+    uint64_t spill_bytes; /* spill: at least this much of its chunks goes down; 0: all */
 };
 
 /* The request line for q, without its newline; its length, or -1. */

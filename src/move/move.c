@@ -89,10 +89,12 @@ int move_drop(int pid, char *err, size_t len)
     return rc == 1 ? 0 : -1;
 }
 
-int move_spill(int pid, int fd, uint64_t max, struct swapline_info *in, char *err, size_t len)
+int move_spill(int pid, int fd, uint64_t max, uint64_t bytes, struct swapline_info *in, char *err,
+               size_t len)
 {
     char req[64];
-    struct swapline_req q = {.verb = SWAPLINE_SPILL, .spill = fd >= 0 ? max : 0};
+    struct swapline_req q = {
+        .verb = SWAPLINE_SPILL, .spill = fd >= 0 ? max : 0, .spill_bytes = bytes};
     swapline_format_request(&q, req, sizeof req);
     memset(in, 0, sizeof *in);
     /* a disk at 100 MB/s at worst, for what it may write */

@@ -46,6 +46,7 @@ struct worker_job {
      * much it may take */
     int spill_fd;
     uint64_t spill_max;
+    uint64_t spill_bytes; /* spill: at least this much of its host memory goes down; 0: all */
 };
 
 struct worker_report {

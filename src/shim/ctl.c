@@ -26,6 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "host/clock.h"
 #include "ipc/swapline.h"
 #include "shim/ctl.h"
 #include "shim/gate.h"
@@ -80,7 +81,7 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
             close(fds[i]);
         snprintf(err, sizeof err,
                  "unknown request '%.40s' (info, suspend [MS [SPILL]], resume [FLOOR], prepare, "
-                 "drop, spill [SPILL])",
+                 "drop, spill [SPILL [BYTES]])",
                  req);
         rc = -1;
     } else if (take_chunks(&q, fds, nfds, err, sizeof err) < 0) {
@@ -95,7 +96,7 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
     } else if (q.verb == SWAPLINE_DROP) {
         swap_drop();
     } else if (q.verb == SWAPLINE_SPILL) {
-        rc = swap_spill(&st.disk_ms, err, sizeof err);
+        rc = swap_spill(q.spill_bytes, &st.disk_ms, err, sizeof err);
         if (rc < 0 && !pool_file_bytes()) /* a file given for this, holding nothing */
             pool_file_close();
     }
@@ -250,18 +251,23 @@ static void ahead_tick(uint64_t *last, unsigned long *calls)
 static void *loop(void *arg)
 {
     (void)arg;
-    uint64_t last = 0;
+    uint64_t last = 0, next = 0;
     unsigned long calls = 0;
     for (;;) {
         struct pollfd p = {listen_fd, POLLIN, 0};
-        /* alone, the pool is made ahead; under the daemon it prepares */
+        /* alone, the pool is made ahead; under the daemon it prepares.
+         * Looks come on time whatever the requests (a client asking
+         * `info` ten times a second must not starve the readying) */
         enum pool_policy pp = pool_policy();
         bool ahead = (pp == POOL_EAGER || pp == POOL_READY) && !pool_daemon();
-        int r = poll(&p, 1, !ahead ? -1 : pp == POOL_READY ? READY_POLL_MS : 2000);
-        if (r == 0) {
+        uint64_t now = clock_mono_ms(), every = pp == POOL_READY ? READY_POLL_MS : 2000;
+        if (ahead && now >= next) {
             ahead_tick(&last, &calls);
-            continue;
+            next = now + every;
         }
+        int r = poll(&p, 1, !ahead ? -1 : (int)(next > now ? next - now : 0));
+        if (r == 0)
+            continue;
         if (r < 0 && errno == EINTR)
             continue;
         int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);

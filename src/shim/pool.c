@@ -395,25 +395,33 @@ void pool_file_close(void)
     file_from = file_max = 0;
 }
 
-int pool_demote(char *err, size_t len)
+int pool_demote(uint64_t bytes, char *err, size_t len)
 {
     if (file_fd < 0) {
         snprintf(err, len, "no spill file to move host memory to");
         return -1;
     }
+    /* whole chunks from the end, at least bytes of them (0: all) */
+    unsigned keep = nchunks;
+    uint64_t going = 0;
+    while (keep > 0 && (!bytes || going < bytes))
+        going += chunks[--keep].size;
+    uint64_t start = sum(chunks, keep), at = start;
     struct spill_host v[MAX_CHUNKS];
     unsigned n = 0;
-    uint64_t at = 0;
-    for (unsigned i = 0; i < nchunks && at < cursor; i++) {
+    for (unsigned i = keep; i < nchunks && at < cursor; i++) {
         uint64_t used = cursor - at < chunks[i].size ? cursor - at : chunks[i].size;
         v[n++] = (struct spill_host){chunks[i].p, at, used};
         at += chunks[i].size;
     }
     if (spill_reserve(file_fd, cursor, err, len) < 0 || spill_write_host(file_fd, v, n, err, len) < 0)
         return -1;
-    /* every place from 0 is now the file's: the chunks go back */
-    pool_drop_chunks();
-    file_max = cursor > file_from + file_max ? cursor : file_from + file_max;
-    file_from = 0;
+    /* the places from start on are now the file's: those chunks go back */
+    uint64_t end = file_from + file_max > cursor ? file_from + file_max : cursor;
+    for (unsigned i = keep; i < nchunks; i++)
+        release(&chunks[i]);
+    nchunks = keep;
+    file_from = start;
+    file_max = end - start;
     return 0;
 }

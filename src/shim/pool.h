@@ -95,10 +95,11 @@ bool pool_in_file(uint64_t pos, uint64_t *n);
 int pool_file(void);
 uint64_t pool_file_bytes(void);
 
-/* Writes what the daemon's chunks hold into the spill file, then gives the
- * chunks back: every byte of the suspended process is on disk. 0, or -1
+/* Writes what the daemon's last chunks hold into the spill file, whole
+ * chunks covering at least bytes (0: all of them), then gives those chunks
+ * back: the suspended process's bytes from there on are on disk. 0, or -1
  * with err and nothing changed. */
-int pool_demote(char *err, size_t len);
+int pool_demote(uint64_t bytes, char *err, size_t len);
 
 /* Closes the spill file (after a resume: its bytes are back on the GPU). */
 void pool_file_close(void);

@@ -826,7 +826,7 @@ void swap_drop(void)
     }
 }
 
-int swap_spill(uint64_t *ms, char *err, size_t len)
+int swap_spill(uint64_t bytes, uint64_t *ms, char *err, size_t len)
 {
     *ms = 0;
     if (!suspended) {
@@ -835,7 +835,7 @@ int swap_spill(uint64_t *ms, char *err, size_t len)
     }
     uint64_t t = clock_mono_ms();
     pthread_mutex_lock(&shim.vtab.mu);
-    int rc = pool_demote(err, len);
+    int rc = pool_demote(bytes, err, len);
     pthread_mutex_unlock(&shim.vtab.mu);
     *ms = clock_mono_ms() - t;
     return rc;

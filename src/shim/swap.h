@@ -73,9 +73,10 @@ void swap_after_resume(bool keep_chunks);
  * bytes. */
 void swap_drop(void);
 
-/* Suspended: what the daemon's chunks hold goes to the spill file, and
- * the chunks back (the daemon makes room in host memory for the next
- * suspend). *ms: how long it took. 0, or -1 with err and nothing changed. */
-int swap_spill(uint64_t *ms, char *err, size_t len);
+/* Suspended: what the daemon's last chunks hold (at least bytes; 0: all)
+ * goes to the spill file, and those chunks back (the daemon makes room in
+ * host memory for the next suspend). *ms: how long it took. 0, or -1 with
+ * err and nothing changed. */
+int swap_spill(uint64_t bytes, uint64_t *ms, char *err, size_t len);
 
 #endif
