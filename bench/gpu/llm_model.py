@@ -66,10 +66,12 @@ def checksum():
 with lock:
     list(tokens(2))  # kernels compiled and cached before the server is up
 torch.cuda.synchronize()
-if a.trim:
+SUM = checksum()
+if a.trim:  # after the checksum too: its sums leave blocks in the cache
     torch.cuda.empty_cache()
 print(f"llm_model: {a.layers} layers, {torch.cuda.memory_allocated() / 2**30:.2f} GiB, "
-      f"loaded in {time.time() - t0:.2f} s, checksum {checksum()}", flush=True)
+      f"{torch.cuda.memory_reserved() / 2**30:.2f} GiB reserved, "
+      f"loaded in {time.time() - t0:.2f} s, checksum {SUM}", flush=True)
 
 
 class Handler(BaseHTTPRequestHandler):
