@@ -180,7 +180,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
         /* the driver remaps by UUID */
         snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
         snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
-        mgroup_move(dm->pid, dm->start, j.from, (unsigned)gpu, j.to); /* its slice goes too */
+        mgroup_move(dm->pid, dm->start, dm->uid, j.from, (unsigned)gpu, j.to); /* its slice goes too */
     }
     if (!dm->nmoving) { /* adopted suspended: a previous daemon moved its server */
         dm->moving[0] = dm->pid;
@@ -191,7 +191,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
     memcpy(j.pids, dm->moving, sizeof j.pids);
     memcpy(j.bytes, dm->moving_bytes, sizeof j.bytes);
     if (resume) /* its slices promise again what it takes back */
-        mgroup_suspended(dm->pid, dm->start, false);
+        mgroup_suspended(dm->pid, dm->start, dm->uid, false);
     /* without the driver's checkpoints, fast swap may still serve */
     int rc = -1;
     if (!d->ckpt && !dm->cfg.fast)
@@ -200,7 +200,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
         rc = worker_start(d->worker, &j, err, sizeof err);
     if (rc < 0) {
         if (resume)
-            mgroup_suspended(dm->pid, dm->start, true);
+            mgroup_suspended(dm->pid, dm->start, dm->uid, true);
         else if (d->pool)
             hostpool_release(d->pool, i);
         post_result(d, i, resume, err);
@@ -315,7 +315,7 @@ void moves_done(void *arg, const struct worker_report *r)
                             .bound = !r->resume && r->fast,
                             .error = r->error};
     if (r->resume != r->ok) /* suspended, or still: its slices promise nothing meanwhile */
-        mgroup_suspended(dm->pid, dm->start, true);
+        mgroup_suspended(dm->pid, dm->start, dm->uid, true);
     if (!r->resume && r->ok) {
         /* never quietly slow: the first suspend by the driver says why */
         if (!r->fast && r->note[0] && strcmp(dm->how, "checkpoint") != 0)

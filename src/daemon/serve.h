@@ -41,4 +41,10 @@ int serve_check(const char *config_path, struct serve_summary *sum, bool *input,
 int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why, size_t wlen,
                        char *err, size_t errlen);
 
+/* Whether each model's user (conf/confuser.h) may open what it needs:
+ * -1 with err when one cannot read libvramcap (shim); a warning in the
+ * log for each other file it cannot open (its start will fail, and say
+ * so). */
+int serve_check_users(const struct config *c, const char *shim, char *err, size_t len);
+
 #endif
