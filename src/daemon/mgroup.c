@@ -44,6 +44,7 @@ int mgroup_create(struct mgroup *g, uint64_t cap, const unsigned *gpu, const cha
                   unsigned n, uid_t uid, gid_t gid, char *err, size_t len)
 {
     memset(g, 0, sizeof *g);
+    g->uid = uid;
     if (n == 0 || n > MGROUP_MAX) {
         snprintf(err, len, "%u GPUs: group files are made for 1 to %d", n, MGROUP_MAX);
         return -1;
@@ -74,7 +75,7 @@ int mgroup_create(struct mgroup *g, uint64_t cap, const unsigned *gpu, const cha
             mgroup_discard(g);
             return -1;
         }
-        if (group_open(&m, g->path[k]) < 0) {
+        if (group_open_owned(&m, g->path[k], uid) < 0) {
             snprintf(err, len, "cannot open the group file %s it made", g->path[k]);
             mgroup_discard(g);
             return -1;
@@ -90,7 +91,7 @@ void mgroup_own(const struct mgroup *g, pid_t pid, uint64_t start)
 {
     for (unsigned k = 0; k < g->n; k++) {
         struct group m;
-        if (group_open(&m, g->path[k]) < 0)
+        if (group_open_owned(&m, g->path[k], g->uid) < 0)
             continue;
         group_set_creator(&m, (int32_t)pid, start);
         group_close(&m);
@@ -136,7 +137,7 @@ static int move_if_its(const struct slice *s, void *arg)
     if (!its(m, s) || strcmp(s->v.gpu_uuid, m->from) != 0)
         return 0;
     snprintf(path, sizeof path, "%s/%s", group_dir(), s->name);
-    if (group_open(&g, path) == 0) {
+    if (group_open_owned(&g, path, m->me) == 0) {
         group_set_gpu(&g, m->to_index, m->to);
         group_close(&g);
     }
@@ -151,7 +152,7 @@ static int mark_if_its(const struct slice *s, void *arg)
     if (!its(m, s))
         return 0;
     snprintf(path, sizeof path, "%s/%s", group_dir(), s->name);
-    if (group_open(&g, path) == 0) {
+    if (group_open_owned(&g, path, m->me) == 0) {
         group_set_state(&g, m->suspended ? GROUP_SUSPENDED : GROUP_ADMITTED);
         group_close(&g);
     }
@@ -174,7 +175,7 @@ static int note_if_its(const struct slice *s, void *arg)
         char path[GROUP_PATH_MAX * 2];
         struct group g;
         snprintf(path, sizeof path, "%s/%s", group_dir(), s->name);
-        if (group_open(&g, path) == 0) {
+        if (group_open_owned(&g, path, u->uid) == 0) {
             group_note_use(&g, (int32_t)u->pid, u->start, u->used);
             group_close(&g);
         }

@@ -23,6 +23,7 @@
 
 struct mgroup {
     unsigned n;
+    uid_t uid; /* whose the files are: the model's user's */
     char path[MGROUP_MAX][GROUP_PATH_MAX];
     char list[MGROUP_MAX * GROUP_PATH_MAX]; /* VRAM_CAP_GROUP: the paths, comma-separated */
 };

@@ -77,6 +77,7 @@ static int env_put(struct env *e, const char *name, const char *value)
     size_t nl = strlen(name);
     for (size_t i = 0; i < e->n; i++)
         if (!strncmp(e->v[i], name, nl) && e->v[i][nl] == '=') {
+            free(e->v[i]);
             e->v[i] = e->v[--e->n]; /* ours replaces it */
             break;
         }
