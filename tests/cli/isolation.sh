@@ -120,6 +120,9 @@ check_conf() { # LINES...: [serve] with them, and one model
 }
 check_conf "user = vram-nosuchuser"
 expect_match "a user that does not exist: refused" "$RC $OUT" "^2 .*model m: user = vram-nosuchuser: no user 'vram-nosuchuser' on this system"
+check_conf "user = ../root"
+expect_match "a name no user can have: refused where it is written" "$RC $OUT" \
+    "^2 .*check.conf:6: user '../root': a name of letters, digits, '.', '_' and '-'"
 check_conf "user = root"
 expect_match "root: refused, with the fix" "$RC $OUT" "^2 .*model m: user = root \(in \[serve\]\) is root: vram serve runs no model as root; give it a user of its own"
 if [ -n "$SOCK_GID" ]; then
