@@ -13,11 +13,14 @@ if [ "$(id -u)" -eq 0 ]; then
         useradd --system --user-group --home-dir /var/lib/vram/models --shell /usr/sbin/nologin \
             vram-model
     _su_tree=$(cd "$(dirname "${BASH_SOURCE:-$0}")/.." && pwd)
-    for _su_p in "$_su_tree/bench/gpu" "$_su_tree/.devbuild" ${FILES:-} \
+    _su_as() { setpriv --reuid=vram-model --regid=vram-model --clear-groups -- "$@"; }
+    for _su_p in "$_su_tree/bench/gpu" "$_su_tree/.devbuild" ${FILES:-} "$(command -v python3)" \
         $(python3 -c 'import site; print(" ".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null); do
         _su_d=$(readlink -f "$_su_p" 2>/dev/null || echo /)
+        [ -e "$_su_d" ] || continue
+        _su_as test -x "$_su_d" 2>/dev/null && continue # reached already
         while [ -n "$_su_d" ] && [ "$_su_d" != / ]; do
-            [ -d "$_su_d" ] && chmod o+x "$_su_d"
+            [ -d "$_su_d" ] && chmod o+x "$_su_d" && echo "serve_user.sh: o+x $_su_d (for vram-model)" >&2
             _su_d=$(dirname "$_su_d")
         done
     done
@@ -25,11 +28,9 @@ if [ "$(id -u)" -eq 0 ]; then
     # the weights the models make on first use (gpu_trace.sh), their home (caches)
     [ -z "${FILES:-}" ] || chmod 1777 "$FILES"
     mkdir -p /var/lib/vram/models && chown vram-model:vram-model /var/lib/vram/models
-    if ! setpriv --reuid=vram-model --regid=vram-model --clear-groups -- \
-        python3 -c 'import torch' >/dev/null 2>&1; then
+    if ! _su_as python3 -c 'import torch' >/dev/null 2>&1; then
         echo "serve_user.sh: vram-model cannot import torch: the PyTorch models will not start" >&2
     fi
-    [ ! -e "$_su_tree/.devbuild/libvramcap.so" ] || setpriv --reuid=vram-model --regid=vram-model \
-        --clear-groups -- test -r "$_su_tree/.devbuild/libvramcap.so" ||
+    [ ! -e "$_su_tree/.devbuild/libvramcap.so" ] || _su_as test -r "$_su_tree/.devbuild/libvramcap.so" ||
         echo "serve_user.sh: vram-model cannot read .devbuild/libvramcap.so" >&2
 fi

@@ -15,14 +15,15 @@
 #   - the victim's bytes are intact after every swap;
 #   - vram serve --check says what stops a model's user: a user that does
 #     not exist, root, a member of the socket's group, a model file it may
-#     not read.
+#     not read, libvramcap it may not read (and a model whose user lost
+#     libvramcap after the check is not run: its own process checks).
 # Then the same attack under a user's daemon (as vramsec_a, users.sh),
 # where both models run as that user: still nothing found, nothing obeyed.
 # Before the fix, every model ran as root: the hostile model read the
 # victim's bytes through /proc/<daemon>/fd and /proc/<victim>/mem, and the
 # victim suspended itself into the hostile model's memfds.
 . "$(dirname "$0")/lib.sh"
-: "${TESTMODEL:?}"
+: "${TESTMODEL:?}" "${SHIM:?}"
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root: the daemon under test is root's"; exit 77; }
 PY=/usr/bin/python3 # Debian's, which every user can run (a root's pyenv may not be)
 [ -x "$PY" ] || { echo "1..0 # SKIP needs $PY (the hostile model)"; exit 77; }
@@ -140,6 +141,30 @@ chmod 600 "$T/secret.gguf"
 run "$VRAM" serve --check --config "$T/check.conf"
 expect_match "a model file its user may not read: said, with the fix" "$RC $OUT" \
     "^0 .*model m runs as vram-model, who cannot read its model file \($T/secret.gguf, Permission denied\): it will fail to start; let that user read it"
+
+# ---- a model whose user cannot read libvramcap is never run without it ----
+# (the loader would skip it without a word: no cap, no fast swap)
+mkdir -p "$T/priv"
+cp "$SHIM" "$T/priv/libvramcap.so"
+chmod 700 "$T/priv"
+{ check_head; printf '\n[model capped]\ncommand = %s/testmodel-iso --bytes 16M\nvram = 100M\ncap = yes\n' "$T"; } \
+    >"$T/check.conf"
+run env VRAM_SHIM="$T/priv/libvramcap.so" "$VRAM" serve --check --config "$T/check.conf"
+expect_match "--check: its user cannot read libvramcap: refused, with the fix" "$RC $OUT" \
+    "^1 .*model capped runs as vram-model, who cannot read libvramcap \($T/priv/libvramcap.so: Permission denied\): its cap and fast swap would be lost"
+chmod 755 "$T/priv"
+VRAM_SHIM="$T/priv/libvramcap.so" "$VRAM" serve --config "$T/check.conf" >"$T/serve-c.log" 2>&1 &
+C=$!
+JOBS="$JOBS $C"
+wait_for 20 "$VRAM" ps --socket "$T/check.sock" >/dev/null 2>&1 || not_ok "the second daemon starts" "$(cat "$T/serve-c.log")"
+chmod 700 "$T/priv" # taken away after the daemon's check: the model's own process checks again
+run "$VRAM" load capped --socket "$T/check.sock" --timeout 20s
+expect_match "a start whose user cannot read libvramcap fails, and says so" "$RC $OUT" \
+    "^1 .*exited with status 122 \(not run: not as its user\)"
+expect_match "its log says why" "$(cat "$T/check-logs/capped.log" 2>&1)" \
+    "vram serve: user vram-model cannot read libvramcap \($T/priv/libvramcap.so\): the model would run without its cap and fast swap, so it is not started"
+kill -TERM $C 2>/dev/null
+wait $C 2>/dev/null
 
 # ---- under a user's daemon: the models are that user's, and still apart ----
 . "$(dirname "$0")/users.sh"
