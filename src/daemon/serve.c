@@ -288,6 +288,30 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
     return 0;
 }
 
+/* Who the models run as, each user once with how many: "vram-model (2
+ * models), alice (1 model)". */
+static void say_users(const struct config *c, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < c->nmodels; i++) {
+        const struct runas *r = &c->models[i].run;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = runas_same(&c->models[k].run, r);
+        if (seen)
+            continue;
+        unsigned n = 0;
+        for (size_t k = i; k < c->nmodels; k++)
+            n += runas_same(&c->models[k].run, r);
+        int w = snprintf(out + at, len - at, "%s%s (%u model%s)", at ? ", " : "",
+                         r->on ? r->name : "its own user", n, n == 1 ? "" : "s");
+        if (w < 0 || (size_t)w >= len - at)
+            break;
+        at += (size_t)w;
+    }
+}
+
 int serve_check(const char *config_path, struct serve_summary *sum, bool *input, char *err,
                 size_t len)
 {
@@ -309,6 +333,7 @@ int serve_check(const char *config_path, struct serve_summary *sum, bool *input,
     snprintf(sum->shim, sizeof sum->shim, "%s", d->shim);
     snprintf(sum->notes, sizeof sum->notes, "%s", d->cfg.notes);
     snprintf(sum->from_env, sizeof sum->from_env, "%s", d->cfg.from_env);
+    say_users(&d->cfg, sum->users, sizeof sum->users);
     /* the process exits next: the kernel takes back the rest */
     store_close(d->store);
     if (d->probe) {

@@ -21,6 +21,7 @@ struct serve_summary {
     char shim_why[600]; /* where it was looked for */
     char notes[512];    /* what the file says that still works but should change */
     char from_env[200]; /* which of Ollama's variables were used */
+    char users[300];    /* who the models run as: "vram-model (3 models)", each user once */
 };
 
 /* Everything serve_run does before it runs a model, as the user who runs

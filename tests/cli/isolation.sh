@@ -121,6 +121,9 @@ check_conf() { # LINES...: [serve] with them, and one model
 }
 check_conf "user = vram-nosuchuser"
 expect_match "a user that does not exist: refused" "$RC $OUT" "^2 .*model m: user = vram-nosuchuser: no user 'vram-nosuchuser' on this system"
+check_conf
+expect_match "--check says who the models run as: vram-model, by default" "$OUT" \
+    "^models run as vram-model \(1 model\)$"
 check_conf "user = ../root"
 expect_match "a name no user can have: refused where it is written" "$RC $OUT" \
     "^2 .*check.conf:6: user '../root': a name of letters, digits, '.', '_' and '-'"
