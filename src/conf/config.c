@@ -231,7 +231,8 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
              "tokens, origins, hosts, "
              "max_body, wait, client_timeout, budget, margin, host_budget, min_resident, overlap, "
-             "preempt_gap, port_base, discover, discover_exclude, discover_ctx, llama_server, keep_alive, max_loaded, max_queue, preload, user, group)",
+             "preempt_gap, port_base, discover, discover_exclude, discover_ctx, llama_server, "
+             "keep_alive, max_loaded, max_queue, preload, user, group)",
              name);
     return 1;
 }

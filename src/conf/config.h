@@ -114,7 +114,7 @@ struct config {
     unsigned max_loaded_gpu;      /* ... on each GPU; 0: no limit */
     unsigned max_queue;           /* proxied requests waiting at once; more get 503 */
     char from_env[200];           /* which of Ollama's variables were used, for the log */
-    char user[RUNAS_NAME];  /* user = and group = in [serve]: every model's unless it says */
+    char user[RUNAS_NAME];        /* user = and group = in [serve]: every model's unless it says */
     char group[RUNAS_NAME];
     char preload[CONFIG_MAX_MODELS][MODELNAME_MAX]; /* started with the daemon */
     unsigned npreload;

@@ -21,7 +21,7 @@ static gid_t socket_gid(void)
     char buf[16384];
     struct group gr, *g = NULL;
     return getgrnam_r(CONFUSER_SOCKET_GROUP, &gr, buf, sizeof buf, &g) == 0 && g ? g->gr_gid
-                                                                                  : (gid_t)-1;
+                                                                                 : (gid_t)-1;
 }
 
 /* As root: the model's user, looked up and checked. */
@@ -37,8 +37,9 @@ static int as_root(const struct config *c, struct config_model *m, gid_t sock, c
             snprintf(err, len,
                      "%s: model %s: a daemon run as root runs models as the user " CONFUSER_DEFAULT
                      ", which this system lacks (the package makes it): useradd --system "
-                     "--user-group --home-dir /var/lib/vram/models --shell /usr/sbin/nologin "
-                     CONFUSER_DEFAULT ", or name a user of your own in [serve] (user = NAME)",
+                     "--user-group --home-dir /var/lib/vram/models --shell "
+                     "/usr/sbin/nologin " CONFUSER_DEFAULT
+                     ", or name a user of your own in [serve] (user = NAME)",
                      c->path, m->name);
         else
             snprintf(err, len, "%s: model %s: user = %s%s%s: %s", c->path, m->name, user,
@@ -63,12 +64,13 @@ static int as_root(const struct config *c, struct config_model *m, gid_t sock, c
             return -1;
         }
         if (sock != (gid_t)-1 && g == sock) {
-            snprintf(err, len,
-                     "%s: model %s: user %s is in the group " CONFUSER_SOCKET_GROUP
-                     ", whose members control vram serve (load, unload, suspend): a model of "
-                     "it could act on every other: take it out (gpasswd -d %s " CONFUSER_SOCKET_GROUP
-                     "), or give the model another user",
-                     c->path, m->name, r->name, r->name);
+            snprintf(
+                err, len,
+                "%s: model %s: user %s is in the group " CONFUSER_SOCKET_GROUP
+                ", whose members control vram serve (load, unload, suspend): a model of "
+                "it could act on every other: take it out (gpasswd -d %s " CONFUSER_SOCKET_GROUP
+                "), or give the model another user",
+                c->path, m->name, r->name, r->name);
             return -1;
         }
     }
@@ -110,8 +112,8 @@ int confuser_resolve(struct config *c, char *err, size_t len)
                      c->path, m->name, user, me);
             return -1;
         }
-        if (*group && (runas_lookup(me, group, &self, why, sizeof why) < 0 ||
-                       self.gid != getegid())) {
+        if (*group &&
+            (runas_lookup(me, group, &self, why, sizeof why) < 0 || self.gid != getegid())) {
             snprintf(err, len,
                      "%s: model %s: group = %s: only vram serve run as root runs models in "
                      "another group than its own: leave group = out",
@@ -137,8 +139,8 @@ static bool program_of(const char *command, char *out, size_t len)
     return true;
 }
 
-int confuser_check_files(const struct config_model *m, const char *shim, char *warn,
-                         size_t wlen, char *err, size_t len)
+int confuser_check_files(const struct config_model *m, const char *shim, char *warn, size_t wlen,
+                         char *err, size_t len)
 {
     warn[0] = '\0';
     if (!m->run.on)
@@ -181,9 +183,12 @@ int confuser_check_files(const struct config_model *m, const char *shim, char *w
     snprintf(warn, wlen,
              "model %s runs as %s, who cannot %s %s (%s, %s): it will fail to start; %s, or "
              "give the model a user that may (user =)",
-             m->name, m->run.name, want[bad] & W_OK ? "open" : want[bad] == X_OK ? "run" : "read",
+             m->name, m->run.name,
+             want[bad] & W_OK    ? "open"
+             : want[bad] == X_OK ? "run"
+                                 : "read",
              what[bad], path[bad], strerror(eno),
-             path[bad] == prog ? "let that user reach it (chmod o+rx on it and its folders)"
+             path[bad] == prog  ? "let that user reach it (chmod o+rx on it and its folders)"
              : want[bad] & W_OK ? "add the user to the device's group (usermod -aG video USER)"
                                 : "let that user read it (chmod o+r, and o+x on its folders)");
     return 0;

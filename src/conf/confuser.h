@@ -24,7 +24,7 @@ int confuser_resolve(struct config *c, char *err, size_t len);
  * swap would be lost), and with a warning in warn (0): its file =, its
  * program when the command names it by path, the GPUs' control device.
  * 0 with warn "" when all is well. */
-int confuser_check_files(const struct config_model *m, const char *shim, char *warn,
-                         size_t wlen, char *err, size_t len);
+int confuser_check_files(const struct config_model *m, const char *shim, char *warn, size_t wlen,
+                         char *err, size_t len);
 
 #endif

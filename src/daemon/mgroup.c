@@ -169,8 +169,8 @@ static int note_if_its(const struct slice *s, void *arg)
     const struct notes *t = arg;
     for (size_t k = 0; k < t->n; k++) {
         const struct mgroup_use *u = &t->u[k];
-        if (s->v.owner != u->uid || s->v.creator != (int32_t)u->pid || s->v.creator_start != u->start ||
-            strcmp(s->v.gpu_uuid, u->uuid) != 0)
+        if (s->v.owner != u->uid || s->v.creator != (int32_t)u->pid ||
+            s->v.creator_start != u->start || strcmp(s->v.gpu_uuid, u->uuid) != 0)
             continue;
         char path[GROUP_PATH_MAX * 2];
         struct group g;

@@ -180,7 +180,8 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
         /* the driver remaps by UUID */
         snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
         snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
-        mgroup_move(dm->pid, dm->start, dm->uid, j.from, (unsigned)gpu, j.to); /* its slice goes too */
+        /* its slice goes too */
+        mgroup_move(dm->pid, dm->start, dm->uid, j.from, (unsigned)gpu, j.to);
     }
     if (!dm->nmoving) { /* adopted suspended: a previous daemon moved its server */
         dm->moving[0] = dm->pid;

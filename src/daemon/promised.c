@@ -80,8 +80,8 @@ void promised_note(const struct daemon *d)
             for (size_t k = 0; k < sg->nprocs; k++)
                 if (daemon_model_of_pid(d, sg->procs[k].pid) == (int)i)
                     used += sg->procs[k].used;
-            u[n++] = (struct mgroup_use){d->dm[i].pid, d->dm[i].start, d->dm[i].uid,
-                                         d->gpu_uuid[g], used};
+            u[n++] = (struct mgroup_use){d->dm[i].pid, d->dm[i].start, d->dm[i].uid, d->gpu_uuid[g],
+                                         used};
         }
     }
     mgroup_note(u, n);

@@ -36,10 +36,10 @@ struct super_spawn {
  * family (host/family.h), as its user (s->run: with that user's HOME, USER
  * and LOGNAME), stdout and stderr appended to LOGDIR/NAME.log, no other
  * descriptor inherited. Under libvramcap it is told which process is its
- * daemon (VRAM_DAEMON=PID:START, shim/trust.h), the one it obeys. It execs only once super_go(*gate) is
- * called: the caller records pid and start first, so that a daemon that
- * dies in between leaves nothing running (the process sees the gate close
- * and exits with SUPER_NOT_RELEASED). */
+ * daemon (VRAM_DAEMON=PID:START, shim/trust.h), the one it obeys. It execs
+ * only once super_go(*gate) is called: the caller records pid and start
+ * first, so that a daemon that dies in between leaves nothing running (the
+ * process sees the gate close and exits with SUPER_NOT_RELEASED). */
 int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, int *gate,
                 char *err, size_t len);
 

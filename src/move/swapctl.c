@@ -5,8 +5,10 @@
  * process listens on "vram-swap-PID.NONCE": that one is found in the
  * kernel's list of Unix sockets (/proc/PID/net/unix) among the ones the
  * process itself holds (/proc/PID/fd, readable by its user and root, the
- * only ones it answers anyway). Connecting never waits: a squatter that
- * never accepts would otherwise hold the client at connect(). */
+ * only ones it answers anyway; by root alone for a model of vram serve,
+ * which is undumpable: a user's daemon tries the names it finds, each
+ * taken only from a peer that is pid). Connecting never waits: a squatter
+ * that never accepts would otherwise hold the client at connect(). */
 #include "move/swapctl.h"
 
 #include <dirent.h>

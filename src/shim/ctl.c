@@ -7,11 +7,11 @@
  * (under the daemon, `prepare` and `suspend` bring chunks of host memory,
  * ipc/swapline.h)
  * Only the daemon that started the process, or root, is answered (or,
- * outside vram serve, its own user: trust.h); anyone else is told why
- * and nothing it sent is read. The client checks in turn that the socket
- * belongs to the pid it meant. A name another
- * process took first is left to it: this one listens on a name of its own
- * (ipc/swapline.h), which the client finds among this process's sockets. The thread also
+ * outside vram serve, its own user: trust.h); anyone else is told why and
+ * nothing it sent is read. The client checks in turn that the socket
+ * belongs to the pid it meant. A name another process took first is left
+ * to it: this one listens on a name of its own (ipc/swapline.h), which the
+ * client finds among this process's sockets. The thread also
  * grows the host pool ahead of the first swap under VRAM_SWAP_POOL=eager,
  * once allocations have settled for two seconds. */
 #include <errno.h>

@@ -92,8 +92,8 @@ int trust_chunk(int fd, char *err, size_t len)
     }
     int seals = fcntl(fd, F_GET_SEALS);
     int need = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
-    if ((size_t)n != sizeof want - 1 || memcmp(target, want, sizeof want - 1) != 0 ||
-        seals < 0 || (seals & need) != need) {
+    if ((size_t)n != sizeof want - 1 || memcmp(target, want, sizeof want - 1) != 0 || seals < 0 ||
+        (seals & need) != need) {
         snprintf(err, len,
                  "a memfd that is not the daemon's chunk of host memory (its name, its size "
                  "sealed) was passed");
