@@ -19,6 +19,13 @@ if [ "$(id -u)" -eq 0 ]; then
             vram-model >/dev/null 2>&1 || sleep 0.1
     done
     chmod 1777 "$T"
+    # the build tree must be one others may enter (not under /root): its
+    # models run its programs and libvramcap
+    if [ -n "${SHIM:-}" ] && command -v setpriv >/dev/null &&
+        ! setpriv --reuid=vram-model --regid=vram-model --clear-groups -- test -r "$SHIM"; then
+        echo "lib.sh: vram-model, the user root's vram serve runs models as, cannot read $SHIM:" \
+            "put the checkout where every user may enter (chmod o+x on its folders)" >&2
+    fi
 fi
 # each test script is its own machine: its own slices and admission lock
 export VRAM_RUN_DIR="$T"
