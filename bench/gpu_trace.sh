@@ -43,6 +43,7 @@ B=${VRAM_BIN_DIR:-$PWD/.devbuild}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 FILES=${FILES:-/dev/shm/vram-trace}
 mkdir -p "$FILES"
+. "$(dirname "$0")/serve_user.sh" # as root, the models run as vram-model
 DEFAULT_CMD="python3 $SRC/bench/gpu/trace_model.py --gib {gib} --file {file} --seed {seed}"
 MODEL_CMD=${MODEL_CMD:-$DEFAULT_CMD}
 T=$(mktemp -d)

@@ -227,6 +227,14 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         COPY(c->discover_exclude, "fewer patterns");
     } else if (!strcmp(name, "llama_server")) {
         COPY(c->llama_server, PATH_FIX);
+    } else if (!strcmp(name, "user") || !strcmp(name, "group")) {
+        const char *why = confvalue_account(v);
+        if (why)
+            FAIL("%s '%.60s': %s", name, v, why);
+        if (name[0] == 'u')
+            COPY(c->user, "a shorter user name");
+        else
+            COPY(c->group, "a shorter group name");
     } else if (!strcmp(name, "discover_ctx")) {
         uint64_t n;
         if (units_parse_tokens(v, &n) < 0 || n < 256 || n > 10000000)
@@ -236,8 +244,8 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
              "tokens, origins, hosts, "
              "max_body, wait, client_timeout, budget, margin, host_budget, spill, spill_budget, "
-             "min_resident, overlap, "
-             "preempt_gap, port_base, discover, discover_exclude, discover_ctx, llama_server, keep_alive, max_loaded, max_queue, preload)",
+             "min_resident, overlap, preempt_gap, port_base, discover, discover_exclude, "
+             "discover_ctx, llama_server, keep_alive, max_loaded, max_queue, preload, user, group)",
              name);
     return 1;
 }
@@ -384,10 +392,18 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         const char *why = confvalue_env(v, m);
         if (why)
             FAIL("env: %s (env = KEY=VALUE KEY2=\"with blanks\")", why);
+    } else if (!strcmp(name, "user") || !strcmp(name, "group")) {
+        const char *why = confvalue_account(v);
+        if (why)
+            FAIL("%s '%.60s': %s", name, v, why);
+        if (name[0] == 'u')
+            COPY(m->user, "a shorter user name");
+        else
+            COPY(m->group, "a shorter group name");
     } else
         FAIL("unknown setting '%s' (command, file, vram, gpu, gpus, keep_alive, evict, priority, "
              "pinned, cap, swap, swap_pool, health, start_timeout, concurrency, preempt, slice, "
-             "api, aliases, env, api_key, stop, stop_timeout, upstream_name)",
+             "api, aliases, env, api_key, stop, stop_timeout, upstream_name, user, group)",
              name);
     return 1;
 }

@@ -46,6 +46,7 @@ struct dmodel {
     bool reconfigure; /* changed by a reload while busy: restarted once idle */
     pid_t pid;
     uint64_t start; /* its start time in ticks */
+    uid_t uid;      /* the user it runs as (its slices are that user's) */
     bool child;     /* ours to reap; adopted ones are polled */
     unsigned port;
     uint64_t began_ms; /* when the current start, suspend or resume began */

@@ -97,6 +97,13 @@ static bool keeps(const struct daemon *d, unsigned i)
     return contended && others_out;
 }
 
+/* Who a spill file is given to: the model's user (it runs as another
+ * under a root daemon), else nobody new. */
+static uid_t file_owner(const struct dmodel *dm)
+{
+    return dm->uid != geteuid() ? dm->uid : (uid_t)-1;
+}
+
 /* Chunks for the suspend of model i: each process its part. With the
  * disk tier, one process gets what host_budget has room for and a spill
  * file for the rest. False when neither can take it (err says why). */
@@ -118,7 +125,7 @@ static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char
         if (d->disk) { /* always: the share is an estimate, a model may have grown */
             uint64_t max = 0;
             char e2[200];
-            int fd = disktier_make(d->disk, i, dm->cfg.name, (uid_t)-1, (gid_t)-1,
+            int fd = disktier_make(d->disk, i, dm->cfg.name, file_owner(dm), (gid_t)-1,
                                    want + want / 16, &max, e2, sizeof e2);
             if (fd >= 0) {
                 dm->spill_fd = j->spill_fd = fd;
@@ -211,7 +218,8 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
         /* the driver remaps by UUID */
         snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
         snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
-        mgroup_move(dm->pid, dm->start, j.from, (unsigned)gpu, j.to); /* its slice goes too */
+        /* its slice goes too */
+        mgroup_move(dm->pid, dm->start, dm->uid, j.from, (unsigned)gpu, j.to);
     }
     if (!dm->nmoving) { /* adopted suspended: a previous daemon moved its server */
         dm->moving[0] = dm->pid;
@@ -222,7 +230,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
     memcpy(j.pids, dm->moving, sizeof j.pids);
     memcpy(j.bytes, dm->moving_bytes, sizeof j.bytes);
     if (resume) /* its slices promise again what it takes back */
-        mgroup_suspended(dm->pid, dm->start, false);
+        mgroup_suspended(dm->pid, dm->start, dm->uid, false);
     /* without the driver's checkpoints, fast swap may still serve */
     int rc = -1;
     if (!d->ckpt && !dm->cfg.fast)
@@ -231,7 +239,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
         rc = worker_start(d->worker, &j, err, sizeof err);
     if (rc < 0) {
         if (resume)
-            mgroup_suspended(dm->pid, dm->start, true);
+            mgroup_suspended(dm->pid, dm->start, dm->uid, true);
         else if (d->pool)
             hostpool_release(d->pool, i);
         post_result(d, i, resume, err);
@@ -404,7 +412,7 @@ void moves_done(void *arg, const struct worker_report *r)
                             .error = r->error};
     close_spill_fd(dm);
     if (r->resume != r->ok) /* suspended, or still: its slices promise nothing meanwhile */
-        mgroup_suspended(dm->pid, dm->start, true);
+        mgroup_suspended(dm->pid, dm->start, dm->uid, true);
     /* its spill file: what it holds now; none once it is back on the GPU */
     if (!r->resume)
         disktier_set(d->disk, r->model, r->ok && r->fast ? r->disk : 0);
@@ -542,7 +550,7 @@ static void spill(struct daemon *d, unsigned i, uint64_t bytes)
     dm->spill_had = disktier_held(d->disk, i);
     char err[200];
     if (!disktier_has(d->disk, i)) {
-        int fd = disktier_make(d->disk, i, dm->cfg.name, (uid_t)-1, (gid_t)-1, host, &j.spill_max,
+        int fd = disktier_make(d->disk, i, dm->cfg.name, file_owner(dm), (gid_t)-1, host, &j.spill_max,
                                err, sizeof err);
         if (fd < 0 || j.spill_max < host) {
             if (fd >= 0) {

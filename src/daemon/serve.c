@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "host/clock.h"
+#include "host/proc.h"
 #include "app/log.h"
 #include "app/paths.h"
 #include "app/selfpath.h"
@@ -20,6 +22,7 @@
 #include "daemon/api.h"
 #include "daemon/daemon.h"
 #include "conf/confstores.h"
+#include "conf/confuser.h"
 #include "daemon/discover.h"
 #include "daemon/disktier.h"
 #include "daemon/hostpool.h"
@@ -78,6 +81,12 @@ static void set_gpus(struct daemon *d)
     }
 }
 
+/* The user model i runs as, by its configuration. */
+static uid_t user_of(const struct daemon *d, int i)
+{
+    return i >= 0 && d->dm[i].cfg.run.on ? d->dm[i].cfg.run.uid : geteuid();
+}
+
 static void adopt(struct daemon *d)
 {
     struct store_proc v[CONFIG_MAX_MODELS * 2];
@@ -85,11 +94,15 @@ static void adopt(struct daemon *d)
     for (size_t k = 0; k < n; k++) {
         int i = daemon_model_index(d, v[k].model);
         bool alive = super_alive(v[k].pid, v[k].start);
+        /* the user it runs as now (a previous configuration's, maybe) */
+        uint32_t uid = (uint32_t)user_of(d, i);
+        if (alive)
+            hostproc_uid((uint32_t)v[k].pid, &uid);
         if (i < 0 || !alive || !strcmp(v[k].state, "starting") || v[k].gpu < 0 ||
             (size_t)v[k].gpu >= d->sched.ngpus) {
             if (alive)
-                super_signal(v[k].pid, SIGKILL); /* half started, or gone */
-            mgroup_remove(v[k].pid, v[k].start);
+                super_signal(v[k].pid, (uid_t)uid, SIGKILL); /* half started, or gone */
+            mgroup_remove(v[k].pid, v[k].start, (uid_t)uid);
             store_del_proc(d->store, v[k].model);
             continue;
         }
@@ -97,6 +110,7 @@ static void adopt(struct daemon *d)
         struct dmodel *dm = &d->dm[i];
         dm->pid = v[k].pid;
         dm->start = v[k].start;
+        dm->uid = (uid_t)uid;
         dm->port = v[k].port;
         dm->child = false;
         snprintf(dm->how, sizeof dm->how, "%s", v[k].how);
@@ -189,6 +203,18 @@ int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why
     return 0;
 }
 
+int serve_check_users(const struct config *c, const char *shim, char *err, size_t len)
+{
+    for (size_t i = 0; i < c->nmodels; i++) {
+        char warn[600];
+        if (confuser_check_files(&c->models[i], shim, warn, sizeof warn, err, len) < 0)
+            return -1;
+        if (warn[0])
+            log_msg(LOG_LV_WARN, "%s", warn);
+    }
+    return 0;
+}
+
 /* The folders of the socket, the state and the logs, made where they are
  * missing (the service's units make the system daemon's; a user's are
  * private), each one this user may write in: 0, or -1 with err naming the
@@ -245,11 +271,12 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
 {
     *input = true;
     if (config_load(config_path, &d->cfg, err, len) < 0 ||
-        config_check_socket(&d->cfg, err, len) < 0 || confstores_add(&d->cfg, err, len) < 0)
+        config_check_socket(&d->cfg, err, len) < 0 || confstores_add(&d->cfg, err, len) < 0 ||
+        confuser_resolve(&d->cfg, err, len) < 0)
         return -1;
     *input = false;
     if (serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, wlen, err, len) < 0 ||
-        make_folders(&d->cfg, err, len) < 0)
+        serve_check_users(&d->cfg, d->shim, err, len) < 0 || make_folders(&d->cfg, err, len) < 0)
         return -1;
     log_msg(LOG_LV_DEBUG, "configuration %s: socket %s, state %s, logs %s", config_path,
             d->cfg.socket, d->cfg.state, d->cfg.logs);
@@ -291,6 +318,30 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
     return 0;
 }
 
+/* Who the models run as, each user once with how many: "vram-model (2
+ * models), alice (1 model)". */
+static void say_users(const struct config *c, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < c->nmodels; i++) {
+        const struct runas *r = &c->models[i].run;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = runas_same(&c->models[k].run, r);
+        if (seen)
+            continue;
+        unsigned n = 0;
+        for (size_t k = i; k < c->nmodels; k++)
+            n += runas_same(&c->models[k].run, r);
+        int w = snprintf(out + at, len - at, "%s%s (%u model%s)", at ? ", " : "",
+                         r->on ? r->name : "its own user", n, n == 1 ? "" : "s");
+        if (w < 0 || (size_t)w >= len - at)
+            break;
+        at += (size_t)w;
+    }
+}
+
 int serve_check(const char *config_path, struct serve_summary *sum, bool *input, char *err,
                 size_t len)
 {
@@ -312,6 +363,7 @@ int serve_check(const char *config_path, struct serve_summary *sum, bool *input,
     snprintf(sum->shim, sizeof sum->shim, "%s", d->shim);
     snprintf(sum->notes, sizeof sum->notes, "%s", d->cfg.notes);
     snprintf(sum->from_env, sizeof sum->from_env, "%s", d->cfg.from_env);
+    say_users(&d->cfg, sum->users, sizeof sum->users);
     /* the process exits next: the kernel takes back the rest */
     store_close(d->store);
     if (d->probe) {
@@ -341,6 +393,12 @@ static void log_addresses(const struct daemon *d)
 int serve_run(const char *config_path, char *err, size_t len)
 {
     notify_init();
+    /* Nothing of the daemon's is another process's to read: not its
+     * memory, not its descriptors (the chunks of host memory that hold
+     * suspended models' bytes), not through /proc/PID/fd or mem, even for
+     * a model of the same user (a user's daemon). No core dump either: it
+     * would hold them too. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     /* one daemon per process, never torn down: the process exits after */
     static struct daemon *d;
     d = calloc(1, sizeof *d);
@@ -379,7 +437,10 @@ int serve_run(const char *config_path, char *err, size_t len)
     for (size_t i = 0; i < d->cfg.nmodels; i++)
         table_add(d, &d->cfg.models[i]);
     adopt(d);
-    mgroup_sweep(); /* the slices of models that died while no daemon ran */
+    uid_t users[CONFIG_MAX_MODELS];
+    for (size_t i = 0; i < d->cfg.nmodels; i++)
+        users[i] = user_of(d, (int)i);
+    mgroup_sweep(users, d->cfg.nmodels); /* the slices of models that died while no daemon ran */
     open_pool(d);
     daemon_refresh(d); /* what others use, before the first decision */
     if (api_listen(d, &d->api, err, len) < 0 || toproxy_listen(d, err, len) < 0)

@@ -206,8 +206,46 @@ unsigned family_signal(pid_t pid, uid_t uid, int sig)
     return n;
 }
 
+/* pid's cgroup v2 path in the hierarchy ("/system.slice/vram.service"). */
+static int cgroup_path(pid_t pid, char *out, size_t len)
+{
+    char path[64], line[1200];
+    snprintf(path, sizeof path, "/proc/%d/cgroup", (int)pid);
+    FILE *f = fopen(path, "re");
+    int rc = -1;
+    while (f && rc < 0 && fgets(line, sizeof line, f))
+        if (!strncmp(line, "0::", 3)) {
+            line[strcspn(line, "\n")] = '\0';
+            int n = snprintf(out, len, "%s", line + 3);
+            rc = n > 0 && (size_t)n < len ? 0 : -1;
+        }
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* The main pid of the model whose cgroup pid is in (MINE/vram-MAIN, MINE
+ * the daemon's own cgroup: a cgroup of that name elsewhere, which anyone
+ * with a delegated tree may make, is no model's), or 0. Unlike the
+ * environment, readable for a model that made itself undumpable. */
+static pid_t main_by_cgroup(pid_t pid)
+{
+    char mine[1024], its[1100];
+    if (cgroup_path(getpid(), mine, sizeof mine) < 0 || cgroup_path(pid, its, sizeof its) < 0)
+        return 0;
+    size_t ml = strcmp(mine, "/") ? strlen(mine) : 0;
+    if (strncmp(its, mine, ml) || strncmp(its + ml, "/vram-", 6))
+        return 0;
+    char *end;
+    long p = strtol(its + ml + 6, &end, 10);
+    return *end == '\0' && p > 1 ? (pid_t)p : 0;
+}
+
 pid_t family_main_of(pid_t pid)
 {
+    pid_t main = main_by_cgroup(pid);
+    if (main)
+        return main;
     char path[64], buf[16384];
     snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);

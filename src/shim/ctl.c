@@ -6,12 +6,13 @@
  *   -> "ok state=... bytes=... [times]" or "error MESSAGE"
  * (under the daemon, `prepare` and `suspend` bring chunks of host memory,
  * and `suspend` and `spill` may bring a spill file: ipc/swapline.h)
- * Only the same user or root is answered (SO_PEERCRED); the client checks
- * in turn that the socket belongs to the pid it meant. A name another
- * process took first is left to it: this one listens on a name of its own
- * (ipc/swapline.h), which the client finds among this process's sockets. The thread also
- * grows the host pool ahead of the first swap under VRAM_SWAP_POOL=eager,
- * once allocations have settled for two seconds. */
+ * Only the daemon that started the process, or root, is answered (or,
+ * outside vram serve, its own user: trust.h); anyone else is told why and
+ * nothing it sent is read. The client checks in turn that the socket
+ * belongs to the pid it meant. A name another process took first is left
+ * to it: this one listens on a name of its own (ipc/swapline.h), which the
+ * client finds among this process's sockets. The thread also readies the
+ * host pool ahead of the first swap (VRAM_SWAP_POOL=ready, or eager). */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -33,6 +34,7 @@
 #include "shim/pool.h"
 #include "shim/shim.h"
 #include "shim/swap.h"
+#include "shim/trust.h"
 
 static atomic_bool started;
 static int listen_fd = -1;
@@ -139,12 +141,16 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
     return parsed && rc == 0 && q.verb == SWAPLINE_RESUME;
 }
 
-static bool trusted(int fd)
+/* A peer trust.c refuses: told why, its request (and any descriptor
+ * with it) never read. */
+static void refuse(int fd, const char *why)
 {
-    struct ucred c;
-    socklen_t n = sizeof c;
-    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &n) == 0 &&
-           (c.uid == getuid() || c.uid == 0);
+    char out[400];
+    int n = snprintf(out, sizeof out, "error refused: %s\n", why);
+    if (n > 0 && send(fd, out, (size_t)n < sizeof out ? (size_t)n : sizeof out - 1,
+                      MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+        /* it left: nothing to tell */
+    }
 }
 
 /* recv, keeping the descriptors passed along (up to SWAPLINE_MAX_CHUNKS
@@ -273,8 +279,11 @@ static void *loop(void *arg)
         int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             continue;
-        if (trusted(fd))
+        char why[300];
+        if (trust_peer(fd, why, sizeof why))
             serve_one(fd);
+        else
+            refuse(fd, why);
         close(fd);
     }
     return NULL;

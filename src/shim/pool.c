@@ -26,6 +26,7 @@
 #include "ipc/swapline.h"
 #include "shim/shim.h"
 #include "shim/spill.h"
+#include "shim/trust.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -114,15 +115,12 @@ uint64_t pool_bytes(void)
 
 int pool_add_chunk(int fd, char *err, size_t len)
 {
-    char path[40], target[80];
     struct stat st;
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(path, target, sizeof target - 1);
     int rc = -1;
-    target[n > 0 ? n : 0] = '\0';
-    /* a memfd, so that the bytes are RAM only this model and the daemon hold */
-    if (n < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        strncmp(target, "/memfd:", 7) != 0) {
+    /* the daemon's memfd, so that the bytes are RAM only this model and the
+     * daemon hold (shim/trust.h) */
+    if (trust_chunk(fd, err, len) < 0) {
+    } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
         snprintf(err, len, "a chunk of host memory that is not a memfd was passed");
     } else if (nchunks == MAX_CHUNKS) {
         snprintf(err, len, "more than %d chunks of host memory", MAX_CHUNKS);

@@ -1,12 +1,14 @@
 """swap_chunks: fast swap into chunks of host memory, as the daemon hands
 them to a model under libvramcap (VRAM_SWAP_DAEMON=1): memfds passed with
-`prepare` (pinned ahead) and `suspend` (pinned as the copies reach them).
+`prepare` (pinned ahead) and `suspend` (pinned as the copies reach them),
+made as the daemon makes them (their name, their size sealed: no other
+memfd is taken).
 The model's bytes must land in the chunks in the order given and nowhere
 else, a chunk the suspend did not need must be let go at once, every chunk
 must be let go after the resume (the model keeps no view of memory the
 daemon will hand to another), and the bytes must come back intact. Run by
 swap_chunks.sh with the simulated driver."""
-import json, mmap, os, socket, subprocess, sys, tempfile, time, urllib.request
+import fcntl, json, mmap, os, socket, subprocess, sys, tempfile, time, urllib.request
 
 shim, testmodel, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 MiB = 1 << 20
@@ -23,11 +25,15 @@ def check(name, good, *info):
             print("#   " + str(i))
 
 
-def chunk(size):
-    fd = os.memfd_create("vram-test-chunk", 0)
+def chunk(size, name="vram-host-chunk", seal=True):
+    """A chunk as the daemon makes one (daemon/hostpool.c): its name, its
+    size sealed; libvramcap maps no other memfd."""
+    fd = os.memfd_create(name, os.MFD_ALLOW_SEALING)
     os.ftruncate(fd, size)
     m = mmap.mmap(fd, size)
     m[:] = bytes([SENT]) * size
+    if seal:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
     return fd, m
 
 
@@ -65,7 +71,7 @@ def fields(answer):
 
 def mapped_chunks():
     with open(f"/proc/{m.pid}/maps") as f:
-        return sum(1 for line in f if "memfd:vram-test-chunk" in line)
+        return sum(1 for line in f if "memfd:vram-host-chunk" in line)
 
 
 def wait_for(cond, what):
@@ -198,6 +204,13 @@ try:
         out = ask("suspend 5000", [t.fileno()])
     check("a descriptor that is not a memfd is refused", out.startswith("error") and
           "memfd" in out, out)
+    c = json.loads(get("/checksum"))
+    check("... and the model runs on intact", c.get("intact") is True, c)
+    for what, bad in (("not sealed", chunk(moved + MiB, seal=False)),
+                      ("of another name", chunk(moved + MiB, name="vram-test-chunk"))):
+        out = ask("suspend 5000", [bad[0]])
+        check(f"a memfd {what} is not the daemon's chunk: refused", out.startswith("error") and
+              "not the daemon's chunk" in out and mapped_chunks() == 0, out)
     c = json.loads(get("/checksum"))
     check("... and the model runs on intact", c.get("intact") is True, c)
     out = ask("drop")
