@@ -91,14 +91,15 @@ static int cmd_status(const void *opts, int argc, char **argv)
     double watch = o->watch;
     long count = o->count;
     const char *procroot = o->procroot;
-    unsigned what = PROBE_ALL | (o->energy ? PROBE_ENERGY : 0);
     bool json = o->json, verbose = o->processes;
+    /* the CUDA version is the JSON's only: text loads no libcuda */
+    unsigned what = PROBE_ALL | (o->energy ? PROBE_ENERGY : 0) | (json ? PROBE_CUDA : 0);
     if (count && !watch)
         return cmd_bad_usage(&cmd_status_entry, "--count needs --watch");
 
     char err[512];
     struct probe *p;
-    int rc = probe_open(&p, procroot, err, sizeof err);
+    int rc = probe_open_ahead(&p, procroot, what, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_status_entry, err, rc);
     struct snap s;

@@ -5,10 +5,13 @@
  * processes that hold the device open without being listed.
  *
  * Starting NVML costs 15-18 ms on an H200 (init, then attaching the GPU),
- * mostly waiting on the kernel; a thread does the rest of the slow start in
- * the meantime: loading libcuda for the CUDA version (NVML would load it
- * after its start, in line), the first /proc scan and the first user-name
- * lookup, so that `vram status` waits for the longest of them only. */
+ * mostly waiting on the kernel; probe_open_ahead has threads do the rest
+ * of the slow start in the meantime, what the caller will ask for: loading
+ * libcuda for the CUDA version (NVML would load it after its start, in
+ * line), the first /proc scan and the first user-name lookup, so that
+ * `vram status` waits for the longest of them only. Nothing is loaded or
+ * scanned that no sample asks for: `vram status` in text shows no CUDA
+ * version, and loads no libcuda. */
 #include "probe/probe.h"
 
 #include <pthread.h>
@@ -25,6 +28,8 @@
 #include "host/proc.h"
 #include "ipc/slices.h"
 #include "probe/activity.h"
+#include "probe/cpuuse.h"
+#include "probe/pcie.h"
 
 struct probe {
     struct nvml *nvml;
@@ -39,10 +44,12 @@ struct probe {
     int pre_n;
     /* the CUDA version, read on a thread of its own while NVML starts */
     pthread_t cuda_thread;
-    bool cuda_running;
+    bool cuda_running, cuda_read;
     int cuda_version;
     /* per GPU: who the driver saw working, newest sample first asked for */
     struct activity *act;
+    struct cpuuse cpu;  /* each process's CPU time at the last process list */
+    struct pcie *pcie;  /* the PCIe throughput's reader, from the first PROBE_PCIE */
 };
 
 static void *cuda_main(void *arg)
@@ -81,13 +88,21 @@ static void prefetch_join(struct probe *p)
 
 int probe_open(struct probe **out, const char *procroot, char *err, size_t errlen)
 {
+    return probe_open_ahead(out, procroot, 0, err, errlen);
+}
+
+int probe_open_ahead(struct probe **out, const char *procroot, unsigned ahead, char *err,
+                     size_t errlen)
+{
     *out = NULL;
     struct probe *p = calloc(1, sizeof *p);
     if (!p)
         return VRAM_EFAIL;
     hostproc_init(&p->host, procroot);
-    p->cuda_running = pthread_create(&p->cuda_thread, NULL, cuda_main, p) == 0;
-    p->prefetching = pthread_create(&p->prefetch, NULL, prefetch_main, p) == 0;
+    if (ahead & PROBE_CUDA)
+        p->cuda_running = pthread_create(&p->cuda_thread, NULL, cuda_main, p) == 0;
+    if (ahead & PROBE_HOLDERS)
+        p->prefetching = pthread_create(&p->prefetch, NULL, prefetch_main, p) == 0;
     int rc = nvml_open(&p->nvml, err, errlen);
     if (rc < 0) {
         cuda_join(p);
@@ -106,9 +121,11 @@ void probe_close(struct probe *p)
         return;
     cuda_join(p);
     prefetch_join(p);
+    pcie_free(p->pcie);
     for (unsigned i = 0; p->act && i < nvml_count(p->nvml); i++)
         activity_free(&p->act[i]);
     free(p->act);
+    cpuuse_free(&p->cpu);
     nvml_close(p->nvml);
     free(p->holders);
     free(p->pre_holders);
@@ -187,6 +204,56 @@ static int apply_group(const struct slice *sl, void *arg)
     return 0;
 }
 
+/* The CUDA driver's version, read once: libcuda's own answer (loaded on a
+ * thread by probe_open_ahead, else here), else NVML's. */
+static int cuda_version(struct probe *p)
+{
+    if (p->cuda_read)
+        return p->cuda_version;
+    if (p->cuda_running)
+        cuda_join(p);
+    else
+        p->cuda_version = cudaver_read();
+    if (!p->cuda_version)
+        p->cuda_version = nvml_cuda_version(p->nvml);
+    p->cuda_read = true;
+    return p->cuda_version;
+}
+
+/* A process list of GPU i, joined with what the host knows of each. */
+static void read_procs(struct probe *p, unsigned i, struct snap_gpu *g)
+{
+    struct snap_proc *procs = NULL;
+    size_t n = 0;
+    free(g->procs);
+    g->procs = NULL;
+    g->nprocs = 0;
+    g->have &= ~(unsigned)SNAP_HAVE_PROCS;
+    if (nvml_procs(p->nvml, i, g->mem.total, &procs, &n) == VRAM_OK) {
+        g->procs = procs;
+        g->nprocs = n;
+        g->have |= SNAP_HAVE_PROCS;
+        join_procs(g, &(struct join_lookup){host_lookup, driver_lookup, p});
+    }
+}
+
+/* The /proc scan: the one probe_open_ahead started, else a new one. */
+static void read_holders(struct probe *p)
+{
+    free(p->holders);
+    p->holders = NULL;
+    if (p->prefetching || p->pre_holders) {
+        prefetch_join(p);
+        p->holders = p->pre_holders;
+        p->nholders = p->pre_n;
+        p->pre_holders = NULL;
+    } else {
+        p->nholders = hostproc_nvidia_holders(&p->host, &p->holders);
+    }
+    if (p->nholders < 0)
+        p->nholders = 0; /* no /proc to scan: the NVML view stands alone */
+}
+
 int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms)
 {
     unsigned count = nvml_count(p->nvml);
@@ -199,16 +266,19 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         if (!p->act && !(p->act = calloc(count ? count : 1, sizeof *p->act)))
             return VRAM_EFAIL;
         nvml_system(p->nvml, s);
-        if (p->cuda_running)
-            cuda_join(p);
-        else if (!p->cuda_version)
-            p->cuda_version = cudaver_read(); /* no thread could be made */
-        s->cuda_version = p->cuda_version ? p->cuda_version : nvml_cuda_version(p->nvml);
         for (unsigned i = 0; i < count; i++)
             nvml_static(p->nvml, i, &s->gpus[i]);
         what |= PROBE_PROCS | PROBE_SLOW;
     }
+    if (what & PROBE_CUDA)
+        cuda_version(p);
+    s->cuda_version = p->cuda_version; /* 0 until some sample asks */
     s->taken_ms = now_ms;
+    if (what & PROBE_PCIE) {
+        if (!p->pcie)
+            p->pcie = pcie_new(p->nvml);
+        pcie_ask(p->pcie);
+    }
     for (unsigned i = 0; i < count; i++) {
         struct snap_gpu *g = &s->gpus[i];
         nvml_fast(p->nvml, i, g);
@@ -216,42 +286,36 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
             activity_watch(&p->act[i], p->nvml, i);
         if (what & PROBE_SLOW)
             nvml_slow(p->nvml, i, g);
+        if (what & PROBE_METERS)
+            nvml_meters(p->nvml, i, g);
         if (what & PROBE_ENERGY)
             nvml_energy(p->nvml, i, g);
-        if (!(what & PROBE_PROCS))
-            continue;
-        struct snap_proc *procs = NULL;
-        size_t n = 0;
-        free(g->procs);
-        g->procs = NULL;
-        g->nprocs = 0;
-        g->have &= ~(unsigned)SNAP_HAVE_PROCS;
-        if (nvml_procs(p->nvml, i, g->mem.total, &procs, &n) == VRAM_OK) {
-            g->procs = procs;
-            g->nprocs = n;
-            g->have |= SNAP_HAVE_PROCS;
-            join_procs(g, &(struct join_lookup){host_lookup, driver_lookup, p});
-        }
-        activity_apply(&p->act[i], g, (g->have & SNAP_HAVE_PROCS) != 0);
+        if (what & PROBE_PROCS)
+            read_procs(p, i, g);
+        if (what & (PROBE_PROCS | PROBE_ACTIVITY))
+            activity_apply(&p->act[i], g, (what & PROBE_PROCS) && (g->have & SNAP_HAVE_PROCS),
+                           now_ms * 1000);
     }
-    if (what & PROBE_HOLDERS) {
-        free(p->holders);
-        p->holders = NULL;
-        if (p->prefetching || p->pre_holders) {
-            prefetch_join(p);
-            p->holders = p->pre_holders;
-            p->nholders = p->pre_n;
-            p->pre_holders = NULL;
-        } else {
-            p->nholders = hostproc_nvidia_holders(&p->host, &p->holders);
-        }
-        if (p->nholders < 0)
-            p->nholders = 0; /* no /proc to scan: the NVML view stands alone */
-    }
+    pcie_apply(p->pcie, s);
+    if (what & PROBE_HOLDERS)
+        read_holders(p);
     int rc = VRAM_OK;
     if (what & (PROBE_PROCS | PROBE_HOLDERS))
         rc = add_holders(p, s);
-    if (what & PROBE_PROCS)
+    if (what & PROBE_PROCS) {
         slices_each(false, apply_group, s);
+        cpuuse_apply(&p->cpu, s, now_ms);
+    }
     return rc;
+}
+
+int probe_host(struct probe *p, struct snap_proc *out)
+{
+    return hostproc_fill(&p->host, out);
+}
+
+int probe_detail(struct probe *p, uint32_t pid, struct probe_detail *d)
+{
+    return hostproc_detail(&p->host, pid, d->cmdline, sizeof d->cmdline, d->cgroup,
+                           sizeof d->cgroup);
 }

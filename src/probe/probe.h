@@ -5,6 +5,7 @@
 #define VRAM_PROBE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/snapshot.h"
 
@@ -19,18 +20,46 @@ enum probe_what {
     /* per-process utilization samples, remembered across samples: sets
      * busy_us of each process (and SNAP_HAVE_ACTIVITY) */
     PROBE_ACTIVITY = 1u << 4,
+    PROBE_METERS = 1u << 5, /* clocks, video encoder and decoder: a live view's */
+    /* PCIe throughput: 40 ms a GPU in the driver, so a thread of the probe
+     * reads it (probe/pcie.h): each such sample asks it for fresh figures
+     * and takes the latest it has */
+    PROBE_PCIE = 1u << 6,
+    /* the CUDA driver's version, once: it loads libcuda (milliseconds) */
+    PROBE_CUDA = 1u << 7,
     PROBE_ALL = PROBE_PROCS | PROBE_HOLDERS | PROBE_SLOW,
 };
 
 /* procroot: "/proc", or a fixture tree for tests. */
 int probe_open(struct probe **out, const char *procroot, char *err, size_t errlen);
+
+/* probe_open, and while NVML starts (15-18 ms on an H200) the slow part of
+ * the first sample that asks for ahead's PROBE_HOLDERS (the /proc scan)
+ * and PROBE_CUDA (loading libcuda) done on threads, so that a command that
+ * samples once waits for the longest of them only. */
+int probe_open_ahead(struct probe **out, const char *procroot, unsigned ahead, char *err,
+                     size_t errlen);
 void probe_close(struct probe *p);
 
 /* The process is about to exit: skip the driver's slow shutdown. */
 void probe_exiting(struct probe *p);
 
 /* Refreshes s (zeroed before the first call, then reused). Process arrays
- * are replaced only when PROBE_PROCS is asked for. now_ms: wall clock. */
+ * are replaced only when PROBE_PROCS is asked for; a process's CPU % is
+ * over the time since the last PROBE_PROCS sample. now_ms: wall clock. */
 int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms);
+
+/* What the OS says of one process, on a GPU or not (a parent in top's
+ * tree): the host fields of out (pid set by the caller). -1 when it is not
+ * there. */
+int probe_host(struct probe *p, struct snap_proc *out);
+
+/* What top's details of a process show beyond the snapshot's fields. */
+struct probe_detail {
+    char cmdline[4096]; /* the whole command line, made safe to print */
+    char cgroup[512];   /* its cgroup ("" where the OS has none) */
+};
+
+int probe_detail(struct probe *p, uint32_t pid, struct probe_detail *d);
 
 #endif
