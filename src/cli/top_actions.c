@@ -176,6 +176,23 @@ int top_actions_fds(struct pollfd *fds, int max)
     return n;
 }
 
+static const char *last_line(struct job *j, char *out, size_t len);
+
+/* What a command said first, not indented (its outcome: the lines under
+ * it are notes), else its last line; made safe to show. */
+static const char *summary(struct job *j, char *out, size_t len)
+{
+    for (size_t at = 0; at < j->len;) {
+        size_t end = at;
+        while (end < j->len && j->out[end] != '\n' && j->out[end] != '\r')
+            end++;
+        if (end > at && j->out[at] != ' ' && j->out[at] != '\t')
+            return textsafe_copy(j->out + at, end - at, out, len);
+        at = end + 1;
+    }
+    return last_line(j, out, len);
+}
+
 /* The last line a child printed, made safe to show. */
 static const char *last_line(struct job *j, char *out, size_t len)
 {
@@ -259,7 +276,7 @@ bool top_actions_poll(struct top *t)
         } else {
             char line[240];
             bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-            last_line(j, line, sizeof line);
+            summary(j, line, sizeof line);
             snprintf(t->msg, sizeof t->msg, "vram %s: %s", j->what,
                      line[0] ? line : ok ? "done" : "failed");
         }

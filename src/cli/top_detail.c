@@ -82,9 +82,8 @@ void top_detail_draw(const struct top *t, int y, int lines, int cols)
                                 q->enc_util, q->dec_util);
         }
     y = field(y, end, cols, "GPU", len ? line : "none (a parent of GPU processes)");
-    snprintf(line, sizeof line, "CPU %s%%   RSS %s",
-             top_col_cell(TOP_COL_CPU, r, 0, b1, sizeof b1),
-             top_col_cell(TOP_COL_RSS, r, 0, b2, sizeof b2));
+    snprintf(line, sizeof line, "CPU %s%s   RSS %s", top_col_cell(TOP_COL_CPU, r, 0, b1, sizeof b1),
+             p->cpu_known ? "%" : "", top_col_cell(TOP_COL_RSS, r, 0, b2, sizeof b2));
     y = field(y, end, cols, "host", line);
     if (in && in->cgroup[0])
         snprintf(line, sizeof line, "%s%s%s", in->cgroup, p->container[0] ? "   container " : "",
