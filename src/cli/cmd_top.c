@@ -79,8 +79,10 @@ static int sample(struct top *t, struct probe *p, unsigned what, bool host)
     int rc = probe_sample(p, &t->snap, what, clock_wall_ms());
     if (rc != VRAM_OK)
         return rc;
-    if (host && (what & PROBE_PROCS)) /* this machine's processes, not a --proc-root's */
+    if (host && (what & PROBE_PROCS)) { /* this machine's processes, not a --proc-root's */
         served_mark(&t->snap);
+        top_actions_away(t);
+    }
     top_view_took(t, what);
     return VRAM_OK;
 }

@@ -171,3 +171,19 @@ size_t served_mark(struct snap *snap)
     free(s);
     return marked;
 }
+
+size_t served_mains(struct served_main *out, size_t max)
+{
+    struct served *s = calloc(1, sizeof *s);
+    if (!s)
+        return 0;
+    find_mains(s);
+    size_t n = 0;
+    for (size_t k = 0; k < s->n && n < max; k++) {
+        out[n].pid = s->v[k].pid;
+        snprintf(out[n].model, sizeof out[n].model, "%s", s->v[k].name);
+        n++;
+    }
+    free(s);
+    return n;
+}

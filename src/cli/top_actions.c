@@ -21,6 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/served.h"
+#include "cli/suspendrec.h"
+#include "cli/top_rows.h"
 #include "core/textsafe.h"
 #include "core/units.h"
 #include "host/proc.h"
@@ -165,6 +168,60 @@ const struct top_ops *top_actions_ops(struct probe *p, bool may_act)
     ops = (struct top_ops){may_act ? act : NULL, detail, host, p,
                            "its processes are read from --proc-root, not this machine's"};
     return &ops;
+}
+
+/* Whether the driver lists pid, or (model not NULL) a process of model:
+ * a model whose workers hold the GPU is on it, whatever its main does. */
+static bool listed(const struct snap *s, uint32_t pid, const char *model)
+{
+    for (size_t g = 0; g < s->ngpus; g++)
+        for (size_t i = 0; i < s->gpus[g].nprocs; i++)
+            if (s->gpus[g].procs[i].pid == pid ||
+                (model && !strcmp(s->gpus[g].procs[i].model, model)))
+                return true;
+    return false;
+}
+
+#define AWAY_MAX 64
+
+void top_actions_away(struct top *t)
+{
+    int pids[AWAY_MAX];
+    struct suspendrec recs[AWAY_MAX];
+    struct served_main mains[AWAY_MAX];
+    size_t nrec = suspendrec_list(pids, recs, AWAY_MAX);
+    size_t nmain = served_mains(mains, AWAY_MAX);
+    struct top_row *v = calloc(nrec + nmain + 1, sizeof *v);
+    if (!v)
+        return;
+    size_t n = 0;
+    for (size_t k = 0; k < nrec + nmain; k++) {
+        bool rec = k < nrec;
+        uint32_t pid = rec ? (uint32_t)pids[k] : mains[k - nrec].pid;
+        /* a record of a process gone, or back on its GPU, is no row */
+        if (listed(&t->snap, pid, rec ? NULL : mains[k - nrec].model) ||
+            (rec && hostproc_start_ticks(pid) != recs[k].start))
+            continue;
+        bool dup = false;
+        for (size_t i = 0; i < n; i++)
+            dup |= v[i].proc.pid == pid;
+        struct top_row *r = &v[n];
+        r->proc.pid = pid;
+        if (dup || probe_host(probe, &r->proc) < 0)
+            continue;
+        r->gpu = TOP_NO_GPU;
+        for (size_t g = 0; rec && g < t->snap.ngpus; g++)
+            if (!strcmp(t->snap.gpus[g].uuid, recs[k].uuid))
+                r->gpu = (unsigned)g;
+        r->away = rec ? TOP_SUSPENDED : TOP_MODEL_AWAY;
+        r->away_bytes = rec ? recs[k].bytes : 0;
+        if (!rec)
+            snprintf(r->proc.model, sizeof r->proc.model, "%s", mains[k - nrec].model);
+        n++;
+    }
+    free(t->away);
+    t->away = v;
+    t->naway = n;
 }
 
 int top_actions_fds(struct pollfd *fds, int max)

@@ -129,7 +129,7 @@ const char *top_col_cell(enum top_col c, const struct top_row *r, uint64_t now_s
                          size_t len)
 {
     const struct snap_proc *p = &r->proc;
-    bool gpu = !r->context; /* a parent in the tree holds no GPU */
+    bool gpu = !r->context && !r->away; /* a parent in the tree holds no GPU */
     buf[0] = '\0';
     switch (c) {
     case TOP_COL_PID:
@@ -138,14 +138,18 @@ const char *top_col_cell(enum top_col c, const struct top_row *r, uint64_t now_s
     case TOP_COL_USER:
         return p->host_known ? p->user : "?";
     case TOP_COL_GPU:
-        if (gpu)
+        if (!r->context && r->gpu != TOP_NO_GPU)
             snprintf(buf, len, "%u", r->gpu);
+        else if (r->away)
+            return "-";
         return buf;
     case TOP_COL_ROLE:
         return gpu ? role_name(p->role) : "";
     case TOP_COL_TYPE:
         return gpu ? short_type(p->types, buf, len) : "";
     case TOP_COL_VRAM:
+        if (r->away)
+            return "-";
         return !gpu ? "" : p->used_known ? units_fmt_size(p->used, buf, len) : "n/a";
     case TOP_COL_SM:
         return gpu ? pct(p->util_known, p->sm_util, buf, len) : "";
@@ -167,6 +171,8 @@ const char *top_col_cell(enum top_col c, const struct top_row *r, uint64_t now_s
             return "-";
         return top_fmt_elapsed(now_s - p->start_time, buf, len);
     case TOP_COL_STATE:
+        if (r->away)
+            return r->away == TOP_SUSPENDED ? "suspended" : "no GPU";
         return p->host_known ? render_pstate(p->state) : "-";
     default:
         return "";
@@ -177,10 +183,10 @@ const char *top_col_cell(enum top_col c, const struct top_row *r, uint64_t now_s
 static double figure(enum top_col c, const struct top_row *r)
 {
     const struct snap_proc *p = &r->proc;
-    bool u = p->util_known && !r->context;
+    bool u = p->util_known && !r->context && !r->away;
     switch (c) {
     case TOP_COL_VRAM:
-        return p->used_known && !r->context ? (double)p->used : -1;
+        return p->used_known && !r->context && !r->away ? (double)p->used : -1;
     case TOP_COL_SM:
         return u ? p->sm_util : -1;
     case TOP_COL_MBW:
@@ -221,7 +227,7 @@ int top_col_cmp(enum top_col c, const struct top_row *a, const struct top_row *b
     int d = 0;
     if (c == TOP_COL_PID) {
         d = 0;
-    } else if (c == TOP_COL_GPU) {
+    } else if (c == TOP_COL_GPU) { /* TOP_NO_GPU: last */
         d = a->gpu == b->gpu ? 0 : a->gpu < b->gpu ? -1 : 1;
     } else if (cols[c].kind == K_NAME) {
         char x[32], y[32];
@@ -237,4 +243,14 @@ int top_col_cmp(enum top_col c, const struct top_row *a, const struct top_row *b
     if (!d)
         d = a->gpu == b->gpu ? 0 : a->gpu < b->gpu ? -1 : 1;
     return d;
+}
+
+const char *top_row_tag(const struct top_row *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (r->away == TOP_SUSPENDED)
+        snprintf(buf, len, "[suspended] ");
+    else if (r->away == TOP_MODEL_AWAY)
+        snprintf(buf, len, "[model %s, on no GPU] ", r->proc.model);
+    return buf;
 }

@@ -30,11 +30,20 @@ enum top_col {
     TOP_COL_COUNT
 };
 
+/* A row for a process that holds no GPU now but is top's to bring back
+ * (r resumes it): suspended by vram suspend, or a model of vram serve. */
+enum top_away { TOP_HERE, TOP_SUSPENDED, TOP_MODEL_AWAY };
+
+#define TOP_NO_GPU 0xffffffffu /* a row of no GPU's: "-" */
+
 /* One line of the list: a process on one GPU (a process on two GPUs has
- * two), or in the tree a parent on no GPU that two of them share. */
+ * two), in the tree a parent on no GPU that two of them share, or a
+ * process away from its GPU. */
 struct top_row {
-    unsigned gpu;
+    unsigned gpu; /* the GPU it left, for TOP_SUSPENDED; TOP_NO_GPU: none known */
     struct snap_proc proc;
+    enum top_away away;
+    uint64_t away_bytes; /* TOP_SUSPENDED: what it held when it was suspended */
     bool context;  /* tree: on no GPU; its GPU fields are empty */
     unsigned depth; /* tree: 0 for a root */
     /* tree: bit k set when the ancestor at depth k+1 (or this row, for
@@ -66,6 +75,9 @@ const char *top_col_cell(enum top_col c, const struct top_row *r, uint64_t now_s
 /* How a and b compare by column c: the larger figure first for sizes and
  * shares, the alphabet for names; then by pid. */
 int top_col_cmp(enum top_col c, const struct top_row *a, const struct top_row *b);
+
+/* What a row's COMMAND starts with: "[suspended] ", "[model m, on no GPU] ". */
+const char *top_row_tag(const struct top_row *r, char *buf, size_t len);
 
 /* "1:02:03", "12:34", "3d04h": a running time in 8 columns at most. */
 const char *top_fmt_elapsed(uint64_t seconds, char *buf, size_t len);

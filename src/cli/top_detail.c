@@ -81,7 +81,14 @@ void top_detail_draw(const struct top *t, int y, int lines, int cols)
                                 ", SM %u%% MBW %u%% ENC %u%% DEC %u%%", q->sm_util, q->mem_util,
                                 q->enc_util, q->dec_util);
         }
-    y = field(y, end, cols, "GPU", len ? line : "none (a parent of GPU processes)");
+    if (r->away == TOP_SUSPENDED && r->gpu != TOP_NO_GPU)
+        snprintf(line, sizeof line, "none: suspended from GPU %u, %s moved to host memory (r resumes it)",
+                 r->gpu, units_fmt_size(r->away_bytes, b1, sizeof b1));
+    else if (r->away)
+        snprintf(line, sizeof line, "none now (r resumes it)");
+    else if (!len)
+        snprintf(line, sizeof line, "none (a parent of GPU processes)");
+    y = field(y, end, cols, "GPU", line);
     snprintf(line, sizeof line, "CPU %s%s   RSS %s", top_col_cell(TOP_COL_CPU, r, 0, b1, sizeof b1),
              p->cpu_known ? "%" : "", top_col_cell(TOP_COL_RSS, r, 0, b2, sizeof b2));
     y = field(y, end, cols, "host", line);

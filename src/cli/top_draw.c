@@ -77,9 +77,11 @@ static void draw_header(const struct top *t, int cols)
             shown += !t->rows[i].context;
         snprintf(flt, sizeof flt, "  filter '%s' %zu/%zu", t->filter_text, shown, t->total);
     }
-    snprintf(head, sizeof head, "vram top  driver %s  every %.1fs  sort %s%s%s%s",
-             t->snap.driver_version, t->interval, top_col_key(t->sort),
-             t->reverse ? " (reversed)" : "", t->tree ? "  tree" : "", flt);
+    /* what the view is first, what the machine is after: a narrow screen
+     * cuts the driver first */
+    snprintf(head, sizeof head, "vram top  sort %s%s%s%s  every %.1fs  driver %s",
+             top_col_key(t->sort), t->reverse ? " (reversed)" : "", t->tree ? "  tree" : "", flt,
+             t->interval, t->snap.driver_version);
     /* the history's caption over its column comes first, then the clock */
     top_gpu_caption(t, cols, cap, sizeof cap);
     int w = top_gpu_hist_width(cols), room = cols - (cap[0] ? w + 1 : 0);
@@ -132,8 +134,13 @@ static void draw_row(const struct top *t, int y, int cols, const enum top_col *c
             mvaddstr(y, x, tree);
     }
     const char *cmd = r->proc.cmdline[0] ? r->proc.cmdline : r->proc.name;
+    char tag[SNAP_NAME_MAX + 32];
+    top_row_tag(r, tag, sizeof tag);
     if (left - tw > 0)
-        mvprintw(y, x + tw, "%-*.*s", left - tw, left - tw, cmd);
+        mvprintw(y, x + tw, "%-*.*s", left - tw, left - tw, "");
+    if (left - tw > 0)
+        mvprintw(y, x + tw, "%.*s%.*s", left - tw, tag,
+                 left - tw - (int)strlen(tag) > 0 ? left - tw - (int)strlen(tag) : 0, cmd);
     if (sel)
         attroff(t->color ? COLOR_PAIR(C_SEL) : A_REVERSE);
     else if (r->context)
@@ -193,10 +200,14 @@ static void draw_list(struct top *t, int y, int rows, int cols)
 
 static void draw_footer(const struct top *t, int rows, int cols)
 {
-    if (t->typing) {
+    if (t->typing) { /* the line typed, and why it was refused if it was */
+        const char *why = !strncmp(t->msg, "filter: ", 8) ? t->msg + 8 : t->msg;
         mvprintw(rows - 1, 0, "filter: %.*s", cols > 9 ? cols - 9 : 0, t->typed);
         if (getcurx(stdscr) < cols)
             addch('_');
+        int x = getcurx(stdscr) + 3;
+        if (why[0] && x < cols)
+            mvprintw(rows - 1, x, "%.*s", cols - x, why);
     } else if (t->msg[0]) {
         mvprintw(rows - 1, 0, "%.*s", cols, t->msg);
     } else {

@@ -45,6 +45,10 @@ struct top {
     struct snap snap;
     double interval;
     struct top_hist hist;
+    /* rows of processes away from their GPU (top_row.away), the OS's to
+     * find (top_actions.c), listed with the snapshot's */
+    struct top_row *away;
+    size_t naway;
     /* the list as shown: filtered, sorted, in tree order when tree */
     struct top_row *rows;
     size_t nrows, total; /* total: the processes before the filter */

@@ -36,6 +36,8 @@ static void typing(struct top *t, int ch)
     } else if (ch == TOP_KEY_ESC) {
         t->typing = false;
         snprintf(t->msg, sizeof t->msg, "filter unchanged");
+    } else if (ch == 21) { /* Ctrl-U, as in a shell: the whole line */
+        t->typed[0] = '\0';
     } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
         if (len)
             t->typed[len - 1] = '\0';
@@ -166,6 +168,7 @@ bool top_key(struct top *t, int ch)
         break;
     case '/':
         t->typing = true;
+        t->msg[0] = '\0'; /* from now on, the message is why a filter was refused */
         snprintf(t->typed, sizeof t->typed, "%s", t->filter_text);
         break;
     case '\n':

@@ -22,7 +22,7 @@ int top_rows_rebuild(struct top *t)
     unsigned sel_gpu = 0;
     if (t->sel < t->nrows)
         sel_pid = t->rows[t->sel].proc.pid, sel_gpu = t->rows[t->sel].gpu;
-    size_t n = 0;
+    size_t n = t->naway;
     for (size_t i = 0; i < t->snap.ngpus; i++)
         n += t->snap.gpus[i].nprocs;
     struct top_row *rows = calloc(n ? n : 1, sizeof *rows);
@@ -37,6 +37,11 @@ int top_rows_rebuild(struct top *t)
             if (top_filter_match(&t->filter, &r))
                 rows[n++] = r;
         }
+    for (size_t i = 0; i < t->naway; i++) {
+        t->total++;
+        if (top_filter_match(&t->filter, &t->away[i]))
+            rows[n++] = t->away[i];
+    }
     sort_col = t->sort;
     sort_reverse = t->reverse;
     qsort(rows, n, sizeof *rows, row_cmp);
@@ -98,6 +103,9 @@ void top_free(struct top *t)
     free(t->rows);
     t->rows = NULL;
     t->nrows = 0;
+    free(t->away);
+    t->away = NULL;
+    t->naway = 0;
     top_hist_free(&t->hist);
     snap_free(&t->snap);
 }

@@ -85,7 +85,7 @@ expect_eq "the list: no parent on no GPU" "$(printf '%s\n' "$F" | jq '[.top.rows
 
 # the frame: 80x24, then 200x60
 S=$(COLUMNS=80 LINES=24 LANG=C.UTF-8 "$VRAM" top --once -d 0.3)
-expect_match "80x24: the header" "$S" '^vram top +driver 580\.95\.05 +every 0\.3s +sort vram'
+expect_match "80x24: the header" "$S" '^vram top +sort vram +every 0\.3s +driver 580\.95\.05'
 expect_match "80x24: the columns that fit" "$S" '^ +PID USER +GPU +VRAM +SM% +CPU% +RSS +TIME COMMAND$'
 expect_match "80x24: GPU 0's meters, with graphs" "$S" '^   GPU  87% .* MBW  41% .* 71C  245/300 W'
 expect_match "80x24: clocks, PCIe, encoder on the next line" "$S" \
