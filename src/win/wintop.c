@@ -77,11 +77,21 @@ static void detail(struct top *t, const struct top_row *r)
     }
 }
 
-/* The console's visible size, or 24x80 when out is not a console. */
+static int env_int(const char *name)
+{
+    const char *v = getenv(name);
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    return v && *v && !*end && n > 0 && n < 10000 ? (int)n : 0;
+}
+
+/* The console's visible size; elsewhere $LINES x $COLUMNS where set, else
+ * 24x80, as on Linux (cli/top_once.c). */
 static bool console_size(int *rows, int *cols)
 {
     CONSOLE_SCREEN_BUFFER_INFO ci;
-    *rows = 24, *cols = 80;
+    *rows = env_int("LINES") >= 5 ? env_int("LINES") : 24;
+    *cols = env_int("COLUMNS") >= 40 ? env_int("COLUMNS") : 80;
     if (!GetConsoleScreenBufferInfo(GetStdHandle(STD_OUTPUT_HANDLE), &ci))
         return false;
     *rows = ci.srWindow.Bottom - ci.srWindow.Top + 1;
