@@ -17,7 +17,6 @@
 #include "app/render_json.h"
 #include "cli/cmd.h"
 #include "cli/color.h"
-#include "cli/served.h"
 #include "cli/top_actions.h"
 #include "cli/top_draw.h"
 #include "cli/top_json.h"
@@ -79,10 +78,8 @@ static int sample(struct top *t, struct probe *p, unsigned what, bool host)
     int rc = probe_sample(p, &t->snap, what, clock_wall_ms());
     if (rc != VRAM_OK)
         return rc;
-    if (host && (what & PROBE_PROCS)) { /* this machine's processes, not a --proc-root's */
-        served_mark(&t->snap);
+    if (host && (what & PROBE_PROCS)) /* this machine's processes, not a --proc-root's */
         top_actions_away(t);
-    }
     top_view_took(t, what);
     return VRAM_OK;
 }

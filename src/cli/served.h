@@ -15,14 +15,15 @@
  * system's. How many processes are models'. */
 size_t served_mark(struct snap *s);
 
-/* A model's main process, as the daemons' state names it (alive: the
- * same start time). */
+/* A model's main process, as a daemon's state names it (alive: the same
+ * start time). */
 struct served_main {
     uint32_t pid;
     char model[SNAP_NAME_MAX];
 };
 
-/* The models' main processes, up to max: how many. */
-size_t served_mains(struct served_main *out, size_t max);
+/* served_mark, and the models' main processes into out (up to max; how
+ * many into *nout), from the same reading of the daemons' state. */
+size_t served_mark_mains(struct snap *s, struct served_main *out, size_t max, size_t *nout);
 
 #endif

@@ -189,8 +189,8 @@ void top_actions_away(struct top *t)
     int pids[AWAY_MAX];
     struct suspendrec recs[AWAY_MAX];
     struct served_main mains[AWAY_MAX];
-    size_t nrec = suspendrec_list(pids, recs, AWAY_MAX);
-    size_t nmain = served_mains(mains, AWAY_MAX);
+    size_t nrec = suspendrec_list(pids, recs, AWAY_MAX), nmain;
+    served_mark_mains(&t->snap, mains, AWAY_MAX, &nmain);
     struct top_row *v = calloc(nrec + nmain + 1, sizeof *v);
     if (!v)
         return;

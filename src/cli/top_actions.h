@@ -18,9 +18,10 @@
  * suspends. */
 const struct top_ops *top_actions_ops(struct probe *p, bool may_act);
 
-/* t->away anew: the processes this user (or root) suspended with vram
- * suspend, alive still, and the models of vram serve whose process holds
- * no GPU; neither is in the driver's lists. Then the list again. */
+/* After a process list: the models of vram serve marked on t->snap
+ * (cli/served.h), and t->away anew: the processes this user (or root)
+ * suspended with vram suspend, alive still, and the models whose process
+ * holds no GPU; neither is in the driver's lists. */
 void top_actions_away(struct top *t);
 
 /* The children's pipes, to wait on with the keyboard: how many written

@@ -16,6 +16,7 @@
 
 #include <pthread.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include "gpu/cudaver.h"
 #include "gpu/nvml.h"
 #include "host/proc.h"
+#include "host/usercache.h"
 #include "ipc/slices.h"
 #include "probe/activity.h"
 #include "probe/cpuuse.h"
@@ -42,10 +44,12 @@ struct probe {
     bool prefetching;
     struct hostproc_holder *pre_holders;
     int pre_n;
-    /* the CUDA version, read on a thread of its own while NVML starts */
+    /* the CUDA version, read on a thread of its own while NVML starts;
+     * what the user's cache says of it (cached_driver: for which driver) */
     pthread_t cuda_thread;
-    bool cuda_running, cuda_read;
-    int cuda_version;
+    bool cuda_running, cuda_read, cache_read;
+    int cuda_version, cached_cuda;
+    char cached_driver[32];
     /* per GPU: who the driver saw working, newest sample first asked for */
     struct activity *act;
     struct cpuuse cpu;  /* each process's CPU time at the last process list */
@@ -86,6 +90,22 @@ static void prefetch_join(struct probe *p)
     p->prefetching = false;
 }
 
+/* The CUDA version of a driver rarely changes and costs a load of libcuda
+ * (milliseconds: the largest part of `vram status --json` on an H100 after
+ * NVML's own start), so it is kept in the user's cache, with the driver's
+ * version it belongs to. */
+#define CUDA_CACHE "cuda-version"
+
+static void read_cache(struct probe *p)
+{
+    char text[96];
+    int v = 0;
+    p->cache_read = true;
+    if (usercache_read(CUDA_CACHE, text, sizeof text) > 0 &&
+        sscanf(text, "%31s %d", p->cached_driver, &v) == 2 && v > 0 && v < 1000000)
+        p->cached_cuda = v;
+}
+
 int probe_open(struct probe **out, const char *procroot, char *err, size_t errlen)
 {
     return probe_open_ahead(out, procroot, 0, err, errlen);
@@ -99,8 +119,11 @@ int probe_open_ahead(struct probe **out, const char *procroot, unsigned ahead, c
     if (!p)
         return VRAM_EFAIL;
     hostproc_init(&p->host, procroot);
-    if (ahead & PROBE_CUDA)
-        p->cuda_running = pthread_create(&p->cuda_thread, NULL, cuda_main, p) == 0;
+    if (ahead & PROBE_CUDA) {
+        read_cache(p);
+        if (!p->cached_cuda) /* the driver's version to check the cache against comes later */
+            p->cuda_running = pthread_create(&p->cuda_thread, NULL, cuda_main, p) == 0;
+    }
     if (ahead & PROBE_HOLDERS)
         p->prefetching = pthread_create(&p->prefetch, NULL, prefetch_main, p) == 0;
     int rc = nvml_open(&p->nvml, err, errlen);
@@ -204,19 +227,29 @@ static int apply_group(const struct slice *sl, void *arg)
     return 0;
 }
 
-/* The CUDA driver's version, read once: libcuda's own answer (loaded on a
- * thread by probe_open_ahead, else here), else NVML's. */
-static int cuda_version(struct probe *p)
+/* The CUDA driver's version, read once: the cache's, for this driver;
+ * else libcuda's own answer (loaded on a thread by probe_open_ahead, else
+ * here), else NVML's; a new answer is cached. */
+static int cuda_version(struct probe *p, const char *driver)
 {
     if (p->cuda_read)
         return p->cuda_version;
+    p->cuda_read = true;
+    if (!p->cache_read)
+        read_cache(p);
+    if (p->cached_cuda && !strcmp(p->cached_driver, driver))
+        return p->cuda_version = p->cached_cuda;
     if (p->cuda_running)
         cuda_join(p);
     else
         p->cuda_version = cudaver_read();
     if (!p->cuda_version)
         p->cuda_version = nvml_cuda_version(p->nvml);
-    p->cuda_read = true;
+    char text[96];
+    if (p->cuda_version && strcmp(driver, "n/a")) {
+        snprintf(text, sizeof text, "%s %d\n", driver, p->cuda_version);
+        usercache_write(CUDA_CACHE, text);
+    }
     return p->cuda_version;
 }
 
@@ -271,7 +304,7 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         what |= PROBE_PROCS | PROBE_SLOW;
     }
     if (what & PROBE_CUDA)
-        cuda_version(p);
+        cuda_version(p, s->driver_version);
     s->cuda_version = p->cuda_version; /* 0 until some sample asks */
     s->taken_ms = now_ms;
     if (what & PROBE_PCIE) {
@@ -302,7 +335,10 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
     int rc = VRAM_OK;
     if (what & (PROBE_PROCS | PROBE_HOLDERS))
         rc = add_holders(p, s);
-    if (what & PROBE_PROCS) {
+    size_t procs = 0;
+    for (size_t i = 0; i < s->ngpus; i++)
+        procs += s->gpus[i].nprocs;
+    if ((what & PROBE_PROCS) && procs) { /* no process: no slice to read, no CPU to count */
         slices_each(false, apply_group, s);
         cpuuse_apply(&p->cpu, s, now_ms);
     }
