@@ -178,7 +178,9 @@ static int cmd_top(const void *opts, int argc, char **argv)
     /* the driver first: without one, the hint for scripts would fail too */
     char err[512];
     struct probe *p;
-    int rc = probe_open_ahead(&p, o->procroot, PROBE_HOLDERS, err, sizeof err);
+    /* --once waits for the holders' scan (begun while NVML starts); the live
+     * view takes it when it is done */
+    int rc = probe_open_ahead(&p, o->procroot, once_only ? PROBE_HOLDERS : 0, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_top_entry, err, rc);
     t.ops = top_actions_ops(p, host);

@@ -38,10 +38,10 @@ unsigned top_view_what(struct top_cadence *c, uint64_t now, uint64_t step)
         what |= PROBE_PROCS, c->procs = now;
     if (!c->slow || now - c->slow >= 10000)
         what |= PROBE_SLOW, c->slow = now;
-    if (!c->holders)
-        what |= PROBE_HOLDERS, c->holders = now - 5000;
-    else if (now - c->holders >= 10000)
-        what |= PROBE_HOLDERS, c->holders = now;
+    /* the holders' scan on the probe's thread: the list takes its result
+     * when it is done, the refresh never waits for it */
+    if (!c->holders || now - c->holders >= 10000)
+        what |= PROBE_HOLDERS_BG, c->holders = now;
     return what;
 }
 

@@ -51,9 +51,9 @@ struct top_cadence {
 };
 
 /* What a refresh at now_ms samples (PROBE_*), every step_ms: memory,
- * utilization, clocks and PCIe every refresh; process lists every 3 (5 s
- * at most); the costly refreshes every 10 s, 5 s apart so that no one
- * sample pays for both (bench/RESULTS.md: under 1 ms of CPU each). */
+ * utilization, clocks, shares and PCIe every refresh; process lists every
+ * 3 (5 s at most); modes and links every 10 s; the holders' scan every
+ * 10 s on the probe's thread. */
 unsigned top_view_what(struct top_cadence *c, uint64_t now_ms, uint64_t step_ms);
 
 /* After a sample of what: the histories, and the list when the processes

@@ -41,7 +41,7 @@ struct probe {
     int nholders;
     /* the scan started by probe_open, until the first sample takes it */
     pthread_t prefetch;
-    bool prefetching;
+    bool prefetching, pre_done; /* pre_done: the thread has finished (atomic) */
     struct hostproc_holder *pre_holders;
     int pre_n;
     /* the CUDA version, read on a thread of its own while NVML starts;
@@ -75,11 +75,19 @@ static void *prefetch_main(void *arg)
 {
     struct probe *p = arg;
     p->pre_n = hostproc_nvidia_holders(&p->host, &p->pre_holders);
+    __atomic_store_n(&p->pre_done, true, __ATOMIC_RELEASE);
     /* the first user-name lookup loads the NSS modules: do it here too */
     struct passwd pw, *res;
     char buf[1024];
     getpwuid_r(getuid(), &pw, buf, sizeof buf, &res);
     return NULL;
+}
+
+static bool start_scan(struct probe *p)
+{
+    p->pre_done = false;
+    p->prefetching = pthread_create(&p->prefetch, NULL, prefetch_main, p) == 0;
+    return p->prefetching;
 }
 
 static void prefetch_join(struct probe *p)
@@ -125,7 +133,7 @@ int probe_open_ahead(struct probe **out, const char *procroot, unsigned ahead, c
             p->cuda_running = pthread_create(&p->cuda_thread, NULL, cuda_main, p) == 0;
     }
     if (ahead & PROBE_HOLDERS)
-        p->prefetching = pthread_create(&p->prefetch, NULL, prefetch_main, p) == 0;
+        start_scan(p);
     int rc = nvml_open(&p->nvml, err, errlen);
     if (rc < 0) {
         cuda_join(p);
@@ -270,21 +278,32 @@ static void read_procs(struct probe *p, unsigned i, struct snap_gpu *g)
     }
 }
 
-/* The /proc scan: the one probe_open_ahead started, else a new one. */
-static void read_holders(struct probe *p)
+/* The /proc scan: the one a thread ran (probe_open_ahead's, or the last
+ * PROBE_HOLDERS_BG's), else a new one here. With wait false, only a scan
+ * that has finished is taken, and one is started if none runs. Whether
+ * p->holders is new. */
+static bool read_holders(struct probe *p, bool wait)
 {
+    if (p->prefetching) {
+        if (!wait && !__atomic_load_n(&p->pre_done, __ATOMIC_ACQUIRE))
+            return false; /* still scanning: the last result stands */
+        prefetch_join(p);
+    } else if (!wait && start_scan(p)) {
+        return false;
+    }
     free(p->holders);
     p->holders = NULL;
-    if (p->prefetching || p->pre_holders) {
-        prefetch_join(p);
+    if (p->pre_done) {
         p->holders = p->pre_holders;
         p->nholders = p->pre_n;
         p->pre_holders = NULL;
+        p->pre_done = false;
     } else {
         p->nholders = hostproc_nvidia_holders(&p->host, &p->holders);
     }
     if (p->nholders < 0)
         p->nholders = 0; /* no /proc to scan: the NVML view stands alone */
+    return true;
 }
 
 int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms)
@@ -330,10 +349,11 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
                            now_ms * 1000);
     }
     pcie_apply(p->pcie, s);
-    if (what & PROBE_HOLDERS)
-        read_holders(p);
+    bool fresh = false;
+    if (what & (PROBE_HOLDERS | PROBE_HOLDERS_BG))
+        fresh = read_holders(p, (what & PROBE_HOLDERS) != 0);
     int rc = VRAM_OK;
-    if (what & (PROBE_PROCS | PROBE_HOLDERS))
+    if ((what & PROBE_PROCS) || fresh)
         rc = add_holders(p, s);
     size_t procs = 0;
     for (size_t i = 0; i < s->ngpus; i++)

@@ -14,7 +14,10 @@ struct probe;
 enum probe_what {
     PROBE_MEMORY = 0,        /* memory, power, utilization: always */
     PROBE_PROCS = 1u << 0,   /* NVML's process lists, joined with /proc */
-    PROBE_HOLDERS = 1u << 1, /* scan /proc/ * /fd for /dev/nvidia* holders */
+    /* scan /proc/ * /fd for /dev/nvidia* holders: every descriptor of every
+     * process, milliseconds a thousand descriptors (110 ms on a build
+     * machine holding 21,000) */
+    PROBE_HOLDERS = 1u << 1,
     PROBE_SLOW = 1u << 2,    /* modes, limits, links, fan: the costly calls */
     PROBE_ENERGY = 1u << 3,  /* total energy: 3 ms a GPU on an H200 */
     /* per-process utilization samples, remembered across samples: sets
@@ -25,9 +28,16 @@ enum probe_what {
      * reads it (probe/pcie.h): each such sample asks it for fresh figures
      * and takes the latest it has */
     PROBE_PCIE = 1u << 6,
-    /* the CUDA driver's version, once: it loads libcuda (milliseconds) */
+    /* the CUDA driver's version, once: it loads libcuda (milliseconds),
+     * unless the user's cache has it for this driver */
     PROBE_CUDA = 1u << 7,
+    /* the holders' scan on a thread: each such sample starts one if none
+     * runs and takes the last one that has finished (a live view, which
+     * must not wait for it) */
+    PROBE_HOLDERS_BG = 1u << 8,
     PROBE_ALL = PROBE_PROCS | PROBE_HOLDERS | PROBE_SLOW,
+    /* what vram status reads: the holders only with --processes */
+    PROBE_STATUS = PROBE_PROCS | PROBE_SLOW,
 };
 
 /* procroot: "/proc", or a fixture tree for tests. */
