@@ -32,7 +32,17 @@ static int open_folder(bool make)
         return -1;
     struct stat st;
     /* the parent ours too: root's cache is not made in a user's home, as
-     * sudo may leave HOME */
+     * sudo may leave HOME; a missing one is made (0700, as XDG says) in a
+     * folder of ours */
+    if (make && stat(base, &st) < 0 && errno == ENOENT) {
+        char up[PATH_MAX];
+        snprintf(up, sizeof up, "%s", base);
+        char *slash = strrchr(up, '/');
+        if (slash && slash != up)
+            *slash = '\0';
+        if (slash && slash != up && stat(up, &st) == 0 && ours(&st, S_IFDIR))
+            mkdir(base, 0700);
+    }
     if (stat(base, &st) < 0 || !ours(&st, S_IFDIR))
         return -1;
     snprintf(dir, sizeof dir, "%s/vram", base);

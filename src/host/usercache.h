@@ -13,8 +13,9 @@
 long usercache_read(const char *name, char *buf, size_t len);
 
 /* Replaces the cache file name with text (written beside it, then renamed
- * over it), making the folder (0700) if it is missing. 0, or -1 when there
- * is no folder of ours to write in: the cache is a saving, never needed. */
+ * over it), making the folders (0700) that are missing under one of ours.
+ * 0, or -1 when there is no folder of ours to write in: the cache is a
+ * saving, never needed. */
 int usercache_write(const char *name, const char *text);
 
 #endif

@@ -10,8 +10,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export VRAM_SIM_STATE="$T/ledger"
 # each test script is its own machine: its own slices and admission lock
 export VRAM_RUN_DIR="$T"
-# and no cache of the user who runs the tests is read or written (a test
-# that wants vram's cache makes this folder)
+# and no cache of the user who runs the tests is read or written
 export XDG_CACHE_HOME="$T/cache"
 WS="$SRC/examples/workstation.json"
 SRV="$SRC/examples/server-8xh200.json"
