@@ -16,9 +16,9 @@ export TMUX_TMPDIR="$T"
 export LANG=C.UTF-8
 
 screen() { tmux capture-pane -p -t "$S"; }
-# wait_for PATTERN: until the screen shows it (5 s at most)
+# wait_for PATTERN: until the screen shows it (10 s at most: two cores shared)
 wait_for() {
-    for _ in $(seq 1 50); do
+    for _ in $(seq 1 100); do
         screen | grep -Eq -- "$1" && return 0
         sleep 0.1
     done
@@ -29,7 +29,7 @@ check_screen() {
 }
 keys() { tmux send-keys -t "$S" "$@"; }
 first_row() { screen | sed -n '/^ *PID USER/{n;p;q}'; }
-first_is() { for _ in $(seq 1 50); do first_row | grep -Eq -- "$1" && return 0; sleep 0.1; done; return 1; }
+first_is() { for _ in $(seq 1 100); do first_row | grep -Eq -- "$1" && return 0; sleep 0.1; done; return 1; }
 check_first() { if first_is "$2"; then ok "$1"; else not_ok "$1" "first row not /$2/:" "$(screen)"; fi; }
 quit() {
     keys q
