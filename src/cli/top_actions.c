@@ -206,6 +206,7 @@ void top_actions_away(struct top *t)
         for (size_t i = 0; i < n; i++)
             dup |= v[i].proc.pid == pid;
         struct top_row *r = &v[n];
+        memset(r, 0, sizeof *r); /* what a refused one before left */
         r->proc.pid = pid;
         if (dup || probe_host(probe, &r->proc) < 0)
             continue;
