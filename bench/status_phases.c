@@ -4,8 +4,9 @@
  * libnvidia-ml, nvmlInit, the first handle (attaching the GPU), loading
  * libcuda for the CUDA version alone and on a thread beside NVML's start
  * (as probe_open_ahead does: does one loading wait for the other?), the
- * slow calls of a first sample, and the end of the process with and
- * without nvmlShutdown. Medians and p90 of ROUNDS runs (default 20).
+ * slow calls of a first sample, what a PCIe throughput reading costs (wall
+ * and CPU: vram top reads it on a thread), and the end of the process with
+ * and without nvmlShutdown. Medians and p90 of ROUNDS runs (default 20).
  *
  *   vram-status-phases [ROUNDS] */
 #include <dlfcn.h>
@@ -105,6 +106,20 @@ static int child(const char *mode)
         }
         printf("the slow calls of a first sample, every GPU %.0f\n", now_us() - s0);
     }
+    if (!strcmp(mode, "pcie") && nvmlDeviceGetPcieThroughput) {
+        /* the driver counts 20 ms: does it sleep or spin meanwhile? */
+        struct timespec cpu0, cpu1;
+        unsigned v;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
+        double w0 = now_us();
+        for (int k = 0; k < 5; k++)
+            nvmlDeviceGetPcieThroughput(d, k & 1, &v);
+        double w = now_us() - w0;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1);
+        double cpu = (double)(cpu1.tv_sec - cpu0.tv_sec) * 1e6 + (double)(cpu1.tv_nsec - cpu0.tv_nsec) / 1e3;
+        printf("nvmlDeviceGetPcieThroughput, wall a call %.0f\n", w / 5);
+        printf("nvmlDeviceGetPcieThroughput, CPU a call %.0f\n", cpu / 5);
+    }
     fflush(stdout);
     /* the end: what the parent measures from this line to its wait */
     printf("@end %.3f\n", now_us());
@@ -195,7 +210,8 @@ int main(int argc, char **argv)
     int rounds = argc > 1 ? atoi(argv[1]) : 20;
     if (rounds < 1 || rounds > MAX_ROUNDS)
         rounds = 20;
-    static const char *const modes[] = {"nvml", "cuda", "both", "slow", "exit", "shutdown", "quick"};
+    static const char *const modes[] = {"nvml", "cuda", "both", "slow", "pcie", "exit", "shutdown",
+                                        "quick"};
     for (int r = 0; r < rounds; r++) /* interleaved, as the whole-process bench */
         for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
             run("/proc/self/exe", modes[m]);

@@ -33,7 +33,9 @@ int top_view_start(struct top *t, const struct top_view *v, const char *cmd)
 
 unsigned top_view_what(struct top_cadence *c, uint64_t now, uint64_t step)
 {
-    unsigned what = PROBE_MEMORY | PROBE_METERS | PROBE_PCIE | PROBE_ACTIVITY;
+    unsigned what = PROBE_MEMORY | PROBE_METERS | PROBE_ACTIVITY;
+    if (!c->pcie || now - c->pcie >= 1000)
+        what |= PROBE_PCIE, c->pcie = now;
     if (!c->procs || now - c->procs >= 3 * step || now - c->procs >= 5000)
         what |= PROBE_PROCS, c->procs = now;
     if (!c->slow || now - c->slow >= 10000)

@@ -47,13 +47,14 @@ int top_view_start(struct top *t, const struct top_view *v, const char *cmd);
 
 /* When each part was last read, for top_view_what. */
 struct top_cadence {
-    uint64_t procs, holders, slow;
+    uint64_t procs, holders, slow, pcie;
 };
 
 /* What a refresh at now_ms samples (PROBE_*), every step_ms: memory,
- * utilization, clocks, shares and PCIe every refresh; process lists every
- * 3 (5 s at most); modes and links every 10 s; the holders' scan every
- * 10 s on the probe's thread. */
+ * utilization, clocks and shares every refresh; PCIe throughput once a
+ * second at most (the driver counts 40 ms a GPU for it); process lists
+ * every 3 refreshes (5 s at most); modes and links every 10 s; the
+ * holders' scan every 10 s on the probe's thread. */
 unsigned top_view_what(struct top_cadence *c, uint64_t now_ms, uint64_t step_ms);
 
 /* After a sample of what: the histories, and the list when the processes
