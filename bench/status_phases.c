@@ -105,6 +105,27 @@ static int child(const char *mode)
                 nvmlDeviceGetMaxClockInfo(d, 1, &v), nvmlDeviceGetMaxClockInfo(d, 2, &v);
         }
         printf("the slow calls of a first sample, every GPU %.0f\n", now_us() - s0);
+        /* what vram top adds to each refresh, on every GPU */
+        s0 = now_us();
+        for (unsigned i = 0; i < n; i++) {
+            nvmlDeviceGetHandleByIndex_v2(i, &d);
+            if (nvmlDeviceGetClockInfo)
+                for (int k = 0; k < 3; k++)
+                    nvmlDeviceGetClockInfo(d, k, &v);
+            if (nvmlDeviceGetEncoderUtilization)
+                nvmlDeviceGetEncoderUtilization(d, &v, &w);
+            if (nvmlDeviceGetDecoderUtilization)
+                nvmlDeviceGetDecoderUtilization(d, &v, &w);
+            if (nvmlDeviceGetProcessUtilization) {
+                nvmlProcessUtilizationSample_t smp[64];
+                unsigned cnt = 0;
+                nvmlDeviceGetProcessUtilization(d, NULL, &cnt, 0);
+                cnt = 64;
+                nvmlDeviceGetProcessUtilization(d, smp, &cnt, 0);
+            }
+        }
+        printf("vram top's calls of a refresh (clocks, video engines, process shares), every GPU %.0f\n",
+               now_us() - s0);
     }
     if (!strcmp(mode, "pcie") && nvmlDeviceGetPcieThroughput) {
         /* the driver counts 20 ms: does it sleep or spin meanwhile? */
