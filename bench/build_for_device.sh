@@ -13,7 +13,8 @@ fi
 ninja -C build-rel >/dev/null
 rm -rf .devbuild && mkdir -p .devbuild
 cp build-rel/vram build-rel/libvramcap.so build-rel/bench/vram-sample-cost \
-    build-rel/bench/vram-nvml-calls build-rel/bench/vram-alloc-latency build-rel/bench/vram-pool-cost build-rel/tests/egl_hold \
+    build-rel/bench/vram-nvml-calls build-rel/bench/vram-smi-like build-rel/bench/vram-status-phases \
+    build-rel/bench/vram-alloc-latency build-rel/bench/vram-pool-cost build-rel/tests/egl_hold \
     build-rel/bench/libvram-slow-nvml.so \
     build-rel/tests/simalloc build-rel/tests/churn build-rel/tests/testmodel \
     .devbuild/

@@ -55,3 +55,4 @@ complete -c vram -n '__vram_is import; and test (count (commandline -opc)) -gt 2
 complete -c vram -n 'not __vram_no_command' -l color -x -a 'auto always never'
 complete -c vram -n 'not __vram_no_command' -l config -s c -r -F
 complete -c vram -n 'not __vram_no_command' -l socket -r -F
+complete -c vram -n '__vram_is top' -l sort -s s -x -a 'pid user gpu role type vram sm mbw enc dec cpu rss time state command'

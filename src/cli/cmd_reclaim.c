@@ -302,7 +302,7 @@ static int cmd_reclaim(const void *opts, int argc, char **argv)
         return cmd_bad_usage(&cmd_reclaim_entry, "--all-users needs root");
     char err[512];
     struct probe *p;
-    int rc = probe_open(&p, "/proc", err, sizeof err);
+    int rc = probe_open_ahead(&p, "/proc", PROBE_HOLDERS, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_reclaim_entry, err, rc);
     struct snap s;

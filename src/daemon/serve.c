@@ -299,7 +299,7 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
         return -1;
     if (ckpt_open(&d->ckpt, d->ckpt_why, sizeof d->ckpt_why) < 0)
         d->ckpt = NULL;
-    probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
+    probe_sample(d->probe, &d->snap, PROBE_PROCS | PROBE_CUDA, clock_wall_ms());
     set_gpus(d);
     if (!d->sched.ngpus) {
         snprintf(err, len, "no GPU to serve on");

@@ -29,6 +29,8 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 # each test script is its own machine: its own slices and admission lock
 export VRAM_RUN_DIR="$T"
+# and no cache of the user who runs the tests is read or written
+export XDG_CACHE_HOME="$T/cache"
 WS="$SRC/examples/workstation.json"
 SRV="$SRC/examples/server-8xh200.json"
 PASS=0
