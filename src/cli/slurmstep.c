@@ -147,8 +147,9 @@ int slurmstep_run(const struct slurmstep_ask *a)
     struct probe *p;
     int rc = probe_open(&p, "/proc", err, sizeof err);
     if (rc < 0) {
-        char line[1400];
-        snprintf(line, sizeof line, "node has no GPU driver vram can use: %s", err);
+        char line[1600], host[256] = "";
+        gethostname(host, sizeof host - 1);
+        snprintf(line, sizeof line, "node %s has no GPU driver vram can use: %s", host, err);
         return fail(rc, line);
     }
     struct snap s;

@@ -9,7 +9,8 @@
  *   srun/sbatch/salloc   init: --vram registered, its value checked
  *   slurmstepd           user_init: `vram slurm step` started as the
  *                        job's user; its variables put in the tasks'
- *                        environment. task_exit of the last task (or
+ *                        environment (task_init fails each task of a
+ *                        step refused its cap). task_exit of the last task (or
  *                        exit): its input closed, its report read, said
  *                        in the job's output and AdminComment
  *   slurmd's epilog      job_epilog: `vram slurm epilog` as root, its
@@ -41,6 +42,8 @@ static bool conf_read;
 static char *vram_arg;       /* --vram as typed, checked */
 static struct vramexec step; /* `vram slurm step`, while the step runs */
 static bool step_held;       /* step is ours to end */
+/* the step asked for a cap it cannot have: its tasks fail (said once) */
+static bool refused;
 static uint32_t tasks_ended;
 
 static int vram_option(int val, const char *optarg, int remote);
@@ -147,6 +150,16 @@ static void job_user(spank_t sp, struct vramexec_as *as)
     as->change = getuid() == 0 || geteuid() == 0;
 }
 
+/* Something else the helper said (its own messages, on stderr): to the
+ * user, named as vram's. */
+static void relay(const char *line)
+{
+    if (strncmp(line, "vram", 4))
+        slurm_spank_log("vram: %s", line);
+    else
+        slurm_spank_log("%s", line);
+}
+
 /* Reads the step helper's answer: its variables into the tasks'
  * environment until "ready". 0, or -1 said. */
 static int step_answer(spank_t sp)
@@ -175,7 +188,7 @@ static int step_answer(spank_t sp)
             slurm_error("vram: %s", line + 6);
             return -1;
         } else if (line[0]) {
-            slurm_spank_log("vram: %s", line);
+            relay(line);
         }
     }
 }
@@ -254,7 +267,7 @@ static void end_step(spank_t sp)
         } else if (!strncmp(line, "error ", 6)) {
             slurm_error("vram: %s", line + 6);
         } else if (line[0]) {
-            slurm_spank_log("vram: %s", line);
+            relay(line);
         }
     }
     vramexec_end(&step, 5000);
@@ -337,7 +350,16 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
         return 0;
     step.pid = -1;
     tasks_ended = 0;
-    return start_step(sp);
+    /* a failed user_init leaves srun's exit status 0 and the job
+     * COMPLETED: the tasks fail instead (task_init), as the user sees */
+    refused = start_step(sp) < 0;
+    return 0;
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+    (void)sp, (void)ac, (void)av;
+    return refused ? -1 : 0;
 }
 
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)
