@@ -72,8 +72,11 @@ static int entry(const char *e, size_t len, const char *name, struct gresreq *on
     one->found = true;
     one->count = 1;
     size_t type = 0; /* the part that is the type, 0: none */
-    if (n == 2 && gresreq_count(part[1], plen[1], &one->count) < 0)
+    if (n == 2 && gresreq_count(part[1], plen[1], &one->count) < 0) {
+        if (plen[1] && part[1][0] >= '0' && part[1][0] <= '9')
+            return -1; /* a count that overflows, or has a unit Slurm has not */
         type = 1;
+    }
     if (n == 3) {
         type = 1;
         if (gresreq_count(part[2], plen[2], &one->count) < 0)
