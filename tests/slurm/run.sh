@@ -111,11 +111,14 @@ MpiDefault=none
 ReturnToService=2
 MinJobAge=600
 PlugStackConfig=$S/plugstack.conf
+CliFilterPlugins=cli_filter/lua
 GresTypes=vram,gpu,shard
 NodeName=$NODE NodeAddr=127.0.0.1 CPUs=8 Gres=$NODE_GRES,gpu:1,shard:16 State=UNKNOWN
 PartitionName=p Nodes=$NODE Default=YES MaxTime=10 State=UP
 CONF
-chmod -R a+rX "$S/slurm.conf" "$S/gres.conf" "$S/plugstack.conf"
+# --vram=SIZE asks Slurm for the memory too (beside slurm.conf)
+cp "$SRC/examples/slurm/cli_filter.lua" "$S/"
+chmod -R a+rX "$S/slurm.conf" "$S/gres.conf" "$S/plugstack.conf" "$S/cli_filter.lua"
 export SLURM_CONF="$S/slurm.conf"
 slurmctld -D -i >"$S/slurmctld.out" 2>&1 &
 CTLD=$!
@@ -162,11 +165,12 @@ OUT=$(setpriv --reuid=vramsec_a --regid=vramsec_a --clear-groups -- \
 expect_match "--vram over the job's GRES: refused, and why" "$OUT" \
     "vram: --vram=8G is more than the job's --gres=vram \(4.00 GiB\)"
 
-# two jobs of 6G side by side on the 16 GiB GPU, two users; a third waits
-A=$(sub vramsec_a -o "$T/a/A.out" --gres=vram:6G -t 5 \
+# two jobs of --vram=6G side by side on the 16 GiB GPU, two users; a
+# third waits (cli_filter.lua asked Slurm for --gres=vram:6G for each)
+A=$(sub vramsec_a -o "$T/a/A.out" --vram=6G -t 5 \
     --wrap "exec $BIN/swapmodel --linear 256M --workers 0")
 # B first goes past its cap, then holds 1 GiB like any job
-B=$(sub vramsec_b -o "$T/b/B.out" --gres=vram:6G -t 5 \
+B=$(sub vramsec_b -o "$T/b/B.out" --vram=6G -t 5 \
     --wrap "$BIN/simalloc --bytes 7G </dev/null; exec $BIN/simalloc --bytes 1G --hold")
 PA=$(ready_pid "$T/a/A.out")
 PB=$(ready_pid "$T/b/B.out")
@@ -179,7 +183,9 @@ expect_match "B's tasks see the cap as their GPU's memory" "$(cat "$T/b/B.out")"
 kill -USR1 "$PA" 2>/dev/null
 wait_for 20 grep -q 'weights ok\|CORRUPT' "$T/a/A.out"
 expect_match "A's bytes are intact after its neighbour's failure" "$(cat "$T/a/A.out")" "^weights ok"
-C=$(sub vramsec_a -o "$T/a/C.out" --gres=vram:6G -t 5 --wrap "exec $BIN/simalloc --bytes 1G --hold")
+C=$(sub vramsec_a -o "$T/a/C.out" --vram=6G -t 5 --wrap "exec $BIN/simalloc --bytes 1G --hold")
+expect_match "cli_filter.lua: --vram=6G asked Slurm for the memory" "$(scontrol show job "$C")" \
+    "TresPerNode=gres:vram:6G"
 wait_for 10 sh -c "squeue -h -j $C -o %r | grep -q Resources"
 expect_eq "a third job of 6G waits: 18 GiB asked of 15.5" "$(state "$C"):$(squeue -h -j "$C" -o %r)" \
     "PENDING:Resources"
@@ -222,8 +228,10 @@ expect_match "--gres=gpu:1 --vram=2G: the GPU Slurm gave, by UUID, fast swap on"
 OUT=$(as_a_srun --gres=shard:4,vram:4G "$BIN/simalloc" --bytes 1G </dev/null 2>&1)
 expect_match "--gres=shard:4,vram:4G: capped at 4G" "$OUT" \
     "^vram: step 0: peak VRAM 1.29 GiB of 4.00 GiB on GPU 0$"
-OUT=$(as_a_srun --vram=1G sh -c 'echo "group: $VRAM_CAP_GROUP"' 2>&1)
-expect_match "--vram alone (no GRES): capped all the same" "$OUT" "^group: $T/shared/vram-group-"
+OUT=$(as_a_srun --vram=1G sh -c 'echo "group: $VRAM_CAP_GROUP $SLURM_JOB_ID"' 2>&1)
+expect_match "srun --vram=1G: capped" "$OUT" "^group: $T/shared/vram-group-"
+expect_match "and counted by Slurm (cli_filter.lua)" \
+    "$(scontrol show job "$(echo "$OUT" | sed -n 's/^group: [^ ]* //p')")" "TresPerNode=gres:vram:1G"
 OUT=$(as_a_srun sh -c 'echo "[$VRAM_CAP_GROUP]"' 2>&1)
 expect_eq "a job that asks for no GPU memory: left alone" "$OUT" "[]"
 
