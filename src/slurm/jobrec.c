@@ -73,7 +73,10 @@ int jobrec_note(uint32_t job, const char *line, char *err, size_t errlen)
     d.job_id = job;
     d.admin_comment = note;
     int rc = slurm_update_job(&d) == SLURM_SUCCESS ? 0 : -1;
-    if (rc < 0)
+    int e = rc < 0 ? slurm_get_errno() : 0;
+    if (e == ESLURM_JOB_FINISHED || e == ESLURM_ALREADY_DONE)
+        rc = 1; /* cancelled: slurmctld keeps the record of a finished job as it is */
+    else if (rc < 0)
         slurm_why(err, errlen, "cannot write the job's AdminComment");
     free(note);
     return rc;

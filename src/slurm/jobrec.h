@@ -17,8 +17,9 @@
  * vram cannot read). */
 int jobrec_vram(uint32_t job, struct gresreq *out, char *err, size_t errlen);
 
-/* Adds line to the job's AdminComment ("; " after what is there). 0, or
- * -1 with Slurm's reason in err. */
+/* Adds line to the job's AdminComment ("; " after what is there). 0, 1
+ * when the job had ended already (scancel: slurmctld takes no more
+ * updates of it), or -1 with Slurm's reason in err. */
 int jobrec_note(uint32_t job, const char *line, char *err, size_t errlen);
 
 #endif

@@ -262,8 +262,11 @@ static void end_step(spank_t sp)
             char note[4400], err[512];
             slurm_spank_log("vram: %s: %s", name, line + 7);
             snprintf(note, sizeof note, "vram %s: %s", name, line + 7);
-            if (jobrec_note(job, note, err, sizeof err) < 0)
+            int rc = jobrec_note(job, note, err, sizeof err);
+            if (rc < 0)
                 slurm_error("vram: %s", err);
+            else if (rc > 0)
+                slurm_debug("vram: job %u ended before its record: %s", job, note);
         } else if (!strncmp(line, "error ", 6)) {
             slurm_error("vram: %s", line + 6);
         } else if (line[0]) {
