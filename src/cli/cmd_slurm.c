@@ -121,11 +121,13 @@ static int gres(const struct slurm_opts *o)
         uint64_t out = a.reserved + a.display;
         uint64_t usable = a.total > out ? a.total - out : 0;
         mib[i] = usable >> 20;
-        char b1[32], b2[32], b3[32], b4[32];
-        printf("#   GPU %zu  %s  %s: %s driver reserve and %s desktop left out, %s for jobs\n", i,
-               g->name, units_fmt_size(a.total, b1, sizeof b1),
-               units_fmt_size(a.reserved, b2, sizeof b2), units_fmt_size(a.display, b3, sizeof b3),
-               units_fmt_size(mib[i] << 20, b4, sizeof b4));
+        char b1[32], b2[32], b3[32], b4[32], desk[64] = "";
+        if (a.display)
+            snprintf(desk, sizeof desk, " and the desktop's %s",
+                     units_fmt_size(a.display, b3, sizeof b3));
+        printf("#   GPU %zu  %s  %s, less the driver's %s%s: %s for jobs\n", i, g->name,
+               units_fmt_size(a.total, b1, sizeof b1), units_fmt_size(a.reserved, b2, sizeof b2),
+               desk, units_fmt_size(mib[i] << 20, b4, sizeof b4));
     }
     printf("#\n# slurm.conf, the same on every node and on the controller (add vram to the\n"
            "# GresTypes and Gres= lines already there; AccountingStorageTRES=gres/vram\n"
@@ -138,8 +140,8 @@ static int gres(const struct slurm_opts *o)
         else
             printf("vram:%lluM", (unsigned long long)mib[i]);
     printf("\n#\n# gres.conf, on this node%s:\n",
-           typed ? " (a job's --gres=vram:SIZE counts against all of them; "
-                   "--gres=vram:gpuN:SIZE names the GPU)"
+           typed ? " (a job's --gres=vram:SIZE counts against them all, and vram\n"
+                   "# puts it on a GPU with room; --gres=vram:gpuN:SIZE names the GPU)"
                  : "");
     for (size_t i = 0; i < n; i++) {
         printf("NodeName=%s Name=vram", node);

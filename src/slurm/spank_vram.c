@@ -305,10 +305,13 @@ static int job_epilog(spank_t sp)
     }
     int ms = (int)(conf.grace * 1000) + 30 * 1000;
     while (vramexec_line(&x, line, sizeof line, ms) > 0) {
+        /* what it ended, loud; that there was nothing, only when asked */
         if (strstr(line, " left pid ") || strstr(line, "STILL") || !strncmp(line, "error ", 6))
             slurm_error("vram: %s", line);
-        else
+        else if (strstr(line, " ended"))
             slurm_info("vram: %s", line);
+        else
+            slurm_debug("vram: %s", line);
     }
     vramexec_end(&x, 5000);
     return 0; /* never a failed epilog: Slurm would drain the node for it */
