@@ -33,102 +33,38 @@ rm -f "$VRAM_SIM_STATE"*
 "$VRAM" status >/dev/null 2>&1 # the ledger of the one-GPU machine, 0666
 chmod -R a+rX "$BIN"
 S="$T/slurm"
-mkdir -p "$S/state" "$S/spool" "$S/munge" "$S/dev"
-chmod 755 "$S" "$S/munge"
-NODE=$(hostname -s)
-PORT=$((20000 + ($$ * 7) % 10000))
-CTLD="" SLURMD="" MUNGED=""
-
-stop_cluster() {
-    # the jobs first (their slurmstepd outlive slurmd), then the daemons
-    if [ -n "$CTLD" ]; then
-        scancel --quiet --full --user=vramsec_a --user=vramsec_b 2>/dev/null
-        wait_for 20 sh -c '[ -z "$(squeue -h 2>/dev/null)" ]'
-    fi
-    for p in $SLURMD $CTLD $MUNGED; do kill "$p" 2>/dev/null; done
-    for p in $SLURMD $CTLD $MUNGED; do
-        wait_for 10 sh -c "! kill -0 $p 2>/dev/null" || kill -9 "$p" 2>/dev/null
-    done
-    cleanup
-}
-trap stop_cluster EXIT
-
-# munge, with a key of its own and its socket in the test's folder
-mungekey --create --keyfile="$S/munge/munge.key" >/dev/null 2>&1
-chmod 600 "$S/munge/munge.key"
-munged -F --socket="$S/munge/munge.sock" --key-file="$S/munge/munge.key" \
-    --pid-file="$S/munge/munged.pid" --log-file="$S/munge/munged.log" \
-    --seed-file="$S/munge/munged.seed" >/dev/null 2>&1 &
-MUNGED=$!
-wait_for 10 test -S "$S/munge/munge.sock" || not_ok "munged started" "$(cat "$S/munge/munged.log")"
+. "$(dirname "$0")/cluster.sh"
+trap 'cluster_stop; cleanup' EXIT
 
 # the node's GRES as vram measures it: what the admin pastes
 GRES_OUT=$("$VRAM" slurm gres)
 expect_match "vram slurm gres: GresTypes for slurm.conf" "$GRES_OUT" "^GresTypes=vram$"
 expect_match "the GPU's 16 GiB less the driver's 0.5 GiB, in MiB" "$GRES_OUT" \
-    "^NodeName=$NODE Gres=vram:15872M$"
+    "^NodeName=$(hostname -s) Gres=vram:15872M$"
 expect_match "and gres.conf's line, a count GRES" "$GRES_OUT" \
-    "^NodeName=$NODE Name=vram Count=15872M Flags=CountOnly$"
-NODE_GRES=$(printf '%s\n' "$GRES_OUT" | sed -n 's/^NodeName=[^ ]* Gres=//p')
+    "^NodeName=$(hostname -s) Name=vram Count=15872M Flags=CountOnly$"
 # beside gres/gpu and gres/shard, as sites already have them: their device
 # file is a character device named as the GPU's would be
+mkdir -p "$S/dev"
 ln -s /dev/null "$S/dev/nvidia0"
-{
-    echo "AutoDetect=off"
-    printf '%s\n' "$GRES_OUT" | grep '^NodeName=.* Name=vram '
-    echo "NodeName=$NODE Name=gpu File=$S/dev/nvidia0"
-    echo "NodeName=$NODE Name=shard Count=16 File=$S/dev/nvidia0"
-} >"$S/gres.conf"
-cat >"$S/plugstack.conf" <<CONF
-required $SPANK vram=$BIN/vram grace=1 env=VRAM_SIM=$VRAM_SIM env=LD_LIBRARY_PATH=$LD_LIBRARY_PATH env=VRAM_SIM_STATE=$VRAM_SIM_STATE env=VRAM_RUN_DIR=$VRAM_RUN_DIR env=ASAN_OPTIONS=$ASAN_OPTIONS
-CONF
-cat >"$S/slurm.conf" <<CONF
-ClusterName=vramtest$$
-SlurmctldHost=$NODE(127.0.0.1)
-SlurmctldPort=$PORT
-SlurmdPort=$((PORT + 1))
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$S/munge/munge.sock
-CredType=cred/munge
-StateSaveLocation=$S/state
-SlurmdSpoolDir=$S/spool
-SlurmctldPidFile=$S/slurmctld.pid
-SlurmdPidFile=$S/slurmd.pid
-SlurmctldLogFile=$S/slurmctld.log
-SlurmdLogFile=$S/slurmd.log
-SlurmdDebug=info
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SlurmdParameters=config_overrides
-SchedulerType=sched/builtin
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-MpiDefault=none
-ReturnToService=2
-MinJobAge=600
-PlugStackConfig=$S/plugstack.conf
-CliFilterPlugins=cli_filter/lua
-GresTypes=vram,gpu,shard
-NodeName=$NODE NodeAddr=127.0.0.1 CPUs=8 Gres=$NODE_GRES,gpu:1,shard:16 State=UNKNOWN
-PartitionName=p Nodes=$NODE Default=YES MaxTime=10 State=UP
-CONF
-# --vram=SIZE asks Slurm for the memory too (beside slurm.conf)
+GRES_TYPES=vram,gpu,shard
+NODE_GRES="$(printf '%s\n' "$GRES_OUT" | sed -n 's/^NodeName=[^ ]* Gres=//p'),gpu:1,shard:16"
+GRES_CONF="AutoDetect=off
+$(printf '%s\n' "$GRES_OUT" | grep '^NodeName=.* Name=vram ')
+Name=gpu File=$S/dev/nvidia0
+Name=shard Count=16 File=$S/dev/nvidia0"
+PLUG_ARGS="vram=$BIN/vram grace=1 env=VRAM_SIM=$VRAM_SIM env=LD_LIBRARY_PATH=$LD_LIBRARY_PATH env=VRAM_SIM_STATE=$VRAM_SIM_STATE env=VRAM_RUN_DIR=$VRAM_RUN_DIR env=ASAN_OPTIONS=$ASAN_OPTIONS"
+# --vram=SIZE asks Slurm for the memory too: cli_filter.lua beside slurm.conf
+CONF_EXTRA="CliFilterPlugins=cli_filter/lua"
+mkdir -p "$S"
 cp "$SRC/examples/slurm/cli_filter.lua" "$S/"
-chmod -R a+rX "$S/slurm.conf" "$S/gres.conf" "$S/plugstack.conf" "$S/cli_filter.lua"
-export SLURM_CONF="$S/slurm.conf"
-slurmctld -D -i >"$S/slurmctld.out" 2>&1 &
-CTLD=$!
-slurmd -D >"$S/slurmd.out" 2>&1 &
-SLURMD=$!
-if ! wait_for 30 sh -c 'sinfo -h -o %t 2>/dev/null | grep -qx idle'; then
-    not_ok "the cluster starts" "$(tail -5 "$S/slurmctld.log" "$S/slurmd.log" 2>&1)"
+chmod a+r "$S/cli_filter.lua"
+if ! cluster_start; then
+    not_ok "the cluster starts"
     finish
     exit 1
 fi
+NODE=$(hostname -s)
 expect_eq "sinfo: the node's GRES, vram's beside gpu and shard" "$(sinfo -h -o %G)" \
     "vram:15872M,gpu:1,shard:16"
 
