@@ -47,18 +47,35 @@ for _ in 1 2 3 4; do
     done
     [ $new = 0 ] && break
 done
-# the wrappers: the carry's libraries first, wherever the carry is
+# Debian names the daemons NAME-wlm and links NAME to them (alternatives);
+# Slurm knows which daemon it is by argv[0] (a slurmctld started as
+# slurmctld-wlm reads the nodes' GRES as a client would: none)
+for p in "$C"/root/usr/sbin/*-wlm; do
+    ln -s "$(basename "$p")" "${p%-wlm}"
+done
+# the wrappers: the carry's libraries first, wherever the carry is. The
+# daemons get them as LD_LIBRARY_PATH (slurmd hands its environment to
+# slurmstepd, its spank epilog included); the commands users type get them
+# from the loader's --library-path only, because srun and sbatch hand
+# their environment to the job (the job's programs must find the
+# machine's own libraries, not Debian 12's)
 for p in "$C"/root/usr/sbin/* "$C"/root/usr/bin/*; do
     [ -f "$p" ] || continue
     n=$(basename "$p")
-    case $n in *-wlm) n=${n%-wlm} ;; esac
+    case $n in *-wlm) continue ;; esac
     rel=${p#"$C"/}
-    cat >"$C/bin/$n" <<EOF
-#!/bin/sh
-# $n from Debian 12, on the libraries carried with it (bench/slurm_carry.sh)
-c=\$(dirname "\$(dirname "\$(readlink -f "\$0")")")
-LD_LIBRARY_PATH="\$c/root/usr/lib/x86_64-linux-gnu/slurm-wlm:\$c/root/usr/lib/x86_64-linux-gnu:\$c/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$c/$rel" "\$@"
-EOF
+    {
+        echo "#!/bin/sh"
+        echo "# $n from Debian 12, on the libraries carried with it (bench/slurm_carry.sh)"
+        echo 'c=$(dirname "$(dirname "$(readlink -f "$0")")")'
+        echo 'l="$c/root/usr/lib/x86_64-linux-gnu/slurm-wlm:$c/root/usr/lib/x86_64-linux-gnu:$c/lib"'
+        case $n in
+        slurmctld | slurmd | slurmstepd | munged | mungekey)
+            echo "LD_LIBRARY_PATH=\"\$l\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}\" exec \"\$c/$rel\" \"\$@\"" ;;
+        *)
+            echo "exec /lib64/ld-linux-x86-64.so.2 --library-path \"\$l\" --argv0 \"\$0\" \"\$c/$rel\" \"\$@\"" ;;
+        esac
+    } >"$C/bin/$n"
     chmod +x "$C/bin/$n"
 done
 # the checks: nothing resolved outside the carry but glibc; each starts alone

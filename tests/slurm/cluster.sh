@@ -67,6 +67,8 @@ cluster_start() {
     echo "required $SPANK $PLUG_ARGS" >"$S/plugstack.conf"
     cat >"$S/slurm.conf" <<CONF
 ClusterName=vram$$
+${SLURM_PLUGINDIR:+PluginDir=$SLURM_PLUGINDIR}
+${CONF_EXTRA:-}
 SlurmctldHost=$NODE(127.0.0.1)
 SlurmctldPort=$PORT
 SlurmdPort=$((PORT + 1))
@@ -97,8 +99,6 @@ PlugStackConfig=$S/plugstack.conf
 GresTypes=$GRES_TYPES
 NodeName=$NODE NodeAddr=127.0.0.1 CPUs=8 Gres=$NODE_GRES State=UNKNOWN
 PartitionName=p Nodes=$NODE Default=YES MaxTime=30 State=UP
-${SLURM_PLUGINDIR:+PluginDir=$SLURM_PLUGINDIR}
-${CONF_EXTRA:-}
 CONF
     chmod a+r "$S/slurm.conf" "$S/gres.conf" "$S/plugstack.conf"
     export SLURM_CONF="$S/slurm.conf"
