@@ -32,7 +32,10 @@ SLURM_BIN=$C/bin
 SLURM_PLUGINDIR=$C/root/usr/lib/x86_64-linux-gnu/slurm-wlm
 STEPD=$C/bin/slurmstepd
 PLUG_ARGS="vram=$D/vram"
-GRES_OUT=$("$D/vram" slurm gres)
+if ! GRES_OUT=$("$D/vram" slurm gres 2>&1); then
+    echo "gpu_slurm: vram slurm gres failed: $GRES_OUT"
+    exit 1
+fi
 echo "$GRES_OUT" >"$OUT/slurm_gres.txt"
 GRES_TYPES=vram
 NODE_GRES=$(printf '%s\n' "$GRES_OUT" | sed -n 's/^NodeName=[^ ]* Gres=//p')
@@ -68,9 +71,14 @@ job() { # NAME ARGS...: a PyTorch job under srun --vram=CAPG, in the background
     sl srun -D "$S" -J "$n" --vram="${CAP}G" \
         python3 "$R/bench/gpu/slurm_torch.py" --name "$n" --out "$S/$n.json" \
         --ready "$S/$n.ready" --go "$S/go" "$@" >"$S/$n.out" 2>&1 &
+    eval "SRUN_$n=\$!"
 }
 jobid() { sl squeue -h -n "$1" -o %i 2>/dev/null | head -1; }
-both_ready() { [ -e "$S/A.ready" ] && [ -e "$S/B.ready" ]; }
+# both at their caps, or one of them gone (failed: its output says why)
+both_ready() {
+    { [ -e "$S/A.ready" ] && [ -e "$S/B.ready" ]; } ||
+        ! kill -0 "$SRUN_A" 2>/dev/null || ! kill -0 "$SRUN_B" 2>/dev/null
+}
 both_done() { [ -e "$S/A.json" ] && [ -e "$S/B.json" ]; }
 c_queued() { [ -n "$(sl squeue -h -n C -o %r 2>/dev/null)" ]; }
 smi() { nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null; }
@@ -80,6 +88,11 @@ job A
 job B --past
 cl_wait 300 both_ready
 READY_MS=$(($(ms) - T_SUB))
+if ! [ -e "$S/A.ready" ] || ! [ -e "$S/B.ready" ]; then
+    echo "gpu_slurm: the jobs did not reach their caps:"
+    tail -20 "$S/A.out" "$S/B.out"
+    exit 1
+fi
 JA=$(jobid A)
 JB=$(jobid B)
 # both at their caps, at once: what the driver and vram see

@@ -33,16 +33,16 @@ sl_path() {
     if [ -n "${SLURM_BIN:-}" ]; then echo "$SLURM_BIN/$1"; else command -v "$1"; fi
 }
 
-# cl_wait SECONDS CMD...: until CMD succeeds, every 50 ms
+# cl_wait SECONDS CMD...: until CMD succeeds, every 50 ms, SECONDS of the
+# clock at most (a CMD that is slow itself counts)
 cl_wait() {
-    _n=$(($1 * 20))
+    _until=$(($(date +%s) + $1))
     shift
-    while [ $_n -gt 0 ]; do
+    while :; do
         "$@" && return 0
+        [ "$(date +%s)" -lt "$_until" ] || return 1
         sleep 0.05
-        _n=$((_n - 1))
     done
-    return 1
 }
 
 cl_idle() { sl sinfo -h -o %t 2>/dev/null | grep -qx idle; }
