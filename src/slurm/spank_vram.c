@@ -105,11 +105,14 @@ static int step_cap(spank_t sp, uint64_t *bytes, int *gpu)
     uint32_t job = 0;
     spank_get_item(sp, S_JOB_ID, &job);
     struct gresreq g;
-    char err[512], b1[32], b2[32];
+    char err[512], b[32];
     if (jobrec_vram(job, &g, err, sizeof err) < 0) {
-        if (!vram_arg) /* no --vram: whether it asked the GRES is unknown */
-            slurm_error("vram: %s", err);
-        return vram_arg ? 0 : -1;
+        /* --vram alone still caps; without it, whether the job asked the
+         * GRES is unknown: said, and the step left as Slurm started it
+         * rather than every step of the cluster failed */
+        if (!vram_arg)
+            slurm_error("vram: %s; the step runs without a cap", err);
+        return 0;
     }
     if (!g.found)
         return 0;
@@ -120,10 +123,9 @@ static int step_cap(spank_t sp, uint64_t *bytes, int *gpu)
         return -1;
     }
     if (*bytes > g.count) {
-        slurm_error("vram: --vram=%s is more than the job's --gres=vram (%s): Slurm counted %s "
-                    "for it on this node; ask --gres=vram:%s",
-                    vram_arg, units_fmt_size(g.count, b1, sizeof b1),
-                    units_fmt_size(g.count, b2, sizeof b2), vram_arg);
+        slurm_error("vram: --vram=%s is more than the job's --gres=vram (%s, what Slurm counted "
+                    "for it on this node); ask --gres=vram:%s",
+                    vram_arg, units_fmt_size(g.count, b, sizeof b), vram_arg);
         return -1;
     }
     if (!*bytes)

@@ -99,7 +99,7 @@ expect_match "saying what to ask" "$OUT" \
 OUT=$(setpriv --reuid=vramsec_a --regid=vramsec_a --clear-groups -- \
     srun -D "$T/a" --gres=vram:4G --vram=8G true 2>&1)
 expect_match "--vram over the job's GRES: refused, and why" "$OUT" \
-    "vram: --vram=8G is more than the job's --gres=vram \(4.00 GiB\)"
+    "vram: --vram=8G is more than the job's --gres=vram \(4.00 GiB, what Slurm counted for it on this node\); ask --gres=vram:8G"
 
 # two jobs of --vram=6G side by side on the 16 GiB GPU, two users; a
 # third waits (cli_filter.lua asked Slurm for --gres=vram:6G for each)
