@@ -83,6 +83,9 @@ _vram() {
     headless)
         COMPREPLY=($(compgen -W "status on off" -- "$cur"))
         ;;
+    slurm)
+        COMPREPLY=($(compgen -W "gres step epilog" -- "$cur"))
+        ;;
     fit)
         COMPREPLY=($(compgen -f -- "$cur"))
         ;;

@@ -116,6 +116,7 @@ extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
 extern const struct cmd_entry cmd_ui_entry;
 extern const struct cmd_entry cmd_import_entry;
+extern const struct cmd_entry cmd_slurm_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_complete_entry;
 

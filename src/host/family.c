@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/proc.h"
+
 /* Where cgroup v2 is mounted and the daemon's own cgroup in it. */
 static int cgroup_self(char *out, size_t len)
 {
@@ -103,47 +105,10 @@ void family_join(char *base, size_t len, char *tag)
     }
 }
 
-/* Whether pid's environment holds the entry want ("VRAM_MODEL_PID=123"). */
-static bool tagged(const char *pid, const char *want, size_t wn)
-{
-    char path[64], buf[16384];
-    snprintf(path, sizeof path, "/proc/%s/environ", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    bool hit = false;
-    size_t have = 0;
-    for (;;) {
-        ssize_t r = read(fd, buf + have, sizeof buf - have);
-        if (r <= 0)
-            break;
-        have += (size_t)r;
-        /* entries are NUL-terminated; look at whole ones only */
-        size_t start = 0;
-        for (size_t i = 0; i < have; i++) {
-            if (buf[i] != '\0')
-                continue;
-            if (i - start == wn && !memcmp(buf + start, want, wn))
-                hit = true;
-            start = i + 1;
-        }
-        if (hit)
-            break;
-        if (start == 0 && have == sizeof buf)
-            have = 0; /* one entry longer than the buffer: not ours */
-        else {
-            memmove(buf, buf + start, have - start);
-            have -= start;
-        }
-    }
-    close(fd);
-    return hit;
-}
-
 static unsigned by_tag(pid_t main, uid_t uid, int sig)
 {
     char want[64];
-    size_t wn = (size_t)snprintf(want, sizeof want, FAMILY_ENV "=%d", (int)main);
+    snprintf(want, sizeof want, FAMILY_ENV "=%d", (int)main);
     DIR *dir = opendir("/proc");
     if (!dir)
         return 0;
@@ -160,7 +125,7 @@ static unsigned by_tag(pid_t main, uid_t uid, int sig)
         snprintf(path, sizeof path, "/proc/%ld", p);
         if (stat(path, &st) < 0 || st.st_uid != uid)
             continue;
-        if (tagged(e->d_name, want, wn) && kill((pid_t)p, sig) == 0)
+        if (hostproc_environ_has((uint32_t)p, want) && kill((pid_t)p, sig) == 0)
             n++;
     }
     closedir(dir);

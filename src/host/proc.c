@@ -283,6 +283,44 @@ int hostproc_uid(uint32_t pid, uint32_t *uid)
     return 0;
 }
 
+bool hostproc_environ_has(uint32_t pid, const char *entry)
+{
+    char path[64], buf[16384];
+    size_t wn = strlen(entry);
+    snprintf(path, sizeof path, "/proc/%u/environ", pid);
+    int fd = pid ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return false;
+    bool hit = false, skip = false; /* skip: the rest of an entry longer than buf */
+    size_t have = 0;
+    while (!hit) {
+        ssize_t r = read(fd, buf + have, sizeof buf - have);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+        /* entries end with a NUL: only whole ones are compared */
+        size_t start = 0;
+        for (size_t i = 0; i < have && !hit; i++) {
+            if (buf[i] != '\0')
+                continue;
+            hit = !skip && i - start == wn && !memcmp(buf + start, entry, wn);
+            skip = false;
+            start = i + 1;
+        }
+        if (start == 0 && have == sizeof buf) {
+            have = 0; /* an entry longer than buf: not the one */
+            skip = true;
+        } else {
+            memmove(buf, buf + start, have - start);
+            have -= start;
+        }
+    }
+    close(fd);
+    return hit;
+}
+
 int hostproc_threads(uint32_t pid)
 {
     char path[64];

@@ -70,6 +70,12 @@ uint64_t hostproc_start_ticks(uint32_t pid);
  * uid, root for a process that made itself undumpable). 0 or -1. */
 int hostproc_uid(uint32_t pid, uint32_t *uid);
 
+/* Whether the environment a process started with holds the entry exactly
+ * ("SLURM_JOB_ID=42"), from /proc/PID/environ: readable by root, and by
+ * the process's own user while it is dumpable. False when it cannot be
+ * read. An environment is the process's own word: a tag, never a proof. */
+bool hostproc_environ_has(uint32_t pid, const char *entry);
+
 /* Threads of a process, the exited main thread of a defunct one included. */
 int hostproc_threads(uint32_t pid);
 

@@ -25,7 +25,7 @@
 #define GROUP_LOCK_MS 10000
 
 /* While `vram run` checks the room after publishing its slice, the slice is
- * pending; then admitted (see cli/runplace.c). */
+ * pending; then admitted (see app/runplace.c). */
 enum group_state {
     GROUP_PENDING = 1,
     GROUP_ADMITTED = 2,
