@@ -37,6 +37,7 @@
 #include "daemon/logtail.h"
 #include "daemon/metrics.h"
 #include "daemon/names.h"
+#include "proxy/browser.h"
 #include "proxy/proxy.h"
 #include "daemon/super.h"
 #include "daemon/webui.h"
@@ -61,6 +62,7 @@ struct wait {
 struct api {
     struct daemon *d;
     struct front *ctl, *metrics; /* each capped at its own share of the descriptors */
+    struct browser *mbrowser;    /* the metrics address's rules for browsers: Host, Origin */
     struct logtail *logtail;
     struct wait waits[MAX_WAITS];
     size_t nwaits; /* slots at or past this are unused: scans stop here (twice a proxied request) */
@@ -524,7 +526,16 @@ static void model_route(struct api *api, struct front_req *req, const struct evh
 }
 
 static void on_request(void *arg, struct front_req *req);
-static const struct front_ops ctl_ops = {on_request, client_left, NULL};
+
+/* A body is asked for (100 Continue) only of a request the rules for
+ * browsers let through. */
+static bool ctl_head(void *arg, const struct front_req *req)
+{
+    (void)arg;
+    return !webui_refused(req, false);
+}
+
+static const struct front_ops ctl_ops = {on_request, client_left, NULL, ctl_head};
 
 void api_serve(struct api *api, struct front_req *req, bool passed)
 {
@@ -583,19 +594,31 @@ static void on_request(void *arg, struct front_req *req)
 }
 
 /* The metrics = HOST:PORT listener: /metrics and nothing else, since it
- * asks nobody for a token. */
+ * asks nobody for a token; to a browser only by a name of the address and
+ * from no page elsewhere, as the proxy's (model names and states are not
+ * for a page that pointed a name of its own here: DNS rebinding). */
+static bool metrics_head(void *arg, const struct front_req *req)
+{
+    const struct api *api = arg;
+    return browser_head_ok(api->mbrowser, api->d->cfg.origins, api->d->cfg.hosts, req);
+}
+
 static void on_metrics_request(void *arg, struct front_req *req)
 {
     struct api *api = arg;
     const char *uri = front_uri(req);
     size_t n = strcspn(uri, "?");
-    if (front_method(req) == EVHTTP_REQ_GET && n == 8 && !strncmp(uri, "/metrics", 8))
+    if (!metrics_head(api, req))
+        reply_error(req, 403,
+                    "a browser reaches the metrics address only by a name of it (hosts = in "
+                    "[serve]) and from no page elsewhere (origins =)");
+    else if (front_method(req) == EVHTTP_REQ_GET && n == 8 && !strncmp(uri, "/metrics", 8))
         send_metrics(api->d, req);
     else
         reply_error(req, 404, "this address serves GET /metrics only");
 }
 
-static const struct front_ops metrics_ops = {on_metrics_request, client_left, NULL};
+static const struct front_ops metrics_ops = {on_metrics_request, client_left, NULL, metrics_head};
 
 void api_remove_socket(struct api *api)
 {
@@ -674,7 +697,7 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
         lim.max_conns = fdguard_cap(FDGUARD_METRICS);
         api->metrics = front_new(d->base, &lim, &metrics_ops, api);
         if (sscanf(d->cfg.metrics, "%95[^:]:%u", host, &port) != 2 || port > 65535 ||
-            !api->metrics ||
+            !api->metrics || !(api->mbrowser = browser_new(host)) ||
             front_listen(api->metrics, host, port, "the metrics address", msg, sizeof msg) < 0) {
             snprintf(err, len, "metrics = %s: cannot listen there (HOST:PORT, free)",
                      d->cfg.metrics);

@@ -726,7 +726,15 @@ static void client_drained(void *arg, struct front_req *r, void *req_arg)
         relay_pause(p->up, false);
 }
 
-static const struct front_ops front_ops = {on_request, client_closed, client_drained};
+/* Before a body is asked for (100 Continue): what browser_screen refuses
+ * first is refused without it. */
+static bool client_head(void *arg, const struct front_req *r)
+{
+    const struct proxy *px = arg;
+    return browser_head_ok(px->browser, px->ops.cfg->origins, px->ops.cfg->hosts, r);
+}
+
+static const struct front_ops front_ops = {on_request, client_closed, client_drained, client_head};
 
 int proxy_listen(const struct proxyops *ops, struct proxy **out, char *err, size_t len)
 {
