@@ -103,10 +103,26 @@ static const char *swap_path(const struct dmodel *dm)
     return dm->cfg.fast ? "fast" : "checkpoint";
 }
 
+/* An error of model i's, with its log's last line: for the socket's
+ * people only (the proxy's clients get vram's words alone: proxy.c). */
+static const char *with_log(const struct daemon *d, unsigned i, const char *text, char *out,
+                            size_t len)
+{
+    char last[200];
+    super_last_log(d->cfg.logs, d->smodels[i].name, last, sizeof last);
+    snprintf(out, len, "%s%s%s", text, last[0] ? "; log: " : "", last);
+    return out;
+}
+
 json_t *api_model_json(const struct daemon *d, unsigned i)
 {
     const struct sched_model *m = &d->smodels[i];
     const struct dmodel *dm = &d->dm[i];
+    char error[sizeof m->error + 220];
+    if (m->error[0])
+        with_log(d, i, m->error, error, sizeof error);
+    else
+        error[0] = '\0';
     bool on = m->state != SCHED_STOPPED && m->state != SCHED_FAILED && m->state != SCHED_SUSPENDED;
     json_t *j = json_pack(
         "{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:o, s:i, s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, "
@@ -120,7 +136,7 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
         m->last_used_ms ? json_integer((json_int_t)daemon_wall_ms(m->last_used_ms)) : json_null(),
         "restarts",
         (int)dm->restarts, "suspended_by", dm->how[0] ? json_string(dm->how) : json_null(), "swap",
-        swap_path(dm), "error", m->error, "holds", (int)m->holds, "suspends", (int)dm->suspends,
+        swap_path(dm), "error", error, "holds", (int)m->holds, "suspends", (int)dm->suspends,
         "resumes", (int)dm->resumes, "last_start_s", dm->last_start_s, "last_suspend_s",
         dm->last_suspend_s, "last_resume_s", dm->last_resume_s);
     if (!j)
@@ -266,13 +282,14 @@ static void granted(void *arg, unsigned model)
 
 static void refused(void *arg, unsigned model, enum sched_refusal why, const char *text)
 {
-    (void)model;
     struct wait *w = arg;
     w->used = false;
     if (!w->req)
         return;
     bool failed = why == SCHED_REFUSED_FAILED || why == SCHED_REFUSED_RESUME;
-    reply_error(w->req, failed ? 502 : 503, text);
+    char msg[800];
+    reply_error(w->req, failed ? 502 : 503,
+                failed ? with_log(w->api->d, model, text, msg, sizeof msg) : text);
 }
 
 static const struct demand_ops demand_ops = {granted, refused};

@@ -488,10 +488,9 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     if (st != SCHED_STARTING)
         return;
     if (now >= dm->deadline_ms) {
-        char last[160], why[256];
-        super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
-        snprintf(why, sizeof why, "no answer on http://127.0.0.1:%u%s within %.0f s%s%s", dm->port,
-                 dm->cfg.health, dm->cfg.start_timeout_s, last[0] ? "; log: " : "", last);
+        char why[256];
+        snprintf(why, sizeof why, "no answer on http://127.0.0.1:%u%s within %.0f s", dm->port,
+                 dm->cfg.health, dm->cfg.start_timeout_s);
         health_cancel(dm->health);
         dm->health = NULL;
         super_signal(dm->pid, SIGKILL);
@@ -512,9 +511,10 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 static void exited(struct daemon *d, unsigned i, const char *how)
 {
     struct dmodel *dm = &d->dm[i];
-    char last[160], why[320];
-    super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
-    snprintf(why, sizeof why, "%s%s%s", how, last[0] ? "; log: " : "", last);
+    /* vram's words only: the scheduler's error reaches the proxy's clients;
+     * the log's last line is added where the socket's people ask (api.c) */
+    char why[320];
+    snprintf(why, sizeof why, "%s", how);
     /* its main process is gone: so is whatever it left running */
     super_signal(dm->pid, SIGKILL);
     health_cancel(dm->health);

@@ -121,6 +121,12 @@ static void ended(const struct preq *p)
 
 static void dispatch(struct proxy *px, unsigned model);
 
+/* A model's log holds what it was asked and answered: a proxy's client,
+ * who may be anyone with a key, never gets a line of it (one once got
+ * another user's prompt with its error); the daemon's socket's people read
+ * it (vram ps, vram load, the dashboard). */
+#define FOR_ITS_LOG "; its log says more (vram ps, or the dashboard, for those who may use vram serve's socket)"
+
 /* The end of a request, whichever way: the hold is given back, the next
  * waiting request may go, the connection is kept for another. */
 static void finish(struct preq *p, bool keep_conn)
@@ -235,10 +241,9 @@ static void up_error(void *arg, const char *why)
         front_set_arg(r, NULL);
         p->client = NULL;
         if (!p->started) {
-            char last[160], msg[400];
-            p->px->ops.last_log(p->px->ops.d, p->model, last, sizeof last);
-            snprintf(msg, sizeof msg, "%s did not answer (%s)%s%s", view_of(p->px, p->model).name,
-                     why, last[0] ? "; its log: " : "", last);
+            char msg[400];
+            snprintf(msg, sizeof msg, "%s did not answer (%s)%s", view_of(p->px, p->model).name,
+                     why, FOR_ITS_LOG);
             p->status = 502;
             front_error(r, ERRBODY_BACKEND, msg, 0);
         } else { /* mid-answer: cut the client's stream short, so that it sees an error */
@@ -363,14 +368,11 @@ void proxy_refused(void *arg, unsigned model, enum sched_refusal why, const char
 {
     struct preq *p = arg;
     p->demand = 0;
+    (void)model;
     bool failed = why == SCHED_REFUSED_FAILED || why == SCHED_REFUSED_RESUME;
     if (p->client) {
-        char msg[600], last[160] = "";
-        if (failed)
-            p->px->ops.last_log(p->px->ops.d, model, last, sizeof last);
-        if (last[0] && strstr(text, last))
-            last[0] = '\0'; /* the scheduler's text has it already */
-        snprintf(msg, sizeof msg, "%s%s%s", text, last[0] ? "; its log: " : "", last);
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s%s", text, failed ? FOR_ITS_LOG : "");
         p->status = failed ? 502 : 503;
         front_error(p->client, failed ? ERRBODY_BACKEND : ERRBODY_UNAVAILABLE, msg, failed ? 0 : 5);
         p->client = NULL;
