@@ -60,6 +60,10 @@ struct config_model {
     /* found in a store by discover = (daemon/discover.c): the store, "" for
      * a [model] section; the context a request asked for, 0: the default */
     char source[16];
+    /* a discovered model: file[0..store_len) is its store's real root, the
+     * rest the file's path beneath it, which is opened there (no link
+     * followed) at each start and handed to its server (daemon/modelfd.c) */
+    unsigned store_len;
     unsigned ctx;
     bool keep_alive_set;  /* else [serve]'s keep_alive */
     char stop[CONFIG_CMD_MAX]; /* run by /bin/sh -c to stop it (${PORT}, ${PID}); "": signals */

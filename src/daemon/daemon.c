@@ -29,6 +29,7 @@
 #include "proxy/proxy.h"
 #include "daemon/report.h"
 #include "probe/sampler.h"
+#include "daemon/modelfd.h"
 #include "daemon/super.h"
 #include "daemon/testpoint.h"
 #include "http/wbuf.h"
@@ -162,9 +163,19 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
             uuid[n++] = d->gpu_uuid[g];
         }
     (void)gpu;
-    static char cmd[CONFIG_CMD_MAX + 512]; /* a discovered model's, for this start */
-    if (dm->cfg.source[0])
-        discover_command(d, i, cmd, sizeof cmd);
+    static char cmd[CONFIG_CMD_MAX + 1024]; /* a discovered model's, for this start */
+    static struct modelfd mf;               /* its files, open for this start */
+    mf.n = 0;
+    if (dm->cfg.source[0]) {
+        char dir[CONFIG_PATH_MAX + 16], why[700];
+        snprintf(dir, sizeof dir, "%s.models", d->cfg.socket);
+        if (modelfd_open(&mf, &dm->cfg, dir, why, sizeof why) < 0) {
+            struct sched_event e = {.kind = SCHED_EV_FAILED, .model = i, .error = why};
+            daemon_post(d, &e);
+            return;
+        }
+        discover_command(d, i, mf.path, cmd, sizeof cmd);
+    }
     /* serve.c and reload.c refuse a configuration that needs libvramcap
      * where it is missing: a model never runs without the cap it was given */
     struct super_spawn sp = {dm->cfg.name,
@@ -180,10 +191,13 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                              fast && d->pool,
                              dm->cfg.env,
                              dm->cfg.nenv,
-                             NULL};
+                             NULL,
+                             mf.fd,
+                             mf.n};
     char err[256];
     dm->began_ms = daemon_now_ms();
     if (sp.shim && !sp.shim[0]) {
+        modelfd_close(&mf);
         struct sched_event e = {.kind = SCHED_EV_FAILED,
                                 .model = i,
                                 .error = "libvramcap.so is missing (vram serve --check says "
@@ -210,7 +224,9 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                 dm->cfg.name, why);
     }
     int gate = -1;
-    if (!port || super_start(&sp, &dm->pid, &dm->start, &gate, err, sizeof err) < 0) {
+    int started = port ? super_start(&sp, &dm->pid, &dm->start, &gate, err, sizeof err) : -1;
+    modelfd_close(&mf); /* the server has its own copies */
+    if (started < 0) {
         mgroup_discard(&mg);
         struct sched_event e = {
             .kind = SCHED_EV_FAILED, .model = i, .error = port ? err : "no free port"};

@@ -26,11 +26,15 @@ struct super_spawn {
     /* VRAM_CAP_GROUP: its group files (daemon/mgroup.h), charged by all its
      * processes together; NULL: VRAM_CAP, a cap for each process alone */
     const char *cap_group;
+    /* descriptors the command gets as 3, 4, ... (a discovered model's files,
+     * daemon/modelfd.h); the only ones it inherits but 0-2 */
+    const int *fds;
+    unsigned nfds;
 };
 
 /* Forks a process for /bin/sh -c "exec COMMAND" in its own session and
  * family (host/family.h), stdout and stderr appended to LOGDIR/NAME.log,
- * no other descriptor inherited. It execs only once super_go(*gate) is
+ * no other descriptor inherited but s->fds. It execs only once super_go(*gate) is
  * called: the caller records pid and start first, so that a daemon that
  * dies in between leaves nothing running (the process sees the gate close
  * and exits with SUPER_NOT_RELEASED). */
