@@ -79,6 +79,7 @@ struct config {
     char logs[CONFIG_PATH_MAX];      /* a log file per model */
     char metrics[128];               /* HOST:PORT for /metrics, "" for none */
     char listen[128];                /* the model proxy's HOST:PORT, "" for none */
+    char ui[128]; /* the dashboard's HOST:PORT, "": listen's host, a port the kernel picks */
     char token[128];                 /* bearer token the proxy asks for, "" for none */
     struct keys keys;                /* token = and tokens =: what the proxy asks for (keys.h) */
     char origins[1024];              /* origins = (else OLLAMA_ORIGINS): other sites served, CORS */
