@@ -27,6 +27,11 @@
 #define MAX_DEPTH   32
 #define MAX_NODES   200000
 #define MAX_MERGES  8           /* <<: within <<: */
+/* The keys looked at, in all, merges followed: an alias is a reference,
+ * so a few hundred bytes of <<: lists, each naming the one before eight
+ * times, ask for 8^8 looks per key (minutes of CPU, issue 42 item 7). A
+ * real file asks for a few hundred thousand. */
+#define MAX_LOOKS   4000000
 
 struct rd {
     yaml_document_t *doc;
@@ -34,6 +39,7 @@ struct rd {
     char *err;
     size_t errlen;
     struct lsmacros mac;
+    size_t looks; /* MAX_LOOKS */
 };
 
 static void fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -82,11 +88,18 @@ static const char *scalar(const yaml_node_t *n)
 
 static yaml_node_t *map_get_at(struct rd *r, yaml_node_t *map, const char *key, int merges)
 {
-    if (!map || map->type != YAML_MAPPING_NODE)
+    if (!map || map->type != YAML_MAPPING_NODE || r->err[0])
         return NULL;
     yaml_node_t *merged = NULL;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
+        if (++r->looks > MAX_LOOKS) {
+            fail(r, "its merge keys (<<:) ask for more than %d looks at keys, which no "
+                    "llama-swap configuration does (aliases of aliases, each merged many "
+                    "times): not read",
+                 MAX_LOOKS);
+            return NULL;
+        }
         const char *k = scalar(node(r, p->key));
         if (k && !strcmp(k, key))
             return node(r, p->value);
