@@ -125,8 +125,12 @@ static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char
         if (d->disk) { /* always: the share is an estimate, a model may have grown */
             uint64_t max = 0;
             char e2[200];
+            /* what host memory does not hold, and room for a model that
+             * grew since its share was measured: reserved against
+             * spill_budget (a whole share each filled it on an H100) */
+            uint64_t slack = want / 8 > (256ULL << 20) ? want / 8 : (256ULL << 20);
             int fd = disktier_make(d->disk, i, dm->cfg.name, file_owner(dm), (gid_t)-1,
-                                   want + want / 16, &max, e2, sizeof e2);
+                                   (want > have ? want - have : 0) + slack, &max, e2, sizeof e2);
             if (fd >= 0) {
                 dm->spill_fd = j->spill_fd = fd;
                 j->spill_max = max;
