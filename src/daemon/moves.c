@@ -346,7 +346,10 @@ static void spill_done(struct daemon *d, const struct worker_report *r)
         return;
     }
     if (!r->ok) { /* what its file held before, or none */
-        disktier_set(d->disk, r->model, dm->spill_had);
+        if (dm->spill_had)
+            disktier_set(d->disk, r->model, dm->spill_had);
+        else
+            disktier_remove(d->disk, r->model);
         log_msg(LOG_LV_WARN, "%s: not moved to disk (%s): it stays in host memory",
                 dm->cfg.name, r->error);
         return;
@@ -418,9 +421,9 @@ void moves_done(void *arg, const struct worker_report *r)
     if (r->resume != r->ok) /* suspended, or still: its slices promise nothing meanwhile */
         mgroup_suspended(dm->pid, dm->start, dm->uid, true);
     /* its spill file: what it holds now; none once it is back on the GPU */
-    if (!r->resume)
-        disktier_set(d->disk, r->model, r->ok && r->fast ? r->disk : 0);
-    else if (r->ok)
+    if (!r->resume && r->ok && r->fast)
+        disktier_set(d->disk, r->model, r->disk);
+    else if (r->ok || !r->resume) /* back on the GPU, or never went */
         disktier_remove(d->disk, r->model);
     if (!r->resume && r->ok) {
         /* never quietly slow: the first suspend by the driver says why */
