@@ -87,11 +87,14 @@ expect_eq "... and no model pinned a pool of its own" \
 chunks_of() { awk '$6 ~ /^\/memfd:vram-host/ { print $5 }' "/proc/$(state "$1" pid)/maps" 2>/dev/null | sort -u; }
 SUSP=$(for m in b c; do [ "$(state $m state)" = suspended ] && echo $m; done | head -1)
 OTHERS=$(for m in a b c; do [ "$m" != "$SUSP" ] && echo $m; done)
-MINE=$(chunks_of "$SUSP")
-THEIRS=$(for m in $OTHERS; do chunks_of $m; done | sort -u)
-expect_eq "the suspended model $SUSP holds its bytes in chunks of host memory" \
+# (or, once host memory is short, in a spill file of the disk tier that
+# only its process holds open: docs/serve.md)
+files_of() { ls -l "/proc/$(state "$1" pid)/fd" 2>/dev/null | grep -o "$T/spill/[^ ]*" | sort -u; }
+MINE=$( (chunks_of "$SUSP"; files_of "$SUSP") | sort -u)
+THEIRS=$(for m in $OTHERS; do chunks_of $m; files_of $m; done | sort -u)
+expect_eq "the suspended model $SUSP holds its bytes in chunks of host memory or its spill file ($(state "$SUSP" tier))" \
     "$([ -n "$MINE" ] && echo yes)" yes
-expect_eq "... that no other model's process maps" \
+expect_eq "... that no other model's process maps or holds" \
     "$(comm -12 <(echo "$MINE") <(echo "$THEIRS") | grep -c .)" 0
 
 # 3. the suspended models' host memory stays within host_budget (1G)
