@@ -24,6 +24,7 @@
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
 #include "daemon/names.h"
+#include "daemon/precheck.h"
 #include "host/notify.h"
 #include "proxy/proxy.h"
 #include "daemon/super.h"
@@ -274,6 +275,13 @@ int serve_check(const char *config_path, struct serve_summary *sum, bool *input,
     }
     int rc = start(d, config_path, true, input, sum->shim_why, sizeof sum->shim_why, err, len);
     api_remove_socket(d->api);
+    if (rc == 0 && (sum->nproblems = precheck_models(&d->cfg, sum->problems, sizeof sum->problems))) {
+        snprintf(err, len, "%zu problem%s above: vram serve would start, but the model%s "
+                 "named would fail at %s first request",
+                 sum->nproblems, sum->nproblems > 1 ? "s" : "", sum->nproblems > 1 ? "s" : "",
+                 sum->nproblems > 1 ? "their" : "its");
+        rc = -1;
+    }
     sum->nmodels = d->cfg.nmodels;
     sum->ngpus = d->sched.ngpus;
     snprintf(sum->socket, sizeof sum->socket, "%s", d->cfg.socket);
@@ -349,6 +357,12 @@ int serve_run(const char *config_path, char *err, size_t len)
     d->sched.models = d->smodels;
     for (size_t i = 0; i < d->cfg.nmodels; i++)
         table_add(d, &d->cfg.models[i]);
+    static char problems[4096]; /* one daemon per process */
+    if (precheck_models(&d->cfg, problems, sizeof problems))
+        for (char *l = problems, *e; l; l = e ? e + 1 : NULL) {
+            e = strchr(l, '\n');
+            log_msg(LOG_LV_WARN, "%.*s", e ? (int)(e - l) : (int)strlen(l), l);
+        }
     adopt(d);
     mgroup_sweep(); /* the slices of models that died while no daemon ran */
     open_pool(d);
