@@ -516,7 +516,8 @@ static void model_route(struct api *api, struct front_req *req, const struct evh
         reply_json(req, 200, api_model_json(d, (unsigned)i));
         return;
     }
-    size_t n = post && slash ? (size_t)(slash - rest) : strlen(rest);
+    bool log = slash && !strcmp(slash, "/log"); /* the name is before it */
+    size_t n = (post || log) && slash ? (size_t)(slash - rest) : strlen(rest);
     char msg[300];
     snprintf(msg, sizeof msg, "no model '%.*s' in the configuration (GET /v1/models)",
              (int)(n > 150 ? 150 : n), rest);
