@@ -215,11 +215,6 @@ static int load(const char *arg, struct fit_report *r, struct fit_model *fm,
     return rc;
 }
 
-static bool is_gguf(const struct model_info *m)
-{
-    return m->embed_bytes || m->output_bytes;
-}
-
 /* The list: every model of every local store. */
 struct listing {
     struct fit_report *r;
@@ -244,7 +239,7 @@ static int listed(const struct modelref *ref, const char *why, void *arg)
         return 0;
     }
     fm->runtime = r->runtime_set ? r->opts.runtime
-                  : ref->gguf ? ESTIMATE_LLAMACPP
+                  : fm->info.gguf ? ESTIMATE_LLAMACPP
                               : ESTIMATE_TORCH;
     char path[3 * MODELREF_PATH];
     localstore_path(ref, path, sizeof path);
@@ -318,7 +313,7 @@ static int fit_models(struct fit_report *r, const struct fitmachine_serve *serve
             return err_exit_code(rc);
         }
         fm->runtime = r->runtime_set || r->opts.train ? r->opts.runtime
-                      : is_gguf(&fm->info)             ? ESTIMATE_LLAMACPP
+                      : fm->info.gguf                  ? ESTIMATE_LLAMACPP
                                                        : ESTIMATE_TORCH;
         r->nmodels++;
     }

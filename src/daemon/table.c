@@ -34,8 +34,7 @@ static uint64_t need_of(struct daemon *d, const struct config_model *m)
     }
     struct estimate_opts o;
     estimate_defaults(&o);
-    size_t n = strlen(m->file);
-    o.runtime = n > 5 && !strcmp(m->file + n - 5, ".gguf") ? ESTIMATE_LLAMACPP : ESTIMATE_TORCH;
+    o.runtime = info.gguf ? ESTIMATE_LLAMACPP : ESTIMATE_TORCH; /* by its bytes, not its name */
     struct estimate_precision p[8];
     struct estimate_result r;
     if (estimate_candidates(&info, p, 8) < 1)
