@@ -46,11 +46,16 @@ static uint64_t need_of(struct daemon *d, const struct config_model *m)
 int table_check_sizes(const struct daemon *d, const struct config *c, char *err, size_t len)
 {
     uint64_t holds[SCHED_MAX_GPUS];
+    char said[SCHED_MAX_GPUS * 60] = "";
+    size_t at = 0;
     for (size_t g = 0; g < d->sched.ngpus; g++) {
         const struct sched_gpu *G = &d->sched.gpus[g];
         holds[g] = G->budget && G->budget < G->capacity ? G->budget : G->capacity;
+        if (at < sizeof said)
+            at += (size_t)snprintf(said + at, sizeof said - at, "%sGPU %zu (%.40s)", g ? ", " : "",
+                                   g, d->gpu_name[g]);
     }
-    return config_check_sizes(c, holds, d->sched.ngpus, err, len);
+    return config_check_sizes(c, holds, d->sched.ngpus, said, err, len);
 }
 
 void table_set(struct daemon *d, unsigned i, const struct config_model *c)
