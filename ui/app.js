@@ -99,6 +99,15 @@ async function call(path, opts = {}) {
     unauthorized();
     throw new Unauthorized('the token was refused');
   }
+  if (r.status === 403 && !token) {
+    /* a daemon without a token serves its API here only to vram ui's page */
+    if (session) {
+      session = '';
+      localStorage.removeItem(SESSION_KEY);
+    }
+    needsUi();
+    throw new Unauthorized('no session');
+  }
   return r;
 }
 
@@ -186,6 +195,18 @@ function unauthorized() {
   if (!d.open) d.showModal();
   $('token').value = '';
   $('token').focus();
+}
+
+/* This address asks for no token: the page opens signed in from vram ui.
+ * Said as such, not as a connection that keeps failing. */
+function needsUi() {
+  stop();
+  clearData();
+  $('logout').hidden = true;
+  setConn('out', 'open this page with vram ui');
+  note('');
+  const d = $('need-ui');
+  if (!d.open) d.showModal();
 }
 
 function signIn(ev) {
@@ -610,6 +631,8 @@ function start() {
 document.addEventListener('DOMContentLoaded', () => {
   $('login-form').addEventListener('submit', signIn);
   $('login').addEventListener('cancel', (e) => e.preventDefault());
+  $('need-ui').addEventListener('cancel', (e) => e.preventDefault());
+  $('need-ui').addEventListener('close', () => start());
   $('logout').addEventListener('click', signOut);
   $('log-model').addEventListener('change', (e) => followLog(e.target.value));
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
