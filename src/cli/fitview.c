@@ -113,7 +113,11 @@ static void plans_text(FILE *out, const struct fit_report *r, const struct fit_m
         return;
     switch (fm->verdict) {
     case FIT_NOW:
-        fprintf(out, "  best that fits: %s\n", fm->est[fm->best].prec.name);
+        fprintf(out, "  best that fits: %s%s", fm->est[fm->best].prec.name,
+                fm->est[fm->best].prec.stored ? ", what is on disk" : "");
+        if (fm->better >= 0)
+            fprintf(out, " (%s fits too: another download)", fm->est[fm->better].prec.name);
+        fputc('\n', out);
         break;
     case FIT_PARTIAL:
         fprintf(out,
