@@ -456,7 +456,8 @@ function row(m) {
   r.nameText = el('span');
   r.error = el('div', 'err');
   r.from = el('div', 'from');
-  r.cells.name.append(r.nameText, r.from, r.error);
+  r.why = el('div', 'from');
+  r.cells.name.append(r.nameText, r.from, r.why, r.error);
   r.state = el('span', 'state');
   r.cells.state.append(r.state);
   const acts = el('div', 'actions');
@@ -500,6 +501,12 @@ function renderModels() {
     /* a model discover = found: its store, and what it last ran with */
     setText(r.from, m.source ? 'from ' + m.source +
       (m.ctx ? ` · -c ${m.ctx} -ngl ${m.ngl}/${m.layers}` : '') : '');
+    /* why the scheduler moved it out (its last eviction), while it is out */
+    const out = m.evicted && ['suspending', 'suspended', 'stopping', 'stopped'].includes(m.state);
+    setText(r.why, !out ? '' : m.evicted.for
+      ? `out for ${m.evicted.for}` + (m.evicted.request ? ` (${m.evicted.request})` : '')
+      : 'out: unused for its keep-alive');
+    r.why.title = out ? m.evicted.text : '';
     setText(r.state, m.state);
     r.state.dataset.s = m.state;
     setText(c.gpu, m.gpu == null ? '—' : String(m.gpu));

@@ -57,7 +57,7 @@ static void preload(struct daemon *d)
         int i = names_find(d, d->cfg.preload[k]);
         if (i >= 0 && !daemon_demand(d, (unsigned)i, false,
                                      (uint64_t)(d->dm[i].cfg.start_timeout_s * 1000) * 4, &ops, d,
-                                     NULL))
+                                     NULL, "preload"))
             log_msg(LOG_LV_WARN, "%s: not preloaded: too many demands", d->cfg.preload[k]);
     }
 }
@@ -221,6 +221,12 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
         config_check_socket(&d->cfg, err, len) < 0 || confstores_add(&d->cfg, err, len) < 0)
         return -1;
     *input = false;
+    /* before the state: a second daemon on this configuration adopts
+     * (and kills the half-started of) nothing of the first's */
+    if (api_other_answers(d->cfg.socket)) {
+        snprintf(err, len, "%s: another vram serve answers there already", d->cfg.socket);
+        return -1;
+    }
     if (serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, wlen, err, len) < 0 ||
         make_folders(&d->cfg, err, len) < 0)
         return -1;
