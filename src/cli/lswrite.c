@@ -546,7 +546,7 @@ static void write_keys(struct w *w)
         if (ok && !token && fits("token", key)) {
             fprintf(w->out, "token = %s\n", key);
             token = true;
-        } else if (ok && token && !strchr(key, ',') && !unsafe(key) && at + 160 < sizeof list) {
+        } else if (ok && !strchr(key, ',') && !unsafe(key) && at + 160 < sizeof list) {
             at += (size_t)snprintf(list + at, sizeof list - at, "%sapikey%zu:%s", at ? ", " : "",
                                    k + 1, key);
         } else {
