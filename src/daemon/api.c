@@ -109,7 +109,9 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
     bool on = m->state != SCHED_STOPPED && m->state != SCHED_FAILED && m->state != SCHED_SUSPENDED;
     /* suspended, its processes may still hold memory there (fast swap
      * leaves the CUDA context behind): what they hold, as the driver says */
-    uint64_t left = m->state == SCHED_SUSPENDED && dm->pid > 0 ? daemon_measure(d, i, NULL) : 0;
+    uint64_t left = m->state == SCHED_SUSPENDED && dm->pid > 0 && d->snap.taken_ms > dm->out_wall_ms
+                        ? daemon_measure(d, i, NULL) /* a look at the driver since it went out */
+                        : 0;
     int gpu = on ? m->gpu : left ? dm->left_gpu : -1;
     json_t *j = json_pack(
         "{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:o, s:i, s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, "

@@ -56,6 +56,13 @@ esac
 EOF
 chmod +x "$T/bin"/*
 export PATH="$T/bin:$PATH"
+# docker's daemon, as --check asks for it: a socket that takes a connection
+python3 -c "
+import socket, time
+s = socket.socket(socket.AF_UNIX); s.bind('$T/docker.sock'); s.listen(8); time.sleep(3600)" &
+JOBS="$JOBS $!"
+export DOCKER_HOST="unix://$T/docker.sock"
+unset DOCKER_CONTEXT
 
 ids() { python3 -c 'import sys, yaml; print("\n".join(yaml.safe_load(open(sys.argv[1]))["models"]))' "$1"; }
 
@@ -72,6 +79,13 @@ conf() { awk -v h="[$1]" '$0 == h { p = 1; print; next } p && /^\[/ { p = 0 } p'
 serve_it() {
     f=$1
     sed -i -e '/^port_base = /d' -e "/^\[serve\]/a socket = $T/vram.sock\nstate = $T/$f.db\nlogs = $T/logs-$f\nport_base = $PORTS\nhost_budget = 1G" "$T/$f.conf"
+    # the model files the llama-swap file names (/models/...), made here
+    # under $T/files: --check looks for them
+    grep '^file = ' "$T/$f.conf" | sed 's/^file = //' | sort -u | while read -r p; do
+        case $p in /*) n="$T/files$p" ;; *) n="$T/files/$p" ;; esac
+        mkdir -p "$(dirname "$n")" && : >"$n"
+        sed -i "s#\([ =]\)$p\$#\1$n#; s#\([ =]\)$p #\1$n #g" "$T/$f.conf"
+    done
     OUT=$("$VRAM" serve --check --config "$T/$f.conf" 2>&1)
     expect_eq "$f: vram serve --check accepts it" "$?" 0
     [ -n "$OUT" ] && echo "$OUT" | grep -q "models" || echo "$OUT" | sed 's/^/#   /'
