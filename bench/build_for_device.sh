@@ -13,10 +13,14 @@ fi
 ninja -C build-rel >/dev/null
 rm -rf .devbuild && mkdir -p .devbuild
 cp build-rel/vram build-rel/libvramcap.so build-rel/bench/vram-sample-cost \
-    build-rel/bench/vram-nvml-calls build-rel/bench/vram-alloc-latency build-rel/bench/vram-pool-cost build-rel/tests/egl_hold \
+    build-rel/bench/vram-nvml-calls build-rel/bench/vram-smi-like build-rel/bench/vram-status-phases \
+    build-rel/bench/vram-alloc-latency build-rel/bench/vram-pool-cost build-rel/tests/egl_hold \
     build-rel/bench/libvram-slow-nvml.so \
-    build-rel/tests/simalloc build-rel/tests/churn \
+    build-rel/tests/simalloc build-rel/tests/churn build-rel/tests/testmodel \
     .devbuild/
+# the SPANK plugin, built against this machine's Slurm 22.05 headers: what
+# bench/slurm_carry.sh carries (bench/gpu_slurm.sh)
+[ -f build-rel/spank_vram.so ] && cp build-rel/spank_vram.so .devbuild/
 ls -la .devbuild
 # wrk and nginx for bench/proxy_bench.sh there (the GPU machine has
 # neither): the programs, the libraries they need beyond glibc, and

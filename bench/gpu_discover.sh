@@ -26,6 +26,7 @@
 #   BUDGET=700M CTX=2048 ROUNDS=2 \
 #   bash bench/gpu_discover.sh
 set -u
+. "$(dirname "$0")/serve_user.sh" # as root, the models run as vram-model
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 : "${LLAMA_SERVER:?set LLAMA_SERVER to a llama-server built with CUDA}"
 LLAMA_SERVER=$(realpath "$LLAMA_SERVER")

@@ -15,6 +15,7 @@
 # Writes $OUT/import.log (both daemons' logs, the imported files); prints
 # a table last.
 set -u
+. "$(dirname "$0")/serve_user.sh" # as root, the models run as vram-model
 OUT=${OUT:-/tmp/vram-out}
 mkdir -p "$OUT"
 cd "$(dirname "$0")/.."

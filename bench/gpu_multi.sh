@@ -19,6 +19,7 @@
 # models, multi.jsonl); the table last.
 #   bash bench/gpu_multi.sh [GIB] [CYCLES]    (whole GiB; default 8 10)
 set -u
+. "$(dirname "$0")/serve_user.sh" # as root, the models run as vram-model
 OUT=${OUT:-/tmp/vram-out}
 mkdir -p "$OUT"
 B=$PWD/.devbuild

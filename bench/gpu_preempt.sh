@@ -15,6 +15,7 @@
 # Expects .devbuild/ (bench/build_for_device.sh). MODEL_CMD and VRAM_SIM as
 # in bench/gpu_trace.sh, for a dry run on the simulated driver.
 set -u
+. "$(dirname "$0")/serve_user.sh" # as root, the models run as vram-model
 M=${1:-3} GIB=${2:-16} ROOM=${3:-2} LONG=${4:-1500} REQ=${5:-30} RATE=${6:-0.5} SLICE=${7:-5s}
 POLICIES=${8:-slices no-slices resident}
 OUT=${OUT:-/tmp/vram-out}

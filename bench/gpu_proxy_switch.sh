@@ -7,6 +7,7 @@
 # are compared with requests to a resident model, and every answer with
 # the first one. Expects .devbuild/ (vram).
 set -u
+. "$(dirname "$0")/serve_user.sh" # as root, the models run as vram-model
 OUT=${OUT:-/tmp/vram-out}
 mkdir -p "$OUT"
 B=$PWD/.devbuild

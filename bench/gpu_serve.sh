@@ -6,6 +6,7 @@
 # process checkpoint), and checks that generation and a weight checksum are
 # the same after resume as before suspend. Expects .devbuild/ (vram).
 set -u
+. "$(dirname "$0")/serve_user.sh" # as root, the models run as vram-model
 OUT=${OUT:-/tmp/vram-out}
 mkdir -p "$OUT"
 B=$PWD/.devbuild

@@ -13,6 +13,9 @@
 #              daemon's shared host pool, overlapped switches
 #   fast@DUR   the same with min_resident = DUR (default 1s: how long a
 #              model that came back is kept against thrash)
+#   tiers      fast, with host_budget for only TIER_SLOTS models (default
+#              5): the rest go to the disk tier (spill = SPILL, else beside
+#              the state), least recently used first (issue 41)
 # The models are started least popular first and nothing is asked before
 # the trace, so the first suspends of the resident ones fall inside it.
 # Reports time to first token p50/p99/max, wall time, switches, the
@@ -40,6 +43,7 @@ B=${VRAM_BIN_DIR:-$PWD/.devbuild}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 FILES=${FILES:-/dev/shm/vram-trace}
 mkdir -p "$FILES"
+. "$(dirname "$0")/serve_user.sh" # as root, the models run as vram-model
 DEFAULT_CMD="python3 $SRC/bench/gpu/trace_model.py --gib {gib} --file {file} --seed {seed}"
 MODEL_CMD=${MODEL_CMD:-$DEFAULT_CMD}
 T=$(mktemp -d)
@@ -50,26 +54,32 @@ LISTEN=11600
 # servers hold more (bench/gpu/llm_model.py: 10.4 GiB)
 SLOT=${SLOT:-$((GIB + 2))}
 SLOT0=$SLOT
+# host_budget in models' slots: all of them (HOST_SLOTS, default N), or
+# TIER_SLOTS for the tiers policy; the GPU's budget BUDGET_GIB (default
+# ROOM slots)
+HOST_SLOTS=${HOST_SLOTS:-$N} TIER_SLOTS=${TIER_SLOTS:-5}
 
 cmd() { echo "$MODEL_CMD" | sed "s|{gib}|$1|g; s|{file}|$2|g; s|{seed}|$3|g"; }
 ticks() { awk '{print $14 + $15}' /proc/"$1"/stat 2>/dev/null || echo 0; }
 
 # conf POLICY RUN BUDGET_GIB NAME:GIB:SEED...: the daemon's configuration
 conf() {
-    local policy=$1 run=$2 budget=$3
+    local policy=$1 run=$2 budget=$3 tiers=0
     shift 3
+    [ "$policy" = tiers ] && tiers=1
     cat <<CONF
 [serve]
 socket = $T/vram.sock
 state = $T/$run.db
 logs = $OUT/logs-$run
 budget = 0:${budget}G
-host_budget = $(($# * SLOT))G
+host_budget = $(( (tiers ? TIER_SLOTS : HOST_SLOTS) * SLOT))G
 port_base = 24300
 listen = 127.0.0.1:$LISTEN
 wait = 10m
 CONF
     [ "$policy" = fast-sequential ] && echo "overlap = no"
+    [ -n "${SPILL:-}" ] && echo "spill = $SPILL/$run"
     case $policy in fast@*) echo "min_resident = ${policy#fast@}" ;; esac
     for spec in "$@"; do
         IFS=: read -r name gib seed <<<"$spec"
@@ -159,7 +169,7 @@ PY
 fi
 echo "policy     ok  ttft_p50  ttft_p99  ttft_max  wall_s  switches  suspend_max  loop_late_ms  daemon_cpu_s  intact  gen_max_s" >>"$OUT/table"
 for policy in $POLICIES; do
-    budget=$((ROOM * SLOT))
+    budget=${BUDGET_GIB:-$((ROOM * SLOT))}
     [ "$policy" = resident ] && budget=$((N * SLOT))
     # shellcheck disable=SC2086
     conf "$policy" "$policy" "$budget" $SPECS >"$T/vram.conf"
@@ -222,6 +232,22 @@ print(f"{sys.argv[2]:10} {len(t):3}  {pct(50):8.3f}  {pct(99):8.3f}  {(t[-1] if 
       f"  {wall:6.1f}  {sys.argv[3]:>8}  {longest:9.3f}{'*' if open_ else ' '} {loop:9}"
       f"  {sys.argv[4]:>12}  {sys.argv[5]:>6}  {gen:9.3f}")
 PY
+    # the disk tier's moves in the trace, and their rates (the link's is
+    # the suspend's: bytes over suspend time, in the events)
+    tail -n +"$MARK" "$OUT/serve-$policy.log" | python3 -c '
+import re, statistics, sys
+down, out, back = [], [], []
+for l in sys.stdin:
+    m = re.search(r"moved to disk: .*, ([0-9]+) MB/s", l)
+    if m: down.append(float(m.group(1)))
+    m = re.search(r"went to disk .* \(([0-9]+) MB/s\)", l)
+    if m: out.append(float(m.group(1)))
+    m = re.search(r"read back from disk .* \(([0-9]+) MB/s\)", l)
+    if m: back.append(float(m.group(1)))
+f = lambda v: f"{len(v)} (median {statistics.median(v):.0f} MB/s, min {min(v):.0f})" if v else "0"
+if down or out or back:
+    print(" " * 11 + f"disk tier: moved down {f(down)}; written at suspend {f(out)}; read back at resume {f(back)}")
+' >>"$OUT/table"
     stop_daemon
 done
 

@@ -39,7 +39,15 @@ _vram() {
             COMPREPLY=($(compgen -d -- "$cur"))
         return
         ;;
-    --socket | -s)
+    --sort | -s)
+        # top's -s is its sort; everywhere else, a socket
+        if [[ $prev == --sort || $cmd == top ]]; then
+            COMPREPLY=($(compgen -W "pid user gpu role type vram sm mbw enc dec cpu rss time state command" -- "$cur"))
+            return
+        fi
+        [[ $cmd == status ]] || { COMPREPLY=($(compgen -f -- "$cur")); return; }
+        ;;
+    --socket)
         [[ $cmd == status ]] || { COMPREPLY=($(compgen -f -- "$cur")); return; }
         ;;
     --color)
@@ -74,6 +82,9 @@ _vram() {
         ;;
     headless)
         COMPREPLY=($(compgen -W "status on off" -- "$cur"))
+        ;;
+    slurm)
+        COMPREPLY=($(compgen -W "gres step epilog" -- "$cur"))
         ;;
     fit)
         COMPREPLY=($(compgen -f -- "$cur"))

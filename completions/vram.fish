@@ -49,9 +49,11 @@ complete -c vram -n '__vram_is suspend' -x -a '(vram complete models 2>/dev/null
 complete -c vram -n '__vram_is resume' -x -a '(vram complete models 2>/dev/null) (vram complete suspended 2>/dev/null)'
 complete -c vram -n '__vram_is help' -x -a '(vram complete commands 2>/dev/null) vram.conf'
 complete -c vram -n '__vram_is headless' -x -a 'status on off'
+complete -c vram -n '__vram_is slurm' -x -a 'gres step epilog'
 complete -c vram -n '__vram_is fit' -F
 complete -c vram -n '__vram_is import; and test (count (commandline -opc)) -eq 2' -x -a llama-swap -d 'its config.yaml'
 complete -c vram -n '__vram_is import; and test (count (commandline -opc)) -gt 2' -F
 complete -c vram -n 'not __vram_no_command' -l color -x -a 'auto always never'
 complete -c vram -n 'not __vram_no_command' -l config -s c -r -F
 complete -c vram -n 'not __vram_no_command' -l socket -r -F
+complete -c vram -n '__vram_is top' -l sort -s s -x -a 'pid user gpu role type vram sm mbw enc dec cpu rss time state command'

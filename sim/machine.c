@@ -103,6 +103,13 @@ static int load_proc(struct ctx *c, json_t *o, const char *where, struct sim_pro
         } else if (!strcmp(k, "used")) {
             if (get_size(c, v, w, &p->used))
                 return -1;
+        } else if (!strcmp(k, "sm_util") || !strcmp(k, "memory_util") ||
+                   !strcmp(k, "encoder_util") || !strcmp(k, "decoder_util")) {
+            unsigned *to = k[0] == 's' ? &p->sm_util : k[0] == 'm' ? &p->mem_util
+                           : k[0] == 'e' ? &p->enc_util : &p->dec_util;
+            if (get_uint(c, v, w, 100, to))
+                return -1;
+            p->has_util = true;
         } else {
             return fail(c, w, "unknown key");
         }
@@ -129,6 +136,9 @@ static int load_gpu(struct ctx *c, json_t *o, unsigned idx, struct sim_gpu_def *
     g->cc_major = 9;
     g->context = 500 * UNITS_MiB;
     g->driver_model = -1;
+    g->clock_gfx = g->clock_sm = 345; /* an H100's idle clocks, and its maximum */
+    g->clock_mem = g->max_mem = 2619;
+    g->max_gfx = g->max_sm = 1980;
     snprintf(g->uuid, sizeof g->uuid, "GPU-5a5a5a5a-0000-4000-8000-%012x", idx);
     snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "00000000:%02X:00.0", 0x18 + idx);
     bool have_name = false, have_mem = false;
@@ -175,6 +185,26 @@ static int load_gpu(struct ctx *c, json_t *o, unsigned idx, struct sim_gpu_def *
             rc = get_uint(c, v, w, 255, &g->minor);
         else if (!strcmp(k, "link_mb_s"))
             rc = get_uint(c, v, w, 1000000, &g->link_mb_s);
+        else if (!strcmp(k, "clock_graphics_mhz"))
+            rc = get_uint(c, v, w, 100000, &g->clock_gfx);
+        else if (!strcmp(k, "clock_sm_mhz"))
+            rc = get_uint(c, v, w, 100000, &g->clock_sm);
+        else if (!strcmp(k, "clock_memory_mhz"))
+            rc = get_uint(c, v, w, 100000, &g->clock_mem);
+        else if (!strcmp(k, "max_clock_graphics_mhz"))
+            rc = get_uint(c, v, w, 100000, &g->max_gfx);
+        else if (!strcmp(k, "max_clock_sm_mhz"))
+            rc = get_uint(c, v, w, 100000, &g->max_sm);
+        else if (!strcmp(k, "max_clock_memory_mhz"))
+            rc = get_uint(c, v, w, 100000, &g->max_mem);
+        else if (!strcmp(k, "encoder_util"))
+            rc = get_uint(c, v, w, 100, &g->enc_util), g->has_encoder = true;
+        else if (!strcmp(k, "decoder_util"))
+            rc = get_uint(c, v, w, 100, &g->dec_util);
+        else if (!strcmp(k, "pcie_tx_kb_s"))
+            rc = get_uint(c, v, w, 1u << 30, &g->pcie_tx_kbs);
+        else if (!strcmp(k, "pcie_rx_kb_s"))
+            rc = get_uint(c, v, w, 1u << 30, &g->pcie_rx_kbs);
         else if (!strcmp(k, "compute_capability")) {
             unsigned maj = 0, min = 0;
             if (!json_is_string(v) || sscanf(json_string_value(v), "%u.%u", &maj, &min) != 2)

@@ -19,6 +19,10 @@ struct sim_proc_def {
     char name[64];
     unsigned type;
     uint64_t used;
+    /* its share of the GPU in the driver's utilization samples (percent),
+     * sampled whenever asked when has_util */
+    unsigned sm_util, mem_util, enc_util, dec_util;
+    bool has_util;
 };
 
 struct sim_gpu_def {
@@ -27,6 +31,10 @@ struct sim_gpu_def {
     unsigned power_mw, power_limit_mw, temp_c, util_gpu, util_mem, pstate, fan;
     unsigned pcie_gen, pcie_width, minor;
     unsigned link_mb_s; /* host<->device copies at most this fast (MB/s); 0: as fast as memcpy */
+    unsigned clock_gfx, clock_sm, clock_mem, max_gfx, max_sm, max_mem; /* MHz */
+    unsigned enc_util, dec_util;   /* percent */
+    bool has_encoder;              /* data-center cards (H100, H200) have no NVENC */
+    unsigned pcie_tx_kbs, pcie_rx_kbs; /* what nvmlDeviceGetPcieThroughput counts */
     int compute_mode, cc_major, cc_minor;
     bool has_fan; /* data-center cards have none: NOT_SUPPORTED */
     bool persistence, display_attached, display_active, mig;

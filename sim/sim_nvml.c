@@ -292,6 +292,73 @@ INT_GETTER(nvmlDeviceGetComputeMode, g->compute_mode)
 INT_GETTER(nvmlDeviceGetDisplayMode, g->display_attached ? 1 : 0)
 INT_GETTER(nvmlDeviceGetDisplayActive, g->display_active ? 1 : 0)
 
+/* nvmlClockType_t: graphics, SM, memory, video (which follows graphics) */
+static nvmlReturn_t clock_of(unsigned gfx, unsigned sm, unsigned mem, int type, unsigned *out)
+{
+    if (!out || type < 0 || type > 3)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *out = type == NVML_CLOCK_SM ? sm : type == NVML_CLOCK_MEM ? mem : gfx;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *clock)
+{
+    ENTER("nvmlDeviceGetClockInfo");
+    DEVICE(d);
+    return clock_of(g->clock_gfx, g->clock_sm, g->clock_mem, type, clock);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned *clock)
+{
+    ENTER("nvmlDeviceGetMaxClockInfo");
+    DEVICE(d);
+    return clock_of(g->max_gfx, g->max_sm, g->max_mem, type, clock);
+}
+
+/* The video engines' utilization over the driver's sampling period (a
+ * sixth of a second on current cards); a card without an encoder (H100,
+ * H200) answers NOT_SUPPORTED for it. */
+EXPORT nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t d, unsigned *util,
+                                                    unsigned *period_us)
+{
+    ENTER("nvmlDeviceGetEncoderUtilization");
+    DEVICE(d);
+    if (!util || !period_us)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (!g->has_encoder)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *util = g->enc_util;
+    *period_us = 166666;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t d, unsigned *util,
+                                                    unsigned *period_us)
+{
+    ENTER("nvmlDeviceGetDecoderUtilization");
+    DEVICE(d);
+    if (!util || !period_us)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *util = g->dec_util;
+    *period_us = 166666;
+    return NVML_SUCCESS;
+}
+
+/* Like the driver: it counts the link's bytes for 20 ms while the caller
+ * waits, then answers KB/s (nvmlPcieUtilCounter_t: 0 sent, 1 received). */
+EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, unsigned *value)
+{
+    ENTER("nvmlDeviceGetPcieThroughput");
+    DEVICE(d);
+    if (!value || counter < NVML_PCIE_UTIL_TX_BYTES || counter > NVML_PCIE_UTIL_RX_BYTES)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    struct timespec ts = {0, 20 * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+    *value = counter == NVML_PCIE_UTIL_TX_BYTES ? g->pcie_tx_kbs : g->pcie_rx_kbs;
+    return NVML_SUCCESS;
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *mode)
 {
     ENTER("nvmlDeviceGetPersistenceMode");
@@ -475,8 +542,17 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d,
     DEVICE(d);
     if (!count)
         return NVML_ERROR_INVALID_ARGUMENT;
-    nvmlProcessUtilizationSample_t got[SIM_SLOTS];
+    nvmlProcessUtilizationSample_t got[SIM_MAX_PROCS + SIM_SLOTS];
     unsigned n = 0;
+    /* the file's processes with a share given: a sample taken just now */
+    unsigned long long now_us = (unsigned long long)sim_now_ms() * 1000;
+    const struct sim_gpu_def *gd = &s->machine.gpus[d->index];
+    for (unsigned i = 0; i < gd->nprocs; i++)
+        if (gd->procs[i].has_util && now_us > lastSeen)
+            got[n++] = (nvmlProcessUtilizationSample_t){
+                gd->procs[i].pid,       now_us,
+                gd->procs[i].sm_util,   gd->procs[i].mem_util,
+                gd->procs[i].enc_util,  gd->procs[i].dec_util};
     sim_state_lock(&s->state);
     sim_state_used(&s->state, d->index); /* drops the dead */
     for (unsigned i = 0; i < SIM_SLOTS; i++) {

@@ -69,9 +69,31 @@ for size in sizes:
         return p.stdout.readline().strip()
 
     first = ask("check")
+    # vram run --swap readies the host pool while the process is idle
+    # (VRAM_SWAP_POOL=ready, the default): a user's first suspend comes
+    # after the model has sat idle a while; how long readying took is
+    # reported, and the first suspend is measured like the others
+    ready_s = None
+    f = {}
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 120:
+        try:
+            import socket
+            sk = socket.socket(socket.AF_UNIX)
+            sk.connect("\0vram-swap-%d" % pid)
+            sk.sendall(b"info\n")
+            f = dict(w.split("=", 1) for w in sk.recv(4096).decode().split()[1:] if "=" in w)
+            sk.close()
+            if f.get("policy") != "ready" or int(f.get("pool", 0)) >= int(f.get("bytes", 1)):
+                ready_s = time.perf_counter() - t0
+                break
+        except OSError:
+            pass
+        time.sleep(0.1)
     res = {"size": size, "alloc": alloc, "busy": busy, "fast_out": [], "fast_in": [],
            "fast_copy_out": [], "fast_copy_in": [], "pool": [], "wait": [], "fast_left": [], "drv_out": [],
-           "drv_in": [], "drv_left": [], "reload": [], "checks": 0, "bad": 0, "errors": []}
+           "drv_in": [], "drv_left": [], "reload": [], "checks": 0, "bad": 0, "errors": [],
+           "ready_s": ready_s, "ready_info": f}
 
     def check():
         r = ask("check")
@@ -139,5 +161,12 @@ for r in rows:
         med(r["fast_left"]), med(r["drv_out"]), med(r["drv_in"]), med(r["drv_left"]),
         med(r["reload"]), r["checks"], r["bad"]))
     print("      fast path: waiting for the process's work (median) %s s" % med(r["wait"]))
+    fo = [x for x in r["fast_out"] if x is not None]
+    if len(fo) > 1:
+        later = statistics.median(fo[1:])
+        print("      first suspend %.3f s, later ones (median) %.3f s: %.2fx; readied ahead in %s s"
+              % (fo[0], later, fo[0] / later if later else float("nan"),
+                 "%.1f" % r["ready_s"] if r["ready_s"] is not None else
+                 "- (pool %s of %s)" % (r["ready_info"].get("pool"), r["ready_info"].get("bytes"))))
     for e in r["errors"][:3]:
         print("   error:", e[:300])

@@ -12,7 +12,7 @@ static json_t *opt_uint(bool have, uint64_t v)
     return have ? json_integer((json_int_t)v) : json_null();
 }
 
-static json_t *proc_json(const struct snap_proc *p)
+json_t *render_json_proc(const struct snap_proc *p)
 {
     char tb[32];
     json_t *o = json_object();
@@ -39,6 +39,14 @@ static json_t *proc_json(const struct snap_proc *p)
                         : p->used_wddm ? json_string("windows_counters")
                                        : json_string("driver"));
     json_object_set_new(o, "model", p->model[0] ? json_string(p->model) : json_null());
+    json_object_set_new(o, "utilization",
+                        p->util_known ? json_pack("{s:i, s:i, s:i, s:i}", "sm", p->sm_util,
+                                                  "memory", p->mem_util, "encoder", p->enc_util,
+                                                  "decoder", p->dec_util)
+                                      : json_null());
+    json_object_set_new(o, "rss", opt_uint(p->rss_known, p->rss));
+    json_object_set_new(o, "cpu_ms", opt_uint(p->host_known && p->rss_known, p->cpu_ms));
+    json_object_set_new(o, "cpu_pct", p->cpu_known ? json_real(p->cpu_pct) : json_null());
     return o;
 }
 
@@ -102,6 +110,21 @@ static json_t *gpu_json(const struct snap_gpu *g)
                             ? json_pack("{s:i, s:i}", "gen", g->pcie_gen, "width", g->pcie_width)
                             : json_null());
     json_object_set_new(o, "fan_pct", opt_uint(h & SNAP_HAVE_FAN, g->fan_pct));
+    json_object_set_new(o, "clocks_mhz",
+                        h & SNAP_HAVE_CLOCKS
+                            ? json_pack("{s:i, s:i, s:i}", "graphics", g->clock_gfx_mhz, "sm",
+                                        g->clock_sm_mhz, "memory", g->clock_mem_mhz)
+                            : json_null());
+    json_object_set_new(o, "max_clocks_mhz",
+                        h & SNAP_HAVE_MAX_CLOCKS ? json_pack("{s:i, s:i}", "sm", g->max_sm_mhz,
+                                                             "memory", g->max_mem_mhz)
+                                                 : json_null());
+    json_object_set_new(o, "encoder_pct", opt_uint(h & SNAP_HAVE_ENCODER, g->enc_util));
+    json_object_set_new(o, "decoder_pct", opt_uint(h & SNAP_HAVE_DECODER, g->dec_util));
+    json_object_set_new(o, "pcie_throughput_kb_s",
+                        h & SNAP_HAVE_PCIE_THROUGHPUT
+                            ? json_pack("{s:i, s:i}", "tx", g->pcie_tx_kbs, "rx", g->pcie_rx_kbs)
+                            : json_null());
     static const char *const models[] = {"wddm", "tcc", "mcdm"};
     json_object_set_new(o, "driver_model",
                         h & SNAP_HAVE_DRIVER_MODEL && (unsigned)g->driver_model < 3
@@ -110,7 +133,7 @@ static json_t *gpu_json(const struct snap_gpu *g)
 
     json_t *procs = h & SNAP_HAVE_PROCS ? json_array() : json_null();
     for (size_t i = 0; procs && json_is_array(procs) && i < g->nprocs; i++)
-        json_array_append_new(procs, proc_json(&g->procs[i]));
+        json_array_append_new(procs, render_json_proc(&g->procs[i]));
     json_object_set_new(o, "processes", procs);
     return o;
 }

@@ -17,6 +17,10 @@
 /* A new JSON object for the snapshot (caller decrefs), NULL on no memory. */
 json_t *render_json(const struct snap *s);
 
+/* One process of it, as the snapshot's lists give it (`vram top --json`'s
+ * parents on no GPU too). */
+json_t *render_json_proc(const struct snap_proc *p);
+
 /* doctor's findings as `vram doctor --json` writes them, on Linux and
  * Windows alike (docs/json.md; its schema bumped on any incompatible
  * change). A new object (caller decrefs), NULL on no memory. */

@@ -117,6 +117,7 @@ extern const struct cmd_entry cmd_unload_entry;
 extern const struct cmd_entry cmd_logs_entry;
 extern const struct cmd_entry cmd_ui_entry;
 extern const struct cmd_entry cmd_import_entry;
+extern const struct cmd_entry cmd_slurm_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_complete_entry;
 

@@ -101,7 +101,7 @@ static int cmd_doctor(const void *opts, int argc, char **argv)
     const struct doctor_opts *o = opts;
     char err[512];
     struct probe *p;
-    int rc = probe_open(&p, o->procroot, err, sizeof err);
+    int rc = probe_open_ahead(&p, o->procroot, PROBE_HOLDERS, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_doctor_entry, err, rc);
     struct snap s;

@@ -92,7 +92,7 @@ static void source(json_t *m, char *from, size_t len)
 /* One model's line, its name in a column w wide. */
 static void row(json_t *m, int w, bool col)
 {
-    char g[8] = "-", v[32], h[32], a[32], from[96];
+    char g[8] = "-", v[32], h[32], dk[32], a[32], from[96], tier[16];
     if (json_is_integer(json_object_get(m, "gpu")))
         snprintf(g, sizeof g, "%lld", (long long)json_integer_value(json_object_get(m, "gpu")));
     /* names, states and errors (a model's last log line) as the daemon
@@ -106,11 +106,14 @@ static void row(json_t *m, int w, bool col)
     textsafe_copy(s_state ? s_state : "?", SIZE_MAX, state, sizeof state);
     textsafe_copy(s_sw ? s_sw : "-", SIZE_MAX, sw, sizeof sw);
     textsafe_copy(s_err ? s_err : "", SIZE_MAX, error, sizeof error);
+    const char *s_tier = json_string_value(json_object_get(m, "tier"));
+    textsafe_copy(s_tier ? s_tier : "-", SIZE_MAX, tier, sizeof tier);
     source(m, from, sizeof from);
-    printf("%-*s %s%-10s%s %-4s %-9s %-9s %-10s %-10s %-8lld %s%s%s\n", w, name,
+    printf("%-*s %s%-10s%s %-4s %-9s %-9s %-10s %-9s %-9s %-10s %-8lld %s%s%s\n", w, name,
            col ? state_color(state) : "", state, col ? "\033[0m" : "", g,
            size_or_dash(json_object_get(m, "vram_bytes"), v, sizeof v),
-           size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw,
+           size_or_dash(json_object_get(m, "host_bytes"), h, sizeof h), sw, tier,
+           size_or_dash(json_object_get(m, "disk_bytes"), dk, sizeof dk),
            ago(json_object_get(m, "last_used_ms"), a, sizeof a),
            (long long)json_integer_value(json_object_get(m, "restarts")), from,
            *error ? "   " : "", error);
@@ -128,8 +131,9 @@ static void table(json_t *r)
         if (n && strlen(n) > (size_t)w && strlen(n) < 200)
             w = (int)strlen(n);
     }
-    printf("%s%-*s %-10s %-4s %-9s %-9s %-10s %-10s %-8s %s%s\n", col ? "\033[1m" : "", w, "MODEL",
-           "STATE", "GPU", "VRAM", "HOST RAM", "SWAP", "LAST USED", "RESTARTS", "FROM",
+    printf("%s%-*s %-10s %-4s %-9s %-9s %-10s %-9s %-9s %-10s %-8s %s%s\n", col ? "\033[1m" : "",
+           w, "MODEL", "STATE", "GPU", "VRAM", "HOST RAM", "SWAP", "TIER", "DISK", "LAST USED",
+           "RESTARTS", "FROM",
            col ? "\033[0m" : "");
     json_array_foreach(json_object_get(r, "models"), i, m) row(m, w, col);
 }

@@ -199,23 +199,9 @@ static uint64_t used_total(const struct snap *s)
     return u;
 }
 
-/* Gone: exited (its pid may be another's by now). */
-static bool released(const struct target *t)
-{
-    return !pidref_same(&t->ref);
-}
-
 static void stop_one(const struct target *t, double grace)
 {
-    pidref_kill(&t->ref, SIGTERM);
-    if (t->state == SNAP_PS_STOPPED)
-        pidref_kill(&t->ref, SIGCONT); /* a stopped process only sees TERM once it runs */
-    for (double w = 0; w < grace && !released(t); w += 0.1) {
-        struct timespec ts = {0, 100 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    if (!released(t))
-        pidref_kill(&t->ref, SIGKILL);
+    pidref_end(&t->ref, t->state == SNAP_PS_STOPPED, grace);
     if (t->state == SNAP_PS_ZOMBIE && t->ppid > 1)
         pidref_kill(&t->parent, SIGCHLD); /* its parent may now reap it */
 }
@@ -302,7 +288,7 @@ static int cmd_reclaim(const void *opts, int argc, char **argv)
         return cmd_bad_usage(&cmd_reclaim_entry, "--all-users needs root");
     char err[512];
     struct probe *p;
-    int rc = probe_open(&p, "/proc", err, sizeof err);
+    int rc = probe_open_ahead(&p, "/proc", PROBE_HOLDERS, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_reclaim_entry, err, rc);
     struct snap s;

@@ -23,7 +23,8 @@
 #include "core/textsafe.h"
 #include "core/units.h"
 #include "probe/probe.h"
-#include "cli/runplace.h"
+#include "app/runenv.h"
+#include "app/runplace.h"
 #include "app/selfpath.h"
 #include "ipc/group.h"
 
@@ -241,35 +242,18 @@ static int run_check(struct run_opts *o, int argc)
     return 0;
 }
 
-/* The command's environment: libvramcap preloaded, its slices, its GPUs in
- * the order chosen, fast swap if asked. 0, or -1 out of memory. */
+/* The command's environment (app/runenv.h): libvramcap preloaded, its
+ * slices, its GPUs in the order chosen, fast swap if asked. 0, or -1 out
+ * of memory. */
 static int run_environ(const struct runplace_choice *place, const struct snap *s,
                        const char *shim_path, bool swap)
 {
-    const char *pre = getenv("LD_PRELOAD");
-    size_t vlen = place->n * (sizeof s->gpus[0].uuid + 1), glen = place->n * (GROUP_PATH_MAX + 1);
-    char *preload = malloc(strlen(shim_path) + (pre ? strlen(pre) : 0) + 2);
-    char *visible = malloc(vlen), *groups = malloc(glen);
-    if (!preload || !visible || !groups) {
-        free(preload);
-        free(visible);
-        free(groups);
+    struct runenv e;
+    if (runenv_make(&e, place, s, shim_path, getenv("LD_PRELOAD"), swap) < 0)
         return -1;
-    }
-    sprintf(preload, pre && *pre ? "%s:%s" : "%s", shim_path, pre ? pre : "");
-    setenv("LD_PRELOAD", preload, 1);
-    free(preload);
-    for (size_t i = 0, va = 0, ga = 0; i < place->n; i++) {
-        va += (size_t)snprintf(visible + va, vlen - va, "%s%s", i ? "," : "",
-                               s->gpus[place->gpu[i]].uuid);
-        ga += (size_t)snprintf(groups + ga, glen - ga, "%s%s", i ? "," : "", place->group_path[i]);
-    }
-    setenv("VRAM_CAP_GROUP", groups, 1);
-    setenv("CUDA_VISIBLE_DEVICES", visible, 1);
-    free(visible);
-    free(groups);
-    if (swap)
-        setenv("VRAM_SWAP", "1", 1);
+    for (unsigned i = 0; i < e.n; i++)
+        setenv(e.var[i].name, e.var[i].value, 1);
+    runenv_free(&e);
     return 0;
 }
 
@@ -377,8 +361,8 @@ static int cmd_run(const void *opts, int argc, char **argv)
     struct snap s;
     memset(&s, 0, sizeof s);
     struct runplace_choice place;
-    rc = runplace_pick(p, &s, &o.gpus, &o.vram.sizes, o.wait, o.timeout, o.quiet, &place, err,
-                       sizeof err);
+    struct runplace_opts ro = {o.wait, o.timeout, o.quiet, "vram run", "--wait"};
+    rc = runplace_pick(p, &s, &o.gpus, &o.vram.sizes, &ro, &place, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "vram run: %s\n", err);
         snap_free(&s);

@@ -114,6 +114,8 @@ static int check_config(const struct paths *def, const char *path)
             printf("libvramcap: %s\n", sum->shim);
         else
             printf("libvramcap: missing, and no model needs it now: %s\n", sum->shim_why);
+        if (sum->users[0])
+            printf("models run as %s\n", sum->users);
         printf("vram serve would start as %s: nothing stands in its way\n", def->user ? "you" : "root");
     }
     free(sum);

@@ -29,7 +29,9 @@ static const struct cmd_opt status_opts[] = {
     {"json", 'j', CMD_FLAG(O, json),
      .help = "one JSON document (schema: docs/status-json.md); with --watch, one document per "
              "line"},
-    {"processes", 'p', CMD_FLAG(O, processes), .help = "list every process on each GPU"},
+    {"processes", 'p', CMD_FLAG(O, processes),
+     .help = "list every process on each GPU, those that hold /dev/nvidia* with no memory "
+             "too (found by a scan of every process's descriptors: milliseconds a thousand)"},
     {"energy", 'e', CMD_FLAG(O, energy), .help = "read each GPU's energy counter too (3 ms a GPU)"},
     {"watch", 'w', CMD_SECONDS(O, watch, 0.1, 86400), .arg = "SECONDS",
      .fix = "give seconds from 0.1 to 86400, such as 2, 0.5 or 500ms",
@@ -91,14 +93,18 @@ static int cmd_status(const void *opts, int argc, char **argv)
     double watch = o->watch;
     long count = o->count;
     const char *procroot = o->procroot;
-    unsigned what = PROBE_ALL | (o->energy ? PROBE_ENERGY : 0);
     bool json = o->json, verbose = o->processes;
+    /* the CUDA version is the JSON's only: text loads no libcuda; the scan
+     * of every process's descriptors (holders of the device with no memory)
+     * only for the whole list of processes */
+    unsigned what = PROBE_STATUS | (o->energy ? PROBE_ENERGY : 0) | (json ? PROBE_CUDA : 0) |
+                    (verbose ? PROBE_HOLDERS : 0);
     if (count && !watch)
         return cmd_bad_usage(&cmd_status_entry, "--count needs --watch");
 
     char err[512];
     struct probe *p;
-    int rc = probe_open(&p, procroot, err, sizeof err);
+    int rc = probe_open_ahead(&p, procroot, what, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&cmd_status_entry, err, rc);
     struct snap s;

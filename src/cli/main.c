@@ -31,6 +31,7 @@ const struct cmd_entry *const cmd_table[] = {
     &cmd_logs_entry,
     &cmd_ui_entry,
     &cmd_import_entry,
+    &cmd_slurm_entry,
     &cmd_help_entry,
     &cmd_complete_entry,
     /* clang-format on */

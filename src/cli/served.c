@@ -156,10 +156,28 @@ static const struct main_proc *model_of(const struct served *s, const struct sna
 
 size_t served_mark(struct snap *snap)
 {
+    return served_mark_mains(snap, NULL, 0, NULL);
+}
+
+size_t served_mark_mains(struct snap *snap, struct served_main *out, size_t max, size_t *nout)
+{
+    size_t procs = 0;
+    for (size_t g = 0; g < snap->ngpus; g++)
+        procs += snap->gpus[g].nprocs;
+    if (nout)
+        *nout = 0;
+    /* nothing to mark, nobody asking for the models: no state to read
+     * (a daemon's SQLite file, its configuration) */
+    if (!procs && !nout)
+        return 0;
     struct served *s = calloc(1, sizeof *s);
     if (!s)
         return 0;
     find_mains(s);
+    for (size_t k = 0; k < s->n && nout && *nout < max; k++, (*nout)++) {
+        out[*nout].pid = s->v[k].pid;
+        snprintf(out[*nout].model, sizeof out[*nout].model, "%s", s->v[k].name);
+    }
     size_t marked = 0;
     for (size_t g = 0; g < snap->ngpus; g++)
         for (size_t i = 0; i < snap->gpus[g].nprocs; i++) {
@@ -171,3 +189,4 @@ size_t served_mark(struct snap *snap)
     free(s);
     return marked;
 }
+

@@ -5,6 +5,7 @@
 #define VRAM_CLI_SERVED_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/snapshot.h"
 
@@ -13,5 +14,16 @@
  * would run here ($VRAM_CONFIG, else this user's configuration) and the
  * system's. How many processes are models'. */
 size_t served_mark(struct snap *s);
+
+/* A model's main process, as a daemon's state names it (alive: the same
+ * start time). */
+struct served_main {
+    uint32_t pid;
+    char model[SNAP_NAME_MAX];
+};
+
+/* served_mark, and the models' main processes into out (up to max; how
+ * many into *nout), from the same reading of the daemons' state. */
+size_t served_mark_mains(struct snap *s, struct served_main *out, size_t max, size_t *nout);
 
 #endif

@@ -169,6 +169,45 @@ int suspendrec_read(int pid, struct suspendrec *r)
     return rc;
 }
 
+/* uid's records, appended after n of max. */
+static size_t list_of(int rundir, uid_t uid, int *pids, struct suspendrec *recs, size_t n,
+                      size_t max)
+{
+    int dir = open_folder(rundir, uid);
+    DIR *d = dir >= 0 ? fdopendir(dir) : NULL;
+    if (!d) {
+        if (dir >= 0)
+            close(dir);
+        return n;
+    }
+    struct dirent *e;
+    while (n < max && (e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || *end || pid > INT_MAX)
+            continue;
+        bool dup = false; /* root's record of a pid this user has one of too */
+        for (size_t k = 0; k < n; k++)
+            dup |= pids[k] == (int)pid;
+        if (!dup && read_of(rundir, uid, (int)pid, &recs[n]) == 0)
+            pids[n++] = (int)pid;
+    }
+    closedir(d);
+    return n;
+}
+
+size_t suspendrec_list(int *pids, struct suspendrec *recs, size_t max)
+{
+    int rundir = open_rundir();
+    if (rundir < 0)
+        return 0;
+    size_t n = list_of(rundir, geteuid(), pids, recs, 0, max);
+    if (geteuid() != 0)
+        n = list_of(rundir, 0, pids, recs, n, max);
+    close(rundir);
+    return n;
+}
+
 void suspendrec_remove(int pid)
 {
     int rundir = open_rundir();

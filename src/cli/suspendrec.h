@@ -24,6 +24,11 @@ int suspendrec_write(int pid, const struct suspendrec *r, char *err, size_t len)
  * none to believe. */
 int suspendrec_read(int pid, struct suspendrec *r);
 
+/* The records this user (and root) wrote, up to max, into pids and recs:
+ * how many. Records of processes gone since are the caller's to weed out
+ * (their start times). */
+size_t suspendrec_list(int *pids, struct suspendrec *recs, size_t max);
+
 /* Removes this user's record of pid (resumed). */
 void suspendrec_remove(int pid);
 

@@ -1,17 +1,18 @@
-/* top_draw: painting the live view. One line per GPU (bar and history),
- * a second with the breakdown in figures when the screen has room, then the
- * process list, then a line of keys or the last message. Fits 80x24 with
- * eight GPUs. */
+/* top_draw: painting the live view. A header line; each GPU's lines
+ * (top_gpu.c); the process list, its columns chosen by the screen's width
+ * (top_cols.c), nested in the tree; the details pane (top_detail.c); then
+ * the typed filter, a message, or a line of keys. Fits 80x24 with eight
+ * GPUs. */
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "core/acct.h"
-#include "core/role.h"
-#include "core/units.h"
+#include "cli/top_cols.h"
+#include "cli/top_detail.h"
 #include "cli/top_draw.h"
-#include "app/render_text.h"
+#include "cli/top_gpu.h"
+#include "core/units.h"
 
 enum { C_RESERVED = 1, C_DISPLAY, C_WORK, C_OTHER, C_UNATTR, C_HEAD, C_SEL };
 
@@ -30,90 +31,23 @@ static void init_colors(void)
     done = true;
 }
 
-/* The bar: each part gets cells in proportion, at least one when non-zero. */
-static void draw_bar(const struct top *t, int y, int x, int width, const struct acct *a)
-{
-    const struct {
-        uint64_t v;
-        char ch;
-        int color;
-    } parts[] = {
-        {a->reserved, 'r', C_RESERVED},   {a->display, 'd', C_DISPLAY},
-        {a->workloads, 'w', C_WORK},      {a->other, 'o', C_OTHER},
-        {a->unattributed, 'u', C_UNATTR},
-    };
-    mvaddch(y, x, '[');
-    int pos = 0;
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0] && a->total; i++) {
-        int cells = (int)((unsigned __int128)parts[i].v * (unsigned)width / a->total);
-        if (parts[i].v && cells == 0)
-            cells = 1;
-        if (pos + cells > width)
-            cells = width - pos;
-        if (t->color)
-            attron(COLOR_PAIR(parts[i].color));
-        for (int k = 0; k < cells; k++)
-            mvaddch(y, x + 1 + pos + k, (chtype)parts[i].ch);
-        if (t->color)
-            attroff(COLOR_PAIR(parts[i].color));
-        pos += cells;
-    }
-    for (; pos < width; pos++)
-        mvaddch(y, x + 1 + pos, '.');
-    mvaddch(y, x + 1 + width, ']');
-}
-
-static void draw_history(const struct top *t, int y, int x, int width, size_t gpu)
-{
-    static const char *const blocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-    static const char ascii[] = " .:-=+*#%@";
-    if (!t->hist || gpu >= t->hist_n || width <= 0)
-        return;
-    const uint16_t *h = t->hist + gpu * TOP_HISTORY;
-    for (int i = 0; i < width && i < TOP_HISTORY; i++) {
-        size_t idx = (t->hist_pos + TOP_HISTORY - (size_t)width + (size_t)i) % TOP_HISTORY;
-        unsigned v = h[idx];
-        if (t->utf8)
-            mvaddstr(y, x + i, blocks[v * 8 / 1000]);
-        else
-            mvaddch(y, x + i, (chtype)ascii[v * 9 / 1000]);
-    }
-}
-
-/* The history's width beside the bar: wider on a wide screen, none where
- * the bar would be too short. */
-static int history_width(int cols)
-{
-    int hist_w = cols >= 100 ? 30 : 12;
-    return cols - 36 - 2 - hist_w - 1 < 10 ? 0 : hist_w;
-}
-
-/* Above the history column, what it shows: the time its columns span (one
- * sample each) and its scale (a full block is the whole card); "" when
- * there is no history. */
-static void history_caption(const struct top *t, int cols, char *cap, size_t len)
-{
-    int w = history_width(cols);
-    char span[32];
-    cap[0] = '\0';
-    if (!w)
-        return;
-    units_fmt_duration(t->interval * w, span, sizeof span);
-    snprintf(cap, len, w >= 30 ? "used memory, last %s, 0-100%%" : "%s, 0-100%%", span);
-}
-
 /* The help screen, where the processes are, until a key. */
 static void draw_help(const struct top *t, int y, int rows, int cols)
 {
     char span[32], line[200];
-    units_fmt_duration(t->interval * (history_width(cols) ? history_width(cols) : 12), span,
-                       sizeof span);
+    int w = top_gpu_hist_width(cols);
+    units_fmt_duration(t->interval * (w ? w : 12), span, sizeof span);
     const char *text[] = {
         "keys",
-        "  up/down, j/k  select a process         PgUp/PgDn  ten at a time",
-        "  s             sort: memory, pid, name, gpu      S  reverse the sort",
-        "  t, K          send TERM, KILL to the selected process (asks y/n;",
-        "                your own processes only, unless root)",
+        "  up/down, j/k  select a process     PgUp/PgDn  ten at a time   g/G  first/last",
+        "  s or >, <     sort by the next, the previous column     S  reverse the sort",
+        "  v (F5)        tree: processes under their parents, or the plain list",
+        "  /             filter: user:NAME name:TEXT gpu:N role:workload model:NAME pid:N,",
+        "                a word, !word to leave out; Enter applies, an empty one clears",
+        "  Enter, d      details of the selected process (Esc closes them)",
+        "  p, r          suspend, resume it (its model's, under vram serve)",
+        "  x             stop it (asks y/n): its model is unloaded, a process gets TERM",
+        "  t, K          send TERM, KILL (asks y/n; your own processes only, unless root)",
         "  + / -         refresh half as often / twice as often",
         "  ? or h        this help (any key closes it)     q  quit",
         "",
@@ -132,45 +66,155 @@ static void draw_help(const struct top *t, int y, int rows, int cols)
         mvprintw(y, 0, "%.*s", cols, "             a full block is the whole card");
 }
 
-static void draw_gpu(const struct top *t, int y, int cols, const struct snap_gpu *g, bool two)
+static void draw_header(const struct top *t, int cols)
 {
-    struct acct a;
-    acct_gpu(g, &a);
-    char name[20], used[16], total[16];
-    /* "NVIDIA GeForce RTX 5070 Ti" -> "RTX 5070 Ti": the vendor is a given */
-    const char *n = g->name;
-    if (!strncmp(n, "NVIDIA ", 7))
-        n += 7;
-    if (!strncmp(n, "GeForce ", 8))
-        n += 8;
-    snprintf(name, sizeof name, "%-14.14s", n);
-    snprintf(used, sizeof used, "%.1f", (double)acct_used(&a) / UNITS_GiB);
-    snprintf(total, sizeof total, "%.1f", (double)a.total / UNITS_GiB);
-    mvprintw(y, 0, "%-2u %s %6s/%-6s GiB", g->index, name, used, total);
-    int x = 36, hist_w = history_width(cols);
-    int bar_w = hist_w ? cols - x - 2 - hist_w - 1 : cols - x - 2;
-    if (bar_w > 0)
-        draw_bar(t, y, x, bar_w, &a);
-    if (hist_w)
-        draw_history(t, y, cols - hist_w, hist_w, g->index);
-    if (!two)
-        return;
-    char b[6][16];
-    mvprintw(y + 1, 3, "reserved %s  display %s  work %s  other %s  unattributed %s GiB",
-             units_fmt_gib(a.reserved, b[0], 16), units_fmt_gib(a.display, b[1], 16),
-             units_fmt_gib(a.workloads, b[2], 16), units_fmt_gib(a.other, b[3], 16),
-             units_fmt_gib(a.unattributed, b[4], 16));
-    char extra[64] = "";
-    int len = 0;
-    if (g->have & SNAP_HAVE_POWER)
-        len += snprintf(extra + len, sizeof extra - (size_t)len, " %uW", g->power_mw / 1000);
-    if (g->have & SNAP_HAVE_TEMP)
-        len += snprintf(extra + len, sizeof extra - (size_t)len, " %uC", g->temp_c);
-    if (g->have & SNAP_HAVE_UTIL)
-        snprintf(extra + len, sizeof extra - (size_t)len, " %u%%", g->util_gpu);
-    int at = getcurx(stdscr);
-    if (cols > at + (int)strlen(extra))
-        mvprintw(y + 1, at, "%s", extra);
+    time_t now = (time_t)(t->snap.taken_ms / 1000);
+    char ts[16], head[300], cap[64], flt[160] = "";
+    strftime(ts, sizeof ts, "%H:%M:%S", localtime(&now));
+    if (t->filter_text[0]) {
+        size_t shown = 0; /* the tree's parents on no GPU are no match */
+        for (size_t i = 0; i < t->nrows; i++)
+            shown += !t->rows[i].context;
+        snprintf(flt, sizeof flt, "  filter '%s' %zu/%zu", t->filter_text, shown, t->total);
+    }
+    /* what the view is first, what the machine is after: a narrow screen
+     * cuts the driver first */
+    snprintf(head, sizeof head, "vram top  sort %s%s%s%s  every %.1fs  driver %s",
+             top_col_key(t->sort), t->reverse ? " (reversed)" : "", t->tree ? "  tree" : "", flt,
+             t->interval, t->snap.driver_version);
+    /* the history's caption over its column comes first, then the clock */
+    top_gpu_caption(t, cols, cap, sizeof cap);
+    int w = top_gpu_hist_width(cols), room = cols - (cap[0] ? w + 1 : 0);
+    attron(A_BOLD);
+    mvprintw(0, 0, "%.*s", room > 0 ? room : 0, head);
+    attroff(A_BOLD);
+    if ((int)(strlen(head) + 2 + strlen(ts)) <= room)
+        printw("  %s", ts);
+    if (cap[0])
+        mvprintw(0, cols - w, "%.*s", w, cap);
+}
+
+/* The branch lines before a command in the tree. */
+static int branches(const struct top *t, const struct top_row *r, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (unsigned l = 1; l <= r->depth && at + 8 < len; l++) {
+        bool more = r->more & (1u << (l - 1));
+        const char *s = l < r->depth ? (more ? (t->utf8 ? "│ " : "| ") : "  ")
+                                     : (more ? (t->utf8 ? "├─" : "|-") : (t->utf8 ? "└─" : "`-"));
+        at += (size_t)snprintf(out + at, len - at, "%s", s);
+    }
+    return (int)r->depth * 2; /* columns, whatever the bytes */
+}
+
+static void draw_row(const struct top *t, int y, int cols, const enum top_col *c, size_t nc,
+                     const struct top_row *r, bool sel)
+{
+    char cell[64], tree[TOP_TREE_DEPTH * 4 + 8];
+    uint64_t now = t->snap.taken_ms / 1000;
+    if (sel)
+        attron(t->color ? COLOR_PAIR(C_SEL) : A_REVERSE);
+    else if (r->context)
+        attron(A_DIM);
+    move(y, 0);
+    int x = 0;
+    for (size_t i = 0; i + 1 < nc; i++) {
+        int w = top_col_width(c[i]);
+        const char *v = top_col_cell(c[i], r, now, cell, sizeof cell);
+        mvprintw(y, x, top_col_right(c[i]) ? "%*.*s " : "%-*.*s ", w, w, v);
+        x += w + 1;
+    }
+    int left = cols - x, tw = 0;
+    if (t->tree && left > 0) {
+        tw = branches(t, r, tree, sizeof tree);
+        if (tw > left)
+            tw = 0; /* no room for the branches: the command alone */
+        else
+            mvaddstr(y, x, tree);
+    }
+    const char *cmd = r->proc.cmdline[0] ? r->proc.cmdline : r->proc.name;
+    char tag[SNAP_NAME_MAX + 32];
+    top_row_tag(r, tag, sizeof tag);
+    if (left - tw > 0)
+        mvprintw(y, x + tw, "%-*.*s", left - tw, left - tw, "");
+    if (left - tw > 0)
+        mvprintw(y, x + tw, "%.*s%.*s", left - tw, tag,
+                 left - tw - (int)strlen(tag) > 0 ? left - tw - (int)strlen(tag) : 0, cmd);
+    if (sel)
+        attroff(t->color ? COLOR_PAIR(C_SEL) : A_REVERSE);
+    else if (r->context)
+        attroff(A_DIM);
+}
+
+static bool any_codec(const struct snap *s)
+{
+    for (size_t i = 0; i < s->ngpus; i++)
+        if (s->gpus[i].have & (SNAP_HAVE_ENCODER | SNAP_HAVE_DECODER))
+            return true;
+    return false;
+}
+
+static void draw_list(struct top *t, int y, int rows, int cols)
+{
+    enum top_col c[TOP_COL_COUNT];
+    size_t nc = top_cols_fit(cols, any_codec(&t->snap), c);
+    if (t->color)
+        attron(COLOR_PAIR(C_HEAD));
+    mvprintw(y, 0, "%-*s", cols, "");
+    int x = 0;
+    for (size_t i = 0; i < nc; i++) {
+        int w = i + 1 < nc ? top_col_width(c[i]) : cols - x;
+        if (w <= 0)
+            break;
+        if (c[i] == t->sort)
+            attron(A_UNDERLINE | A_BOLD);
+        mvprintw(y, x, top_col_right(c[i]) ? "%*.*s" : "%-*.*s", w, w, top_col_name(c[i]));
+        if (c[i] == t->sort)
+            attroff(A_UNDERLINE | A_BOLD);
+        x += w + 1;
+    }
+    if (t->color)
+        attroff(COLOR_PAIR(C_HEAD));
+    y++;
+    int room = rows - 1 - y;
+    if (room < 0)
+        room = 0;
+    int pane = top_detail_lines(t, room);
+    room -= pane;
+    if (t->sel < t->scroll)
+        t->scroll = t->sel;
+    if (room && t->sel >= t->scroll + (size_t)room)
+        t->scroll = t->sel - (size_t)room + 1;
+    if (t->scroll + (size_t)room > t->nrows) /* a shorter list: show its end */
+        t->scroll = t->nrows > (size_t)room ? t->nrows - (size_t)room : 0;
+    for (int i = 0; i < room && t->scroll + (size_t)i < t->nrows; i++)
+        draw_row(t, y + i, cols, c, nc, &t->rows[t->scroll + (size_t)i],
+                 t->scroll + (size_t)i == t->sel);
+    if (!t->nrows && room > 0)
+        mvprintw(y, 0, "%.*s", cols,
+                 t->total ? "no process matches the filter (/ then Enter: every process)"
+                          : "no process uses a GPU");
+    top_detail_draw(t, y + room, pane, cols);
+}
+
+static void draw_footer(const struct top *t, int rows, int cols)
+{
+    if (t->typing) { /* the line typed, and why it was refused if it was */
+        const char *why = !strncmp(t->msg, "filter: ", 8) ? t->msg + 8 : t->msg;
+        mvprintw(rows - 1, 0, "filter: %.*s", cols > 9 ? cols - 9 : 0, t->typed);
+        if (getcurx(stdscr) < cols)
+            addch('_');
+        int x = getcurx(stdscr) + 3;
+        if (why[0] && x < cols)
+            mvprintw(rows - 1, x, "%.*s", cols - x, why);
+    } else if (t->msg[0]) {
+        mvprintw(rows - 1, 0, "%.*s", cols, t->msg);
+    } else {
+        mvprintw(rows - 1, 0, "%.*s", cols,
+                 "q quit  s/S sort  v tree  / filter  Enter details  p/r suspend/resume  x stop  "
+                 "t/K signal  ? help");
+    }
 }
 
 void top_draw(struct top *t)
@@ -180,80 +224,22 @@ void top_draw(struct top *t)
     erase();
     if (t->color)
         init_colors();
-    time_t now = (time_t)(t->snap.taken_ms / 1000);
-    char ts[16];
-    strftime(ts, sizeof ts, "%H:%M:%S", localtime(&now));
-    /* the history's caption over its column comes first, then the clock */
-    char head[160], cap[64];
-    snprintf(head, sizeof head, "vram top  driver %s  every %.1fs  sort %s%s",
-             t->snap.driver_version, t->interval, top_sort_name(t->sort),
-             t->reverse ? " (reversed)" : "");
-    history_caption(t, cols, cap, sizeof cap);
-    int w = history_width(cols), head_room = cols - (cap[0] ? w + 1 : 0);
-    attron(A_BOLD);
-    mvprintw(0, 0, "%.*s", head_room > 0 ? head_room : 0, head);
-    attroff(A_BOLD);
-    if ((int)(strlen(head) + 2 + strlen(ts)) <= head_room)
-        printw("  %s", ts);
-    if (cap[0])
-        mvprintw(0, cols - w, "%.*s", w, cap);
-
+    draw_header(t, cols);
     size_t ng = t->snap.ngpus;
-    /* a second line per GPU only while at least 6 process rows remain */
-    bool two = rows - 3 - 2 * (int)ng >= 6;
+    int lines = top_gpu_lines(rows, cols, ng);
     int y = 1;
     for (size_t i = 0; i < ng && y < rows - 3; i++) {
-        draw_gpu(t, y, cols, &t->snap.gpus[i], two);
-        y += two ? 2 : 1;
+        top_gpu_draw(t, y, cols, &t->snap.gpus[i], lines);
+        y += lines;
     }
     if (ng == 0)
         mvprintw(y++, 0, "no NVIDIA GPU found");
-
     if (t->help) {
         draw_help(t, y, rows, cols);
         mvprintw(rows - 1, 0, "%.*s", cols, "any key: back to the processes");
-        refresh();
-        return;
+    } else {
+        draw_list(t, y, rows, cols);
+        draw_footer(t, rows, cols);
     }
-    if (t->color)
-        attron(COLOR_PAIR(C_HEAD));
-    mvprintw(y, 0, "%7s %-9s %3s %-8s %-8s %9s %-8s %-*s", "PID", "USER", "GPU", "ROLE", "TYPE",
-             "VRAM", "STATE", cols > 60 ? cols - 60 : 0, "COMMAND");
-    if (t->color)
-        attroff(COLOR_PAIR(C_HEAD));
-    y++;
-    int room = rows - 1 - y;
-    if (room < 0)
-        room = 0;
-    if (t->sel < t->scroll)
-        t->scroll = t->sel;
-    if (room && t->sel >= t->scroll + (size_t)room)
-        t->scroll = t->sel - (size_t)room + 1;
-    for (int i = 0; i < room && t->scroll + (size_t)i < t->nrows; i++) {
-        const struct top_row *r = &t->rows[t->scroll + (size_t)i];
-        const struct snap_proc *p = &r->proc;
-        char tb[24], mem[16];
-        bool sel = t->scroll + (size_t)i == t->sel;
-        if (sel)
-            attron(t->color ? COLOR_PAIR(C_SEL) : A_REVERSE);
-        render_ptype(p->types, tb, sizeof tb);
-        if (!strcmp(tb, "compute+graphics"))
-            snprintf(tb, sizeof tb, "C+G");
-        else if (!strcmp(tb, "device-file"))
-            snprintf(tb, sizeof tb, "fd");
-        mvprintw(y + i, 0, "%7u %-9.9s %3u %-8s %-8s %9s %-8s %-*.*s", p->pid,
-                 p->host_known ? p->user : "?", r->gpu, role_name(p->role), tb,
-                 p->used_known ? units_fmt_size(p->used, mem, sizeof mem) : "n/a",
-                 render_pstate(p->state), cols > 60 ? cols - 60 : 0, cols > 60 ? cols - 60 : 0,
-                 p->cmdline[0] ? p->cmdline : p->name);
-        if (sel)
-            attroff(t->color ? COLOR_PAIR(C_SEL) : A_REVERSE);
-    }
-    if (t->msg[0])
-        mvprintw(rows - 1, 0, "%.*s", cols, t->msg);
-    else
-        mvprintw(rows - 1, 0, "%.*s", cols,
-                 "q quit  j/k select  s/S sort  t TERM  K KILL  +/- interval  ? help   "
-                 "r reserved d display w work o other u unattr");
     refresh();
 }

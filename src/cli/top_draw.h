@@ -1,44 +1,80 @@
 /* top_draw: drawing the live view of `vram top`, and the state it draws,
- * which the loop (cmd_top.c) keeps up to date. */
+ * which the loop (cmd_top.c, win/wintop.c) keeps up to date through
+ * top_rows.h and top_keys.h. */
 #ifndef VRAM_CLI_TOP_DRAW_H
 #define VRAM_CLI_TOP_DRAW_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
+#include "cli/top_cols.h"
+#include "cli/top_filter.h"
+#include "cli/top_hist.h"
+#include "cli/top_tree.h"
 #include "core/snapshot.h"
 
-#define TOP_HISTORY 240
+/* What top can do to the selected process, as the keys name it. */
+enum top_verb { TOP_TERM, TOP_KILL, TOP_SUSPEND, TOP_RESUME, TOP_STOP };
 
-enum top_sort { TOP_SORT_MEMORY, TOP_SORT_PID, TOP_SORT_NAME, TOP_SORT_GPU, TOP_SORT_COUNT };
+/* The details pane's figures beyond the row's: filled by ops.detail. */
+struct top_info {
+    uint32_t pid;
+    bool have;
+    char cmdline[4096];
+    char cgroup[512];
+    char model_state[160]; /* what vram serve says of its model, "" until it answers */
+};
 
-struct top_row {
-    unsigned gpu;
-    struct snap_proc proc;
+struct top;
+
+/* What the OS lets top do; a NULL member: not here (the keys say so). */
+struct top_ops {
+    /* carries out verb on r (TERM, KILL and STOP after a y), saying the
+     * outcome, or that it started, in t->msg */
+    void (*act)(struct top *t, enum top_verb v, const struct top_row *r);
+    /* fills t->info for r, for the details pane */
+    void (*detail)(struct top *t, const struct top_row *r);
+    /* a process's host fields, for the tree's parents on no GPU */
+    top_host_fn host;
+    void *host_ctx;
+    /* where act is NULL: what to use instead ("taskkill /PID N") */
+    const char *instead;
 };
 
 struct top {
     struct snap snap;
     double interval;
-    /* used memory per GPU, permille of total, oldest first in a ring */
-    uint16_t *hist;
-    size_t hist_n, hist_pos;
+    struct top_hist hist;
+    /* rows of processes away from their GPU (top_row.away), the OS's to
+     * find (top_actions.c), listed with the snapshot's */
+    struct top_row *away;
+    size_t naway;
+    /* the list as shown: filtered, sorted, in tree order when tree */
     struct top_row *rows;
-    size_t nrows;
-    enum top_sort sort;
+    size_t nrows, total; /* total: the processes before the filter */
+    enum top_col sort;
     bool reverse; /* the sort the other way round */
-    bool help;    /* the help screen instead of the processes, until a key */
+    bool tree;
+    struct top_filter filter;
+    char filter_text[128];
+    /* a line being typed at the bottom (after /), until Enter or Esc */
+    bool typing;
+    char typed[128];
+    bool help;   /* the help screen instead of the processes, until a key */
+    bool detail; /* the details pane under the processes */
+    struct top_info info;
     size_t sel, scroll;
-    int confirm_sig; /* a signal waiting for y/n, or 0 */
-    struct top_row confirm_row;
-    char msg[200];
+    /* a y/n question about the selected row: what y does, or asking false */
+    bool asking;
+    enum top_verb ask_verb;
+    struct top_row ask_row;
+    char msg[300];
     bool utf8, color;
-    uid_t uid;
+    uint32_t uid; /* who runs top: only root signals others' processes */
+    const struct top_ops *ops;
 };
 
+/* Draws the whole screen (curses' stdscr) and refreshes it. */
 void top_draw(struct top *t);
-
-const char *top_sort_name(enum top_sort s);
 
 #endif

@@ -131,6 +131,8 @@ static int serve_defaults_key(struct parse *ps, const char *section, const char 
     return 1;
 }
 
+#define SPILL_OFF "\x01" /* spill = no, until the defaults are settled */
+
 static int serve_key(struct parse *ps, const char *section, const char *name, const char *v)
 {
     struct config *c = ps->c;
@@ -190,6 +192,17 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     } else if (!strcmp(name, "host_budget")) {
         if (units_parse_size(v, &c->host_budget) < 0)
             FAIL("host_budget '%s': a size, like 64G", v);
+    } else if (!strcmp(name, "spill")) {
+        bool on = true;
+        if (confvalue_bool(v, &on) && on)
+            FAIL("spill '%s': a folder on a local disk (a fast NVMe's), or no", v);
+        if (on)
+            COPY(c->spill, PATH_FIX);
+        else
+            snprintf(c->spill, sizeof c->spill, "%s", SPILL_OFF);
+    } else if (!strcmp(name, "spill_budget")) {
+        if (units_parse_size(v, &c->spill_budget) < 0)
+            FAIL("spill_budget '%s': a size, like 200G", v);
     } else if (!strcmp(name, "min_resident")) {
         c->min_resident_auto = !strcmp(v, "auto");
         if (!c->min_resident_auto &&
@@ -214,6 +227,14 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         COPY(c->discover_exclude, "fewer patterns");
     } else if (!strcmp(name, "llama_server")) {
         COPY(c->llama_server, PATH_FIX);
+    } else if (!strcmp(name, "user") || !strcmp(name, "group")) {
+        const char *why = confvalue_account(v);
+        if (why)
+            FAIL("%s '%.60s': %s", name, v, why);
+        if (name[0] == 'u')
+            COPY(c->user, "a shorter user name");
+        else
+            COPY(c->group, "a shorter group name");
     } else if (!strcmp(name, "discover_ctx")) {
         uint64_t n;
         if (units_parse_tokens(v, &n) < 0 || n < 256 || n > 10000000)
@@ -222,8 +243,9 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
     } else
         FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
              "tokens, origins, hosts, "
-             "max_body, wait, client_timeout, budget, margin, host_budget, min_resident, overlap, "
-             "preempt_gap, port_base, discover, discover_exclude, discover_ctx, llama_server, keep_alive, max_loaded, max_queue, preload)",
+             "max_body, wait, client_timeout, budget, margin, host_budget, spill, spill_budget, "
+             "min_resident, overlap, preempt_gap, port_base, discover, discover_exclude, "
+             "discover_ctx, llama_server, keep_alive, max_loaded, max_queue, preload, user, group)",
              name);
     return 1;
 }
@@ -372,10 +394,18 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
         const char *why = confvalue_env(v, m);
         if (why)
             FAIL("env: %s (env = KEY=VALUE KEY2=\"with blanks\")", why);
+    } else if (!strcmp(name, "user") || !strcmp(name, "group")) {
+        const char *why = confvalue_account(v);
+        if (why)
+            FAIL("%s '%.60s': %s", name, v, why);
+        if (name[0] == 'u')
+            COPY(m->user, "a shorter user name");
+        else
+            COPY(m->group, "a shorter group name");
     } else
         FAIL("unknown setting '%s' (command, file, vram, gpu, gpus, keep_alive, evict, priority, "
              "pinned, cap, swap, swap_pool, health, start_timeout, concurrency, preempt, slice, "
-             "api, aliases, env, api_key, stop, stop_timeout, upstream_name)",
+             "api, aliases, env, api_key, stop, stop_timeout, upstream_name, user, group)",
              name);
     return 1;
 }
@@ -585,6 +615,16 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
             snprintf(slash, sizeof c->logs - (size_t)(slash - c->logs), "/logs");
         else
             snprintf(c->logs, sizeof c->logs, "logs");
+    }
+    if (!strcmp(c->spill, SPILL_OFF)) {
+        c->spill[0] = '\0';
+    } else if (!c->spill[0]) { /* beside the state: the daemon's own folder */
+        snprintf(c->spill, sizeof c->spill, "%s", c->state);
+        char *slash = strrchr(c->spill, '/');
+        if (slash)
+            snprintf(slash, sizeof c->spill - (size_t)(slash - c->spill), "/spill");
+        else
+            snprintf(c->spill, sizeof c->spill, "spill");
     }
     if (ps.err[0]) {
         snprintf(err, len, "%s", ps.err);

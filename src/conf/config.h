@@ -11,6 +11,7 @@
 #include "core/modelname.h"
 #include "core/sched.h"
 #include "conf/keys.h"
+#include "host/runas.h"
 
 #define CONFIG_MAX_MODELS 64
 #define CONFIG_CMD_MAX    1024
@@ -66,6 +67,11 @@ struct config_model {
     char stop[CONFIG_CMD_MAX]; /* run by /bin/sh -c to stop it (${PORT}, ${PID}); "": signals */
     double stop_timeout_s;     /* then SIGTERM; SIGKILL as long again after */
     char upstream_name[256];   /* the model's name sent to its server; "": its name */
+    /* who it runs as (user =, group =; "": [serve]'s, else the default,
+     * conf/confuser.h), and that user resolved by confuser_resolve */
+    char user[RUNAS_NAME];
+    char group[RUNAS_NAME];
+    struct runas run;
 };
 
 struct config {
@@ -87,7 +93,9 @@ struct config {
     uint64_t budget[SCHED_MAX_GPUS]; /* the most models may hold on each GPU */
     bool budget_set[SCHED_MAX_GPUS];
     uint64_t margin;
-    uint64_t host_budget;  /* 0: half of the host's RAM */
+    uint64_t host_budget;  /* 0: what RAM is available at start, less a margin */
+    char spill[CONFIG_PATH_MAX]; /* the disk tier's folder; "" for none (spill = no) */
+    uint64_t spill_budget;       /* 0: what its disk has free at start, less a margin */
     unsigned port_base;    /* model ports are taken from here up */
     double min_resident_s; /* a model is not evicted sooner after it became ready */
     bool min_resident_auto; /* ... than its own switch takes (the default) */
@@ -109,6 +117,8 @@ struct config {
     unsigned max_loaded_gpu;      /* ... on each GPU; 0: no limit */
     unsigned max_queue;           /* proxied requests waiting at once; more get 503 */
     char from_env[200];           /* which of Ollama's variables were used, for the log */
+    char user[RUNAS_NAME];        /* user = and group = in [serve]: every model's unless it says */
+    char group[RUNAS_NAME];
     char preload[CONFIG_MAX_MODELS][MODELNAME_MAX]; /* started with the daemon */
     unsigned npreload;
     struct config_model models[CONFIG_MAX_MODELS];

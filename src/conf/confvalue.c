@@ -166,3 +166,16 @@ bool confvalue_stores(const char *v, char *out, size_t len)
     }
     return out[0] != '\0';
 }
+
+const char *confvalue_account(const char *v)
+{
+    size_t n = strlen(v);
+    if (n == 0 || n > 32)
+        return "a name of 1 to 32 characters";
+    if (v[0] == '-')
+        return "a name does not start with '-'";
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)v[i]) && v[i] != '.' && v[i] != '_' && v[i] != '-')
+            return "a name of letters, digits, '.', '_' and '-'";
+    return NULL;
+}

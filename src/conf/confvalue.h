@@ -16,6 +16,9 @@ bool confvalue_gpus(const char *v, struct config_model *m);
 bool confvalue_budget(const char *v, struct config *c);
 /* env = KEY=VALUE ... into m: NULL, or what is wrong */
 const char *confvalue_env(const char *v, struct config_model *m);
+/* user =, group =: a name as useradd takes one (letters, digits, '.',
+ * '_', '-', not first, at most 32): NULL, or what is wrong */
+const char *confvalue_account(const char *v);
 /* discover = "ollama huggingface" (or "all"): each known store once,
  * blank-separated, into out; false for an unknown one or none */
 bool confvalue_stores(const char *v, char *out, size_t len);

@@ -383,6 +383,14 @@ int sched_next_victim(const struct sched *s, int g)
     return best;
 }
 
+/* Whether suspended models have room for need bytes more: host memory
+ * and, below it, the disk (the daemon puts each byte in the tier that has
+ * room; the driver's checkpoint only in host memory). */
+static bool room_out(const struct sched *s, uint64_t need)
+{
+    return schedroom_host_used(s) + need <= s->host_budget + s->spill_budget;
+}
+
 /* The oldest demand for model i: the request it is placed for; 0: none
  * (requests held while it was preempted). */
 static uint64_t oldest_demand(const struct sched *s, int i)
@@ -412,16 +420,29 @@ static void went_out(struct sched *s, unsigned v, enum sched_out_why why, int fo
 /* How many models on g (any GPU: -1) may go now. */
 static unsigned evictable_on(const struct sched *s, int g, uint64_t now);
 
-/* Suspended if its path allows and the host budget has room, else stopped. */
+/* Suspended if its path allows and the host budget has room, else stopped
+ * (saying why). */
 static void evict(struct sched *s, unsigned i, struct out *o)
 {
     struct sched_model *v = &s->models[i];
-    bool suspend = v->evict == SCHED_EVICT_SUSPEND && schedroom_host_used(s) + v->need <= s->host_budget;
+    bool suspend = v->evict == SCHED_EVICT_SUSPEND && room_out(s, v->need);
     v->out.stopped = !suspend;
     v->state = suspend ? SCHED_SUSPENDING : SCHED_STOPPING;
     v->want = false;
     v->out_ms = 0;
-    act(o, suspend ? SCHED_ACT_SUSPEND : SCHED_ACT_STOP, i, v->gpu, 0);
+    struct sched_action *a = act(o, suspend ? SCHED_ACT_SUSPEND : SCHED_ACT_STOP, i, v->gpu, 0);
+    char b[32], c[32];
+    if (a && !suspend)
+        snprintf(a->why, sizeof a->why, "%s",
+                 v->evict == SCHED_EVICT_STOP
+                     ? "evict = stop"
+                     : "no room to suspend it: host_budget and spill_budget are full");
+    if (a && !suspend && v->evict == SCHED_EVICT_SUSPEND)
+        snprintf(a->why, sizeof a->why,
+                 "no room to suspend it: %s held by suspended models, %s in host_budget and "
+                 "spill_budget",
+                 units_fmt_size(schedroom_host_used(s), b, sizeof b),
+                 units_fmt_size(s->host_budget + s->spill_budget, c, sizeof c));
 }
 
 /* Answering, but it may be suspended mid-request: its turn is over and
@@ -431,7 +452,7 @@ static bool preemptible(const struct sched *s, unsigned i, uint64_t now)
     const struct sched_model *m = &s->models[i];
     return m->state == SCHED_BUSY && m->preempt && !m->no_preempt && !m->pinned &&
            m->evict == SCHED_EVICT_SUSPEND && now - m->resident_ms >= m->slice_ms &&
-           schedroom_host_used(s) + m->need <= s->host_budget;
+           room_out(s, m->need);
 }
 
 /* Since when self has been waited for: its oldest demand, or, preempted,

@@ -99,7 +99,7 @@ struct sched_model {
     uint64_t last_used_ms;
     uint64_t resident_ms; /* when it last became ready (started or resumed) */
     uint64_t keep_ms;     /* the keep-alive in force: the last request's, or keep_alive_ms */
-    uint64_t host_bytes; /* in host RAM while suspended */
+    uint64_t host_bytes; /* in host RAM (or, with the disk tier, on disk) while suspended */
     unsigned failures;   /* in a row */
     uint64_t retry_at_ms;
     bool want; /* should be resident: loaded, or crashed while resident */
@@ -133,6 +133,7 @@ struct sched {
     struct sched_gpu gpus[SCHED_MAX_GPUS];
     size_t ngpus;
     uint64_t host_budget;     /* host RAM for suspended models */
+    uint64_t spill_budget;    /* disk for them beside it (the disk tier, fast swap only); 0: none */
     uint64_t min_resident_ms; /* a model is not evicted sooner after it became ready */
     bool min_resident_auto;   /* ... than its own switch_ms (1 s until measured) */
     bool overlap; /* a fast-swapped model may come back while its victims still leave */
@@ -207,7 +208,7 @@ struct sched_action {
     uint64_t overlap;           /* RESUME: bytes still leaving its GPU meanwhile; 0: none */
     bool preempt;               /* SUSPEND: mid-request, by fast swap only */
     enum sched_refusal refusal; /* REFUSE: why, in a word */
-    char why[200];              /* REFUSE: why, for people */
+    char why[200];              /* REFUSE: why, for people; STOP by eviction: why not suspended */
 };
 
 /* Applies e at now_ms; writes up to max actions and returns how many. The

@@ -60,6 +60,19 @@ struct snap_proc {
     /* the model of vram serve it belongs to (cli/served.h), "" for none:
      * the daemon's to stop (vram unload), never reclaim's */
     char model[SNAP_NAME_MAX];
+    /* its share of the GPU in the driver's newest utilization sample (of
+     * the last few seconds; 0 when it did no work meanwhile), percent of
+     * the SMs, the memory controller, the encoder and the decoder;
+     * util_known: its GPU keeps such samples (SNAP_HAVE_ACTIVITY) */
+    bool util_known;
+    uint8_t sm_util, mem_util, enc_util, dec_util;
+    /* from the host with the fields above: resident memory and CPU time
+     * since it started (rss_known); cpu_pct, 100 a CPU, over the time since
+     * the probe last saw the same process (cpu_known) */
+    bool rss_known, cpu_known;
+    uint64_t rss;
+    uint64_t cpu_ms;
+    double cpu_pct;
 };
 
 /* Optional GPU fields: a bit says the driver answered. */
@@ -80,6 +93,11 @@ enum snap_have {
     SNAP_HAVE_PROCS = 1u << 13,
     SNAP_HAVE_ACTIVITY = 1u << 14, /* per-process utilization samples */
     SNAP_HAVE_DRIVER_MODEL = 1u << 15, /* Windows: WDDM, TCC or MCDM */
+    SNAP_HAVE_CLOCKS = 1u << 16,       /* graphics, SM and memory clocks now */
+    SNAP_HAVE_MAX_CLOCKS = 1u << 17,   /* and their maximum */
+    SNAP_HAVE_ENCODER = 1u << 18,      /* the video encoder's utilization */
+    SNAP_HAVE_DECODER = 1u << 19,      /* the video decoder's */
+    SNAP_HAVE_PCIE_THROUGHPUT = 1u << 20, /* bytes over the PCIe link each way */
 };
 
 /* The driver model on Windows (nvmlDeviceGetDriverModel). Under WDDM the
@@ -113,6 +131,12 @@ struct snap_gpu {
     unsigned pcie_gen, pcie_width;
     unsigned fan_pct;
     enum snap_driver_model driver_model; /* SNAP_HAVE_DRIVER_MODEL */
+    unsigned clock_gfx_mhz, clock_sm_mhz, clock_mem_mhz; /* SNAP_HAVE_CLOCKS */
+    unsigned max_sm_mhz, max_mem_mhz;                    /* SNAP_HAVE_MAX_CLOCKS */
+    unsigned enc_util, dec_util;                         /* percent */
+    /* KB/s sent (tx) and received (rx) by the GPU over its link, counted
+     * by the driver over 20 ms (SNAP_HAVE_PCIE_THROUGHPUT) */
+    unsigned pcie_tx_kbs, pcie_rx_kbs;
     struct snap_proc *procs;
     size_t nprocs;
 };

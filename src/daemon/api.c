@@ -30,6 +30,7 @@
 #include "core/units.h"
 #include "daemon/discover.h"
 #include "daemon/events.h"
+#include "daemon/disktier.h"
 #include "daemon/hostpool.h"
 #include "daemon/loopwatch.h"
 #include "http/fdguard.h"
@@ -149,6 +150,17 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
     json_object_set_new(j, "held_s", json_real((double)daemon_held_ms(d, i) / 1000));
     json_object_set_new(j, "host_pool_bytes",
                         json_integer(d->pool ? (json_int_t)hostpool_given(d->pool, i) : 0));
+    /* where its memory is: the GPU, host RAM, the disk tier, or both of
+     * those two (a suspend that host memory could hold only part of) */
+    uint64_t disk = m->state == SCHED_SUSPENDED ? disktier_held(d->disk, i) : 0;
+    uint64_t host = m->state == SCHED_SUSPENDED && m->host_bytes > disk ? m->host_bytes - disk : 0;
+    json_object_set_new(j, "host_bytes", json_integer((json_int_t)host));
+    json_object_set_new(j, "disk_bytes", json_integer((json_int_t)disk));
+    json_object_set_new(j, "tier", on                   ? json_string("gpu")
+                                   : m->state != SCHED_SUSPENDED ? json_null()
+                                   : disk && host       ? json_string("host+disk")
+                                   : disk               ? json_string("disk")
+                                                        : json_string("host"));
     /* a discovered model: its store, what it was last started with */
     const struct discover_run *run = d->disc ? &d->disc->run[i] : NULL;
     bool ran = dm->cfg.source[0] && run && run->ctx;
@@ -188,7 +200,14 @@ json_t *api_models_json(const struct daemon *d)
                                       (json_int_t)st.filling, "freeing_bytes",
                                       (json_int_t)st.freeing, "made_bytes", (json_int_t)st.made,
                                       "freed_bytes", (json_int_t)st.freed));
+        json_object_set_new(json_object_get(j, "host_pool"), "charged_bytes",
+                            json_integer((json_int_t)st.charged));
     }
+    if (d->disk)
+        json_object_set_new(j, "disk",
+                            json_pack("{s:s, s:I, s:I}", "dir", disktier_dir(d->disk),
+                                      "budget_bytes", (json_int_t)disktier_budget(d->disk),
+                                      "used_bytes", (json_int_t)disktier_used(d->disk)));
     return j;
 }
 

@@ -187,7 +187,8 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                              fast && d->pool,
                              dm->cfg.env,
                              dm->cfg.nenv,
-                             NULL};
+                             NULL,
+                             &dm->cfg.run};
     char err[256];
     dm->began_ms = daemon_now_ms();
     if (sp.shim && !sp.shim[0]) {
@@ -199,19 +200,22 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
         return;
     }
     /* one budget per GPU for all the model's processes (a launcher and its
-     * workers): each alone would have the whole share. Models run as the
-     * daemon's user, who owns the files, so every process of theirs may
-     * write them (ipc/group.h). */
+     * workers): each alone would have the whole share. The files are the
+     * model's user's, so that every process of its may write them
+     * (ipc/group.h) and each counts as that user's promise. */
     static struct mgroup mg; /* large; the loop is one thread */
     mg.n = 0;
     char why[256];
+    dm->uid = dm->cfg.run.on ? dm->cfg.run.uid : geteuid();
+    gid_t gid = dm->cfg.run.on ? dm->cfg.run.gid : getegid();
     if (port && sp.shim && sp.cap) {
-        if (mgroup_create(&mg, sp.cap, idx, uuid, n, why, sizeof why) == 0)
+        if (mgroup_create(&mg, sp.cap, idx, uuid, n, dm->uid, gid, why, sizeof why) == 0)
             sp.cap_group = mg.list;
         else
             log_msg(LOG_LV_WARN, "%s: no group file (%s): a cap for each of its processes alone",
                     dm->cfg.name, why);
-    } else if (port && mgroup_create(&mg, d->smodels[i].need, idx, uuid, n, why, sizeof why) < 0) {
+    } else if (port && mgroup_create(&mg, d->smodels[i].need, idx, uuid, n, dm->uid, gid, why,
+                                     sizeof why) < 0) {
         /* uncapped: the files are its reservation, for `vram run` to see */
         log_msg(LOG_LV_WARN, "%s: no reservation (%s): vram run will not see its share",
                 dm->cfg.name, why);
@@ -242,8 +246,8 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
 /* SIGTERM, then SIGKILL after a grace period (on_timer). */
 static void stop_signal(struct dmodel *dm)
 {
-    super_signal(dm->pid, SIGTERM);
-    super_signal(dm->pid, SIGCONT); /* a stopped process sees TERM only once it runs */
+    super_signal(dm->pid, dm->uid, SIGTERM);
+    super_signal(dm->pid, dm->uid, SIGCONT); /* a stopped process sees TERM only once it runs */
     dm->deadline_ms = daemon_now_ms() + STOP_GRACE_MS;
     arm(dm, STOP_GRACE_MS);
 }
@@ -253,7 +257,7 @@ static void stop_model(struct daemon *d, unsigned i)
     struct dmodel *dm = &d->dm[i];
     if (dm->pid <= 0 || !super_alive(dm->pid, dm->start)) {
         struct sched_event e = {.kind = SCHED_EV_EXITED, .model = i};
-        mgroup_remove(dm->pid, dm->start);
+        mgroup_remove(dm->pid, dm->start, dm->uid);
         dm->pid = 0;
         daemon_post(d, &e);
         return;
@@ -262,7 +266,7 @@ static void stop_model(struct daemon *d, unsigned i)
         char err[160];
         uint64_t ms = (uint64_t)(dm->cfg.stop_timeout_s * 1000);
         dm->stopper = super_stop_cmd(dm->cfg.stop, dm->cfg.name, d->cfg.logs, dm->port, dm->pid,
-                                     err, sizeof err);
+                                     &dm->cfg.run, err, sizeof err);
         if (dm->stopper > 0) {
             dm->deadline_ms = daemon_now_ms() + ms;
             arm(dm, ms);
@@ -423,6 +427,10 @@ void daemon_step(struct daemon *d, const struct sched_event *e)
                 (uint64_t)((d->dm[i].last_suspend_s + d->dm[i].last_resume_s) * 1000);
         }
         size_t n = sched_step(&d->sched, &ev, now, acts, sizeof acts / sizeof acts[0]);
+        for (size_t k = 0; k < n; k++) /* an eviction that stops: its line says why */
+            if (acts[k].kind == SCHED_ACT_STOP && acts[k].model < d->sched.nmodels)
+                snprintf(d->dm[acts[k].model].stop_why, sizeof d->dm[0].stop_why, "%s",
+                         acts[k].why);
         for (size_t i = 0; i < d->sched.nmodels; i++)
             report_change(d, (unsigned)i, was[i], &ev);
         for (size_t k = 0; k < n; k++)
@@ -489,7 +497,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
             dm->stopper = 0;
             stop_signal(dm);
         } else if (dm->pid > 0 && super_alive(dm->pid, dm->start)) {
-            super_signal(dm->pid, SIGKILL);
+            super_signal(dm->pid, dm->uid, SIGKILL);
         }
         return;
     }
@@ -502,7 +510,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
                  dm->cfg.health, dm->cfg.start_timeout_s, last[0] ? "; log: " : "", last);
         health_cancel(dm->health);
         dm->health = NULL;
-        super_signal(dm->pid, SIGKILL);
+        super_signal(dm->pid, dm->uid, SIGKILL);
         struct sched_event e = {.kind = SCHED_EV_FAILED, .model = dm->index, .error = why};
         daemon_step(d, &e);
         return;
@@ -524,11 +532,11 @@ static void exited(struct daemon *d, unsigned i, const char *how)
     super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
     snprintf(why, sizeof why, "%s%s%s", how, last[0] ? "; log: " : "", last);
     /* its main process is gone: so is whatever it left running */
-    super_signal(dm->pid, SIGKILL);
+    super_signal(dm->pid, dm->uid, SIGKILL);
     health_cancel(dm->health);
     dm->health = NULL;
     family_forget(dm->pid);
-    mgroup_remove(dm->pid, dm->start); /* its slices: whatever is left of it is dying */
+    mgroup_remove(dm->pid, dm->start, dm->uid); /* its slices: whatever is left of it is dying */
     dm->pid = 0;
     if (dm->stopper < 0)
         dm->stopper = 0; /* one still running is reaped as it ends */
@@ -566,7 +574,9 @@ static void reap(struct daemon *d)
             char how[64];
             if (WIFEXITED(status))
                 snprintf(how, sizeof how, "exited with status %d%s", WEXITSTATUS(status),
-                         WEXITSTATUS(status) == 127 ? " (command not found)" : "");
+                         WEXITSTATUS(status) == 127             ? " (command not found)"
+                         : WEXITSTATUS(status) == SUPER_NO_USER ? " (not run: not as its user)"
+                                                                : "");
             else
                 snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(status));
             exited(d, (unsigned)i, how);

@@ -36,6 +36,7 @@ struct hostpool;
 struct health;
 struct sampler;
 struct discover;
+struct disktier;
 
 /* A model's process, as the supervisor sees it. */
 struct dmodel {
@@ -46,6 +47,7 @@ struct dmodel {
     bool reconfigure; /* changed by a reload while busy: restarted once idle */
     pid_t pid;
     uint64_t start; /* its start time in ticks */
+    uid_t uid;      /* the user it runs as (its slices are that user's) */
     bool child;     /* ours to reap; adopted ones are polled */
     unsigned port;
     uint64_t began_ms; /* when the current start, suspend or resume began */
@@ -77,6 +79,11 @@ struct dmodel {
         int gpu;
         uint64_t overlap;
     } pend;
+    int spill_fd;      /* the spill file sent with the move or spill in flight; -1 */
+    bool spilling;     /* its host memory is going down to its spill file */
+    uint64_t spill_ms; /* what its last move down took */
+    uint64_t spill_had; /* what its spill file held before the move down in flight */
+    char stop_why[200]; /* evicted by a stop, not a suspend: why (for its log line) */
     unsigned restarts, starts, suspends, resumes;
     double last_start_s, last_suspend_s, last_resume_s;
     struct hist start_h, suspend_h, resume_h; /* every one of them, for /metrics */
@@ -105,6 +112,9 @@ struct daemon {
     struct proxy *proxy; /* NULL without listen = */
     struct worker *worker;
     struct hostpool *pool; /* fast swap's pinned host memory; NULL: each model its own */
+    struct disktier *disk; /* the disk tier below it; NULL: none (spill = no) */
+    uint64_t host_budget;  /* what host_budget allows; the pool's limit is lower while RAM is short */
+    uint64_t ram_checked_ms; /* when moves.c last matched the pool's limit to RAM */
     struct sampler *sampler; /* the GPU snapshots, off the loop; NULL before the loop runs */
     struct event *tick, *sig[3];
     struct event *hup; /* SIGHUP: a reload (reload.c) */

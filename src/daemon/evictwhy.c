@@ -56,8 +56,8 @@ void evictwhy_text(const struct daemon *d, unsigned i, char *out, size_t len)
     ago(m->last_used_ms, o->at_ms, used, sizeof used);
     const char *gone = !o->stopped                    ? ""
                        : m->evict == SCHED_EVICT_STOP ? "; stopped (evict = stop)"
-                                                      : "; stopped: no host memory left to "
-                                                        "suspend it to (host_budget)";
+                                                      : "; stopped: no room left to suspend it "
+                                                        "to (host_budget, spill_budget)";
     switch (o->why) {
     case SCHED_OUT_ROOM:
         snprintf(out, len,

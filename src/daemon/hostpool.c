@@ -33,6 +33,7 @@ struct chunk {
 struct owned {
     struct chunk c[OWNER_CHUNKS];
     unsigned n;
+    uint64_t charged; /* host memory it holds outside chunks (the driver's checkpoint) */
 };
 
 struct hostpool {
@@ -48,6 +49,7 @@ struct hostpool {
     struct chunk freeq[SPARES];
     unsigned nfree;
     uint64_t spare_b, filling, given, freeing;
+    uint64_t charged; /* the owners' charges, all told */
     uint64_t made, freed; /* since it opened: what its threads populated, and freed */
     bool short_said; /* RAM ran short: said once until it is not */
     struct owned own[HOSTPOOL_OWNERS];
@@ -108,7 +110,7 @@ static uint64_t hostpool_tail(const struct owned *o, unsigned n)
 static bool want_fill(const struct hostpool *p)
 {
     return p->spare_b + p->filling < p->target && p->nspare < SPARES &&
-           p->spare_b + p->filling + p->given + p->freeing + p->chunk <= p->limit;
+           p->spare_b + p->filling + p->given + p->freeing + p->charged + p->chunk <= p->limit;
 }
 
 static void *run(void *arg)
@@ -249,8 +251,8 @@ void hostpool_set_spare(struct hostpool *p, uint64_t bytes)
     pthread_mutex_unlock(&p->mu);
 }
 
-int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, unsigned max,
-                  unsigned *n, char *err, size_t len)
+static int give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, unsigned max,
+                unsigned *n, bool some, char *err, size_t len)
 {
     *n = 0;
     if (owner >= HOSTPOOL_OWNERS) {
@@ -282,8 +284,13 @@ int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, 
     if (k > room)
         k = room; /* past what one request carries: the model makes up the rest */
     fresh = (uint64_t)k * p->chunk;
-    uint64_t total = p->spare_b + p->filling + p->given + p->freeing;
+    uint64_t total = p->spare_b + p->filling + p->given + p->freeing + p->charged;
     bool over = fresh && total + fresh > p->limit;
+    if (over && some) { /* what the limit still has room for, in whole chunks */
+        k = (unsigned)((p->limit > total ? p->limit - total : 0) / p->chunk);
+        fresh = (uint64_t)k * p->chunk;
+        over = false;
+    }
     if (!over)
         p->given += fresh;
     /* what was taken is not made again until the daemon says so (set_spare
@@ -297,6 +304,13 @@ int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, 
                  units_fmt_size(p->limit, a, sizeof a), units_fmt_size(total - p->spare_b, b, sizeof b),
                  units_fmt_size(p->spare_b, c, sizeof c));
         goto undo;
+    }
+    if (fresh && some && ram_for_pool() < fresh) {
+        k = (unsigned)(ram_for_pool() / p->chunk);
+        pthread_mutex_lock(&p->mu);
+        p->given -= fresh - (uint64_t)k * p->chunk;
+        pthread_mutex_unlock(&p->mu);
+        fresh = (uint64_t)k * p->chunk;
     }
     if (fresh && ram_for_pool() < fresh) {
         snprintf(err, len, "%s of host RAM is needed, %s can be spared",
@@ -323,6 +337,65 @@ undo:
     hostpool_keep(p, owner, hostpool_given(p, owner) - hostpool_tail(o, *n));
     *n = 0;
     return -1;
+}
+
+int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, unsigned max,
+                  unsigned *n, char *err, size_t len)
+{
+    return give(p, owner, bytes, fds, max, n, false, err, len);
+}
+
+int hostpool_give_some(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds,
+                       unsigned max, unsigned *n, char *err, size_t len)
+{
+    return give(p, owner, bytes, fds, max, n, true, err, len);
+}
+
+int hostpool_charge(struct hostpool *p, unsigned owner, uint64_t bytes, bool force, char *err,
+                    size_t len)
+{
+    if (owner >= HOSTPOOL_OWNERS) {
+        snprintf(err, len, "no such model");
+        return -1;
+    }
+    pthread_mutex_lock(&p->mu);
+    uint64_t total = p->spare_b + p->filling + p->given + p->freeing + p->charged;
+    /* the spare is the pool's own to let go of: it makes room */
+    uint64_t others = total - p->spare_b;
+    bool ok = others + bytes <= p->limit;
+    if (ok || force) {
+        p->charged += bytes;
+        p->own[owner].charged += bytes;
+        p->target = 0; /* the spare gives way */
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (!ok) {
+        char a[32], b[32], c[32];
+        snprintf(err, len, "%s of host memory for the driver's checkpoint: the limit of %s "
+                           "(host_budget) has %s left",
+                 units_fmt_size(bytes, a, sizeof a), units_fmt_size(p->limit, b, sizeof b),
+                 units_fmt_size(p->limit > others ? p->limit - others : 0, c, sizeof c));
+        return -1;
+    }
+    return 0;
+}
+
+void hostpool_set_limit(struct hostpool *p, uint64_t limit)
+{
+    pthread_mutex_lock(&p->mu);
+    p->limit = limit;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+uint64_t hostpool_room(const struct hostpool *p)
+{
+    pthread_mutex_lock((pthread_mutex_t *)&p->mu);
+    uint64_t used = p->filling + p->given + p->freeing + p->charged;
+    uint64_t r = p->limit > used ? p->limit - used : 0;
+    pthread_mutex_unlock((pthread_mutex_t *)&p->mu);
+    return r;
 }
 
 uint64_t hostpool_given(const struct hostpool *p, unsigned owner)
@@ -360,6 +433,18 @@ void hostpool_keep(struct hostpool *p, unsigned owner, uint64_t bytes)
 void hostpool_release(struct hostpool *p, unsigned owner)
 {
     hostpool_keep(p, owner, 0);
+    if (owner >= HOSTPOOL_OWNERS)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->charged -= p->own[owner].charged;
+    p->own[owner].charged = 0;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+uint64_t hostpool_charged(const struct hostpool *p, unsigned owner)
+{
+    return owner < HOSTPOOL_OWNERS ? p->own[owner].charged : 0;
 }
 
 void hostpool_stats(const struct hostpool *p, struct hostpool_stats *s)
@@ -371,6 +456,7 @@ void hostpool_stats(const struct hostpool *p, struct hostpool_stats *s)
                                  .filling = p->filling,
                                  .given = p->given,
                                  .freeing = p->freeing,
+                                 .charged = p->charged,
                                  .made = p->made,
                                  .freed = p->freed};
     pthread_mutex_unlock((pthread_mutex_t *)&p->mu);

@@ -44,6 +44,29 @@ void hostpool_set_spare(struct hostpool *p, uint64_t bytes);
 int hostpool_give(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds, unsigned max,
                   unsigned *n, char *err, size_t len);
 
+/* The same, giving what the limit and the RAM available allow of bytes
+ * (perhaps none: 0 with *n = 0): the disk tier takes the rest. */
+int hostpool_give_some(struct hostpool *p, unsigned owner, uint64_t bytes, int *fds,
+                       unsigned max, unsigned *n, char *err, size_t len);
+
+/* Owner holds bytes of host memory outside the pool's chunks (a model the
+ * driver's checkpoint suspended): counted against the limit, the spare
+ * giving way, until hostpool_release. 0; -1 with err when the limit has
+ * no room for it: then counted only if force (it is held already). */
+int hostpool_charge(struct hostpool *p, unsigned owner, uint64_t bytes, bool force, char *err,
+                    size_t len);
+
+/* What owner is charged for. */
+uint64_t hostpool_charged(const struct hostpool *p, unsigned owner);
+
+/* A new limit (host_budget, lowered while the machine runs short of RAM):
+ * what is held over it stays until it is given back. */
+void hostpool_set_limit(struct hostpool *p, uint64_t limit);
+
+/* What the limit still has room for past what models hold (and what is
+ * being made or freed): the spare counts as room. */
+uint64_t hostpool_room(const struct hostpool *p);
+
 /* Bytes of chunks owner holds. */
 uint64_t hostpool_given(const struct hostpool *p, unsigned owner);
 
@@ -51,8 +74,8 @@ uint64_t hostpool_given(const struct hostpool *p, unsigned owner);
  * the rest come back. */
 void hostpool_keep(struct hostpool *p, unsigned owner, uint64_t bytes);
 
-/* Every chunk of owner's back: its bytes are not needed any more (it
- * resumed, exited, or dropped what it prepared). */
+/* Every chunk of owner's back, and its charge: its bytes are not needed
+ * any more (it resumed, exited, or dropped what it prepared). */
 void hostpool_release(struct hostpool *p, unsigned owner);
 
 struct hostpool_stats {
@@ -61,6 +84,7 @@ struct hostpool_stats {
     uint64_t filling; /* being populated */
     uint64_t given;   /* held by models */
     uint64_t freeing; /* returned, being freed */
+    uint64_t charged; /* held by models outside chunks (the driver's checkpoint) */
     /* since the pool opened: bytes its threads populated, and freed (what
      * made and freed again over and over costs the machine CPU and memory
      * bandwidth its models could use) */

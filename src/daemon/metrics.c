@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/acct.h"
+#include "daemon/disktier.h"
 #include "daemon/hostpool.h"
 #include "daemon/loopwatch.h"
 #include "daemon/metrics.h"
@@ -219,6 +220,21 @@ static void loop_and_pool(struct text *t, const struct daemon *d)
         if (!d->dm[i].removed)
             put(t, "vram_model_host_pool_bytes{model=\"%s\"} %llu\n", d->smodels[i].name,
                 (unsigned long long)hostpool_given(d->pool, (unsigned)i));
+    family(t, "vram_host_pool_charged_bytes", "gauge",
+           "Host memory models suspended by the driver's checkpoint hold, within host_budget.");
+    put(t, "vram_host_pool_charged_bytes %llu\n", (unsigned long long)st.charged);
+    if (!d->disk)
+        return;
+    family(t, "vram_disk_tier_bytes", "gauge",
+           "The disk tier: what suspended models hold in spill files (used), and spill_budget.");
+    put(t, "vram_disk_tier_bytes{part=\"used\"} %llu\nvram_disk_tier_bytes{part=\"budget\"} %llu\n",
+        (unsigned long long)disktier_used(d->disk), (unsigned long long)disktier_budget(d->disk));
+    family(t, "vram_model_disk_bytes", "gauge",
+           "What each suspended model holds in its spill file (the disk tier).");
+    for (size_t i = 0; i < d->sched.nmodels; i++)
+        if (!d->dm[i].removed)
+            put(t, "vram_model_disk_bytes{model=\"%s\"} %llu\n", d->smodels[i].name,
+                (unsigned long long)disktier_held(d->disk, (unsigned)i));
 }
 
 char *metrics_render(const struct daemon *d)

@@ -10,11 +10,14 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app/log.h"
 #include "core/units.h"
+#include "daemon/disktier.h"
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
+#include "host/meminfo.h"
 #include "move/move.h"
 
 /* A prepared model that has not been the next to go for this long gives
@@ -94,8 +97,16 @@ static bool keeps(const struct daemon *d, unsigned i)
     return contended && others_out;
 }
 
-/* Chunks for the suspend of model i: each process its part. False when
- * the pool cannot give them (err says why). */
+/* Who a spill file is given to: the model's user (it runs as another
+ * under a root daemon), else nobody new. */
+static uid_t file_owner(const struct dmodel *dm)
+{
+    return dm->uid != geteuid() ? dm->uid : (uid_t)-1;
+}
+
+/* Chunks for the suspend of model i: each process its part. With the
+ * disk tier, one process gets what host_budget has room for and a spill
+ * file for the rest. False when neither can take it (err says why). */
 static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char *err, size_t len)
 {
     struct dmodel *dm = &d->dm[i];
@@ -103,10 +114,29 @@ static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char
     if (dm->nmoving == 1) {
         uint64_t want = share(d, i), have = hostpool_given(d->pool, i);
         unsigned n = 0;
-        if (want > have &&
-            hostpool_give(d->pool, i, want - have, j->fds, SWAPLINE_MAX_CHUNKS, &n, err, len) < 0)
+        /* one chunk slot for the file */
+        if (want > have && (d->disk ? hostpool_give_some(d->pool, i, want - have, j->fds,
+                                                         SWAPLINE_MAX_CHUNKS - 1, &n, err, len)
+                                    : hostpool_give(d->pool, i, want - have, j->fds,
+                                                    SWAPLINE_MAX_CHUNKS, &n, err, len)) < 0)
             return false;
         j->nfds_of[0] = n;
+        have = hostpool_given(d->pool, i);
+        if (d->disk) { /* always: the share is an estimate, a model may have grown */
+            uint64_t max = 0;
+            char e2[200];
+            int fd = disktier_make(d->disk, i, dm->cfg.name, file_owner(dm), (gid_t)-1,
+                                   want + want / 16, &max, e2, sizeof e2);
+            if (fd >= 0) {
+                dm->spill_fd = j->spill_fd = fd;
+                j->spill_max = max;
+            } else if (have < want) {
+                snprintf(err, len, "host memory holds %llu of %llu bytes, and %s",
+                         (unsigned long long)have, (unsigned long long)want, e2);
+                hostpool_release(d->pool, i);
+                return false;
+            }
+        }
         return true;
     }
     hostpool_release(d->pool, i); /* chunks are per process: none prepared for several */
@@ -146,6 +176,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
     j.model = i;
     j.resume = resume;
     j.driver_only = !dm->cfg.fast;
+    j.spill_fd = -1;
     /* overlapped: it may take the memory the others give back as they go,
      * never the GPU's last margin */
     j.floor = overlap ? (d->cfg.margin ? d->cfg.margin : 1) : 0;
@@ -173,6 +204,13 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
                                  "instead", dm->cfg.name, err);
             j.driver_only = true;
         }
+        /* the driver's checkpoint holds host memory too: within host_budget */
+        if (d->pool && j.driver_only &&
+            hostpool_charge(d->pool, i, dm->host_bytes, false, err, sizeof err) < 0) {
+            hostpool_release(d->pool, i);
+            post_result(d, i, false, err);
+            return;
+        }
     } else if (resume) {
         j.keep = d->pool && keeps(d, i);
     }
@@ -180,7 +218,8 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
         /* the driver remaps by UUID */
         snprintf(j.from, sizeof j.from, "%s", d->gpu_uuid[dm->left_gpu]);
         snprintf(j.to, sizeof j.to, "%s", d->gpu_uuid[gpu]);
-        mgroup_move(dm->pid, dm->start, j.from, (unsigned)gpu, j.to); /* its slice goes too */
+        /* its slice goes too */
+        mgroup_move(dm->pid, dm->start, dm->uid, j.from, (unsigned)gpu, j.to);
     }
     if (!dm->nmoving) { /* adopted suspended: a previous daemon moved its server */
         dm->moving[0] = dm->pid;
@@ -191,7 +230,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
     memcpy(j.pids, dm->moving, sizeof j.pids);
     memcpy(j.bytes, dm->moving_bytes, sizeof j.bytes);
     if (resume) /* its slices promise again what it takes back */
-        mgroup_suspended(dm->pid, dm->start, false);
+        mgroup_suspended(dm->pid, dm->start, dm->uid, false);
     /* without the driver's checkpoints, fast swap may still serve */
     int rc = -1;
     if (!d->ckpt && !dm->cfg.fast)
@@ -200,7 +239,7 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
         rc = worker_start(d->worker, &j, err, sizeof err);
     if (rc < 0) {
         if (resume)
-            mgroup_suspended(dm->pid, dm->start, true);
+            mgroup_suspended(dm->pid, dm->start, dm->uid, true);
         else if (d->pool)
             hostpool_release(d->pool, i);
         post_result(d, i, resume, err);
@@ -210,10 +249,20 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
 /* On a worker's thread: a prepare or a drop, to the model's main process. */
 static void chore_job(const struct worker_job *j, struct worker_report *r)
 {
-    int rc = j->chore == WORKER_PREPARE
-                 ? move_prepare(j->pids[0], j->fds, j->nfds_of[0], &r->pin_ms, r->error,
-                                sizeof r->error)
-                 : move_drop(j->pids[0], r->error, sizeof r->error);
+    int rc;
+    if (j->chore == WORKER_SPILL) {
+        struct swapline_info in;
+        rc = move_spill(j->pids[0], j->spill_fd, j->spill_max, j->spill_bytes, &in, r->error,
+                        sizeof r->error);
+        r->disk = in.disk;
+        r->disk_ms = in.disk_ms;
+        r->held = in.held;
+    } else if (j->chore == WORKER_PREPARE) {
+        rc = move_prepare(j->pids[0], j->fds, j->nfds_of[0], &r->pin_ms, r->error,
+                          sizeof r->error);
+    } else {
+        rc = move_drop(j->pids[0], r->error, sizeof r->error);
+    }
     r->ok = rc == 0;
 }
 
@@ -238,7 +287,9 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
                                   .nfds = j->nfds_of[k],
                                   .floor = j->floor,
                                   .keep = j->keep,
-                                  .fast_only = j->fast_only};
+                                  .fast_only = j->fast_only,
+                                  .spill_fd = k == 0 ? j->spill_fd : -1,
+                                  .spill_max = k == 0 ? j->spill_max : 0};
         at += j->nfds_of[k];
         rc = j->resume
                  ? move_resume(d->ckpt, d->ckpt_why, j->pids[k], j->from[0] ? j->from : NULL,
@@ -251,6 +302,8 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
             snprintf(r->note, sizeof r->note, "pid %d: %s", (int)j->pids[k], pr[k].note);
     }
     r->held = j->npids == 1 ? pr[0].fast.held : 0;
+    r->disk = j->npids == 1 ? pr[0].fast.disk : 0;
+    r->disk_ms = j->npids == 1 ? pr[0].fast.disk_ms : 0;
     if (rc < 0 && done > 1) { /* all or none: the others go back as they were */
         char e2[232];
         for (unsigned k = 0; k + 1 < done; k++)
@@ -267,15 +320,58 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
     r->ok = rc == 0;
 }
 
+/* The daemon's copy of the spill file sent with a job: the model holds
+ * its own now, or none. */
+static void close_spill_fd(struct dmodel *dm)
+{
+    if (dm->spill_fd >= 0)
+        close(dm->spill_fd);
+    dm->spill_fd = -1;
+}
+
+/* A move down is done: the model's bytes are on disk and its chunks come
+ * back, or (failed) nothing changed. */
+static void spill_done(struct daemon *d, const struct worker_report *r)
+{
+    struct dmodel *dm = &d->dm[r->model];
+    char a[32], b[128];
+    dm->spilling = false;
+    enum sched_state st = d->smodels[r->model].state;
+    if (st != SCHED_SUSPENDED && st != SCHED_RESUMING) { /* stopped meanwhile */
+        disktier_remove(d->disk, r->model);
+        return;
+    }
+    if (!r->ok) { /* what its file held before, or none */
+        disktier_set(d->disk, r->model, dm->spill_had);
+        log_msg(LOG_LV_WARN, "%s: not moved to disk (%s): it stays in host memory",
+                dm->cfg.name, r->error);
+        return;
+    }
+    uint64_t had = dm->spill_had;
+    disktier_set(d->disk, r->model, r->disk);
+    hostpool_keep(d->pool, r->model, r->held); /* the chunks it gave back */
+    dm->spill_ms = r->disk_ms;
+    double s = (double)r->disk_ms / 1000;
+    uint64_t moved = r->disk > had ? r->disk - had : r->disk;
+    char c[32], e[32];
+    snprintf(b, sizeof b, "%s (%s on disk, %s in host memory), %.0f MB/s",
+             units_fmt_size(moved, a, sizeof a), units_fmt_size(r->disk, c, sizeof c),
+             units_fmt_size(r->held, e, sizeof e), s > 0 ? (double)moved / 1e6 / s : 0.0);
+    daemon_emit(d, r->model, "moved to disk", s, b);
+}
+
 /* A prepare or drop is done: the model's chunks are pinned, or back. */
 static void chore_done(struct daemon *d, const struct worker_report *r)
 {
     struct dmodel *dm = &d->dm[r->model];
     dm->chore = false;
-    uint64_t has = hostpool_given(d->pool, r->model);
-    if (r->chore == WORKER_PREPARE && r->ok) {
+    close_spill_fd(dm);
+    if (r->chore == WORKER_SPILL) {
+        spill_done(d, r);
+    } else if (r->chore == WORKER_PREPARE && r->ok) {
         dm->pin_ms += r->pin_ms;
         dm->pin_steps++;
+        uint64_t has = hostpool_given(d->pool, r->model);
         dm->prepared = has >= share(d, r->model); /* else the next step, while idle */
         dm->unpredicted_ms = 0;
         /* its process pinned them between its requests: when, and how
@@ -314,8 +410,14 @@ void moves_done(void *arg, const struct worker_report *r)
                             .ok = r->ok,
                             .bound = !r->resume && r->fast,
                             .error = r->error};
+    close_spill_fd(dm);
     if (r->resume != r->ok) /* suspended, or still: its slices promise nothing meanwhile */
-        mgroup_suspended(dm->pid, dm->start, true);
+        mgroup_suspended(dm->pid, dm->start, dm->uid, true);
+    /* its spill file: what it holds now; none once it is back on the GPU */
+    if (!r->resume)
+        disktier_set(d->disk, r->model, r->ok && r->fast ? r->disk : 0);
+    else if (r->ok)
+        disktier_remove(d->disk, r->model);
     if (!r->resume && r->ok) {
         /* never quietly slow: the first suspend by the driver says why */
         if (!r->fast && r->note[0] && strcmp(dm->how, "checkpoint") != 0)
@@ -326,9 +428,31 @@ void moves_done(void *arg, const struct worker_report *r)
             dm->host_bytes = dm->moved = r->bytes; /* what moved, not what NVML counted */
         e.bytes = dm->host_bytes;
     }
+    if (r->ok && r->fast && r->disk) { /* the disk's rate, beside the link's */
+        char a[32], b[32];
+        double mbs = r->disk_ms ? (double)r->disk / 1e3 / (double)r->disk_ms : 0;
+        if (r->resume)
+            log_msg(LOG_LV_INFO, "%s: %s read back from disk in %.2f s (%.0f MB/s)", dm->cfg.name,
+                    units_fmt_size(r->disk, a, sizeof a), (double)r->disk_ms / 1000, mbs);
+        else
+            log_msg(LOG_LV_INFO,
+                    "%s: %s of it went to disk (%s) in %.2f s (%.0f MB/s), host memory having "
+                    "room for %s",
+                    dm->cfg.name, units_fmt_size(r->disk, a, sizeof a), disktier_dir(d->disk),
+                    (double)r->disk_ms / 1000, mbs, units_fmt_size(r->held, b, sizeof b));
+    }
     if (d->pool) {
         /* its chunks: kept while they hold its bytes, the unused ones back */
-        if (!r->resume && r->ok && r->fast && dm->nmoving == 1) {
+        if (!r->resume && r->ok && !r->fast) {
+            /* the driver's checkpoint holds host memory outside chunks: it
+             * counts (when fast swap refused only now, it is held already) */
+            char e2[200];
+            hostpool_keep(d->pool, r->model, 0);
+            if (!hostpool_charged(d->pool, r->model) &&
+                hostpool_charge(d->pool, r->model, dm->host_bytes, true, e2, sizeof e2) < 0)
+                log_msg(LOG_LV_WARN, "%s: %s%s", dm->cfg.name, e2,
+                        d->disk ? ": models move down to disk to make up for it" : "");
+        } else if (!r->resume && r->ok && r->fast && dm->nmoving == 1) {
             hostpool_keep(d->pool, r->model, r->held);
         } else if (r->resume && r->ok && r->keep && r->fast && hostpool_given(d->pool, r->model)) {
             dm->prepared = true; /* its chunks stay pinned, ready for its next suspend */
@@ -407,6 +531,121 @@ static uint64_t largest_unready(const struct daemon *d, int except)
         most = s > most ? s : most;
     }
     return most;
+}
+
+/* Model i, suspended in host memory, moves down to its spill file: its
+ * chunks come back once its bytes are on disk. */
+static void spill(struct daemon *d, unsigned i, uint64_t bytes)
+{
+    struct dmodel *dm = &d->dm[i];
+    static struct worker_job j;
+    memset(&j, 0, sizeof j);
+    j.model = i;
+    j.chore = WORKER_SPILL;
+    j.pids[0] = dm->moving[0];
+    j.npids = 1;
+    j.spill_fd = -1;
+    j.spill_bytes = bytes;
+    uint64_t host = hostpool_given(d->pool, i);
+    dm->spill_had = disktier_held(d->disk, i);
+    char err[200];
+    if (!disktier_has(d->disk, i)) {
+        int fd = disktier_make(d->disk, i, dm->cfg.name, file_owner(dm), (gid_t)-1, host, &j.spill_max,
+                               err, sizeof err);
+        if (fd < 0 || j.spill_max < host) {
+            if (fd >= 0) {
+                close(fd);
+                disktier_remove(d->disk, i);
+            }
+            return; /* no room below either: it stays */
+        }
+        dm->spill_fd = j.spill_fd = fd;
+    } else {
+        uint64_t on = disktier_held(d->disk, i), more = bytes && bytes < host ? bytes : host;
+        if (disktier_used(d->disk) + more > disktier_budget(d->disk))
+            return;
+        disktier_set(d->disk, i, on + more); /* reserved until it says */
+    }
+    dm->chore = dm->spilling = true;
+    if (worker_start(d->worker, &j, err, sizeof err) < 0) {
+        dm->chore = dm->spilling = false;
+        close_spill_fd(dm);
+    }
+}
+
+/* Room in host memory for what comes next (need: the largest share a
+ * suspend could take that is not readied yet), and host_budget kept while
+ * RAM runs short, made by moving suspended models' bytes down to disk a
+ * slice at a time. The largest part held in host memory goes first (the
+ * least recently used among equals): every suspended model then keeps an
+ * equal part there, so a resume reads only the rest at the disk's rate,
+ * beside the link's copies, and no resume waits for a whole model to come
+ * off the disk (the tail of a trace is its rarely used models). Not while
+ * a resume reads the disk: it would wait for the writes. The disk is the
+ * slow end, so this runs ahead, after every step, and the next suspend
+ * does not wait for it. */
+#define SPILL_SLICE (2ULL << 30)
+
+static void make_room(struct daemon *d, uint64_t need)
+{
+    if (!d->disk)
+        return;
+    int pick = -1;
+    unsigned n = 0;
+    uint64_t cand = 0;
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        const struct dmodel *dm = &d->dm[i];
+        const struct sched_model *m = &d->smodels[i];
+        if (dm->spilling || (m->state == SCHED_RESUMING && disktier_held(d->disk, (unsigned)i)))
+            return;
+        uint64_t h = hostpool_given(d->pool, (unsigned)i);
+        if (m->state != SCHED_SUSPENDED || m->want || dm->chore || dm->nmoving != 1 ||
+            strcmp(dm->how, "fast") || !h)
+            continue;
+        n++;
+        cand += h;
+        uint64_t ph = pick >= 0 ? hostpool_given(d->pool, (unsigned)pick) : 0;
+        if (pick < 0 || h > ph || (h == ph && m->last_used_ms < d->smodels[pick].last_used_ms))
+            pick = (int)i;
+    }
+    struct hostpool_stats st;
+    hostpool_stats(d->pool, &st);
+    uint64_t used = st.given + st.charged + st.filling + st.freeing;
+    if (pick < 0 || used + need <= st.limit)
+        return;
+    /* what the suspended models may keep, each alike */
+    uint64_t others = used - cand, room = st.limit > others + need ? st.limit - others - need : 0;
+    uint64_t fair = room / n, h = hostpool_given(d->pool, (unsigned)pick);
+    uint64_t over = used + need - st.limit, slice = h > fair ? h - fair : over;
+    slice = slice < over ? slice : over;
+    slice = slice < SPILL_SLICE ? slice : SPILL_SLICE;
+    spill(d, (unsigned)pick, slice ? slice : 1);
+}
+
+/* The pool's limit: host_budget, or less while the machine runs short of
+ * RAM (other programs grew): what the pool holds plus what is available
+ * past a margin. Twice a second at most. */
+static void follow_ram(struct daemon *d, uint64_t now)
+{
+    if (now - d->ram_checked_ms < 500)
+        return;
+    d->ram_checked_ms = now;
+    uint64_t avail = meminfo_available();
+    if (avail == UINT64_MAX)
+        return;
+    struct hostpool_stats st;
+    hostpool_stats(d->pool, &st);
+    uint64_t held = st.spare + st.given + st.charged + st.filling, keep = 1ULL << 30;
+    uint64_t fits = held + (avail > keep ? avail - keep : 0);
+    uint64_t limit = fits < d->host_budget ? fits : d->host_budget;
+    if (limit != st.limit) {
+        char a[32], b[32];
+        if (limit < st.limit && (st.limit - limit) * 16 > d->host_budget)
+            log_msg(LOG_LV_NOTICE, "RAM is short: host memory for suspended models lowered to %s "
+                                   "(host_budget %s)",
+                    units_fmt_size(limit, a, sizeof a), units_fmt_size(d->host_budget, b, sizeof b));
+        hostpool_set_limit(d->pool, limit);
+    }
 }
 
 void moves_plan(struct daemon *d)
@@ -503,6 +742,23 @@ void moves_plan(struct daemon *d)
         if (wanted[i] && !d->dm[i].prepared && has < s)
             lacks = s - has > lacks ? s - has : lacks;
     }
+    /* room in host memory for the next suspend, made ahead from the disk
+     * tier: the largest share not readied of a model a switch could move,
+     * one starting included (keep_alive 0 suspends it as soon as it has
+     * answered) */
+    uint64_t need = 0;
+    for (size_t i = 0; i < d->sched.nmodels; i++) {
+        const struct sched_model *m = &d->smodels[i];
+        bool up = m->state == SCHED_READY || m->state == SCHED_BUSY ||
+                  m->state == SCHED_STARTING;
+        bool on_contended = m->gpu >= 0 && (size_t)m->gpu < d->sched.ngpus && contended[m->gpu];
+        uint64_t s = share(d, (unsigned)i), has = hostpool_given(d->pool, (unsigned)i);
+        if (up && on_contended && swappable(d, (unsigned)i) && !m->pinned && s > has &&
+            s - has > need)
+            need = s - has;
+    }
+    follow_ram(d, now);
+    make_room(d, need);
     /* the spare: what the models being readied still lack, or one share
      * for a model still starting (or for a suspend nobody saw coming),
      * within what is left */
@@ -521,4 +777,6 @@ void moves_forget(struct daemon *d, unsigned i)
     dm->unpredicted_ms = 0;
     if (d->pool && !dm->chore)
         hostpool_release(d->pool, i);
+    if (!dm->spilling)
+        disktier_remove(d->disk, i);
 }

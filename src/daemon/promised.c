@@ -1,7 +1,8 @@
 /* promised: others' promises read as `vram run`'s admission reads them
  * (ipc/slices.c: each file its owner's word only, a promise void once its
- * maker is gone), once per snapshot; this daemon's files are the ones this
- * user owns whose creator is one of its models' main processes. */
+ * maker is gone), once per snapshot; this daemon's files are the ones whose
+ * creator is one of its models' main processes, owned by that model's
+ * user. */
 #include "daemon/promised.h"
 
 #include <unistd.h>
@@ -12,7 +13,6 @@
 
 struct tally {
     const struct daemon *d;
-    uid_t me;
     uint64_t *out;
 };
 
@@ -20,7 +20,7 @@ static bool ours(const struct daemon *d, const struct slice *s)
 {
     for (size_t i = 0; i < d->sched.nmodels; i++)
         if (d->dm[i].pid > 0 && s->v.creator == (int32_t)d->dm[i].pid &&
-            s->v.creator_start == d->dm[i].start)
+            s->v.creator_start == d->dm[i].start && s->v.owner == d->dm[i].uid)
             return true;
     return false;
 }
@@ -28,7 +28,7 @@ static bool ours(const struct daemon *d, const struct slice *s)
 static int add(const struct slice *s, void *arg)
 {
     struct tally *t = arg;
-    if (s->v.owner == t->me && ours(t->d, s))
+    if (ours(t->d, s))
         return 0;
     for (size_t g = 0; g < t->d->sched.ngpus && g < t->d->snap.ngpus; g++) {
         const struct snap_gpu *sg = &t->d->snap.gpus[g];
@@ -44,7 +44,7 @@ void promised_others(const struct daemon *d, uint64_t *out)
 {
     for (size_t g = 0; g < d->sched.ngpus; g++)
         out[g] = 0;
-    struct tally t = {d, geteuid(), out};
+    struct tally t = {d, out};
     slices_each(false, add, &t);
 }
 
@@ -80,7 +80,8 @@ void promised_note(const struct daemon *d)
             for (size_t k = 0; k < sg->nprocs; k++)
                 if (daemon_model_of_pid(d, sg->procs[k].pid) == (int)i)
                     used += sg->procs[k].used;
-            u[n++] = (struct mgroup_use){d->dm[i].pid, d->dm[i].start, d->gpu_uuid[g], used};
+            u[n++] = (struct mgroup_use){d->dm[i].pid, d->dm[i].start, d->dm[i].uid, d->gpu_uuid[g],
+                                         used};
         }
     }
     mgroup_note(u, n);

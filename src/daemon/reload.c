@@ -13,6 +13,8 @@
 
 #include "app/log.h"
 #include "conf/confstores.h"
+#include "conf/confuser.h"
+#include "daemon/serve.h"
 #include "host/notify.h"
 #include "daemon/table.h"
 
@@ -26,6 +28,10 @@ void reload_config(struct daemon *d)
     int bad = config_load(d->cfg.path, c, err, sizeof err);
     if (bad == 0)
         bad = confstores_add(c, err, sizeof err); /* the stores as they are now */
+    if (bad == 0)
+        bad = confuser_resolve(c, err, sizeof err); /* the users as they are now */
+    if (bad == 0)
+        bad = serve_check_users(c, d->shim, err, sizeof err);
     if (bad == 0)
         bad = table_check_sizes(d, c, err, sizeof err);
     for (size_t k = 0; bad == 0 && !d->shim[0] && k < c->nmodels; k++)
@@ -53,7 +59,8 @@ void reload_config(struct daemon *d)
                               nm->vram != d->dm[i].cfg.vram || nm->gpus != d->dm[i].cfg.gpus ||
                               nm->width != d->dm[i].cfg.width ||
                               nm->env_len != d->dm[i].cfg.env_len ||
-                              memcmp(nm->env, d->dm[i].cfg.env, nm->env_len));
+                              memcmp(nm->env, d->dm[i].cfg.env, nm->env_len) ||
+                              !runas_same(&nm->run, &d->dm[i].cfg.run));
         if (changed && d->smodels[i].state == SCHED_BUSY) {
             d->dm[i].reconfigure = true; /* not mid-request: once it is released */
         } else if (!nm || changed) {     /* stopped now; starts again on demand */

@@ -182,10 +182,15 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
         const char *at = m->gpu >= 0 ? where : NULL;
         if (m->state == SCHED_STOPPING && was == SCHED_SUSPENDED)
             at = "from host memory"; /* not on the GPU it left */
+        if (m->state == SCHED_STOPPING && dm->stop_why[0]) { /* evicted, not suspended */
+            snprintf(detail, sizeof detail, "%s: %s", at ? at : "", dm->stop_why);
+            at = detail;
+        }
+        dm->stop_why[0] = '\0';
         /* the scheduler's choice (an unload or a suspend asked for has no reason) */
         if ((m->state == SCHED_SUSPENDING || m->state == SCHED_STOPPING) && was_up &&
             m->out.why != SCHED_OUT_NONE) {
-            char why[600], text[sizeof detail + 8];
+            char why[600], text[900];
             evictwhy_note(d, i);
             evictwhy_text(d, i, why, sizeof why);
             snprintf(text, sizeof text, "%s; %s", at ? at : "", why);

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "host/clock.h"
+#include "host/proc.h"
 #include "app/log.h"
 #include "app/paths.h"
 #include "app/selfpath.h"
@@ -20,8 +22,11 @@
 #include "daemon/api.h"
 #include "daemon/daemon.h"
 #include "conf/confstores.h"
+#include "conf/confuser.h"
 #include "daemon/discover.h"
+#include "daemon/disktier.h"
 #include "daemon/hostpool.h"
+#include "host/meminfo.h"
 #include "daemon/mgroup.h"
 #include "daemon/names.h"
 #include "daemon/precheck.h"
@@ -77,6 +82,12 @@ static void set_gpus(struct daemon *d)
     }
 }
 
+/* The user model i runs as, by its configuration. */
+static uid_t user_of(const struct daemon *d, int i)
+{
+    return i >= 0 && d->dm[i].cfg.run.on ? d->dm[i].cfg.run.uid : geteuid();
+}
+
 static void adopt(struct daemon *d)
 {
     struct store_proc v[CONFIG_MAX_MODELS * 2];
@@ -84,11 +95,15 @@ static void adopt(struct daemon *d)
     for (size_t k = 0; k < n; k++) {
         int i = daemon_model_index(d, v[k].model);
         bool alive = super_alive(v[k].pid, v[k].start);
+        /* the user it runs as now (a previous configuration's, maybe) */
+        uint32_t uid = (uint32_t)user_of(d, i);
+        if (alive)
+            hostproc_uid((uint32_t)v[k].pid, &uid);
         if (i < 0 || !alive || !strcmp(v[k].state, "starting") || v[k].gpu < 0 ||
             (size_t)v[k].gpu >= d->sched.ngpus) {
             if (alive)
-                super_signal(v[k].pid, SIGKILL); /* half started, or gone */
-            mgroup_remove(v[k].pid, v[k].start);
+                super_signal(v[k].pid, (uid_t)uid, SIGKILL); /* half started, or gone */
+            mgroup_remove(v[k].pid, v[k].start, (uid_t)uid);
             store_del_proc(d->store, v[k].model);
             continue;
         }
@@ -96,6 +111,7 @@ static void adopt(struct daemon *d)
         struct dmodel *dm = &d->dm[i];
         dm->pid = v[k].pid;
         dm->start = v[k].start;
+        dm->uid = (uid_t)uid;
         dm->port = v[k].port;
         dm->child = false;
         snprintf(dm->how, sizeof dm->how, "%s", v[k].how);
@@ -144,6 +160,32 @@ static void open_pool(struct daemon *d)
             "host memory for fast swap: up to %s (host_budget), in chunks of %s, taken as "
             "models are suspended",
             units_fmt_size(st.limit, a, sizeof a), units_fmt_size(st.chunk, b, sizeof b));
+    if (!d->cfg.spill[0])
+        return;
+    d->disk = disktier_open(d->cfg.spill, d->cfg.spill_budget, err, sizeof err);
+    if (!d->disk) {
+        log_msg(LOG_LV_WARN, "no disk tier (%s): past host_budget, models are stopped", err);
+        return;
+    }
+    d->sched.spill_budget = disktier_budget(d->disk);
+    log_msg(LOG_LV_INFO,
+            "disk tier: up to %s in %s (spill_budget), for what host memory cannot hold",
+            units_fmt_size(d->sched.spill_budget, a, sizeof a), disktier_dir(d->disk));
+}
+
+/* host_budget's default: what RAM is available now, less a margin for
+ * what else starts (a sixteenth of it, at least 2 GiB): half of RAM, the
+ * old default, left models stopped on a machine with little else to do and
+ * swapped the machine where other programs hold more than half. The
+ * pool's limit follows RAM as it runs short later (moves.c). */
+static uint64_t default_host_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t ram = (uint64_t)pages * (uint64_t)page, avail = meminfo_available();
+    if (avail == UINT64_MAX || avail > ram)
+        avail = ram;
+    uint64_t margin = ram / 16 > (2ULL << 30) ? ram / 16 : (2ULL << 30);
+    return avail > margin ? avail - margin : avail / 2;
 }
 
 int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why, size_t wlen,
@@ -159,6 +201,18 @@ int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why
                      c->models[i].cap ? "cap = yes" : "swap = fast", why);
             return -1;
         }
+    return 0;
+}
+
+int serve_check_users(const struct config *c, const char *shim, char *err, size_t len)
+{
+    for (size_t i = 0; i < c->nmodels; i++) {
+        char warn[600];
+        if (confuser_check_files(&c->models[i], shim, warn, sizeof warn, err, len) < 0)
+            return -1;
+        if (warn[0])
+            log_msg(LOG_LV_WARN, "%s", warn);
+    }
     return 0;
 }
 
@@ -218,7 +272,8 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
 {
     *input = true;
     if (config_load(config_path, &d->cfg, err, len) < 0 ||
-        config_check_socket(&d->cfg, err, len) < 0 || confstores_add(&d->cfg, err, len) < 0)
+        config_check_socket(&d->cfg, err, len) < 0 || confstores_add(&d->cfg, err, len) < 0 ||
+        confuser_resolve(&d->cfg, err, len) < 0)
         return -1;
     *input = false;
     /* before the state: a second daemon on this configuration adopts
@@ -228,7 +283,7 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
         return -1;
     }
     if (serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, wlen, err, len) < 0 ||
-        make_folders(&d->cfg, err, len) < 0)
+        serve_check_users(&d->cfg, d->shim, err, len) < 0 || make_folders(&d->cfg, err, len) < 0)
         return -1;
     log_msg(LOG_LV_DEBUG, "configuration %s: socket %s, state %s, logs %s", config_path,
             d->cfg.socket, d->cfg.state, d->cfg.logs);
@@ -251,7 +306,7 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
         return -1;
     if (ckpt_open(&d->ckpt, d->ckpt_why, sizeof d->ckpt_why) < 0)
         d->ckpt = NULL;
-    probe_sample(d->probe, &d->snap, PROBE_PROCS, clock_wall_ms());
+    probe_sample(d->probe, &d->snap, PROBE_PROCS | PROBE_CUDA, clock_wall_ms());
     set_gpus(d);
     if (!d->sched.ngpus) {
         snprintf(err, len, "no GPU to serve on");
@@ -261,11 +316,37 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
         *input = true;
         return -1;
     }
+    if (check && d->cfg.spill[0] && disktier_check(d->cfg.spill, err, len) < 0)
+        return -1;
     if (check) /* the listeners, bound and let go (the socket file removed) */
         return api_listen(d, &d->api, err, len) < 0 || toproxy_listen(d, err, len) < 0
                    ? -1
                    : 0;
     return 0;
+}
+
+/* Who the models run as, each user once with how many: "vram-model (2
+ * models), alice (1 model)". */
+static void say_users(const struct config *c, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < c->nmodels; i++) {
+        const struct runas *r = &c->models[i].run;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = runas_same(&c->models[k].run, r);
+        if (seen)
+            continue;
+        unsigned n = 0;
+        for (size_t k = i; k < c->nmodels; k++)
+            n += runas_same(&c->models[k].run, r);
+        int w = snprintf(out + at, len - at, "%s%s (%u model%s)", at ? ", " : "",
+                         r->on ? r->name : "its own user", n, n == 1 ? "" : "s");
+        if (w < 0 || (size_t)w >= len - at)
+            break;
+        at += (size_t)w;
+    }
 }
 
 int serve_check(const char *config_path, struct serve_summary *sum, bool *input, char *err,
@@ -296,6 +377,7 @@ int serve_check(const char *config_path, struct serve_summary *sum, bool *input,
     snprintf(sum->shim, sizeof sum->shim, "%s", d->shim);
     snprintf(sum->notes, sizeof sum->notes, "%s", d->cfg.notes);
     snprintf(sum->from_env, sizeof sum->from_env, "%s", d->cfg.from_env);
+    say_users(&d->cfg, sum->users, sizeof sum->users);
     /* the process exits next: the kernel takes back the rest */
     store_close(d->store);
     if (d->probe) {
@@ -327,6 +409,12 @@ static void log_addresses(const struct daemon *d)
 int serve_run(const char *config_path, char *err, size_t len)
 {
     notify_init();
+    /* Nothing of the daemon's is another process's to read: not its
+     * memory, not its descriptors (the chunks of host memory that hold
+     * suspended models' bytes), not through /proc/PID/fd or mem, even for
+     * a model of the same user (a user's daemon). No core dump either: it
+     * would hold them too. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     /* one daemon per process, never torn down: the process exits after */
     static struct daemon *d;
     d = calloc(1, sizeof *d);
@@ -351,9 +439,8 @@ int serve_run(const char *config_path, char *err, size_t len)
                 "no model uses libvramcap now, and a reload that adds one with a cap or fast "
                 "swap will be refused: %s",
                 why);
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    d->sched.host_budget =
-        d->cfg.host_budget ? d->cfg.host_budget : (uint64_t)pages * (uint64_t)page / 2;
+    d->sched.host_budget = d->host_budget =
+        d->cfg.host_budget ? d->cfg.host_budget : default_host_budget();
     d->sched.min_resident_ms = (uint64_t)(d->cfg.min_resident_s * 1000);
     d->sched.min_resident_auto = d->cfg.min_resident_auto;
     d->sched.overlap = d->cfg.overlap;
@@ -372,7 +459,10 @@ int serve_run(const char *config_path, char *err, size_t len)
             log_msg(LOG_LV_WARN, "%.*s", e ? (int)(e - l) : (int)strlen(l), l);
         }
     adopt(d);
-    mgroup_sweep(); /* the slices of models that died while no daemon ran */
+    uid_t users[CONFIG_MAX_MODELS];
+    for (size_t i = 0; i < d->cfg.nmodels; i++)
+        users[i] = user_of(d, (int)i);
+    mgroup_sweep(users, d->cfg.nmodels); /* the slices of models that died while no daemon ran */
     open_pool(d);
     daemon_refresh(d); /* what others use, before the first decision */
     if (api_listen(d, &d->api, err, len) < 0 || toproxy_listen(d, err, len) < 0)

@@ -21,6 +21,7 @@ struct serve_summary {
     char shim_why[600]; /* where it was looked for */
     char notes[512];    /* what the file says that still works but should change */
     char from_env[200]; /* which of Ollama's variables were used */
+    char users[300];    /* who the models run as: "vram-model (3 models)", each user once */
     char problems[4096]; /* what would make models fail at their start, a line each
                             (daemon/precheck.h): --check fails on them */
     size_t nproblems;
@@ -46,5 +47,11 @@ int serve_check(const char *config_path, struct serve_summary *sum, bool *input,
  * that model without its cap or its fast swap. */
 int serve_find_vramcap(const struct config *c, char *shim, size_t len, char *why, size_t wlen,
                        char *err, size_t errlen);
+
+/* Whether each model's user (conf/confuser.h) may open what it needs:
+ * -1 with err when one cannot read libvramcap (shim); a warning in the
+ * log for each other file it cannot open (its start will fail, and say
+ * so). */
+int serve_check_users(const struct config *c, const char *shim, char *err, size_t len);
 
 #endif

@@ -7,7 +7,12 @@
  * parent-death signal: if it dies, its models live on and the next daemon
  * adopts them. A model's process runs its command only once the daemon has
  * recorded it (super_go): a daemon killed between the fork and its record
- * leaves no model behind that the next one could not find. */
+ * leaves no model behind that the next one could not find. It runs as its
+ * user (conf/confuser.h): the switch is made in the child, after it joined
+ * its cgroup (root's to make) and before it runs anything of the model's;
+ * a child that cannot switch, or whose user cannot read libvramcap (the
+ * loader would skip it without a word, and the model would run uncapped),
+ * says so in its log and exits. */
 #include "daemon/super.h"
 
 #include <dirent.h>
@@ -72,6 +77,7 @@ static int env_put(struct env *e, const char *name, const char *value)
     size_t nl = strlen(name);
     for (size_t i = 0; i < e->n; i++)
         if (!strncmp(e->v[i], name, nl) && e->v[i][nl] == '=') {
+            free(e->v[i]);
             e->v[i] = e->v[--e->n]; /* ours replaces it */
             break;
         }
@@ -97,7 +103,7 @@ extern char **environ;
 
 static int env_build(struct env *e, const struct super_spawn *s, const char *port)
 {
-    char num[32];
+    char num[48];
     memset(e, 0, sizeof *e);
     for (char **v = environ; *v; v++) { /* a copy, so that ours can be freed alike */
         const char *eq = strchr(*v, '=');
@@ -127,8 +133,17 @@ static int env_build(struct env *e, const struct super_spawn *s, const char *por
              env_put(e, FAMILY_ENV, "0000000000");
     if (s->gpu_uuid)
         rc |= env_put(e, "CUDA_VISIBLE_DEVICES", s->gpu_uuid);
-    if (s->shim)
+    if (s->shim) {
         rc |= env_put(e, "LD_PRELOAD", s->shim);
+        /* the process libvramcap obeys (shim/trust.h): this one, by pid and
+         * start time, so that a pid reused after it exits is not it */
+        snprintf(num, sizeof num, "%d:%llu", (int)getpid(),
+                 (unsigned long long)hostproc_start_ticks((uint32_t)getpid()));
+        rc |= env_put(e, "VRAM_DAEMON", num);
+    }
+    if (s->run && s->run->on)
+        rc |= env_put(e, "HOME", s->run->home) | env_put(e, "USER", s->run->name) |
+              env_put(e, "LOGNAME", s->run->name);
     if (s->shim && s->cap && s->cap_group) {
         rc |= env_put(e, "VRAM_CAP_GROUP", s->cap_group);
     } else if (s->shim && s->cap) {
@@ -234,6 +249,49 @@ static int open_log(const char *logdir, const char *path)
     return fd;
 }
 
+/* What a child that cannot run as its user writes in its log, made
+ * before the fork (snprintf is not for a child of threads). */
+struct refusal {
+    char user[300], shim[700];
+};
+
+static void refusal_make(struct refusal *f, const struct runas *run, const char *shim)
+{
+    f->user[0] = f->shim[0] = '\0';
+    if (!run || !run->on)
+        return;
+    snprintf(f->user, sizeof f->user,
+             "vram serve: cannot run this model as user %s (uid %u, group %s): not started\n",
+             run->name, (unsigned)run->uid, run->group);
+    if (shim)
+        snprintf(f->shim, sizeof f->shim,
+                 "vram serve: user %s cannot read libvramcap (%s): the model would run without "
+                 "its cap and fast swap, so it is not started; make it readable to that user\n",
+                 run->name, shim);
+}
+
+/* In the child: becomes the model's user, or exits saying why. */
+static void become(const struct runas *run, const char *shim, const struct refusal *f, int log)
+{
+    if (!run || !run->on)
+        return;
+    const char *why = NULL;
+    if (runas_become(run) < 0) {
+        why = f->user;
+    } else if (shim) {
+        int fd = open(shim, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            why = f->shim;
+        else
+            close(fd);
+    }
+    if (!why)
+        return;
+    ssize_t w = write(log, why, strlen(why));
+    (void)w;
+    _exit(SUPER_NO_USER);
+}
+
 /* In the child: until the daemon has recorded it (super_go), it runs
  * nothing of the model's; EOF (the daemon died first) ends it. */
 static void await_go(int rd)
@@ -288,6 +346,8 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
         close(nul);
         return -1;
     }
+    static struct refusal no; /* large; the loop is one thread */
+    refusal_make(&no, s->run, s->shim);
     char *argv[] = {"sh", "-c", cmd, NULL};
     /* Until it execs, the child has the daemon's signal handlers, and
      * libevent's write to a socket the two share: a SIGTERM for a model
@@ -320,6 +380,7 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
     if (p == 0) {
         setsid();
         family_join(cgroup, sizeof cgroup, tag);
+        become(s->run, s->shim, &no, fd);
         close(go[1]);
         await_go(go[0]);
         dup2(nul, STDIN_FILENO);
@@ -344,7 +405,7 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
 }
 
 pid_t super_stop_cmd(const char *command, const char *name, const char *logdir, unsigned port,
-                     pid_t model, char *err, size_t len)
+                     pid_t model, const struct runas *run, char *err, size_t len)
 {
     char cmd[2048], log[1024], num[16];
     if (expand(command, port, model, cmd, sizeof cmd) < 0) {
@@ -355,7 +416,9 @@ pid_t super_stop_cmd(const char *command, const char *name, const char *logdir, 
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
     struct env env = {0};
-    struct super_spawn mine = {.name = name};
+    struct super_spawn mine = {.name = name, .run = run};
+    static struct refusal no;
+    refusal_make(&no, run, NULL);
     snprintf(num, sizeof num, "%u", port);
     int bad = fd < 0 || nul < 0 || env_build(&env, &mine, num) < 0;
     snprintf(num, sizeof num, "%d", (int)model);
@@ -381,6 +444,7 @@ pid_t super_stop_cmd(const char *command, const char *name, const char *logdir, 
             if (sig != SIGKILL && sig != SIGSTOP)
                 sigaction(sig, &dfl, NULL);
         setsid();
+        become(run, NULL, &no, fd);
         dup2(nul, STDIN_FILENO);
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
@@ -412,9 +476,9 @@ void super_go(int gate)
     close(gate);
 }
 
-void super_signal(pid_t pid, int sig)
+void super_signal(pid_t pid, uid_t uid, int sig)
 {
-    family_signal(pid, getuid(), sig);
+    family_signal(pid, uid, sig);
 }
 
 bool super_alive(pid_t pid, uint64_t start_ticks)

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "host/runas.h"
+
 struct super_spawn {
     const char *name;
     const char *command; /* ${PORT} is replaced; PORT is also in the environment */
@@ -26,33 +28,41 @@ struct super_spawn {
     /* VRAM_CAP_GROUP: its group files (daemon/mgroup.h), charged by all its
      * processes together; NULL: VRAM_CAP, a cap for each process alone */
     const char *cap_group;
+    /* the user it runs as (run->on false: the daemon's own) */
+    const struct runas *run;
 };
 
 /* Forks a process for /bin/sh -c "exec COMMAND" in its own session and
- * family (host/family.h), stdout and stderr appended to LOGDIR/NAME.log,
- * no other descriptor inherited. It execs only once super_go(*gate) is
- * called: the caller records pid and start first, so that a daemon that
- * dies in between leaves nothing running (the process sees the gate close
- * and exits with SUPER_NOT_RELEASED). */
+ * family (host/family.h), as its user (s->run: with that user's HOME, USER
+ * and LOGNAME), stdout and stderr appended to LOGDIR/NAME.log, no other
+ * descriptor inherited. Under libvramcap it is told which process is its
+ * daemon (VRAM_DAEMON=PID:START, shim/trust.h), the one it obeys. It execs
+ * only once super_go(*gate) is called: the caller records pid and start
+ * first, so that a daemon that dies in between leaves nothing running (the
+ * process sees the gate close and exits with SUPER_NOT_RELEASED). */
 int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, int *gate,
                 char *err, size_t len);
 
 /* The exit status of a process whose daemon died before releasing it. */
 #define SUPER_NOT_RELEASED 121
+/* ... of one that could not become its user, or that user cannot read
+ * libvramcap: it ran nothing (its log says which). */
+#define SUPER_NO_USER 122
 
 /* Lets the process started with this gate run its command. */
 void super_go(int gate);
 
 /* A model's stop command (stop =, llama-swap's cmdStop: docker stop NAME)
- * by /bin/sh -c, ${PORT} and ${PID} (the model's main process) filled in
+ * as the model's user (run), by /bin/sh -c, ${PORT} and ${PID} (the model's main process) filled in
  * and in its environment (PORT, PID, VRAM_MODEL), in a session of its own
  * and outside the model's family (a signal to the model spares it), its
  * output appended to the model's log: its pid, or -1 with err. */
 pid_t super_stop_cmd(const char *command, const char *name, const char *logdir, unsigned port,
-                     pid_t model, char *err, size_t len);
+                     pid_t model, const struct runas *run, char *err, size_t len);
 
-/* sig to every process of the model whose main process is pid. */
-void super_signal(pid_t pid, int sig);
+/* sig to every process of the model whose main process is pid, run as
+ * uid. */
+void super_signal(pid_t pid, uid_t uid, int sig);
 
 /* The process still runs, and is the one started at start_ticks. */
 bool super_alive(pid_t pid, uint64_t start_ticks);

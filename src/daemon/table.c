@@ -84,6 +84,7 @@ void table_add(struct daemon *d, const struct config_model *c)
     memset(&d->dm[i], 0, sizeof d->dm[i]);
     d->smodels[i].gpu = d->smodels[i].resume_gpu = -1;
     d->dm[i].left_gpu = -1;
+    d->dm[i].spill_fd = -1;
     table_set(d, i, c);
     daemon_init_model(d, i);
 }

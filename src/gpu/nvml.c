@@ -196,12 +196,42 @@ void nvml_fast(struct nvml *n, unsigned i, struct snap_gpu *g)
     }
 }
 
+void nvml_meters(struct nvml *n, unsigned i, struct snap_gpu *g)
+{
+    nvmlDevice_t d = n->dev[i];
+    g->have &= ~(unsigned)(SNAP_HAVE_CLOCKS | SNAP_HAVE_ENCODER | SNAP_HAVE_DECODER);
+    if (ASK(n, i, SNAP_HAVE_CLOCKS, nvmlDeviceGetClockInfo, d, NVML_CLOCK_SM, &g->clock_sm_mhz) &&
+        ASK(n, i, SNAP_HAVE_CLOCKS, nvmlDeviceGetClockInfo, d, NVML_CLOCK_MEM, &g->clock_mem_mhz)) {
+        /* the graphics clock follows the SM clock on every card since Volta */
+        if (n->nvmlDeviceGetClockInfo(d, NVML_CLOCK_GRAPHICS, &g->clock_gfx_mhz) != NVML_SUCCESS)
+            g->clock_gfx_mhz = g->clock_sm_mhz;
+        g->have |= SNAP_HAVE_CLOCKS;
+    }
+    unsigned period_us;
+    if (ASK(n, i, SNAP_HAVE_ENCODER, nvmlDeviceGetEncoderUtilization, d, &g->enc_util, &period_us))
+        g->have |= SNAP_HAVE_ENCODER;
+    if (ASK(n, i, SNAP_HAVE_DECODER, nvmlDeviceGetDecoderUtilization, d, &g->dec_util, &period_us))
+        g->have |= SNAP_HAVE_DECODER;
+}
+
+int nvml_pcie_throughput(const struct nvml *n, unsigned i, unsigned *tx_kbs, unsigned *rx_kbs)
+{
+    if (!n->nvmlDeviceGetPcieThroughput || i >= n->count)
+        return VRAM_EINPUT;
+    nvmlReturn_t rc = n->nvmlDeviceGetPcieThroughput(n->dev[i], NVML_PCIE_UTIL_TX_BYTES, tx_kbs);
+    if (rc == NVML_SUCCESS)
+        rc = n->nvmlDeviceGetPcieThroughput(n->dev[i], NVML_PCIE_UTIL_RX_BYTES, rx_kbs);
+    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND)
+        return VRAM_EINPUT;
+    return rc == NVML_SUCCESS ? VRAM_OK : VRAM_EFAIL;
+}
+
 void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g)
 {
     nvmlDevice_t d = n->dev[i];
     g->have &= ~(unsigned)(SNAP_HAVE_POWER_LIMIT | SNAP_HAVE_PERSISTENCE | SNAP_HAVE_COMPUTE_MODE |
                            SNAP_HAVE_DISPLAY | SNAP_HAVE_MIG | SNAP_HAVE_PCIE | SNAP_HAVE_FAN |
-                           SNAP_HAVE_DRIVER_MODEL);
+                           SNAP_HAVE_DRIVER_MODEL | SNAP_HAVE_MAX_CLOCKS);
     if (ASK(n, i, SNAP_HAVE_POWER_LIMIT, nvmlDeviceGetEnforcedPowerLimit, d, &g->power_limit_mw))
         g->have |= SNAP_HAVE_POWER_LIMIT;
     int v;
@@ -230,6 +260,9 @@ void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g)
         g->have |= SNAP_HAVE_PCIE;
     if (ASK(n, i, SNAP_HAVE_FAN, nvmlDeviceGetFanSpeed, d, &g->fan_pct))
         g->have |= SNAP_HAVE_FAN;
+    if (ASK(n, i, SNAP_HAVE_MAX_CLOCKS, nvmlDeviceGetMaxClockInfo, d, NVML_CLOCK_SM, &g->max_sm_mhz) &&
+        ASK(n, i, SNAP_HAVE_MAX_CLOCKS, nvmlDeviceGetMaxClockInfo, d, NVML_CLOCK_MEM, &g->max_mem_mhz))
+        g->have |= SNAP_HAVE_MAX_CLOCKS;
     /* Windows only: Linux drivers answer NOT_SUPPORTED, once */
     int dm_pending;
     if (ASK(n, i, SNAP_HAVE_DRIVER_MODEL, nvmlDeviceGetDriverModel, d, &v, &dm_pending) &&
@@ -446,12 +479,15 @@ int nvml_activity(struct nvml *n, unsigned i, uint64_t since_us, struct nvml_bus
         free(v);
         return VRAM_EFAIL;
     }
-    size_t k = 0;
+    /* the driver's figures are percents: a larger one is a driver's bug,
+     * not a reason to draw past a column */
+#define PCT(x) ((uint8_t)((x) > 100 ? 100 : (x)))
     for (unsigned j = 0; j < count; j++)
-        if (v[j].smUtil || v[j].memUtil)
-            b[k++] = (struct nvml_busy){v[j].pid, v[j].timeStamp};
+        b[j] = (struct nvml_busy){v[j].pid,          v[j].timeStamp,     PCT(v[j].smUtil),
+                                  PCT(v[j].memUtil), PCT(v[j].encUtil), PCT(v[j].decUtil)};
+#undef PCT
     free(v);
     *out = b;
-    *nout = k;
+    *nout = count;
     return VRAM_OK;
 }

@@ -42,8 +42,20 @@ void nvml_static(struct nvml *n, unsigned i, struct snap_gpu *g);
  * microseconds (5.6 us for memory on an H200, 0.3 us for the others). */
 void nvml_fast(struct nvml *n, unsigned i, struct snap_gpu *g);
 
-/* Power limit, persistence, compute mode, display, MIG, PCIe link, fan: the
- * calls that cost up to 130 us each and change rarely (bench/RESULTS.md). */
+/* Clocks, the video encoder's and decoder's utilization: what a live view
+ * shows beside memory, every interval. */
+void nvml_meters(struct nvml *n, unsigned i, struct snap_gpu *g);
+
+/* Bytes per second over GPU i's PCIe link each way, in KB/s: the driver
+ * counts them for 20 ms a direction while the caller waits, so only a
+ * thread of its own asks (probe/pcie.c); it may, since this reads nothing
+ * another call writes. VRAM_EINPUT when the driver or the GPU has no such
+ * counter, VRAM_EFAIL when it failed this time. */
+int nvml_pcie_throughput(const struct nvml *n, unsigned i, unsigned *tx_kbs, unsigned *rx_kbs);
+
+/* Power limit, persistence, compute mode, display, MIG, PCIe link, fan,
+ * maximum clocks: the calls that cost up to 130 us each and change rarely
+ * (bench/RESULTS.md). */
 void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g);
 
 /* Total energy: 3 ms per call on an H200, so only when asked for. */
@@ -57,16 +69,18 @@ void nvml_skip_shutdown(struct nvml *n);
  * (caller frees). Only pid, types, used and used_known are filled. */
 int nvml_procs(struct nvml *n, unsigned i, uint64_t total, struct snap_proc **out, size_t *nout);
 
-/* A process the driver saw doing GPU work, and when (microseconds since
- * the epoch). */
+/* One of the driver's utilization samples of a process: when it was taken
+ * (microseconds since the epoch) and the process's share, in percent, of
+ * the SMs, the memory controller, the encoder and the decoder. */
 struct nvml_busy {
     uint32_t pid;
     uint64_t at_us;
+    uint8_t sm, mem, enc, dec;
 };
 
-/* The processes with nonzero SM or memory utilization in the driver's
- * samples newer than since_us (0: all the driver keeps, a few seconds), in
- * a new array (caller frees). VRAM_EFAIL when the driver keeps none. */
+/* The driver's samples newer than since_us (0: all it keeps, a few
+ * seconds), in a new array (caller frees). VRAM_EFAIL when the driver
+ * keeps none. */
 int nvml_activity(struct nvml *n, unsigned i, uint64_t since_us, struct nvml_busy **out,
                   size_t *nout);
 

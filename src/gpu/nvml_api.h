@@ -50,6 +50,10 @@ typedef struct {
     unsigned int gpu, memory;
 } nvmlUtilization_t;
 
+/* nvmlClockType_t and nvmlPcieUtilCounter_t */
+enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
+
 /* One process's recent activity; timeStamp is the CPU time in
  * microseconds since the epoch at which the driver took the sample. */
 typedef struct {
@@ -119,6 +123,11 @@ typedef nvmlReturn_t (*nvml_proclist_fn)(nvmlDevice_t, unsigned int *, void *);
     X(nvmlDeviceGetUtilizationRates, nvmlReturn_t, (nvmlDevice_t, nvmlUtilization_t *))            \
     X(nvmlDeviceGetProcessUtilization, nvmlReturn_t,                                               \
       (nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned int *, unsigned long long))        \
+    X(nvmlDeviceGetEncoderUtilization, nvmlReturn_t, (nvmlDevice_t, unsigned int *, unsigned int *)) \
+    X(nvmlDeviceGetDecoderUtilization, nvmlReturn_t, (nvmlDevice_t, unsigned int *, unsigned int *)) \
+    X(nvmlDeviceGetClockInfo, nvmlReturn_t, (nvmlDevice_t, int, unsigned int *))                   \
+    X(nvmlDeviceGetMaxClockInfo, nvmlReturn_t, (nvmlDevice_t, int, unsigned int *))                \
+    X(nvmlDeviceGetPcieThroughput, nvmlReturn_t, (nvmlDevice_t, int, unsigned int *))              \
     X(nvmlDeviceGetPowerUsage, nvmlReturn_t, (nvmlDevice_t, unsigned int *))                       \
     X(nvmlDeviceGetEnforcedPowerLimit, nvmlReturn_t, (nvmlDevice_t, unsigned int *))               \
     X(nvmlDeviceGetTotalEnergyConsumption, nvmlReturn_t, (nvmlDevice_t, unsigned long long *))     \

@@ -135,3 +135,45 @@ int cgroup_parse(const char *text, size_t len, char *path, size_t pathlen, char 
     container_of(path, id, idlen);
     return 0;
 }
+
+/* One path: a Slurm folder, then "job_ID" below it. */
+static bool slurm_path_has(const char *path, size_t len, const char *want)
+{
+    bool below_slurm = false;
+    for (size_t i = 0; i < len;) {
+        while (i < len && path[i] == '/')
+            i++;
+        size_t n = 0;
+        while (i + n < len && path[i + n] != '/')
+            n++;
+        const char *c = path + i;
+        if (n == 0)
+            break;
+        if (below_slurm && n == strlen(want) && !memcmp(c, want, n))
+            return true;
+        if ((n == 5 && !memcmp(c, "slurm", 5)) || (n > 6 && !memcmp(c, "slurm_", 6)) ||
+            (n == 16 && !memcmp(c, "slurmstepd.scope", 16)))
+            below_slurm = true;
+        i += n;
+    }
+    return false;
+}
+
+bool cgroup_slurm_job(const char *text, size_t len, uint32_t job)
+{
+    char want[24];
+    snprintf(want, sizeof want, "job_%u", (unsigned)job);
+    for (size_t at = 0; at < len;) {
+        const char *line = text + at;
+        size_t n = 0;
+        while (at + n < len && line[n] != '\n')
+            n++;
+        /* "ID:CONTROLLERS:PATH": the path after the second colon */
+        const char *c1 = memchr(line, ':', n);
+        const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(line + n - c1 - 1)) : NULL;
+        if (c2 && slurm_path_has(c2 + 1, (size_t)(line + n - c2 - 1), want))
+            return true;
+        at += n + 1;
+    }
+    return false;
+}

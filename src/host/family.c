@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/proc.h"
+
 /* Where cgroup v2 is mounted and the daemon's own cgroup in it. */
 static int cgroup_self(char *out, size_t len)
 {
@@ -103,47 +105,10 @@ void family_join(char *base, size_t len, char *tag)
     }
 }
 
-/* Whether pid's environment holds the entry want ("VRAM_MODEL_PID=123"). */
-static bool tagged(const char *pid, const char *want, size_t wn)
-{
-    char path[64], buf[16384];
-    snprintf(path, sizeof path, "/proc/%s/environ", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    bool hit = false;
-    size_t have = 0;
-    for (;;) {
-        ssize_t r = read(fd, buf + have, sizeof buf - have);
-        if (r <= 0)
-            break;
-        have += (size_t)r;
-        /* entries are NUL-terminated; look at whole ones only */
-        size_t start = 0;
-        for (size_t i = 0; i < have; i++) {
-            if (buf[i] != '\0')
-                continue;
-            if (i - start == wn && !memcmp(buf + start, want, wn))
-                hit = true;
-            start = i + 1;
-        }
-        if (hit)
-            break;
-        if (start == 0 && have == sizeof buf)
-            have = 0; /* one entry longer than the buffer: not ours */
-        else {
-            memmove(buf, buf + start, have - start);
-            have -= start;
-        }
-    }
-    close(fd);
-    return hit;
-}
-
 static unsigned by_tag(pid_t main, uid_t uid, int sig)
 {
     char want[64];
-    size_t wn = (size_t)snprintf(want, sizeof want, FAMILY_ENV "=%d", (int)main);
+    snprintf(want, sizeof want, FAMILY_ENV "=%d", (int)main);
     DIR *dir = opendir("/proc");
     if (!dir)
         return 0;
@@ -160,7 +125,7 @@ static unsigned by_tag(pid_t main, uid_t uid, int sig)
         snprintf(path, sizeof path, "/proc/%ld", p);
         if (stat(path, &st) < 0 || st.st_uid != uid)
             continue;
-        if (tagged(e->d_name, want, wn) && kill((pid_t)p, sig) == 0)
+        if (hostproc_environ_has((uint32_t)p, want) && kill((pid_t)p, sig) == 0)
             n++;
     }
     closedir(dir);
@@ -206,8 +171,46 @@ unsigned family_signal(pid_t pid, uid_t uid, int sig)
     return n;
 }
 
+/* pid's cgroup v2 path in the hierarchy ("/system.slice/vram.service"). */
+static int cgroup_path(pid_t pid, char *out, size_t len)
+{
+    char path[64], line[1200];
+    snprintf(path, sizeof path, "/proc/%d/cgroup", (int)pid);
+    FILE *f = fopen(path, "re");
+    int rc = -1;
+    while (f && rc < 0 && fgets(line, sizeof line, f))
+        if (!strncmp(line, "0::", 3)) {
+            line[strcspn(line, "\n")] = '\0';
+            int n = snprintf(out, len, "%s", line + 3);
+            rc = n > 0 && (size_t)n < len ? 0 : -1;
+        }
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* The main pid of the model whose cgroup pid is in (MINE/vram-MAIN, MINE
+ * the daemon's own cgroup: a cgroup of that name elsewhere, which anyone
+ * with a delegated tree may make, is no model's), or 0. Unlike the
+ * environment, readable for a model that made itself undumpable. */
+static pid_t main_by_cgroup(pid_t pid)
+{
+    char mine[1024], its[1100];
+    if (cgroup_path(getpid(), mine, sizeof mine) < 0 || cgroup_path(pid, its, sizeof its) < 0)
+        return 0;
+    size_t ml = strcmp(mine, "/") ? strlen(mine) : 0;
+    if (strncmp(its, mine, ml) || strncmp(its + ml, "/vram-", 6))
+        return 0;
+    char *end;
+    long p = strtol(its + ml + 6, &end, 10);
+    return *end == '\0' && p > 1 ? (pid_t)p : 0;
+}
+
 pid_t family_main_of(pid_t pid)
 {
+    pid_t main = main_by_cgroup(pid);
+    if (main)
+        return main;
     char path[64], buf[16384];
     snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host/proc.h"
@@ -80,6 +81,21 @@ int pidref_hold(struct pidref *r, int pid)
         return 0;
     pidref_close(r);
     return -1;
+}
+
+bool pidref_end(const struct pidref *r, bool stopped, double grace)
+{
+    pidref_kill(r, SIGTERM);
+    if (stopped)
+        pidref_kill(r, SIGCONT);
+    for (double w = 0; w < grace && pidref_same(r); w += 0.1) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (!pidref_same(r))
+        return true;
+    pidref_kill(r, SIGKILL);
+    return false;
 }
 
 int pidref_kill(const struct pidref *r, int sig)

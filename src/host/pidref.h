@@ -32,6 +32,11 @@ int pidref_hold(struct pidref *r, int pid);
  * or -1 with errno (ESRCH: it exited). */
 int pidref_kill(const struct pidref *r, int sig);
 
+/* Ends the process held, as vram reclaim ends one: TERM (and CONT when it
+ * is stopped: it sees TERM only once it runs), up to grace seconds for it
+ * to exit, then KILL. True when it was gone before the KILL. */
+bool pidref_end(const struct pidref *r, bool stopped, double grace);
+
 void pidref_close(struct pidref *r);
 
 #endif

@@ -45,6 +45,9 @@ void hostproc_init(struct hostproc_ctx *c, const char *root)
     c->hz = sysconf(_SC_CLK_TCK);
     if (c->hz <= 0)
         c->hz = 100;
+    c->page = sysconf(_SC_PAGESIZE);
+    if (c->page <= 0)
+        c->page = 4096;
     char path[300], buf[8192];
     snprintf(path, sizeof path, "%s/stat", c->root);
     if (slurp(path, buf, sizeof buf) > 0) {
@@ -54,8 +57,8 @@ void hostproc_init(struct hostproc_ctx *c, const char *root)
     }
 }
 
-int hostproc_parse_stat(const char *buf, size_t len, char *comm, size_t commlen, char *state,
-                        uint32_t *ppid, uint64_t *start_ticks)
+int hostproc_parse_stat_all(const char *buf, size_t len, char *comm, size_t commlen,
+                            struct hostproc_stat *st)
 {
     const char *open = memchr(buf, '(', len);
     const char *close = NULL;
@@ -66,15 +69,17 @@ int hostproc_parse_stat(const char *buf, size_t len, char *comm, size_t commlen,
         }
     if (!open || !close || close < open || commlen == 0)
         return -1;
+    memset(st, 0, sizeof *st);
     size_t n = (size_t)(close - open - 1);
     snprintf(comm, commlen, "%.*s", (int)(n < commlen ? n : commlen - 1), open + 1);
     /* after ") ": state ppid pgrp session tty_nr tpgid flags minflt cminflt
      * majflt cmajflt utime stime cutime cstime priority nice num_threads
-     * itrealvalue starttime: starttime is the 20th field after the name */
+     * itrealvalue starttime vsize rss: starttime is the 20th field after
+     * the name, rss the 22nd */
     const char *p = close + 1;
     const char *end = buf + len;
     char field[32];
-    for (int f = 1; f <= 20; f++) {
+    for (int f = 1; f <= 22; f++) {
         while (p < end && *p == ' ')
             p++;
         size_t w = 0;
@@ -85,14 +90,35 @@ int hostproc_parse_stat(const char *buf, size_t len, char *comm, size_t commlen,
         }
         field[w] = '\0';
         if (w == 0)
-            return -1;
+            return f > 20 ? 0 : -1; /* rss is a bonus; the rest is needed */
         if (f == 1)
-            *state = field[0];
+            st->state = field[0];
         else if (f == 2)
-            *ppid = (uint32_t)strtoul(field, NULL, 10);
+            st->ppid = (uint32_t)strtoul(field, NULL, 10);
+        else if (f == 12)
+            st->utime = strtoull(field, NULL, 10);
+        else if (f == 13)
+            st->stime = strtoull(field, NULL, 10);
         else if (f == 20)
-            *start_ticks = strtoull(field, NULL, 10);
+            st->start_ticks = strtoull(field, NULL, 10);
+        else if (f == 22) {
+            /* a kernel thread's is 0; a negative one is no count of pages */
+            st->rss_pages = field[0] == '-' ? 0 : strtoull(field, NULL, 10);
+            st->rss_known = field[0] != '-';
+        }
     }
+    return 0;
+}
+
+int hostproc_parse_stat(const char *buf, size_t len, char *comm, size_t commlen, char *state,
+                        uint32_t *ppid, uint64_t *start_ticks)
+{
+    struct hostproc_stat st;
+    if (hostproc_parse_stat_all(buf, len, comm, commlen, &st) < 0)
+        return -1;
+    *state = st.state;
+    *ppid = st.ppid;
+    *start_ticks = st.start_ticks;
     return 0;
 }
 
@@ -144,6 +170,9 @@ static void clear_host(struct snap_proc *p)
     p->state = SNAP_PS_UNKNOWN;
     p->ppid = 0;
     p->start_time = 0;
+    p->rss_known = p->cpu_known = false;
+    p->rss = p->cpu_ms = 0;
+    p->cpu_pct = 0;
 }
 
 int hostproc_fill(struct hostproc_ctx *c, struct snap_proc *p)
@@ -152,12 +181,16 @@ int hostproc_fill(struct hostproc_ctx *c, struct snap_proc *p)
     clear_host(p);
     snprintf(path, sizeof path, "%s/%u/stat", c->root, p->pid);
     ssize_t n = slurp(path, buf, sizeof buf);
-    char comm[SNAP_NAME_MAX], st = '?';
-    uint64_t ticks = 0;
-    if (n <= 0 || hostproc_parse_stat(buf, (size_t)n, comm, sizeof comm, &st, &p->ppid, &ticks))
+    char comm[SNAP_NAME_MAX];
+    struct hostproc_stat st;
+    if (n <= 0 || hostproc_parse_stat_all(buf, (size_t)n, comm, sizeof comm, &st))
         return -1;
-    p->state = fold_state(st);
-    p->start_time = c->btime + ticks / (uint64_t)c->hz;
+    p->state = fold_state(st.state);
+    p->ppid = st.ppid;
+    p->start_time = c->btime + st.start_ticks / (uint64_t)c->hz;
+    p->cpu_ms = (st.utime + st.stime) * 1000 / (uint64_t)c->hz;
+    p->rss = st.rss_pages * (uint64_t)c->page;
+    p->rss_known = st.rss_known;
     snprintf(p->name, sizeof p->name, "%s", comm);
 
     snprintf(path, sizeof path, "%s/%u/status", c->root, p->pid);
@@ -200,6 +233,31 @@ int hostproc_fill(struct hostproc_ctx *c, struct snap_proc *p)
     return 0;
 }
 
+int hostproc_detail(const struct hostproc_ctx *c, uint32_t pid, char *cmdline, size_t cmdlen,
+                    char *cgroup, size_t cglen)
+{
+    char path[320], buf[8192];
+    cmdline[0] = cgroup[0] = '\0';
+    snprintf(path, sizeof path, "%s/%u/stat", c->root, pid);
+    if (slurp(path, buf, 64) <= 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/%u/cmdline", c->root, pid);
+    ssize_t n = slurp(path, buf, sizeof buf);
+    for (ssize_t i = 0; i < n - 1; i++)
+        if (buf[i] == '\0' || buf[i] == '\n' || buf[i] == '\t')
+            buf[i] = ' ';
+    if (n > 0)
+        textsafe_copy(buf, (size_t)n, cmdline, cmdlen);
+    snprintf(path, sizeof path, "%s/%u/cgroup", c->root, pid);
+    n = slurp(path, buf, sizeof buf);
+    char id[SNAP_CONTAINER_MAX];
+    if (n > 0 && cgroup_parse(buf, (size_t)n, cgroup, cglen, id, sizeof id) == 0)
+        textsafe(cgroup);
+    else
+        cgroup[0] = '\0';
+    return 0;
+}
+
 uint64_t hostproc_start_ticks(uint32_t pid)
 {
     char path[64], buf[1024], comm[SNAP_NAME_MAX], st;
@@ -223,6 +281,44 @@ int hostproc_uid(uint32_t pid, uint32_t *uid)
         return -1;
     *uid = (uint32_t)st.st_uid;
     return 0;
+}
+
+bool hostproc_environ_has(uint32_t pid, const char *entry)
+{
+    char path[64], buf[16384];
+    size_t wn = strlen(entry);
+    snprintf(path, sizeof path, "/proc/%u/environ", pid);
+    int fd = pid ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return false;
+    bool hit = false, skip = false; /* skip: the rest of an entry longer than buf */
+    size_t have = 0;
+    while (!hit) {
+        ssize_t r = read(fd, buf + have, sizeof buf - have);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+        /* entries end with a NUL: only whole ones are compared */
+        size_t start = 0;
+        for (size_t i = 0; i < have && !hit; i++) {
+            if (buf[i] != '\0')
+                continue;
+            hit = !skip && i - start == wn && !memcmp(buf + start, entry, wn);
+            skip = false;
+            start = i + 1;
+        }
+        if (start == 0 && have == sizeof buf) {
+            have = 0; /* an entry longer than buf: not the one */
+            skip = true;
+        } else {
+            memmove(buf, buf + start, have - start);
+            have -= start;
+        }
+    }
+    close(fd);
+    return hit;
 }
 
 int hostproc_threads(uint32_t pid)

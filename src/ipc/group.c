@@ -256,7 +256,20 @@ static bool stat_ok(const struct stat *st)
            !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
+static int open_as(struct group *g, const char *path, bool any, uid_t owner);
+
 int group_open(struct group *g, const char *path)
+{
+    return open_as(g, path, true, 0);
+}
+
+int group_open_owned(struct group *g, const char *path, uid_t owner)
+{
+    return open_as(g, path, false, owner);
+}
+
+/* any: a file of this user's or root's; else of owner's only */
+static int open_as(struct group *g, const char *path, bool any, uid_t owner)
 {
     memset(g, 0, sizeof *g);
     g->slot = -1;
@@ -266,7 +279,8 @@ int group_open(struct group *g, const char *path)
         return -1;
     struct stat st;
     /* members write it: only a file of this user's, or root's, is one */
-    if (fstat(fd, &st) < 0 || !stat_ok(&st) || (st.st_uid != geteuid() && st.st_uid != 0)) {
+    if (fstat(fd, &st) < 0 || !stat_ok(&st) ||
+        (any ? st.st_uid != geteuid() && st.st_uid != 0 : st.st_uid != owner)) {
         close(fd);
         return -1;
     }

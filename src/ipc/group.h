@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define GROUP_MEMBERS  256
 #define GROUP_PREFIX   "vram-group-"
@@ -24,7 +25,7 @@
 #define GROUP_LOCK_MS 10000
 
 /* While `vram run` checks the room after publishing its slice, the slice is
- * pending; then admitted (see cli/runplace.c). */
+ * pending; then admitted (see app/runplace.c). */
 enum group_state {
     GROUP_PENDING = 1,
     GROUP_ADMITTED = 2,
@@ -85,6 +86,10 @@ int group_create(char *path, size_t len, uint64_t cap, unsigned gpu_index, const
 /* Maps an existing group file as a member: -1 unless it is a regular group
  * file owned by this user or root and writable by no one else. */
 int group_open(struct group *g, const char *path);
+
+/* The same for a file of user owner's only: root's daemon keeps the files
+ * it gave its models' user (daemon/mgroup.h). */
+int group_open_owned(struct group *g, const char *path, uid_t owner);
 
 /* A budget for this process alone, when no group file was given. */
 int group_open_private(struct group *g, uint64_t cap);

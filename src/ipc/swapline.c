@@ -30,7 +30,15 @@ int swapline_format_request(const struct swapline_req *q, char *out, size_t len)
     int n;
     switch (q->verb) {
     case SWAPLINE_SUSPEND:
-        n = snprintf(out, len, "suspend %u", q->timeout_ms);
+        n = q->spill ? snprintf(out, len, "suspend %u %llu", q->timeout_ms,
+                                (unsigned long long)q->spill)
+                     : snprintf(out, len, "suspend %u", q->timeout_ms);
+        break;
+    case SWAPLINE_SPILL:
+        n = q->spill_bytes ? snprintf(out, len, "spill %llu %llu", (unsigned long long)q->spill,
+                                      (unsigned long long)q->spill_bytes)
+            : q->spill     ? snprintf(out, len, "spill %llu", (unsigned long long)q->spill)
+                           : snprintf(out, len, "spill");
         break;
     case SWAPLINE_RESUME:
         n = q->keep    ? snprintf(out, len, "resume %llu 1", (unsigned long long)q->floor)
@@ -83,11 +91,17 @@ int swapline_parse_request(const char *line, struct swapline_req *q)
     } else if (!strcmp(line, "drop")) {
         q->verb = SWAPLINE_DROP;
     } else if (!strncmp(line, "suspend", 7) && (!line[7] || line[7] == ' ') &&
-               (n = numbers(line + 7, v, 1)) >= 0) {
+               (n = numbers(line + 7, v, 2)) >= 0) {
         q->verb = SWAPLINE_SUSPEND;
         if (n >= 1 && v[0] > 24ULL * 3600 * 1000)
             return -1;
         q->timeout_ms = n >= 1 ? (unsigned)v[0] : 0;
+        q->spill = n == 2 ? v[1] : 0;
+    } else if (!strncmp(line, "spill", 5) && (!line[5] || line[5] == ' ') &&
+               (n = numbers(line + 5, v, 2)) >= 0) {
+        q->verb = SWAPLINE_SPILL;
+        q->spill = n >= 1 ? v[0] : 0;
+        q->spill_bytes = n == 2 ? v[1] : 0;
     } else if (!strncmp(line, "resume", 6) && (!line[6] || line[6] == ' ') &&
                (n = numbers(line + 6, v, 2)) >= 0 && (n < 2 || v[1] <= 1)) {
         q->verb = SWAPLINE_RESUME;
@@ -103,11 +117,12 @@ int swapline_format(const struct swapline_info *in, char *out, size_t len)
 {
     int n = snprintf(out, len,
                      "ok state=%s bytes=%llu allocations=%u pool=%llu held=%llu policy=%s "
-                     "gate_ms=%llu sync_ms=%llu pool_ms=%llu copy_ms=%llu%s%s\n",
+                     "gate_ms=%llu sync_ms=%llu pool_ms=%llu copy_ms=%llu disk=%llu disk_ms=%llu%s%s\n",
                      in->state, (unsigned long long)in->bytes, in->allocations,
                      (unsigned long long)in->pool, (unsigned long long)in->held, in->policy, (unsigned long long)in->gate_ms,
                      (unsigned long long)in->sync_ms, (unsigned long long)in->pool_ms,
-                     (unsigned long long)in->copy_ms, in->why[0] ? " why=" : "", in->why);
+                     (unsigned long long)in->copy_ms, (unsigned long long)in->disk,
+                     (unsigned long long)in->disk_ms, in->why[0] ? " why=" : "", in->why);
     return n > 0 && (size_t)n < len ? n : -1;
 }
 
@@ -145,5 +160,9 @@ void swapline_parse(char *line, struct swapline_info *in)
             in->pool_ms = v;
         else if (strcmp(t, "copy_ms") == 0)
             in->copy_ms = v;
+        else if (strcmp(t, "disk") == 0)
+            in->disk = v;
+        else if (strcmp(t, "disk_ms") == 0)
+            in->disk_ms = v;
     }
 }

@@ -3,7 +3,8 @@
  * with VRAM_SWAP=1, on the abstract Unix socket "vram-swap-PID" (or, when
  * another process squats that name, "vram-swap-PID.NONCE"). Both ends
  * build and read it here, so the two cannot drift apart.
- *   request:  info | suspend [TIMEOUT_MS] | resume [FLOOR [KEEP]] | prepare | drop
+ *   request:  info | suspend [TIMEOUT_MS [SPILL]] | resume [FLOOR [KEEP]] | prepare | drop
+ *             | spill [SPILL [BYTES]]
  *             (FLOOR: another process is moving off the GPU now: wait for
  *             room rather than fail, and leave FLOOR bytes free; KEEP 1:
  *             keep the daemon's chunks pinned after the resume, ready for
@@ -14,7 +15,14 @@
  * alone, SCM_RIGHTS, up to SWAPLINE_MAX_CHUNKS). `prepare` pins them ahead
  * of the next suspend; a suspend fills the prepared chunks, then its own,
  * in order; `drop` gives prepared chunks back. The chunks of one model are
- * never another's: the only pinned memory a model can reach is its own. */
+ * never another's: the only pinned memory a model can reach is its own.
+ * The disk tier: SPILL > 0 says the last descriptor passed is a file of
+ * the daemon's spill folder, made for this model alone, where up to SPILL
+ * bytes that its chunks cannot hold go (a suspend), or where what its
+ * chunks hold goes before they are given back (`spill`, to a suspended
+ * process; SPILL 0, to the file it holds already; BYTES > 0: only its last
+ * chunks, at least that many bytes of them). The answer's disk=BYTES says
+ * what the file holds, held= what its chunks still hold. */
 #ifndef VRAM_IPC_SWAPLINE_H
 #define VRAM_IPC_SWAPLINE_H
 
@@ -32,6 +40,8 @@ struct swapline_info {
     uint64_t held;  /* chunks of the daemon's host memory it holds */
     unsigned allocations;
     uint64_t gate_ms, sync_ms, pool_ms, copy_ms;
+    uint64_t disk;    /* bytes in the daemon's spill file (the disk tier) */
+    uint64_t disk_ms; /* the spill file's part of the move */
     char why[200]; /* why fast swap cannot move it; empty when it can */
 };
 
@@ -43,7 +53,8 @@ enum swapline_verb {
     SWAPLINE_SUSPEND,
     SWAPLINE_RESUME,
     SWAPLINE_PREPARE,
-    SWAPLINE_DROP
+    SWAPLINE_DROP,
+    SWAPLINE_SPILL
 };
 
 struct swapline_req {
@@ -51,6 +62,8 @@ struct swapline_req {
     unsigned timeout_ms; /* suspend: how long to wait for calls in flight; 0: default */
     uint64_t floor;      /* resume: overlapped, leaving this much free; 0: not */
     bool keep;           /* resume: keep the daemon's chunks, ready for the next suspend */
+    uint64_t spill;      /* suspend, spill: the last descriptor is a spill file for this much */
+    uint64_t spill_bytes; /* spill: at least this much of its chunks goes down; 0: all */
 };
 
 /* The request line for q, without its newline; its length, or -1. */

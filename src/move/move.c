@@ -43,14 +43,23 @@ int move_suspend(struct ckpt *c, const char *ckpt_why, int pid, unsigned timeout
         snprintf(r->note, sizeof r->note, "the driver's checkpoint was asked for");
     } else if ((r->path != MOVE_NONE ? r->path : move_probe(pid, r)) == MOVE_FAST) {
         char req[64];
-        struct swapline_req q = {.verb = SWAPLINE_SUSPEND, .timeout_ms = timeout_ms};
+        bool file = f && f->spill_fd >= 0 && f->spill_max;
+        struct swapline_req q = {
+            .verb = SWAPLINE_SUSPEND, .timeout_ms = timeout_ms, .spill = file ? f->spill_max : 0};
         swapline_format_request(&q, req, sizeof req);
-        /* the pool may have to grow first: allow for pinning at ~1 GiB/s */
-        unsigned wait = timeout_ms + 60000 + (unsigned)(r->fast.bytes >> 20);
-        return swapctl_call_fds(pid, req, f ? f->fds : NULL, f ? f->nfds : 0, wait, &r->fast, err,
-                                len) == 1
-                   ? 0
-                   : -1;
+        /* the pool may have to grow first: allow for pinning at ~1 GiB/s,
+         * and for a disk at 100 MB/s */
+        unsigned wait = timeout_ms + 60000 + (unsigned)(r->fast.bytes >> 20) +
+                        (file ? (unsigned)(r->fast.bytes / 100000) : 0);
+        int fds[SWAPLINE_MAX_CHUNKS];
+        unsigned n = f ? f->nfds : 0;
+        if (n > SWAPLINE_MAX_CHUNKS - (file ? 1 : 0))
+            n = SWAPLINE_MAX_CHUNKS - (file ? 1 : 0);
+        if (n)
+            memcpy(fds, f->fds, n * sizeof fds[0]);
+        if (file)
+            fds[n++] = f->spill_fd;
+        return swapctl_call_fds(pid, req, fds, n, wait, &r->fast, err, len) == 1 ? 0 : -1;
     }
     if (!c) {
         snprintf(err, len, "%s; and %s", r->note, ckpt_why ? ckpt_why : "no driver checkpoints");
@@ -80,6 +89,22 @@ int move_drop(int pid, char *err, size_t len)
     return rc == 1 ? 0 : -1;
 }
 
+int move_spill(int pid, int fd, uint64_t max, uint64_t bytes, struct swapline_info *in, char *err,
+               size_t len)
+{
+    char req[64];
+    struct swapline_req q = {
+        .verb = SWAPLINE_SPILL, .spill = fd >= 0 ? max : 0, .spill_bytes = bytes};
+    swapline_format_request(&q, req, sizeof req);
+    memset(in, 0, sizeof *in);
+    /* a disk at 100 MB/s at worst, for what it may write */
+    unsigned wait = 60000 + (unsigned)((max ? max : (64ULL << 30)) / 100000);
+    int rc = swapctl_call_fds(pid, req, fd >= 0 ? &fd : NULL, fd >= 0 ? 1 : 0, wait, in, err, len);
+    if (rc == 0)
+        snprintf(err, len, "pid %d has no fast swap", pid);
+    return rc == 1 ? 0 : -1;
+}
+
 int move_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_uuid,
                 const char *to_uuid, const struct move_fast *f, struct move_result *r, char *err,
                 size_t len)
@@ -100,8 +125,12 @@ int move_resume(struct ckpt *c, const char *ckpt_why, int pid, const char *from_
         struct swapline_req q = {
             .verb = SWAPLINE_RESUME, .floor = f ? f->floor : 0, .keep = f && f->keep};
         swapline_format_request(&q, req, sizeof req);
-        /* an overlapped resume may wait up to two minutes for its room */
-        return swapctl_call(pid, req, 250000, &r->fast, err, len) == 1 ? 0 : -1;
+        /* an overlapped resume may wait up to two minutes for its room;
+         * one from disk reads at 100 MB/s at worst */
+        return swapctl_call(pid, req, 250000 + (unsigned)(r->fast.disk / 100000), &r->fast, err,
+                            len) == 1
+                   ? 0
+                   : -1;
     }
     r->path = MOVE_DRIVER;
     r->not_suspended = false;

@@ -38,6 +38,8 @@ struct move_fast {
     uint64_t floor;
     bool keep;      /* resume: keep the chunks pinned for the next suspend */
     bool fast_only; /* a suspend mid-request: fast swap or nothing, never the driver's */
+    int spill_fd;       /* suspend: a file for what the chunks cannot hold (the disk tier); -1 */
+    uint64_t spill_max; /* ... at most this much */
 };
 
 /* r: what move_probe found, or zeroed (MOVE_NONE) to ask here; it comes
@@ -56,6 +58,14 @@ int move_prepare(int pid, const int *fds, unsigned n, uint64_t *pin_ms, char *er
 /* Tells pid to give back the chunks it prepared (unless it is suspended
  * in them). 0, or -1 with err. */
 int move_drop(int pid, char *err, size_t len);
+
+/* Tells suspended pid to move what its chunks hold (its last chunks, at
+ * least bytes of them; 0: all) to its spill file (fd, for up to max bytes,
+ * when it holds none yet; else -1) and give them back: *in says what is
+ * on disk now and what its chunks still hold. 0, or -1 with err and
+ * nothing changed. */
+int move_spill(int pid, int fd, uint64_t max, uint64_t bytes, struct swapline_info *in, char *err,
+               size_t len);
 
 /* Resumes by the path pid was suspended with (r as for move_suspend). Moving to another GPU
  * (from_uuid, to_uuid) is the driver's alone. 0, or -1 with err and the

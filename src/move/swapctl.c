@@ -5,8 +5,10 @@
  * process listens on "vram-swap-PID.NONCE": that one is found in the
  * kernel's list of Unix sockets (/proc/PID/net/unix) among the ones the
  * process itself holds (/proc/PID/fd, readable by its user and root, the
- * only ones it answers anyway). Connecting never waits: a squatter that
- * never accepts would otherwise hold the client at connect(). */
+ * only ones it answers anyway; by root alone for a model of vram serve,
+ * which is undumpable: a user's daemon tries the names it finds, each
+ * taken only from a peer that is pid). Connecting never waits: a squatter
+ * that never accepts would otherwise hold the client at connect(). */
 #include "move/swapctl.h"
 
 #include <dirent.h>
@@ -178,11 +180,9 @@ int swapctl_call_fds(int pid, const char *req, const int *fds, unsigned nfds, un
     }
     char buf[600];
     int n = snprintf(buf, sizeof buf, "%s\n", req);
-    if (!send_line(fd, buf, (size_t)n, fds, nfds)) {
-        close(fd);
-        snprintf(err, len, "pid %d: cannot send to its fast-swap socket", pid);
-        return -1;
-    }
+    /* one that refuses answers why before it reads, and closes: the send
+     * may fail then, and the answer still be there to read */
+    bool sent = send_line(fd, buf, (size_t)n, fds, nfds);
     size_t got = 0;
     struct pollfd p = {fd, POLLIN, 0};
     while (got < sizeof buf - 1 && poll(&p, 1, (int)timeout_ms) == 1) {
@@ -198,6 +198,10 @@ int swapctl_call_fds(int pid, const char *req, const int *fds, unsigned nfds, un
     close(fd);
     buf[got] = 0;
     char *nl = strchr(buf, '\n');
+    if (!nl && !sent) {
+        snprintf(err, len, "pid %d: cannot send to its fast-swap socket", pid);
+        return -1;
+    }
     if (!nl) {
         snprintf(err, len, "pid %d did not answer '%s' within %u s", pid, req, timeout_ms / 1000);
         return -1;

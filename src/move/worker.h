@@ -19,8 +19,9 @@ struct ckpt;
 
 /* What a job does: move a model out or back (resume says which), or hand
  * its main process chunks of host memory to pin ahead (prepare), or take
- * them back (drop). */
-enum worker_chore { WORKER_MOVE, WORKER_PREPARE, WORKER_DROP };
+ * them back (drop), or move a suspended one's bytes from host memory to
+ * its spill file (spill: the disk tier). */
+enum worker_chore { WORKER_MOVE, WORKER_PREPARE, WORKER_DROP, WORKER_SPILL };
 
 struct worker_job {
     unsigned model;
@@ -40,6 +41,12 @@ struct worker_job {
     uint64_t floor;              /* resume overlapped: the free memory it must leave; 0: not */
     bool keep;                   /* resume: its chunks stay with it, readied for the next suspend */
     bool fast_only;              /* suspend mid-request (preempted): no driver checkpoint */
+    /* suspend of one process, and spill: a file of the spill folder for it
+     * (-1: none; a spill without one writes to the file it holds) and how
+     * much it may take */
+    int spill_fd;
+    uint64_t spill_max;
+    uint64_t spill_bytes; /* spill: at least this much of its host memory goes down; 0: all */
 };
 
 struct worker_report {
@@ -51,6 +58,8 @@ struct worker_report {
     uint64_t held;  /* suspend of one process: the bytes of chunks it kept */
     bool keep;      /* resume: asked to keep its chunks ready for the next suspend */
     uint64_t pin_ms; /* a prepare: how long the process took to pin its chunks */
+    uint64_t disk;    /* a suspend or spill of one process: the bytes in its spill file */
+    uint64_t disk_ms; /* ... and how long writing them took */
     char error[232];
     char note[240]; /* why fast swap did not move a process it could have */
 };

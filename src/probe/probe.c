@@ -5,14 +5,18 @@
  * processes that hold the device open without being listed.
  *
  * Starting NVML costs 15-18 ms on an H200 (init, then attaching the GPU),
- * mostly waiting on the kernel; a thread does the rest of the slow start in
- * the meantime: loading libcuda for the CUDA version (NVML would load it
- * after its start, in line), the first /proc scan and the first user-name
- * lookup, so that `vram status` waits for the longest of them only. */
+ * mostly waiting on the kernel; probe_open_ahead has threads do the rest
+ * of the slow start in the meantime, what the caller will ask for: loading
+ * libcuda for the CUDA version (NVML would load it after its start, in
+ * line), the first /proc scan and the first user-name lookup, so that
+ * `vram status` waits for the longest of them only. Nothing is loaded or
+ * scanned that no sample asks for: `vram status` in text shows no CUDA
+ * version, and loads no libcuda. */
 #include "probe/probe.h"
 
 #include <pthread.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,8 +27,11 @@
 #include "gpu/cudaver.h"
 #include "gpu/nvml.h"
 #include "host/proc.h"
+#include "host/usercache.h"
 #include "ipc/slices.h"
 #include "probe/activity.h"
+#include "probe/cpuuse.h"
+#include "probe/pcie.h"
 
 struct probe {
     struct nvml *nvml;
@@ -34,15 +41,19 @@ struct probe {
     int nholders;
     /* the scan started by probe_open, until the first sample takes it */
     pthread_t prefetch;
-    bool prefetching;
+    bool prefetching, pre_done; /* pre_done: the thread has finished (atomic) */
     struct hostproc_holder *pre_holders;
     int pre_n;
-    /* the CUDA version, read on a thread of its own while NVML starts */
+    /* the CUDA version, read on a thread of its own while NVML starts;
+     * what the user's cache says of it (cached_driver: for which driver) */
     pthread_t cuda_thread;
-    bool cuda_running;
-    int cuda_version;
+    bool cuda_running, cuda_read, cache_read;
+    int cuda_version, cached_cuda;
+    char cached_driver[32];
     /* per GPU: who the driver saw working, newest sample first asked for */
     struct activity *act;
+    struct cpuuse cpu;  /* each process's CPU time at the last process list */
+    struct pcie *pcie;  /* the PCIe throughput's reader, from the first PROBE_PCIE */
 };
 
 static void *cuda_main(void *arg)
@@ -64,11 +75,19 @@ static void *prefetch_main(void *arg)
 {
     struct probe *p = arg;
     p->pre_n = hostproc_nvidia_holders(&p->host, &p->pre_holders);
+    __atomic_store_n(&p->pre_done, true, __ATOMIC_RELEASE);
     /* the first user-name lookup loads the NSS modules: do it here too */
     struct passwd pw, *res;
     char buf[1024];
     getpwuid_r(getuid(), &pw, buf, sizeof buf, &res);
     return NULL;
+}
+
+static bool start_scan(struct probe *p)
+{
+    p->pre_done = false;
+    p->prefetching = pthread_create(&p->prefetch, NULL, prefetch_main, p) == 0;
+    return p->prefetching;
 }
 
 static void prefetch_join(struct probe *p)
@@ -79,15 +98,42 @@ static void prefetch_join(struct probe *p)
     p->prefetching = false;
 }
 
+/* The CUDA version of a driver rarely changes and costs a load of libcuda
+ * (milliseconds: the largest part of `vram status --json` on an H100 after
+ * NVML's own start), so it is kept in the user's cache, with the driver's
+ * version it belongs to. */
+#define CUDA_CACHE "cuda-version"
+
+static void read_cache(struct probe *p)
+{
+    char text[96];
+    int v = 0;
+    p->cache_read = true;
+    if (usercache_read(CUDA_CACHE, text, sizeof text) > 0 &&
+        sscanf(text, "%31s %d", p->cached_driver, &v) == 2 && v > 0 && v < 1000000)
+        p->cached_cuda = v;
+}
+
 int probe_open(struct probe **out, const char *procroot, char *err, size_t errlen)
+{
+    return probe_open_ahead(out, procroot, 0, err, errlen);
+}
+
+int probe_open_ahead(struct probe **out, const char *procroot, unsigned ahead, char *err,
+                     size_t errlen)
 {
     *out = NULL;
     struct probe *p = calloc(1, sizeof *p);
     if (!p)
         return VRAM_EFAIL;
     hostproc_init(&p->host, procroot);
-    p->cuda_running = pthread_create(&p->cuda_thread, NULL, cuda_main, p) == 0;
-    p->prefetching = pthread_create(&p->prefetch, NULL, prefetch_main, p) == 0;
+    if (ahead & PROBE_CUDA) {
+        read_cache(p);
+        if (!p->cached_cuda) /* the driver's version to check the cache against comes later */
+            p->cuda_running = pthread_create(&p->cuda_thread, NULL, cuda_main, p) == 0;
+    }
+    if (ahead & PROBE_HOLDERS)
+        start_scan(p);
     int rc = nvml_open(&p->nvml, err, errlen);
     if (rc < 0) {
         cuda_join(p);
@@ -106,9 +152,11 @@ void probe_close(struct probe *p)
         return;
     cuda_join(p);
     prefetch_join(p);
+    pcie_free(p->pcie);
     for (unsigned i = 0; p->act && i < nvml_count(p->nvml); i++)
         activity_free(&p->act[i]);
     free(p->act);
+    cpuuse_free(&p->cpu);
     nvml_close(p->nvml);
     free(p->holders);
     free(p->pre_holders);
@@ -187,6 +235,77 @@ static int apply_group(const struct slice *sl, void *arg)
     return 0;
 }
 
+/* The CUDA driver's version, read once: the cache's, for this driver;
+ * else libcuda's own answer (loaded on a thread by probe_open_ahead, else
+ * here), else NVML's; a new answer is cached. */
+static int cuda_version(struct probe *p, const char *driver)
+{
+    if (p->cuda_read)
+        return p->cuda_version;
+    p->cuda_read = true;
+    if (!p->cache_read)
+        read_cache(p);
+    if (p->cached_cuda && !strcmp(p->cached_driver, driver))
+        return p->cuda_version = p->cached_cuda;
+    if (p->cuda_running)
+        cuda_join(p);
+    else
+        p->cuda_version = cudaver_read();
+    if (!p->cuda_version)
+        p->cuda_version = nvml_cuda_version(p->nvml);
+    char text[96];
+    if (p->cuda_version && strcmp(driver, "n/a")) {
+        snprintf(text, sizeof text, "%s %d\n", driver, p->cuda_version);
+        usercache_write(CUDA_CACHE, text);
+    }
+    return p->cuda_version;
+}
+
+/* A process list of GPU i, joined with what the host knows of each. */
+static void read_procs(struct probe *p, unsigned i, struct snap_gpu *g)
+{
+    struct snap_proc *procs = NULL;
+    size_t n = 0;
+    free(g->procs);
+    g->procs = NULL;
+    g->nprocs = 0;
+    g->have &= ~(unsigned)SNAP_HAVE_PROCS;
+    if (nvml_procs(p->nvml, i, g->mem.total, &procs, &n) == VRAM_OK) {
+        g->procs = procs;
+        g->nprocs = n;
+        g->have |= SNAP_HAVE_PROCS;
+        join_procs(g, &(struct join_lookup){host_lookup, driver_lookup, p});
+    }
+}
+
+/* The /proc scan: the one a thread ran (probe_open_ahead's, or the last
+ * PROBE_HOLDERS_BG's), else a new one here. With wait false, only a scan
+ * that has finished is taken, and one is started if none runs. Whether
+ * p->holders is new. */
+static bool read_holders(struct probe *p, bool wait)
+{
+    if (p->prefetching) {
+        if (!wait && !__atomic_load_n(&p->pre_done, __ATOMIC_ACQUIRE))
+            return false; /* still scanning: the last result stands */
+        prefetch_join(p);
+    } else if (!wait && start_scan(p)) {
+        return false;
+    }
+    free(p->holders);
+    p->holders = NULL;
+    if (p->pre_done) {
+        p->holders = p->pre_holders;
+        p->nholders = p->pre_n;
+        p->pre_holders = NULL;
+        p->pre_done = false;
+    } else {
+        p->nholders = hostproc_nvidia_holders(&p->host, &p->holders);
+    }
+    if (p->nholders < 0)
+        p->nholders = 0; /* no /proc to scan: the NVML view stands alone */
+    return true;
+}
+
 int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms)
 {
     unsigned count = nvml_count(p->nvml);
@@ -199,16 +318,19 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         if (!p->act && !(p->act = calloc(count ? count : 1, sizeof *p->act)))
             return VRAM_EFAIL;
         nvml_system(p->nvml, s);
-        if (p->cuda_running)
-            cuda_join(p);
-        else if (!p->cuda_version)
-            p->cuda_version = cudaver_read(); /* no thread could be made */
-        s->cuda_version = p->cuda_version ? p->cuda_version : nvml_cuda_version(p->nvml);
         for (unsigned i = 0; i < count; i++)
             nvml_static(p->nvml, i, &s->gpus[i]);
         what |= PROBE_PROCS | PROBE_SLOW;
     }
+    if (what & PROBE_CUDA)
+        cuda_version(p, s->driver_version);
+    s->cuda_version = p->cuda_version; /* 0 until some sample asks */
     s->taken_ms = now_ms;
+    if (what & PROBE_PCIE) {
+        if (!p->pcie)
+            p->pcie = pcie_new(p->nvml);
+        pcie_ask(p->pcie);
+    }
     for (unsigned i = 0; i < count; i++) {
         struct snap_gpu *g = &s->gpus[i];
         nvml_fast(p->nvml, i, g);
@@ -216,42 +338,40 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
             activity_watch(&p->act[i], p->nvml, i);
         if (what & PROBE_SLOW)
             nvml_slow(p->nvml, i, g);
+        if (what & PROBE_METERS)
+            nvml_meters(p->nvml, i, g);
         if (what & PROBE_ENERGY)
             nvml_energy(p->nvml, i, g);
-        if (!(what & PROBE_PROCS))
-            continue;
-        struct snap_proc *procs = NULL;
-        size_t n = 0;
-        free(g->procs);
-        g->procs = NULL;
-        g->nprocs = 0;
-        g->have &= ~(unsigned)SNAP_HAVE_PROCS;
-        if (nvml_procs(p->nvml, i, g->mem.total, &procs, &n) == VRAM_OK) {
-            g->procs = procs;
-            g->nprocs = n;
-            g->have |= SNAP_HAVE_PROCS;
-            join_procs(g, &(struct join_lookup){host_lookup, driver_lookup, p});
-        }
-        activity_apply(&p->act[i], g, (g->have & SNAP_HAVE_PROCS) != 0);
+        if (what & PROBE_PROCS)
+            read_procs(p, i, g);
+        if (what & (PROBE_PROCS | PROBE_ACTIVITY))
+            activity_apply(&p->act[i], g, (what & PROBE_PROCS) && (g->have & SNAP_HAVE_PROCS),
+                           now_ms * 1000);
     }
-    if (what & PROBE_HOLDERS) {
-        free(p->holders);
-        p->holders = NULL;
-        if (p->prefetching || p->pre_holders) {
-            prefetch_join(p);
-            p->holders = p->pre_holders;
-            p->nholders = p->pre_n;
-            p->pre_holders = NULL;
-        } else {
-            p->nholders = hostproc_nvidia_holders(&p->host, &p->holders);
-        }
-        if (p->nholders < 0)
-            p->nholders = 0; /* no /proc to scan: the NVML view stands alone */
-    }
+    pcie_apply(p->pcie, s);
+    bool fresh = false;
+    if (what & (PROBE_HOLDERS | PROBE_HOLDERS_BG))
+        fresh = read_holders(p, (what & PROBE_HOLDERS) != 0);
     int rc = VRAM_OK;
-    if (what & (PROBE_PROCS | PROBE_HOLDERS))
+    if ((what & PROBE_PROCS) || fresh)
         rc = add_holders(p, s);
-    if (what & PROBE_PROCS)
+    size_t procs = 0;
+    for (size_t i = 0; i < s->ngpus; i++)
+        procs += s->gpus[i].nprocs;
+    if ((what & PROBE_PROCS) && procs) { /* no process: no slice to read, no CPU to count */
         slices_each(false, apply_group, s);
+        cpuuse_apply(&p->cpu, s, now_ms);
+    }
     return rc;
+}
+
+int probe_host(struct probe *p, struct snap_proc *out)
+{
+    return hostproc_fill(&p->host, out);
+}
+
+int probe_detail(struct probe *p, uint32_t pid, struct probe_detail *d)
+{
+    return hostproc_detail(&p->host, pid, d->cmdline, sizeof d->cmdline, d->cgroup,
+                           sizeof d->cgroup);
 }

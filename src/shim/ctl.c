@@ -2,16 +2,17 @@
  * fast swap. Once the process has a CUDA context (and VRAM_SWAP=1), a
  * thread listens on the abstract Unix socket "vram-swap-PID" (no file to
  * clean up when the process dies) and answers one line per connection:
- *   info | suspend [TIMEOUT_MS] | resume [FLOOR] | prepare | drop
+ *   info | suspend [TIMEOUT_MS [SPILL]] | resume [FLOOR] | prepare | drop | spill [SPILL]
  *   -> "ok state=... bytes=... [times]" or "error MESSAGE"
  * (under the daemon, `prepare` and `suspend` bring chunks of host memory,
- * ipc/swapline.h)
- * Only the same user or root is answered (SO_PEERCRED); the client checks
- * in turn that the socket belongs to the pid it meant. A name another
- * process took first is left to it: this one listens on a name of its own
- * (ipc/swapline.h), which the client finds among this process's sockets. The thread also
- * grows the host pool ahead of the first swap under VRAM_SWAP_POOL=eager,
- * once allocations have settled for two seconds. */
+ * and `suspend` and `spill` may bring a spill file: ipc/swapline.h)
+ * Only the daemon that started the process, or root, is answered (or,
+ * outside vram serve, its own user: trust.h); anyone else is told why and
+ * nothing it sent is read. The client checks in turn that the socket
+ * belongs to the pid it meant. A name another process took first is left
+ * to it: this one listens on a name of its own (ipc/swapline.h), which the
+ * client finds among this process's sockets. The thread also readies the
+ * host pool ahead of the first swap (VRAM_SWAP_POOL=ready, or eager). */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -26,18 +27,21 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "host/clock.h"
 #include "ipc/swapline.h"
 #include "shim/ctl.h"
+#include "shim/gate.h"
 #include "shim/pool.h"
 #include "shim/shim.h"
 #include "shim/swap.h"
+#include "shim/trust.h"
 
 static atomic_bool started;
 static int listen_fd = -1;
 
 static const char *policy_name(void)
 {
-    static const char *names[] = {"keep", "none", "eager"};
+    static const char *names[] = {"keep", "none", "eager", "ready"};
     return names[pool_policy()];
 }
 
@@ -48,9 +52,15 @@ static int take_chunks(const struct swapline_req *q, const int *fds, unsigned n,
 {
     bool keep = pool_daemon() && !swap_suspended() &&
                 (q->verb == SWAPLINE_SUSPEND || q->verb == SWAPLINE_PREPARE);
+    /* the spill file comes last (a suspend's) or alone (a spill's) */
+    bool file = pool_daemon() && q->spill && n &&
+                ((q->verb == SWAPLINE_SUSPEND && !swap_suspended()) ||
+                 (q->verb == SWAPLINE_SPILL && swap_suspended()));
     int rc = 0;
     for (unsigned i = 0; i < n; i++)
-        if (!keep)
+        if (file && i == n - 1)
+            rc |= pool_set_file(fds[i], q->spill, err, len);
+        else if (!keep)
             close(fds[i]);
         else if (pool_add_chunk(fds[i], err, len) < 0)
             rc = -1;
@@ -72,7 +82,8 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
         for (unsigned i = 0; i < nfds; i++)
             close(fds[i]);
         snprintf(err, sizeof err,
-                 "unknown request '%.40s' (info, suspend [MS], resume [FLOOR], prepare, drop)",
+                 "unknown request '%.40s' (info, suspend [MS [SPILL]], resume [FLOOR], prepare, "
+                 "drop, spill [SPILL [BYTES]])",
                  req);
         rc = -1;
     } else if (take_chunks(&q, fds, nfds, err, sizeof err) < 0) {
@@ -86,6 +97,10 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
         st.pool_ms = pool_ms;
     } else if (q.verb == SWAPLINE_DROP) {
         swap_drop();
+    } else if (q.verb == SWAPLINE_SPILL) {
+        rc = swap_spill(q.spill_bytes, &st.disk_ms, err, sizeof err);
+        if (rc < 0 && !pool_file_bytes()) /* a file given for this, holding nothing */
+            pool_file_close();
     }
     /* a suspend or a prepare that failed keeps none of what it was given:
      * the daemon takes it back */
@@ -99,7 +114,9 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
                                    .gate_ms = st.gate_ms,
                                    .sync_ms = st.sync_ms,
                                    .pool_ms = st.pool_ms,
-                                   .copy_ms = st.copy_ms};
+                                   .copy_ms = st.copy_ms,
+                                   .disk = pool_file_bytes(),
+                                   .disk_ms = st.disk_ms};
         if (swap_check(&in.bytes, &in.allocations, in.why, sizeof in.why) >= 0)
             in.why[0] = '\0';
         if (st.allocations) { /* what moved, not what is there once the gate opened */
@@ -124,12 +141,16 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
     return parsed && rc == 0 && q.verb == SWAPLINE_RESUME;
 }
 
-static bool trusted(int fd)
+/* A peer trust.c refuses: told why, its request (and any descriptor
+ * with it) never read. */
+static void refuse(int fd, const char *why)
 {
-    struct ucred c;
-    socklen_t n = sizeof c;
-    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &n) == 0 &&
-           (c.uid == getuid() || c.uid == 0);
+    char out[400];
+    int n = snprintf(out, sizeof out, "error refused: %s\n", why);
+    if (n > 0 && send(fd, out, (size_t)n < sizeof out ? (size_t)n : sizeof out - 1,
+                      MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+        /* it left: nothing to tell */
+    }
 }
 
 /* recv, keeping the descriptors passed along (up to SWAPLINE_MAX_CHUNKS
@@ -192,16 +213,39 @@ static void serve_one(int fd)
     }
 }
 
-static void eager_tick(uint64_t *last)
+/* How often the control thread looks, readying ahead ("ready"); and how
+ * much it pins a step: one step holds up the process's next driver call
+ * by its pinning (~0.1 s a GiB), so only while it is idle. */
+#define READY_POLL_MS 200
+#define READY_STEP    (1ULL << 30)
+
+/* Alone, the host pool made ahead of the first suspend: "eager" all at
+ * once once the allocations have settled, "ready" a step at a time while
+ * the process also made no driver call since the last look. */
+static void ahead_tick(uint64_t *last, unsigned long *calls)
 {
+    /* a call in flight (a long copy) is work too */
     static bool failed;
-    uint64_t bytes;
+    uint64_t bytes, ms;
     unsigned allocs;
     char why[200], err[200];
+    static unsigned quiet; /* looks in a row with no driver call */
+    unsigned long c = gate_entries();
+    quiet = c == *calls && !gate_inflight() ? quiet + 1 : 0;
+    bool idle = quiet >= 2; /* a process between two calls is not idle */
+    *calls = c;
+    if (failed || swap_suspended())
+        return;
+    if (pool_policy() == POOL_READY) {
+        if (idle && swap_ready_step(READY_STEP, &ms, err, sizeof err) < 0) {
+            fprintf(stderr, "libvramcap: readying host memory for a suspend: %s\n", err);
+            failed = true; /* said once; the suspend grows what is missing */
+        }
+        return;
+    }
     swap_check(&bytes, &allocs, why, sizeof why);
-    bool grow = !pool_daemon() && bytes > pool_bytes();
-    if (bytes == *last && grow && !failed && !swap_suspended()) {
-        uint64_t ms;
+    bool grow = bytes > pool_bytes();
+    if (bytes == *last && grow) {
         if (swap_prepare(&ms, err, sizeof err) < 0) {
             fprintf(stderr, "libvramcap: preparing the swap pool: %s\n", err);
             failed = true; /* said once; the suspend will try again */
@@ -213,23 +257,33 @@ static void eager_tick(uint64_t *last)
 static void *loop(void *arg)
 {
     (void)arg;
-    uint64_t last = 0;
+    uint64_t last = 0, next = 0;
+    unsigned long calls = 0;
     for (;;) {
         struct pollfd p = {listen_fd, POLLIN, 0};
-        /* alone, the pool may be grown ahead; under the daemon it prepares */
-        bool ahead = pool_policy() == POOL_EAGER && !pool_daemon();
-        int r = poll(&p, 1, ahead ? 2000 : -1);
-        if (r == 0) {
-            eager_tick(&last);
-            continue;
+        /* alone, the pool is made ahead; under the daemon it prepares.
+         * Looks come on time whatever the requests (a client asking
+         * `info` ten times a second must not starve the readying) */
+        enum pool_policy pp = pool_policy();
+        bool ahead = (pp == POOL_EAGER || pp == POOL_READY) && !pool_daemon();
+        uint64_t now = clock_mono_ms(), every = pp == POOL_READY ? READY_POLL_MS : 2000;
+        if (ahead && now >= next) {
+            ahead_tick(&last, &calls);
+            next = now + every;
         }
+        int r = poll(&p, 1, !ahead ? -1 : (int)(next > now ? next - now : 0));
+        if (r == 0)
+            continue;
         if (r < 0 && errno == EINTR)
             continue;
         int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             continue;
-        if (trusted(fd))
+        char why[300];
+        if (trust_peer(fd, why, sizeof why))
             serve_one(fd);
+        else
+            refuse(fd, why);
         close(fd);
     }
     return NULL;

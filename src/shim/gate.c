@@ -28,6 +28,7 @@ static pthread_mutex_t slot_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static atomic_uint holds;
 static atomic_uint inflight;
+static atomic_ulong entries; /* outermost calls ever: whether the process is busy with the GPU */
 static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t reopened = PTHREAD_COND_INITIALIZER;
 
@@ -74,6 +75,16 @@ void *gate_wrap(void *fn)
     return out;
 }
 
+unsigned long gate_entries(void)
+{
+    return atomic_load_explicit(&entries, memory_order_relaxed);
+}
+
+unsigned gate_inflight(void)
+{
+    return atomic_load(&inflight);
+}
+
 bool gate_complete(void)
 {
     return !atomic_load(&incomplete);
@@ -88,6 +99,7 @@ static void enter(uintptr_t ret)
         abort();
     }
     if (frames.depth == 0) {
+        atomic_fetch_add_explicit(&entries, 1, memory_order_relaxed);
         for (;;) {
             atomic_fetch_add(&inflight, 1);
             if (!atomic_load(&holds))

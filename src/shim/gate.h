@@ -15,6 +15,13 @@ bool gate_supported(void);
  * itself when no slot is left (then gate_complete() turns false). */
 void *gate_wrap(void *fn);
 
+/* How many driver calls the application has made so far (outermost
+ * ones): unchanged over a while, the process is idle at the driver. */
+unsigned long gate_entries(void);
+
+/* How many of its calls are in the driver now (a long copy is one). */
+unsigned gate_inflight(void);
+
 /* False once an entry point had to be handed out ungated. */
 bool gate_complete(void);
 

@@ -1,10 +1,14 @@
 /* pool: pieces of pinned host memory, placed end to end: first the
  * daemon's chunks (memfds mapped here, pinned ahead by `prepare` or as the
- * copies reach them), then regions of this process's own (anonymous
- * memory populated in parallel, page faults being what makes fresh memory
- * slow: 4.5 s of the 5.6-7.8 s measured for 16 GiB of cudaHostAlloc on an
- * H200, then pinned with cuMemHostRegister). A placement pass hands out
- * places front to back; an allocation may span two pieces. */
+ * copies reach them), then the daemon's spill file (the disk tier,
+ * shim/spill.h: a place there is its offset in the file), then regions of
+ * this process's own (anonymous memory populated in parallel, page faults
+ * being what makes fresh memory slow: 4.5 s of the 5.6-7.8 s measured for
+ * 16 GiB of cudaHostAlloc on an H200, then pinned with
+ * cuMemHostRegister). A placement pass hands out places front to back; an
+ * allocation may span two pieces. Under the daemon there are no regions of
+ * the process's own: host_budget holds what the daemon gives, and what
+ * does not fit goes to disk or the suspend is refused. */
 #include "shim/pool.h"
 
 #include <pthread.h>
@@ -21,12 +25,14 @@
 #include "host/meminfo.h"
 #include "ipc/swapline.h"
 #include "shim/shim.h"
+#include "shim/spill.h"
+#include "shim/trust.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
-#define MAX_REGIONS 64
+#define MAX_REGIONS 256 /* readied a step at a time: 80 GiB in steps of 1 GiB or more */
 #define MAX_CHUNKS  (4 * SWAPLINE_MAX_CHUNKS)
 #define FILLERS     8
 #define HEADROOM    (512ULL << 20) /* host RAM left to everything else */
@@ -43,7 +49,12 @@ static struct piece chunks[MAX_CHUNKS];
 static unsigned nchunks;
 static struct piece regions[MAX_REGIONS];
 static unsigned nregions;
-static uint64_t cursor; /* the placement pass's next free byte, over both */
+static uint64_t cursor; /* the placement pass's next free byte, over all */
+
+/* The spill file: places from file_from (the chunks' end, or 0 once the
+ * chunks' bytes went down too) up to file_from + file_max. */
+static int file_fd = -1;
+static uint64_t file_from, file_max;
 
 static enum pool_policy policy;
 static bool by_daemon;
@@ -52,14 +63,16 @@ static uint64_t host_max = UINT64_MAX;
 int pool_setup(char *err, size_t len)
 {
     const char *p = getenv("VRAM_SWAP_POOL");
-    if (!p || !*p || strcmp(p, "keep") == 0)
+    if (!p || !*p || strcmp(p, "ready") == 0)
+        policy = POOL_READY;
+    else if (strcmp(p, "keep") == 0)
         policy = POOL_KEEP;
     else if (strcmp(p, "none") == 0)
         policy = POOL_NONE;
     else if (strcmp(p, "eager") == 0)
         policy = POOL_EAGER;
     else {
-        snprintf(err, len, "VRAM_SWAP_POOL='%s' is not keep, none or eager", p);
+        snprintf(err, len, "VRAM_SWAP_POOL='%s' is not ready, keep, none or eager", p);
         return -1;
     }
     const char *d = getenv("VRAM_SWAP_DAEMON");
@@ -102,15 +115,12 @@ uint64_t pool_bytes(void)
 
 int pool_add_chunk(int fd, char *err, size_t len)
 {
-    char path[40], target[80];
     struct stat st;
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(path, target, sizeof target - 1);
     int rc = -1;
-    target[n > 0 ? n : 0] = '\0';
-    /* a memfd, so that the bytes are RAM only this model and the daemon hold */
-    if (n < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        strncmp(target, "/memfd:", 7) != 0) {
+    /* the daemon's memfd, so that the bytes are RAM only this model and the
+     * daemon hold (shim/trust.h) */
+    if (trust_chunk(fd, err, len) < 0) {
+    } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
         snprintf(err, len, "a chunk of host memory that is not a memfd was passed");
     } else if (nchunks == MAX_CHUNKS) {
         snprintf(err, len, "more than %d chunks of host memory", MAX_CHUNKS);
@@ -172,6 +182,8 @@ void pool_drop_chunks(void)
 void pool_begin(void)
 {
     cursor = 0;
+    if (file_fd >= 0)
+        file_from = pool_held();
 }
 
 struct fill {
@@ -252,9 +264,19 @@ static int grow(uint64_t size, char *err, size_t len)
 
 int pool_take(uint64_t n, uint64_t want, uint64_t *pos, uint64_t *grow_ms, char *err, size_t len)
 {
-    uint64_t total = pool_held() + pool_bytes();
+    uint64_t total = pool_held() + (file_fd >= 0 ? file_max : 0) + pool_bytes();
     if (want < n)
         want = n;
+    if (total - cursor < n && by_daemon) {
+        char a[32], b[32], c[32];
+        snprintf(err, len,
+                 "the daemon's host memory (%s) and spill file (%s) hold less than the %s to "
+                 "move: not suspended",
+                 units_fmt_size(pool_held(), a, sizeof a),
+                 units_fmt_size(file_fd >= 0 ? file_max : 0, b, sizeof b),
+                 units_fmt_size(cursor + want, c, sizeof c));
+        return -1;
+    }
     if (total - cursor < n && pool_grow(cursor + want - total, grow_ms, err, len) < 0)
         return -1;
     *pos = cursor;
@@ -272,11 +294,31 @@ void pool_end(void)
     for (unsigned i = keep; i < nchunks; i++)
         release(&chunks[i]);
     nchunks = keep;
+    file_from = pool_held();
+    if (file_fd >= 0 && cursor <= file_from) /* all of it fitted in host memory */
+        pool_file_close();
+}
+
+bool pool_in_file(uint64_t pos, uint64_t *n)
+{
+    if (file_fd < 0 || pos < file_from || pos - file_from >= file_max)
+        return false;
+    if (*n > file_from + file_max - pos)
+        *n = file_from + file_max - pos;
+    return true;
 }
 
 char *pool_at(uint64_t pos, uint64_t *n, CUresult *rc)
 {
     *rc = CUDA_SUCCESS;
+    if (file_fd >= 0 && pos >= file_from) { /* the file's places come before the regions */
+        if (pos - file_from < file_max) {
+            *n = 0;
+            *rc = CUDA_ERROR_INVALID_VALUE;
+            return NULL;
+        }
+        pos -= file_max;
+    }
     for (int own = 0; own < 2; own++) {
         struct piece *v = own ? regions : chunks;
         unsigned nv = own ? nregions : nchunks;
@@ -312,4 +354,72 @@ void pool_drop(void)
     for (unsigned i = 0; i < nregions; i++)
         release(&regions[i]);
     nregions = 0;
+}
+
+int pool_set_file(int fd, uint64_t max, char *err, size_t len)
+{
+    if (file_fd >= 0) {
+        close(fd);
+        snprintf(err, len, "a spill file was passed while one is in use");
+        return -1;
+    }
+    if (spill_open(fd, err, len) < 0) {
+        close(fd);
+        return -1;
+    }
+    file_fd = fd;
+    file_from = pool_held();
+    file_max = max;
+    return 0;
+}
+
+int pool_file(void)
+{
+    return file_fd;
+}
+
+uint64_t pool_file_bytes(void)
+{
+    if (file_fd < 0 || cursor <= file_from)
+        return 0;
+    return cursor - file_from < file_max ? cursor - file_from : file_max;
+}
+
+void pool_file_close(void)
+{
+    if (file_fd >= 0)
+        close(file_fd);
+    file_fd = -1;
+    file_from = file_max = 0;
+}
+
+int pool_demote(uint64_t bytes, char *err, size_t len)
+{
+    if (file_fd < 0) {
+        snprintf(err, len, "no spill file to move host memory to");
+        return -1;
+    }
+    /* whole chunks from the end, at least bytes of them (0: all) */
+    unsigned keep = nchunks;
+    uint64_t going = 0;
+    while (keep > 0 && (!bytes || going < bytes))
+        going += chunks[--keep].size;
+    uint64_t start = sum(chunks, keep), at = start;
+    struct spill_host v[MAX_CHUNKS];
+    unsigned n = 0;
+    for (unsigned i = keep; i < nchunks && at < cursor; i++) {
+        uint64_t used = cursor - at < chunks[i].size ? cursor - at : chunks[i].size;
+        v[n++] = (struct spill_host){chunks[i].p, at, used};
+        at += chunks[i].size;
+    }
+    if (spill_reserve(file_fd, cursor, err, len) < 0 || spill_write_host(file_fd, v, n, err, len) < 0)
+        return -1;
+    /* the places from start on are now the file's: those chunks go back */
+    uint64_t end = file_from + file_max > cursor ? file_from + file_max : cursor;
+    for (unsigned i = keep; i < nchunks; i++)
+        release(&chunks[i]);
+    nchunks = keep;
+    file_from = start;
+    file_max = end - start;
+    return 0;
 }

@@ -11,6 +11,9 @@
  *                   entry points gated, a control socket (swap.c, ctl.c);
  *                   VRAM_SWAP_POOL and VRAM_SWAP_HOST_MAX tune its host
  *                   memory (pool.h)
+ *   VRAM_DAEMON     PID:START of the vram serve that started this model: the
+ *                   one process (and root) its control socket obeys, and
+ *                   the process is made undumpable (trust.h)
  * With none, the library only keeps its allocation table. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "shim/share.h"
 #include "shim/shim.h"
 #include "shim/spool.h"
+#include "shim/trust.h"
 
 struct shim shim;
 
@@ -50,6 +54,7 @@ static void after_fork_child(void)
 
 __attribute__((constructor)) static void shim_start(void)
 {
+    trust_init(); /* first: under vram serve, undumpable before anything is held */
     atab_init(&shim.atab);
     vtab_init(&shim.vtab);
     pthread_mutex_init(&shim.ctx_mu, NULL);

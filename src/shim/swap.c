@@ -27,6 +27,7 @@
 #include "shim/pool.h"
 #include "shim/share.h"
 #include "shim/shim.h"
+#include "shim/spill.h"
 #include "shim/spool.h"
 
 #define STREAMS 4
@@ -40,7 +41,12 @@ static CUcontext primary[SHIM_MAX_DEVICES]; /* the context swaps use, per device
 static CUevent *events;                     /* one per allocation: its copy is done */
 static unsigned nevents;
 static int events_dev = -1; /* the device whose context made them */
-static CUstream streams[SHIM_MAX_DEVICES][STREAMS];
+static CUstream streams[SHIM_MAX_DEVICES][STREAMS + 1]; /* the last: the disk tier's */
+/* The pieces that go to (or come from) the spill file in this move, in
+ * place order: copied after the host memory's, through staging. */
+static struct spill_extent *plan;
+static unsigned nplan, cplan;
+static uint64_t disk_in_ms; /* the last resume's reading of the spill file */
 static size_t gran[SHIM_MAX_DEVICES];
 static bool no_export[SHIM_MAX_DEVICES]; /* the driver makes no exportable memory there */
 
@@ -344,6 +350,36 @@ static CUresult finish_work(void)
     return rc;
 }
 
+static CUresult plan_add(CUdeviceptr d, uint64_t off, uint64_t n, int dev)
+{
+    if (nplan && plan[nplan - 1].dev == dev && plan[nplan - 1].dptr + plan[nplan - 1].n == d &&
+        plan[nplan - 1].off + plan[nplan - 1].n == off) {
+        plan[nplan - 1].n += n; /* one run: the staging cuts it as it likes */
+        return CUDA_SUCCESS;
+    }
+    if (nplan == cplan) {
+        unsigned c = cplan ? 2 * cplan : 64;
+        struct spill_extent *np = realloc(plan, c * sizeof *np);
+        if (!np)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        plan = np;
+        cplan = c;
+    }
+    plan[nplan++] = (struct spill_extent){d, off, n, dev};
+    return CUDA_SUCCESS;
+}
+
+/* The disk tier's way in: dev's context, and a stream of its own (not one
+ * the host copies queue on). */
+static CUresult spill_enter(int dev, CUstream *s)
+{
+    CUresult rc = enter_device(dev);
+    if (rc == CUDA_SUCCESS && !streams[dev][STREAMS])
+        rc = real_cuStreamCreate(&streams[dev][STREAMS], 1 /* non-blocking */);
+    *s = streams[dev][STREAMS];
+    return rc;
+}
+
 /* Copies one allocation out (to_host) or in, piece by piece, on one
  * stream; then records its event, so that it can be released (out) while
  * the copies of the others still run. Streams take allocations in turn. */
@@ -357,6 +393,10 @@ static CUresult copy_one(unsigned i, bool to_host)
     CUstream s = streams[dev][i % STREAMS];
     for (uint64_t off = 0, n; rc == CUDA_SUCCESS && off < p->size; off += n) {
         n = p->size - off < PIECE ? p->size - off : PIECE;
+        if (pool_in_file(p->host_off + off, &n)) {
+            rc = plan_add(p->va + off, p->host_off + off, n, dev);
+            continue;
+        }
         char *host = pool_at(p->host_off + off, &n, &rc); /* a piece may end first */
         if (!host)
             break;
@@ -407,6 +447,7 @@ static CUresult ensure_events(void)
 /* Starts copying every mapped allocation out; drop_all waits for each. */
 static CUresult copy_out(void)
 {
+    nplan = 0;
     CUresult rc = ensure_events();
     for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++)
         if (shim.vtab.v[i].va)
@@ -537,6 +578,7 @@ static int make_all(uint64_t floor, char *err, size_t len)
     CUresult rc = CUDA_SUCCESS;
     uint64_t need = 0, deadline = clock_mono_ms() + OVERLAP_WAIT_MS;
     int dev = 0, floor_dev = -1;
+    nplan = 0;
     for (unsigned i = 0; floor && floor_dev < 0 && i < shim.vtab.n; i++)
         if (shim.vtab.v[i].va && !shim.vtab.v[i].real)
             floor_dev = shim.vtab.v[i].prop.location.id;
@@ -571,9 +613,21 @@ static int make_all(uint64_t floor, char *err, size_t len)
         if ((rc = peer_grant(p)) == CUDA_SUCCESS)
             rc = copy_one(i, false);
     }
+    /* the disk's part while the host memory's copies run */
+    bool disk_failed = false;
+    uint64_t d0 = clock_mono_ms();
+    if (rc == CUDA_SUCCESS && nplan && spill_in(pool_file(), plan, nplan, spill_enter, err, len) < 0)
+        disk_failed = true;
+    disk_in_ms = nplan ? clock_mono_ms() - d0 : 0;
     CUresult r = sync_streams();
     if (rc == CUDA_SUCCESS)
         rc = r;
+    if (disk_failed) {
+        unmake();
+        size_t at = strlen(err);
+        snprintf(err + at, len - at, "; still suspended");
+        return -1;
+    }
     if (rc == CUDA_SUCCESS) {
         for (unsigned i = 0; i < shim.vtab.n; i++)
             shim.vtab.v[i].made = shim.vtab.v[i].idle = false;
@@ -623,7 +677,7 @@ static void mark_idle(uint64_t va, void *arg)
 int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len)
 {
     memset(st, 0, sizeof *st);
-    if (pool_daemon() && !pool_held()) {
+    if (pool_daemon() && !pool_held() && pool_file() < 0) {
         snprintf(err, len,
                  "this process swaps into host memory the daemon gives it: ask the daemon "
                  "(vram suspend MODEL)");
@@ -679,6 +733,19 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
         snprintf(err, len, "copying to host memory failed (error %d)", rc);
         goto refuse;
     }
+    /* what host memory could not take goes to disk, whole, before any
+     * VRAM is let go: a full disk leaves the process as it was */
+    if (nplan) {
+        uint64_t d0 = clock_mono_ms();
+        uint64_t end = plan[nplan - 1].off + plan[nplan - 1].n;
+        int bad = spill_reserve(pool_file(), end, err, len) < 0 ||
+                  spill_out(pool_file(), plan, nplan, spill_enter, err, len) < 0;
+        st->disk_ms = clock_mono_ms() - d0;
+        if (bad) {
+            sync_streams();
+            goto refuse;
+        }
+    }
     /* each allocation is released once its copy is done, while the
      * others still copy: the time out is the copies' */
     rc = drop_all(true);
@@ -692,6 +759,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
         goto refuse;
     }
     st->bytes = mapped_bytes(&st->allocations);
+    st->disk = pool_file_bytes();
     suspended = true;
     pthread_mutex_unlock(&shim.vtab.mu);
     return 0;
@@ -717,12 +785,14 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
     /* what comes back is what went out (empty pool chunks are made again
      * with no bytes to copy) */
     st->bytes = mapped_bytes(&st->allocations);
+    st->disk = pool_file_bytes();
     /* the host copy stays intact whatever fails: the process stays out */
     if (make_all(floor, err, len) < 0) {
         pthread_mutex_unlock(&shim.vtab.mu);
         return -1;
     }
     st->copy_ms = clock_mono_ms() - t;
+    st->disk_ms = disk_in_ms;
     restore_refs();
     share_back(); /* whoever let go of this process's memory maps it again */
     suspended = false;
@@ -735,6 +805,7 @@ void swap_after_resume(bool keep_chunks)
 {
     if (suspended)
         return;
+    pool_file_close(); /* its bytes are on the GPU again: the daemon removes it */
     /* the daemon's memory back to the daemon (unless it asked to keep it
      * ready for the next suspend), and this process's own too: under the
      * daemon, RAM is held for swaps only as the daemon decides */
@@ -749,8 +820,25 @@ void swap_after_resume(bool keep_chunks)
 
 void swap_drop(void)
 {
-    if (!suspended)
+    if (!suspended) {
         pool_drop_chunks();
+        pool_file_close();
+    }
+}
+
+int swap_spill(uint64_t bytes, uint64_t *ms, char *err, size_t len)
+{
+    *ms = 0;
+    if (!suspended) {
+        snprintf(err, len, "not suspended: nothing to move to disk");
+        return -1;
+    }
+    uint64_t t = clock_mono_ms();
+    pthread_mutex_lock(&shim.vtab.mu);
+    int rc = pool_demote(bytes, err, len);
+    pthread_mutex_unlock(&shim.vtab.mu);
+    *ms = clock_mono_ms() - t;
+    return rc;
 }
 
 int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
@@ -783,4 +871,23 @@ int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
     if (need > have)
         rc = pool_grow(need - have, pool_ms, err, len);
     return rc;
+}
+
+int swap_ready_step(uint64_t step, uint64_t *pool_ms, char *err, size_t len)
+{
+    *pool_ms = 0;
+    if (suspended || pool_daemon())
+        return 0;
+    pthread_mutex_lock(&shim.vtab.mu);
+    uint64_t need = mapped_bytes(NULL), have = pool_bytes();
+    int dev = shim.vtab.n ? shim.vtab.v[0].prop.location.id : -1;
+    /* pinning wants a context current on this thread */
+    CUresult r = need > have && dev_ok(dev) ? enter_device(dev) : CUDA_ERROR_NOT_FOUND;
+    pthread_mutex_unlock(&shim.vtab.mu);
+    if (need <= have || r != CUDA_SUCCESS)
+        return 0;
+    /* at most a two-hundredth of it a step: the pool has 256 regions */
+    uint64_t n = need - have, least = need / 200;
+    step = step > least ? step : least;
+    return pool_grow(n < step ? n : step, pool_ms, err, len) < 0 ? -1 : 1;
 }

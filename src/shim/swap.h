@@ -14,6 +14,8 @@ struct swap_stats {
     unsigned allocations; /* moved */
     uint64_t gate_ms, sync_ms, pool_ms;
     uint64_t copy_ms; /* copies, with the releases (out) or the re-creation (in) overlapped */
+    uint64_t disk;    /* of bytes, in the spill file (the disk tier) */
+    uint64_t disk_ms; /* out: the spill file's part, after the host memory's */
 };
 
 /* What the process holds and whether it can be swapped fast: 0, or -1 with
@@ -56,6 +58,12 @@ CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
  * the daemon, pins the chunks it gave ahead of the next suspend. */
 int swap_prepare(uint64_t *pool_ms, char *err, size_t len);
 
+/* Alone (not under the daemon): grows the host pool by about step bytes
+ * toward what a suspend would need now (policy "ready": the control
+ * thread calls it while the process is idle). 1: grown, more to do; 0:
+ * nothing to do; -1 with err. *pool_ms: how long it took. */
+int swap_ready_step(uint64_t step, uint64_t *pool_ms, char *err, size_t len);
+
 /* After a resume has been answered: host memory held for the swap goes
  * back (the daemon's chunks unless keep_chunks, and, under the daemon or
  * with policy none, this process's own), off the resume's path. */
@@ -64,5 +72,11 @@ void swap_after_resume(bool keep_chunks);
 /* The daemon's chunks given back, unless they hold a suspended process's
  * bytes. */
 void swap_drop(void);
+
+/* Suspended: what the daemon's last chunks hold (at least bytes; 0: all)
+ * goes to the spill file, and those chunks back (the daemon makes room in
+ * host memory for the next suspend). *ms: how long it took. 0, or -1 with
+ * err and nothing changed. */
+int swap_spill(uint64_t bytes, uint64_t *ms, char *err, size_t len);
 
 #endif

@@ -9,8 +9,6 @@
 #include <stdio.h>
 
 typedef unsigned chtype;
-/* top_draw.h keeps the user's uid in struct top; mingw has no uid_t */
-typedef unsigned uid_t;
 
 typedef struct wincurses_screen WINDOW;
 extern WINDOW *stdscr;
@@ -22,6 +20,19 @@ extern WINDOW *stdscr;
 #define A_UNDERLINE (1u << 19)
 #define A_COLOR     0xFF00u
 #define COLOR_PAIR(n) ((chtype)(n) << 8 & A_COLOR)
+
+/* the keys top_keys.c answers, with ncurses's codes (win/wintop.c turns
+ * the console's into these) */
+#define KEY_DOWN      0402
+#define KEY_UP        0403
+#define KEY_HOME      0406
+#define KEY_BACKSPACE 0407
+#define KEY_F0        0410
+#define KEY_F(n)      (KEY_F0 + (n))
+#define KEY_NPAGE     0522
+#define KEY_PPAGE     0523
+#define KEY_ENTER     0527
+#define KEY_END       0550
 
 enum {
     COLOR_BLACK,

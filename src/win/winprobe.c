@@ -18,6 +18,7 @@
 #include "core/wddm.h"
 #include "gpu/nvml.h"
 #include "probe/activity.h"
+#include "probe/pcie.h"
 #include "win/winpdh.h"
 #include "win/winproc.h"
 
@@ -26,12 +27,24 @@ struct probe {
     struct winproc_table table;
     struct activity *act;
     struct wddm_set *wddm;
+    struct pcie *pcie;
+    int cuda_version;
+    bool cuda_read;
     char counters_why[160];
 };
 
 int probe_open(struct probe **out, const char *procroot, char *err, size_t errlen)
 {
+    return probe_open_ahead(out, procroot, 0, err, errlen);
+}
+
+/* Nothing to do ahead here: no /proc to scan, and NVML itself answers the
+ * CUDA version (nvcuda.dll), when a sample asks. */
+int probe_open_ahead(struct probe **out, const char *procroot, unsigned ahead, char *err,
+                     size_t errlen)
+{
     (void)procroot; /* Windows has none: its commands offer no --proc-root */
+    (void)ahead;
     *out = NULL;
     struct probe *p = calloc(1, sizeof *p);
     if (!p)
@@ -49,6 +62,7 @@ void probe_close(struct probe *p)
 {
     if (!p)
         return;
+    pcie_free(p->pcie);
     for (unsigned i = 0; p->act && i < nvml_count(p->nvml); i++)
         activity_free(&p->act[i]);
     free(p->act);
@@ -117,14 +131,23 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         if (!p->act && !(p->act = calloc(count ? count : 1, sizeof *p->act)))
             return VRAM_EFAIL;
         nvml_system(p->nvml, s);
-        s->cuda_version = nvml_cuda_version(p->nvml);
         for (unsigned i = 0; i < count; i++)
             nvml_static(p->nvml, i, &s->gpus[i]);
         what |= PROBE_PROCS | PROBE_SLOW;
     }
+    if ((what & PROBE_CUDA) && !p->cuda_read) {
+        p->cuda_version = nvml_cuda_version(p->nvml);
+        p->cuda_read = true;
+    }
+    s->cuda_version = p->cuda_version;
     s->taken_ms = now_ms;
     if (what & PROBE_PROCS)
         winproc_scan(&p->table); /* none: every process is named by NVML, or dropped */
+    if (what & PROBE_PCIE) {
+        if (!p->pcie)
+            p->pcie = pcie_new(p->nvml);
+        pcie_ask(p->pcie);
+    }
     for (unsigned i = 0; i < count; i++) {
         struct snap_gpu *g = &s->gpus[i];
         nvml_fast(p->nvml, i, g);
@@ -132,25 +155,47 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
             activity_watch(&p->act[i], p->nvml, i);
         if (what & PROBE_SLOW)
             nvml_slow(p->nvml, i, g);
+        if (what & PROBE_METERS)
+            nvml_meters(p->nvml, i, g);
         if (what & PROBE_ENERGY)
             nvml_energy(p->nvml, i, g);
-        if (!(what & PROBE_PROCS))
-            continue;
-        struct snap_proc *procs = NULL;
-        size_t n = 0;
-        free(g->procs);
-        g->procs = NULL;
-        g->nprocs = 0;
-        g->have &= ~(unsigned)SNAP_HAVE_PROCS;
-        if (nvml_procs(p->nvml, i, g->mem.total, &procs, &n) == VRAM_OK) {
-            g->procs = procs;
-            g->nprocs = n;
-            g->have |= SNAP_HAVE_PROCS;
-            join_procs(g, &(struct join_lookup){host_lookup, driver_lookup, p});
+        if (what & PROBE_PROCS) {
+            struct snap_proc *procs = NULL;
+            size_t n = 0;
+            free(g->procs);
+            g->procs = NULL;
+            g->nprocs = 0;
+            g->have &= ~(unsigned)SNAP_HAVE_PROCS;
+            if (nvml_procs(p->nvml, i, g->mem.total, &procs, &n) == VRAM_OK) {
+                g->procs = procs;
+                g->nprocs = n;
+                g->have |= SNAP_HAVE_PROCS;
+                join_procs(g, &(struct join_lookup){host_lookup, driver_lookup, p});
+            }
         }
-        activity_apply(&p->act[i], g, (g->have & SNAP_HAVE_PROCS) != 0);
+        if (what & (PROBE_PROCS | PROBE_ACTIVITY))
+            activity_apply(&p->act[i], g, (what & PROBE_PROCS) && (g->have & SNAP_HAVE_PROCS),
+                           now_ms * 1000);
     }
+    pcie_apply(p->pcie, s);
     if (what & PROBE_PROCS)
         fill_hidden(p, s);
     return VRAM_OK;
+}
+
+int probe_host(struct probe *p, struct snap_proc *out)
+{
+    return winproc_fill(&p->table, out);
+}
+
+/* Windows keeps no cgroups; the image's full path stands for the command
+ * line (what the process table gives). */
+int probe_detail(struct probe *p, uint32_t pid, struct probe_detail *d)
+{
+    struct snap_proc sp = {.pid = pid};
+    d->cmdline[0] = d->cgroup[0] = '\0';
+    if (winproc_fill(&p->table, &sp) < 0)
+        return -1;
+    snprintf(d->cmdline, sizeof d->cmdline, "%s", sp.cmdline[0] ? sp.cmdline : sp.name);
+    return 0;
 }

@@ -86,7 +86,7 @@ static int cmd_status(const void *opts, int argc, char **argv)
     (void)argc, (void)argv;
     const struct status_opts *o = opts;
     bool json = o->json, verbose = o->processes;
-    unsigned what = PROBE_ALL | (o->energy ? PROBE_ENERGY : 0);
+    unsigned what = PROBE_ALL | (o->energy ? PROBE_ENERGY : 0) | (json ? PROBE_CUDA : 0);
     double watch = o->watch;
     long count = o->count;
     if (count && !watch)

@@ -1,9 +1,10 @@
 /* wintop: the live view on Windows. The loop samples as Linux's does
- * (memory every interval, process lists every 3), keeps the history of
- * used memory, and draws with top_draw into wincurses's buffer, shown over
- * the last frame. Keys: q, j/k, s, + and -; ending a process is left to
- * taskkill, which doctor names. --once prints a single frame, for scripts
- * and for the tests that run it under wine. */
+ * (cli/top_view.c), and draws with top_draw into wincurses's buffer, shown
+ * over the last frame; the keys are Linux's (cli/top_keys.c) once the
+ * console's codes are turned into curses's. Signals, suspends and stops
+ * are left to taskkill, which the keys name. --once prints a single frame
+ * (or, with --json, the same as JSON), for scripts and for the tests that
+ * run it under wine. */
 #include <curses.h>
 
 #include <windows.h>
@@ -14,27 +15,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/clock.h"
+#include "app/render_json.h"
 #include "cli/color.h"
 #include "cli/top_draw.h"
+#include "cli/top_json.h"
+#include "cli/top_keys.h"
+#include "cli/top_rows.h"
+#include "cli/top_view.h"
 #include "core/err.h"
-#include "core/units.h"
+#include "host/clock.h"
 #include "probe/probe.h"
 #include "win/wintop.h"
 
 struct top_opts {
-    double interval;
-    bool once;
+    struct top_view view;
 };
 
 static int cmd_top(const void *opts, int argc, char **argv);
 
 #define O struct top_opts
 static const struct cmd_opt top_opts[] = {
-    {"interval", 'd', CMD_SECONDS(O, interval, 0.1, 3600), .arg = "SECONDS",
-     .fix = "give seconds from 0.1 to 3600", .help = "refresh every SECONDS (0.1 to 3600; default 1)"},
-    {"once", '1', CMD_FLAG(O, once),
-     .help = "print one frame and exit (80x24 unless a console gives its size)"},
+    TOP_VIEW_OPTS(O, view),
     {"color", 0, CMD_COLOR, .help = "colour: auto (unless NO_COLOR is set), always, never"},
     {NULL},
 };
@@ -42,99 +43,55 @@ static const struct cmd_opt top_opts[] = {
 
 const struct cmd_entry wintop_entry = {
     .name = "top",
-    .args = "[--interval SECONDS] [--once] [--color WHEN]",
+    .args = "[--interval SECONDS] [--once [--json]] [--sort COLUMN] [--reverse] [--tree] "
+            "[--filter TEXT] [--color WHEN]",
     .summary = "live view of VRAM per GPU and per process",
     .opts = top_opts,
     .help = "Each GPU's bar splits its memory: r driver reserved, d desktop/display,\n"
-            "w workloads, o other, u unattributed, . free. Memory is read every interval;\n"
-            "process lists every 3 intervals.\n"
+            "w workloads, o other, u unattributed, . free. Memory and each process's\n"
+            "share of the GPU are read every interval; process lists every 3 intervals.\n"
             "\n"
-            "keys: up/down (j/k) select   s sort (memory, pid, name, gpu)\n"
-            "      + / - interval   q quit   (taskkill /PID N ends a process)\n",
+            "keys: up/down (j/k) select   s, <, > sort by a column   S reverse it\n"
+            "      v tree   / filter   Enter details   + / - interval   q quit\n"
+            "      (taskkill /PID N ends a process)\n",
     .size = sizeof(struct top_opts),
-    .defaults = &(const struct top_opts){.interval = 1.0},
+    .defaults = &(const struct top_opts){.view = TOP_VIEW_DEFAULTS},
     .exec = cmd_top,
 };
 
-static const char keys_line[] =
-    "q quit  j/k select  s sort  +/- interval   r reserved d display w work o other u unattr";
+static struct probe *probe;
 
-const char *top_sort_name(enum top_sort s)
+static int host(void *ctx, struct snap_proc *p)
 {
-    static const char *const names[] = {"memory", "pid", "name", "gpu"};
-    return s < TOP_SORT_COUNT ? names[s] : "?";
+    return probe_host(ctx, p);
 }
 
-static enum top_sort sort_key;
-
-static int row_cmp(const void *a, const void *b)
+static void detail(struct top *t, const struct top_row *r)
 {
-    const struct top_row *x = a, *y = b;
-    int c = 0;
-    switch (sort_key) {
-    case TOP_SORT_MEMORY:
-        c = x->proc.used == y->proc.used ? 0 : x->proc.used < y->proc.used ? 1 : -1;
-        break;
-    case TOP_SORT_NAME:
-        c = strcmp(x->proc.name, y->proc.name);
-        break;
-    case TOP_SORT_GPU:
-        c = x->gpu == y->gpu ? 0 : x->gpu < y->gpu ? -1 : 1;
-        break;
-    default:
-        break;
+    struct probe_detail d;
+    memset(&t->info, 0, sizeof t->info);
+    t->info.pid = r->proc.pid;
+    if (probe_detail(probe, r->proc.pid, &d) == 0) {
+        snprintf(t->info.cmdline, sizeof t->info.cmdline, "%s", d.cmdline);
+        t->info.have = true;
     }
-    if (c == 0)
-        c = x->proc.pid == y->proc.pid ? 0 : x->proc.pid < y->proc.pid ? -1 : 1;
-    return c;
 }
 
-static int rebuild_rows(struct top *t)
+static int env_int(const char *name)
 {
-    uint32_t selected = t->nrows ? t->rows[t->sel].proc.pid : 0;
-    size_t n = 0;
-    for (size_t i = 0; i < t->snap.ngpus; i++)
-        n += t->snap.gpus[i].nprocs;
-    struct top_row *rows = calloc(n ? n : 1, sizeof *rows);
-    if (!rows)
-        return -1;
-    n = 0;
-    for (size_t i = 0; i < t->snap.ngpus; i++)
-        for (size_t j = 0; j < t->snap.gpus[i].nprocs; j++)
-            rows[n++] = (struct top_row){(unsigned)i, t->snap.gpus[i].procs[j]};
-    sort_key = t->sort;
-    qsort(rows, n, sizeof *rows, row_cmp);
-    free(t->rows);
-    t->rows = rows;
-    t->nrows = n;
-    t->sel = 0;
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].proc.pid == selected)
-            t->sel = i;
-    return 0;
+    const char *v = getenv(name);
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    return v && *v && !*end && n > 0 && n < 10000 ? (int)n : 0;
 }
 
-static void record_history(struct top *t)
-{
-    if (!t->hist) {
-        t->hist_n = t->snap.ngpus;
-        t->hist = calloc(t->hist_n ? t->hist_n * TOP_HISTORY : 1, sizeof *t->hist);
-        if (!t->hist)
-            return;
-    }
-    for (size_t i = 0; i < t->hist_n && i < t->snap.ngpus; i++) {
-        const struct snap_mem *m = &t->snap.gpus[i].mem;
-        uint64_t used = m->total > m->free ? m->total - m->free : 0;
-        t->hist[i * TOP_HISTORY + t->hist_pos] = m->total ? (uint16_t)(used * 1000 / m->total) : 0;
-    }
-    t->hist_pos = (t->hist_pos + 1) % TOP_HISTORY;
-}
-
-/* The console's visible size, or 24x80 when out is not a console. */
+/* The console's visible size; elsewhere $LINES x $COLUMNS where set, else
+ * 24x80, as on Linux (cli/top_once.c). */
 static bool console_size(int *rows, int *cols)
 {
     CONSOLE_SCREEN_BUFFER_INFO ci;
-    *rows = 24, *cols = 80;
+    *rows = env_int("LINES") >= 5 ? env_int("LINES") : 24;
+    *cols = env_int("COLUMNS") >= 40 ? env_int("COLUMNS") : 80;
     if (!GetConsoleScreenBufferInfo(GetStdHandle(STD_OUTPUT_HANDLE), &ci))
         return false;
     *rows = ci.srWindow.Bottom - ci.srWindow.Top + 1;
@@ -144,104 +101,134 @@ static bool console_size(int *rows, int *cols)
     return true;
 }
 
-static bool handle_key(struct top *t, int ch)
+/* A key from the console in curses's codes: the arrows and their kin come
+ * as 0 or 0xE0 then a scan code. 0 when none is waiting. */
+static int read_key(void)
 {
-    switch (ch) {
-    case 'q':
-    case 'Q':
-    case 27: /* Esc */
-        return false;
-    case 'k':
-    case 0x48: /* up, after the 0xE0 prefix */
-        if (t->sel > 0)
-            t->sel--;
-        break;
-    case 'j':
-    case 0x50: /* down */
-        if (t->sel + 1 < t->nrows)
-            t->sel++;
-        break;
-    case 's':
-        t->sort = (enum top_sort)((t->sort + 1) % TOP_SORT_COUNT);
-        rebuild_rows(t);
-        break;
-    case '+':
-        t->interval = t->interval * 2 > 3600 ? 3600 : t->interval * 2;
-        break;
-    case '-':
-        t->interval = t->interval / 2 < 0.1 ? 0.1 : t->interval / 2;
-        break;
+    if (!_kbhit())
+        return 0;
+    int ch = _getch();
+    if (ch != 0 && ch != 0xE0)
+        return ch == '\r' ? '\n' : ch == 8 ? KEY_BACKSPACE : ch;
+    switch (_getch()) {
+    case 0x48:
+        return KEY_UP;
+    case 0x50:
+        return KEY_DOWN;
+    case 0x49:
+        return KEY_PPAGE;
+    case 0x51:
+        return KEY_NPAGE;
+    case 0x47:
+        return KEY_HOME;
+    case 0x4F:
+        return KEY_END;
+    case 0x3F:
+        return KEY_F(5);
     default:
-        break;
+        return 0;
     }
-    return true;
+}
+
+static int sample(struct top *t, unsigned what)
+{
+    int rc = probe_sample(probe, &t->snap, what, clock_wall_ms());
+    if (rc == VRAM_OK)
+        top_view_took(t, what);
+    return rc;
+}
+
+static void loop(struct top *t)
+{
+    struct top_cadence c = {0};
+    uint64_t next = 0;
+    fputs("\033[2J", stdout); /* a clean console under the first frame */
+    for (;;) {
+        uint64_t now = clock_mono_ms();
+        if (now >= next) {
+            uint64_t step = (uint64_t)(t->interval * 1000);
+            sample(t, top_view_what(&c, now, step));
+            next = now + step;
+            top_draw(t);
+            wincurses_show(stdout);
+        }
+        int ch = read_key();
+        if (ch == TOP_KEY_ESC && !t->typing && !t->detail && !t->help && !t->asking)
+            ch = 'q'; /* Esc quits here, as it always did */
+        if (ch && !top_key(t, ch))
+            break;
+        if (ch) {
+            top_draw(t);
+            wincurses_show(stdout);
+        } else {
+            Sleep(50);
+        }
+    }
+}
+
+/* --once: two samples an interval apart, as on Linux, then the frame or
+ * the JSON. */
+static int once(struct top *t, bool json)
+{
+    unsigned what = PROBE_ALL | PROBE_METERS | PROBE_PCIE | PROBE_ACTIVITY;
+    if (sample(t, what) != VRAM_OK)
+        return 1;
+    Sleep((DWORD)(t->interval * 1000));
+    if (sample(t, what) != VRAM_OK)
+        return 1;
+    if (json) {
+        json_t *doc = top_json(t);
+        int rc = doc && json_dumpf(doc, stdout, JSON_COMPACT | RENDER_JSON_REALS) == 0 ? 0 : 1;
+        json_decref(doc);
+        fputc('\n', stdout);
+        return rc;
+    }
+    top_draw(t);
+    wincurses_show(stdout);
+    return 0;
 }
 
 static int cmd_top(const void *opts, int argc, char **argv)
 {
     (void)argc, (void)argv;
     const struct top_opts *o = opts;
+    static const struct top_ops ops = {NULL, detail, host, NULL, "taskkill /PID N ends a process"};
     struct top t;
     memset(&t, 0, sizeof t);
-    t.interval = o->interval;
-    bool once = o->once;
+    bool once_only = o->view.once || o->view.json;
     int rows, cols;
     bool console = console_size(&rows, &cols);
-    if (!once && (!console || !_isatty(_fileno(stdin)))) {
+    if (!once_only && (!console || !_isatty(_fileno(stdin)))) {
         fprintf(stderr, "vram top: needs a console; for scripts use vram status --watch "
                         "or vram top --once\n");
         return 2;
     }
     char err[512];
-    struct probe *p;
-    int rc = probe_open(&p, NULL, err, sizeof err);
+    int rc = probe_open(&probe, NULL, err, sizeof err);
     if (rc < 0)
         return cmd_no_driver(&wintop_entry, err, rc);
+    struct top_ops with = ops;
+    with.host_ctx = probe;
+    t.ops = &with;
+    if ((rc = top_view_start(&t, &o->view, "top")) != 0) {
+        probe_close(probe);
+        return rc;
+    }
     t.color = color_on(stdout);
     t.utf8 = true; /* the console takes UTF-8 (winmain.c), and so does a file */
-    snprintf(t.msg, sizeof t.msg, "%s", keys_line);
-    if (wincurses_open(rows, cols, console && !once ? true : t.color) < 0) {
-        probe_close(p);
+    if (wincurses_open(rows, cols, console && !once_only ? true : t.color) < 0) {
+        probe_close(probe);
         return 1;
     }
-    uint64_t next = 0, last_procs = 0;
-    if (!once)
-        fputs("\033[2J", stdout); /* a clean console under the first frame */
-    for (;;) {
-        uint64_t now = clock_mono_ms();
-        if (now >= next) {
-            uint64_t step = (uint64_t)(t.interval * 1000);
-            unsigned what = PROBE_MEMORY;
-            if (!last_procs || now - last_procs >= 3 * step || now - last_procs >= 5000)
-                what |= PROBE_PROCS | PROBE_SLOW, last_procs = now;
-            if (probe_sample(p, &t.snap, what, clock_wall_ms()) == VRAM_OK) {
-                record_history(&t);
-                if (what & PROBE_PROCS)
-                    rebuild_rows(&t);
-            }
-            next = now + step;
-            top_draw(&t);
-            wincurses_show(stdout);
-            if (once)
-                break;
-        }
-        int ch = 0;
-        while (_kbhit() && (ch = _getch()) && (ch == 0 || ch == 0xE0))
-            ; /* the prefix of an arrow key: the next byte says which */
-        if (ch && !handle_key(&t, ch))
-            break;
-        if (ch)
-            top_draw(&t), wincurses_show(stdout);
-        else
-            Sleep(50);
-    }
-    if (!once)
+    if (once_only) {
+        rc = once(&t, o->view.json);
+    } else {
+        loop(&t);
         fputs("\033[0m\n", stdout);
+    }
     wincurses_close();
-    probe_exiting(p);
-    free(t.rows);
-    free(t.hist);
-    snap_free(&t.snap);
-    probe_close(p);
-    return 0;
+    probe_exiting(probe);
+    top_free(&t);
+    probe_close(probe);
+    return rc;
 }

@@ -8,8 +8,29 @@ T=$(mktemp -d /tmp/vram-cli-XXXXXX)
 # whose runtime then is not first in the library list: that is fine here
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export VRAM_SIM_STATE="$T/ledger"
+# As root, vram serve runs its models as vram-model (the package makes that
+# user): made here as the package does, and $T open to it as /dev/shm is
+# (sticky): models run the programs copied there and write their files there
+if [ "$(id -u)" -eq 0 ]; then
+    # tests run in parallel: another may be adding it (useradd locks /etc/passwd)
+    for _ in $(seq 1 50); do
+        id -u vram-model >/dev/null 2>&1 && break
+        useradd --system --user-group --home-dir /var/lib/vram/models --shell /usr/sbin/nologin \
+            vram-model >/dev/null 2>&1 || sleep 0.1
+    done
+    chmod 1777 "$T"
+    # the build tree must be one others may enter (not under /root): its
+    # models run its programs and libvramcap
+    if [ -n "${SHIM:-}" ] && command -v setpriv >/dev/null &&
+        ! setpriv --reuid=vram-model --regid=vram-model --clear-groups -- test -r "$SHIM"; then
+        echo "lib.sh: vram-model, the user root's vram serve runs models as, cannot read $SHIM:" \
+            "put the checkout where every user may enter (chmod o+x on its folders)" >&2
+    fi
+fi
 # each test script is its own machine: its own slices and admission lock
 export VRAM_RUN_DIR="$T"
+# and no cache of the user who runs the tests is read or written
+export XDG_CACHE_HOME="$T/cache"
 WS="$SRC/examples/workstation.json"
 SRV="$SRC/examples/server-8xh200.json"
 PASS=0

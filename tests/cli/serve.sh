@@ -67,7 +67,7 @@ conf | sed '/^\[model broken\]/,$d' >"$T/good.conf"
 run "$VRAM" serve --check --config "$T/good.conf"
 expect_eq "serve --check: a good configuration" "$RC" 0
 run "$VRAM" serve --check --config "$T/vram.conf"
-expect_match "serve --check: a model whose program is not there fails it (exit 1), named" "$RC $OUT" \
+expect_match "serve --check: a model whose program is not there fails it (exit 1), named" "$RC $(echo "$OUT" | tr '\n' ' ')" \
     "^1 .*\[model broken\] /nonexistent/model-server: No such file or directory"
 printf '[serve]\nsocket = %s/x.sock\n\n[model m]\ncommand = true\nvram = lots\n' "$T" >"$T/bad.conf"
 run "$VRAM" serve --check --config "$T/bad.conf"

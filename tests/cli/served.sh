@@ -60,8 +60,8 @@ expect_eq "status --json: the other user's look-alike is no model's" \
     "$(echo "$J" | jq -c ".gpus[].processes[] | select(.pid == $F) | .model")" null
 run "$VRAM" status -p
 expect_match "status -p: the main process shown as the model of vram serve" "$OUT" \
-    "^ +$M +root .* model m of vram serve: "
-expect_match "status -p: its worker too" "$OUT" "^ +$W +root .* model m of vram serve: "
+    "^ +$M +vram-model .* model m of vram serve: "
+expect_match "status -p: its worker too" "$OUT" "^ +$W +vram-model .* model m of vram serve: "
 
 # idle for 2 s: doctor and reclaim
 run "$VRAM" doctor --idle 2s --json
@@ -78,13 +78,13 @@ case "$OUT" in
 *) ok "reclaim --idle: the model's processes are not targets" ;;
 esac
 expect_match "reclaim --idle: left to vram serve, with the fix" "$OUT" \
-    "left to vram serve: $M, model m \(root, idle\): .* vram unload m frees it"
+    "left to vram serve: $M, model m \(vram-model, idle\): .* vram unload m frees it"
 expect_match "reclaim --idle: the other user's look-alike is a target" "$OUT" "would stop $F \(testmodel-served, vramsec_b, idle\)"
 run "$VRAM" reclaim --idle 2s --yes --grace 1
 expect_eq "reclaim --idle --yes: the model and its worker still run" \
     "$(kill -0 "$M" 2>/dev/null && kill -0 "$W" 2>/dev/null && echo running)" running
 expect_eq "reclaim --idle --yes: vram ps says it is ready" "$("$VRAM" ps --json | jq -r '.models[0].state')" ready
-J=$("$VRAM" reclaim --idle 2s --json)
+J=$("$VRAM" reclaim --idle 2s --all-users --json) # the model is vram-model's, not root's
 expect_eq "reclaim --json: the models left to vram serve" \
     "$(echo "$J" | jq -c "[.served[] | select(.pid == $M) | [.model, .fix]]")" '[["m","vram unload m"]]'
 

@@ -76,6 +76,33 @@ expect_eq "WDDM: the desktop's processes by name" \
 T1=$("$VRAM" --sim "$WD" status)
 expect_match "WDDM: says the figures are hidden" "$T1" "note: WDDM hides 5 processes' memory"
 
+# the CUDA version, kept in the user's cache for the driver it belongs to:
+# text status asks nothing of libcuda (and writes no cache), --json reads
+# it once, then from the cache while the driver stays the same
+export XDG_CACHE_HOME="$T/cache2"
+"$VRAM" --sim "$WS" status >/dev/null
+[ -e "$XDG_CACHE_HOME/vram/cuda-version" ] && not_ok "text status: no CUDA version read, none cached" ||
+    ok "text status: no CUDA version read, none cached"
+"$VRAM" --sim "$WS" status --json >/dev/null
+expect_eq "--json: the CUDA version cached with its driver's" "$(cat "$XDG_CACHE_HOME/vram/cuda-version")" \
+    "580.95.05 13000"
+expect_eq "... in a file and folders of this user's only, made where missing" \
+    "$(stat -c %a "$XDG_CACHE_HOME" "$XDG_CACHE_HOME/vram" "$XDG_CACHE_HOME/vram/cuda-version" | paste -sd' ')" \
+    "700 700 600"
+echo "580.95.05 12070" >"$XDG_CACHE_HOME/vram/cuda-version"
+expect_eq "the cache is what --json says, for the same driver" \
+    "$("$VRAM" --sim "$WS" status --json | jq .driver.cuda_version)" 12070
+echo "575.51.03 12090" >"$XDG_CACHE_HOME/vram/cuda-version"
+expect_eq "another driver's cache: asked again" \
+    "$("$VRAM" --sim "$WS" status --json | jq .driver.cuda_version)" 13000
+expect_eq "... and cached anew" "$(cat "$XDG_CACHE_HOME/vram/cuda-version")" "580.95.05 13000"
+if [ "$(id -u)" -eq 0 ]; then
+    echo "580.95.05 12070" >"$XDG_CACHE_HOME/vram/cuda-version"
+    chown 65534 "$XDG_CACHE_HOME/vram"
+    expect_eq "a cache folder of another user's is not believed" \
+        "$("$VRAM" --sim "$WS" status --json | jq .driver.cuda_version)" 13000
+fi
+
 # no driver at all
 OUT=$(env -u VRAM_SIM LD_LIBRARY_PATH=/nonexistent "$VRAM" status 2>&1)
 RC=$?

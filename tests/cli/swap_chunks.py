@@ -1,12 +1,14 @@
 """swap_chunks: fast swap into chunks of host memory, as the daemon hands
 them to a model under libvramcap (VRAM_SWAP_DAEMON=1): memfds passed with
-`prepare` (pinned ahead) and `suspend` (pinned as the copies reach them).
+`prepare` (pinned ahead) and `suspend` (pinned as the copies reach them),
+made as the daemon makes them (their name, their size sealed: no other
+memfd is taken).
 The model's bytes must land in the chunks in the order given and nowhere
 else, a chunk the suspend did not need must be let go at once, every chunk
 must be let go after the resume (the model keeps no view of memory the
 daemon will hand to another), and the bytes must come back intact. Run by
 swap_chunks.sh with the simulated driver."""
-import json, mmap, os, socket, subprocess, sys, tempfile, time, urllib.request
+import fcntl, json, mmap, os, socket, subprocess, sys, tempfile, time, urllib.request
 
 shim, testmodel, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 MiB = 1 << 20
@@ -23,11 +25,15 @@ def check(name, good, *info):
             print("#   " + str(i))
 
 
-def chunk(size):
-    fd = os.memfd_create("vram-test-chunk", 0)
+def chunk(size, name="vram-host-chunk", seal=True):
+    """A chunk as the daemon makes one (daemon/hostpool.c): its name, its
+    size sealed; libvramcap maps no other memfd."""
+    fd = os.memfd_create(name, os.MFD_ALLOW_SEALING)
     os.ftruncate(fd, size)
     m = mmap.mmap(fd, size)
     m[:] = bytes([SENT]) * size
+    if seal:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
     return fd, m
 
 
@@ -65,7 +71,7 @@ def fields(answer):
 
 def mapped_chunks():
     with open(f"/proc/{m.pid}/maps") as f:
-        return sum(1 for line in f if "memfd:vram-test-chunk" in line)
+        return sum(1 for line in f if "memfd:vram-host-chunk" in line)
 
 
 def wait_for(cond, what):
@@ -118,14 +124,66 @@ try:
 
     small = chunk(20 * MiB)
     out = ask("suspend 5000", [small[0]])
+    check("chunks too few and no spill file: refused, the model runs on (host_budget holds: "
+          "no memory of its own is taken)", out.startswith("error") and "spill file" in out, out)
+    c = json.loads(get("/checksum"))
+    check("... its bytes intact", c.get("intact") is True, c)
+
+    # the disk tier: what the chunks cannot hold goes to the spill file
+    spilldir = tempfile.mkdtemp(prefix="vram-spill-", dir=os.environ.get("TMPDIR", "/var/tmp"))
+    def spill_file():
+        p = os.path.join(spilldir, "m.spill")
+        fd = os.open(p, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        return p, fd
+    def fd_open(path):  # whether the model still holds the file open
+        d = f"/proc/{m.pid}/fd"
+        return any(os.readlink(os.path.join(d, f)).startswith(path) for f in os.listdir(d))
+    small = chunk(20 * MiB)
+    path, sfd = spill_file()
+    out = ask(f"suspend 5000 {moved}", [small[0], sfd])
+    os.close(sfd)
     f = fields(out)
-    check("chunks too few: the rest comes from the process's own memory",
-          out.startswith("ok") and int(f.get("pool", 0)) >= moved - 20 * MiB, out)
+    check("chunks too few, with a spill file: suspended, the rest on disk",
+          out.startswith("ok") and int(f.get("disk", 0)) == moved - 20 * MiB and
+          int(f.get("pool", 1)) == 0, out)
+    st = os.stat(path)
+    check("... the file holds those bytes on disk", st.st_blocks * 512 >= moved - 20 * MiB, st)
+    os.unlink(path)  # as the daemon does once told: the model holds it open
     out = ask("resume")
     c = json.loads(get("/checksum"))
-    check("... and every byte comes back", out.startswith("ok") and c.get("intact") is True, out, c)
-    check("... and its own memory is given back too under the daemon",
-          wait_for(lambda: int(fields(ask("info")).get("pool", 1)) == 0, "own pool"), ask("info"))
+    check("... and every byte comes back from host memory and disk",
+          out.startswith("ok") and c.get("intact") is True, out, c)
+    check("... and the model lets the file go after the resume",
+          wait_for(lambda: not fd_open(path), "file closed"))
+
+    # a suspended model moves down: its chunks' bytes to the file
+    whole = chunk(moved + MiB)
+    out = ask("suspend 5000", [whole[0]])
+    check("suspended into host memory alone", out.startswith("ok") and
+          int(fields(out).get("disk", 1)) == 0, out)
+    path, sfd = spill_file()
+    out = ask(f"spill {moved + MiB}", [sfd])
+    os.close(sfd)
+    f = fields(out)
+    check("spill: its bytes go to the file and its chunks back",
+          out.startswith("ok") and int(f.get("held", 1)) == 0 and int(f.get("disk", 0)) >= moved and
+          wait_for(lambda: mapped_chunks() == 0, "chunks unmapped"), out, mapped_chunks())
+    whole[1][:] = bytes([SENT]) * len(whole[1])  # the daemon would hand it to another model now
+    os.unlink(path)
+    out = ask("resume")
+    c = json.loads(get("/checksum"))
+    check("... and every byte comes back from disk alone", out.startswith("ok") and
+          c.get("intact") is True, out, c)
+
+    mem = chunk(moved)
+    path, sfd = spill_file()
+    os.unlink(path)
+    out = ask(f"suspend 5000 {moved}", [small[0], mem[0]])
+    check("a memfd passed as the spill file is refused (RAM, not disk): the model runs on",
+          out.startswith("error") and "memfd" in out and
+          json.loads(get("/checksum")).get("intact") is True, out)
+    os.close(sfd)
+    os.rmdir(spilldir)
 
     keep = chunk(moved + MiB)
     out = ask("suspend 5000", [keep[0]])
@@ -146,6 +204,13 @@ try:
         out = ask("suspend 5000", [t.fileno()])
     check("a descriptor that is not a memfd is refused", out.startswith("error") and
           "memfd" in out, out)
+    c = json.loads(get("/checksum"))
+    check("... and the model runs on intact", c.get("intact") is True, c)
+    for what, bad in (("not sealed", chunk(moved + MiB, seal=False)),
+                      ("of another name", chunk(moved + MiB, name="vram-test-chunk"))):
+        out = ask("suspend 5000", [bad[0]])
+        check(f"a memfd {what} is not the daemon's chunk: refused", out.startswith("error") and
+              "not the daemon's chunk" in out and mapped_chunks() == 0, out)
     c = json.loads(get("/checksum"))
     check("... and the model runs on intact", c.get("intact") is True, c)
     out = ask("drop")

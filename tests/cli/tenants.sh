@@ -74,7 +74,8 @@ expect_match "11: root still reads it, old lines and new" "$(cat "$T/logs/m1.log
 # would take what it may still grow into
 run timeout 10 $AS_A "$VRAM" run --gpu 1 --vram 8G -- true
 expect_eq "5: A's 8G beside root's uncapped 10G model: refused (exit 1)" "$RC" 1
-expect_match "5: naming the model's promise, root's" "$OUT" "the largest promise there: .*user root's"
+expect_match "5: naming the model's promise, its user's (vram-model, whom root's daemon runs models as)" \
+    "$OUT" "the largest promise there: .*user vram-model's"
 # what m1 already holds is not counted twice: 5G fits beside the rest
 try5() { timeout 10 $AS_A "$VRAM" run --quiet --gpu 1 --vram 5G -- true >"$T/a5.out" 2>&1; }
 wait_for 10 try5

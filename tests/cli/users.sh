@@ -1,6 +1,6 @@
 # users.sh: two unprivileged users for the tests of what one local user can
 # do to another (docs/security.md), sourced after lib.sh. As root (CI), it
-# creates vramsec_a and vramsec_b when absent, makes $T reachable by them,
+# creates vramsec_a and vramsec_b when absent ($T is reachable by them: lib.sh),
 # and copies what they run (vram, libvramcap, the simulated driver, the
 # test programs) under $T/bin: the build tree may sit in a folder only root
 # can enter (/root), and an ASan build is no different. Elsewhere users_ok
@@ -26,7 +26,6 @@ make_users() {
     GID_A=$(id -g vramsec_a)
     UID_B=$(id -u vramsec_b)
     GID_B=$(id -g vramsec_b)
-    chmod 755 "$T"
     mkdir -p "$T/bin/sim" "$T/a" "$T/b" "$T/shared"
     chown vramsec_a:vramsec_a "$T/a"
     chown vramsec_b:vramsec_b "$T/b"

@@ -14,5 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             0 &&
         strnlen(comm, sizeof comm) == sizeof comm)
         abort();
+    struct hostproc_stat st;
+    if (hostproc_parse_stat_all((const char *)data, size, comm, sizeof comm, &st) == 0 &&
+        strnlen(comm, sizeof comm) == sizeof comm)
+        abort();
     return 0;
 }

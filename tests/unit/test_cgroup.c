@@ -62,11 +62,36 @@ static void garbage_is_not_a_cgroup(void **st)
     assert_true(strlen(path) < sizeof path);
 }
 
+/* Slurm's job cgroups, as its cgroup plugins name them */
+static void slurm_jobs(void **st)
+{
+    (void)st;
+    const char *v1 = "12:memory:/slurm/uid_1000/job_42/step_0/task_0\n"
+                     "11:freezer:/slurm/uid_1000/job_42/step_0\n0::/\n";
+    assert_true(cgroup_slurm_job(v1, strlen(v1), 42));
+    assert_false(cgroup_slurm_job(v1, strlen(v1), 4));  /* job_4 is not job_42 */
+    assert_false(cgroup_slurm_job(v1, strlen(v1), 421));
+    const char *v2 = "0::/system.slice/slurmstepd.scope/job_7/step_batch/user/task_0\n";
+    assert_true(cgroup_slurm_job(v2, strlen(v2), 7));
+    const char *node = "4:devices:/slurm_n1/uid_0/job_9\n"; /* several slurmd on one host */
+    assert_true(cgroup_slurm_job(node, strlen(node), 9));
+    /* job_N anywhere but under Slurm's folder is anyone's name */
+    const char *mine = "0::/user.slice/user-1000.slice/job_42\n";
+    assert_false(cgroup_slurm_job(mine, strlen(mine), 42));
+    const char *above = "0::/job_42/slurm\n";
+    assert_false(cgroup_slurm_job(above, strlen(above), 42));
+    assert_false(cgroup_slurm_job("", 0, 42));
+    assert_false(cgroup_slurm_job("garbage without colons", 22, 42));
+    /* a line cut short by the buffer is read no further */
+    assert_false(cgroup_slurm_job(v2, 30, 7));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(runtimes),
         cmocka_unit_test(garbage_is_not_a_cgroup),
+        cmocka_unit_test(slurm_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -101,6 +101,17 @@ static void stat_with_tricky_name(void **st)
     assert_int_equal(state, 'R');
     assert_int_equal(ppid, 7);
     assert_true(ticks == 12345);
+    /* CPU time and resident pages come with the rest; a line that ends
+     * before rss still gives the fields before it */
+    struct hostproc_stat all;
+    const char *full = "9 (j) S 1 9 9 0 -1 0 0 0 0 0 700 300 0 0 20 0 1 0 555 4096 42\n";
+    assert_int_equal(hostproc_parse_stat_all(full, strlen(full), comm, sizeof comm, &all), 0);
+    assert_true(all.utime == 700 && all.stime == 300 && all.start_ticks == 555);
+    assert_true(all.rss_known && all.rss_pages == 42);
+    const char *cut = "9 (j) S 1 9 9 0 -1 0 0 0 0 0 700 300 0 0 20 0 1 0 555\n";
+    assert_int_equal(hostproc_parse_stat_all(cut, strlen(cut), comm, sizeof comm, &all), 0);
+    assert_false(all.rss_known);
+    assert_true(all.start_ticks == 555);
     /* truncated or empty stat files are refused, never read past */
     assert_int_equal(
         hostproc_parse_stat("42 (x) R 1", 10, comm, sizeof comm, &state, &ppid, &ticks), -1);
@@ -124,6 +135,17 @@ static void fill_from_fixture(void **st)
     assert_int_equal(p.state, SNAP_PS_SLEEPING);
     assert_int_equal(p.ppid, 1);
     assert_true(p.start_time == 1700000000 + 250 / (uint64_t)c.hz);
+    /* utime 5 + stime 6 ticks; 20 resident pages */
+    assert_true(p.cpu_ms == 11 * 1000 / (uint64_t)c.hz);
+    assert_true(p.rss_known);
+    assert_true(p.rss == 20 * (uint64_t)sysconf(_SC_PAGESIZE));
+
+    /* the details pane's: the whole command line, the cgroup's path */
+    char cmd[64], cg[256];
+    assert_int_equal(hostproc_detail(&c, 100, cmd, sizeof cmd, cg, sizeof cg), 0);
+    assert_string_equal(cmd, "python3 train.py --lr 3e-4");
+    assert_non_null(strstr(cg, "/system.slice/docker-0123456789abcdef"));
+    assert_int_equal(hostproc_detail(&c, 999, cmd, sizeof cmd, cg, sizeof cg), -1);
 
     struct snap_proc z = {0};
     z.pid = 200;

@@ -112,12 +112,21 @@ vram doctor --json
 expect_eq "doctor --json: the findings" "$(printf "%s\n" "$OUT" | jq -c '[.findings[].kind]')" \
     '["display","reserved","idle","gpu_scheduling"]'
 
-vram top --once
-check "top --once: the header" "$OUT" "^vram top +driver 581.57 +every 1.0s +sort memory"
+vram top --once -d 0.2
+check "top --once: the header" "$OUT" "^vram top +sort vram +every 0.2s +driver 581.57"
 check "top --once: the card's line" "$OUT" "^0  RTX 5070 Ti +5.1/16.0 +GiB \[r+d+w+"
 check "top --once: the breakdown" "$OUT" "reserved 0.45  display 1.60  work 3.00  other 0.00  unattributed 0.05 GiB"
-check "top --once: python.exe first (largest)" "$(printf "%s\n" "$OUT" | grep -A1 '^ *PID')" "4194440 .* workload C\+G +3.00 GiB"
-check "top --once: dwm.exe as display" "$OUT" "4194404 .* display +C\+G +921.6 MiB"
+check "top --once: the meters" "$OUT" "^   GPU +[0-9]+% .* MBW +[0-9]+% "
+check "top --once: 80 columns, as on Linux" "$OUT" "^ +PID USER +GPU +VRAM +SM% +CPU% +RSS +TIME COMMAND"
+check "top --once: python.exe first (largest)" "$(printf "%s\n" "$OUT" | grep -A1 '^ *PID')" "4194440 .* 0 +3.00 GiB"
+check "top --once: no CPU % on Windows: -, not 0" "$(printf "%s\n" "$OUT" | grep '^ *4194440 ')" " 3.00 GiB +[0-9-]+ +- "
+COLUMNS=160 LINES=40 vram top --once -d 0.2
+check "top --once at \$COLUMNS: dwm.exe as display" "$OUT" "4194404 .* display +C\+G +921.6 MiB"
+vram top --once --json -d 0.2 --filter role:display --sort pid
+expect_eq "top --once --json: the filter and the sort, as on Linux" \
+    "$(printf "%s\n" "$OUT" | jq -c '[.top.filter, .top.sort, .top.rows[0].pid]')" '["role:display","pid",4194404]'
+vram top --once --filter bogus:1
+check "top: a filter that does not parse: exit 2" "$RC:$OUT" "^2:vram top: --filter: 'bogus': no such filter"
 vram top
 check "top without a console: exit 2, and what to use" "$RC:$OUT" "^2:vram top: needs a console; for scripts use vram status --watch or vram top --once"
 

@@ -1,4 +1,4 @@
-/* runplace: where `vram run` puts a job, and what it leaves behind.
+/* runplace: where a capped job goes, and what `vram run`'s leaves behind.
  *
  * Admission: a slice is a promise. A GPU's room is its free memory less what
  * the other live slices on it, every user's, have not allocated yet.
@@ -14,7 +14,7 @@
  * its slice on each of them before it checks, and withdraws them all if
  * any falls short: it never holds some of its GPUs while it waits for the
  * rest. */
-#include "cli/runplace.h"
+#include "app/runplace.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -297,13 +297,16 @@ static int publish(struct probe *p, struct snap *s, const struct ask *a, const u
     return 1;
 }
 
-/* Why the job does not fit now, for the refusal and the waiting line. */
+/* Why the job does not fit now, for the refusal and the waiting line.
+ * hint: the option that makes a refused job wait ("--wait"), or NULL. */
 static void why_not(const struct ask *a, const struct tally *t, const uint64_t *room, size_t n,
-                    bool wait, char *err, size_t errlen)
+                    bool wait, const char *hint, char *err, size_t errlen)
 {
-    char b1[32], b2[32], who[200];
+    char b1[32], b2[32], who[200], add[96] = "";
     const char *verdict = wait ? "timed out waiting" : "no GPU has room";
-    const char *hint = wait ? "" : "; add --wait to queue until one has";
+    const char *until = a->n == 1 ? "one has" : a->forced ? "all have" : "they have";
+    if (!wait && hint)
+        snprintf(add, sizeof add, "; add %s to queue until %s", hint, until);
     if (a->n == 1) {
         size_t best = a->forced ? a->gpu[0] : 0;
         for (size_t i = 0; !a->forced && i < n; i++)
@@ -313,10 +316,9 @@ static void why_not(const struct ask *a, const struct tally *t, const uint64_t *
         snprintf(err, errlen, "%s: %s free for %s (GPU %zu has the most room: %s%s)%s", verdict,
                  units_fmt_size(size_at(a, 0, (unsigned)best), b1, sizeof b1),
                  a->forced ? "this GPU" : "any GPU", best,
-                 units_fmt_size(room[best], b2, sizeof b2), who, hint);
+                 units_fmt_size(room[best], b2, sizeof b2), who, add);
         return;
     }
-    hint = wait ? "" : "; add --wait to queue until they have";
     if (a->forced) { /* the first GPU asked for that is short */
         unsigned i = 0;
         char list[256] = "";
@@ -328,8 +330,7 @@ static void why_not(const struct ask *a, const struct tally *t, const uint64_t *
         snprintf(err, errlen, "%s GPU %u of --gpus %s: %s of room for its %s slice%s%s",
                  wait ? "timed out waiting for room on" : "no room on", a->gpu[i], list,
                  units_fmt_size(room[a->gpu[i]], b1, sizeof b1),
-                 units_fmt_size(size_at(a, i, a->gpu[i]), b2, sizeof b2), who,
-                 wait ? "" : "; add --wait to queue until all have");
+                 units_fmt_size(size_at(a, i, a->gpu[i]), b2, sizeof b2), who, add);
         return;
     }
     /* the a->n-th most room is what falls short */
@@ -345,13 +346,15 @@ static void why_not(const struct ask *a, const struct tally *t, const uint64_t *
              "has the least: %s%s)%s",
              wait ? "timed out waiting" : "too few GPUs have room",
              units_fmt_size(size_at(a, 0, 0), b1, sizeof b1), a->n, a->n, worst,
-             units_fmt_size(room[worst], b2, sizeof b2), who, hint);
+             units_fmt_size(room[worst], b2, sizeof b2), who, add);
 }
 
 int runplace_pick(struct probe *p, struct snap *s, const struct gpuspec_gpus *gpus,
-                  const struct gpuspec_sizes *sizes, bool wait, double timeout, bool quiet,
+                  const struct gpuspec_sizes *sizes, const struct runplace_opts *o,
                   struct runplace_choice *out, char *err, size_t errlen)
 {
+    bool wait = o->wait, quiet = o->quiet;
+    double timeout = o->timeout;
     memset(out, 0, sizeof *out);
     if (probe_sample(p, s, PROBE_ENERGY, clock_wall_ms()) < 0 || s->ngpus == 0) {
         snprintf(err, errlen, "no NVIDIA GPU found");
@@ -396,7 +399,7 @@ int runplace_pick(struct probe *p, struct snap *s, const struct gpuspec_gpus *gp
         }
         double waited = (double)(clock_mono_ms() - start) / 1000;
         if (!wait || (timeout > 0 && waited >= timeout)) {
-            why_not(&a, &t, room, n, wait, err, errlen);
+            why_not(&a, &t, room, n, wait, o->wait_option, err, errlen);
             return VRAM_EFAIL;
         }
         uint64_t now = clock_mono_ms();
@@ -407,11 +410,12 @@ int runplace_pick(struct probe *p, struct snap *s, const struct gpuspec_gpus *gp
                 if (room[i] > room[best])
                     best = i;
             if (a.n == 1)
-                fprintf(stderr, "\rvram run: waiting %.0f s for %s free (best now: GPU %zu, %s)  ",
-                        waited, units_fmt_size(size_at(&a, 0, (unsigned)best), b1, sizeof b1), best,
+                fprintf(stderr, "\r%s: waiting %.0f s for %s free (best now: GPU %zu, %s)  ",
+                        o->who, waited, units_fmt_size(size_at(&a, 0, (unsigned)best), b1, sizeof b1), best,
                         units_fmt_size(room[best], b2, sizeof b2));
             else
-                fprintf(stderr, "\rvram run: waiting %.0f s for room on %u GPUs  ", waited, a.n);
+                fprintf(stderr, "\r%s: waiting %.0f s for room on %u GPUs  ", o->who, waited,
+                        a.n);
             last_note = now;
         }
         struct timespec ts = {0, 250 * 1000 * 1000};
