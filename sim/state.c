@@ -19,9 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/pidns.h"
 #include "host/proc.h"
 
-#define LEDGER_MAGIC 0x7672616d73696d33ULL /* "vramsim3" */
+#define LEDGER_MAGIC 0x7672616d73696d34ULL /* "vramsim4" */
 
 uint64_t sim_now_ms(void)
 {
@@ -99,7 +100,7 @@ int sim_state_open(struct sim_state *s, const char *machine_path)
         fchmod(s->fd, 0666);
         memset(s->ledger, 0, sizeof *s->ledger);
         s->ledger->magic = LEDGER_MAGIC;
-        s->ledger->version = 3;
+        s->ledger->version = 4;
         s->ledger->nslots = SIM_SLOTS;
         s->ledger->created_ms = sim_now_ms();
     }
@@ -128,9 +129,35 @@ void sim_state_unlock(struct sim_state *s)
     flock(s->fd, LOCK_UN);
 }
 
-static int alive(const struct sim_slot *sl)
+/* A slot's byte in the ledger, locked by its process through its own
+ * descriptor: the kernel lets the lock go when the process exits, which a
+ * process of another PID namespace (its pid meaningless here) tells by. */
+static struct flock slot_lock(const struct sim_state *s, const struct sim_slot *sl, short type)
 {
-    return sl->pid > 0 && sim_state_start_of(sl->pid) == sl->start;
+    off_t at = (off_t)((const char *)sl - (const char *)s->ledger);
+    return (struct flock){.l_type = type, .l_whence = SEEK_SET, .l_start = at, .l_len = 1};
+}
+
+static int alive(const struct sim_state *s, const struct sim_slot *sl)
+{
+    if (sl->pid <= 0)
+        return 0;
+    if (sl->pidns && sl->pidns != pidns_self()) {
+        struct flock fl = slot_lock(s, sl, F_WRLCK);
+        return fcntl(s->fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    }
+    return sim_state_start_of(sl->pid) == sl->start;
+}
+
+uint32_t sim_slot_listed_pid(const struct sim_slot *sl)
+{
+    if (sl->listed)
+        return sl->listed;
+    if (sl->pidns && sl->pidns != pidns_self()) {
+        uint32_t here = pidns_find(sl->pidns, (uint32_t)sl->pid, sl->start);
+        return here ? here : SIM_PIDNS_SHIFT + (uint32_t)sl->pid;
+    }
+    return (uint32_t)sl->pid;
 }
 
 /* This process's start time, read once per pid (a fork is a new pid): a
@@ -148,7 +175,7 @@ static uint64_t self_start(int32_t pid)
 
 static int is_self(const struct sim_slot *sl, int32_t pid)
 {
-    return sl->pid == pid && sl->start == self_start(pid);
+    return sl->pid == pid && sl->start == self_start(pid) && sl->pidns == pidns_self();
 }
 
 uint64_t sim_state_used(struct sim_state *s, unsigned gpu)
@@ -158,7 +185,7 @@ uint64_t sim_state_used(struct sim_state *s, unsigned gpu)
         struct sim_slot *sl = &s->ledger->slots[i];
         if (sl->pid == 0)
             continue;
-        if (!alive(sl)) {
+        if (!alive(s, sl)) {
             memset(sl, 0, sizeof *sl);
             continue;
         }
@@ -186,7 +213,8 @@ int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t d
     struct sim_slot *free_slot = NULL;
     for (unsigned i = 0; i < SIM_SLOTS; i++) {
         struct sim_slot *sl = &s->ledger->slots[i];
-        if (sl->pid == pid && sl->start == start && sl->vgpu == gpu) {
+        if (sl->pid == pid && sl->start == start && sl->pidns == pidns_self() &&
+            sl->vgpu == gpu) {
             sl->type |= type;
             sl->used = delta < 0 && (uint64_t)-delta > sl->used ? 0 : sl->used + (uint64_t)delta;
             return 0;
@@ -196,17 +224,20 @@ int sim_state_charge(struct sim_state *s, unsigned gpu, unsigned type, int64_t d
     }
     /* no free slot: the first one whose process died */
     for (unsigned i = 0; !free_slot && i < SIM_SLOTS; i++)
-        if (!alive(&s->ledger->slots[i]))
+        if (!alive(s, &s->ledger->slots[i]))
             free_slot = &s->ledger->slots[i];
     if (!free_slot)
         return -1;
+    struct flock fl = slot_lock(s, free_slot, F_WRLCK);
+    fcntl(s->fd, F_OFD_SETLK, &fl);
     *free_slot = (struct sim_slot){.pid = pid,
                                    .gpu = gpu,
                                    .start = start,
                                    .used = delta > 0 ? (uint64_t)delta : 0,
                                    .type = type,
                                    .vgpu = gpu,
-                                   .listed = sim_state_listed(pid)};
+                                   .listed = sim_state_listed(pid),
+                                   .pidns = pidns_self()};
     return 0;
 }
 

@@ -22,6 +22,8 @@ struct sim_slot {
     uint32_t ckpt;    /* CUprocessState: running, locked, checkpointed */
     uint32_t listed;  /* the pid NVML lists it under, 0: its own (see sim_state_listed) */
     uint64_t host; /* bytes a checkpoint moved to host memory */
+    uint32_t pidns; /* the process's PID namespace, in which pid is its pid */
+    uint32_t pad;
 };
 
 struct sim_ledger {
@@ -73,11 +75,13 @@ void sim_state_busy(struct sim_state *s, unsigned gpu);
 #define SIM_PIDNS_SHIFT 4194304u /* Linux's PID_MAX_LIMIT */
 uint32_t sim_state_listed(int32_t pid);
 
-/* The pid NVML lists a slot under. */
-static inline uint32_t sim_slot_listed_pid(const struct sim_slot *sl)
-{
-    return sl->listed ? sl->listed : (uint32_t)sl->pid;
-}
+/* The pid NVML lists a slot under, for a reader in this process's
+ * namespace. The driver knows every process by its pid in the host's
+ * namespace; one in a namespace of its own with its own /proc cannot say
+ * it, so a reader looks for it by its namespace's pid and start time
+ * (host/pidns.h), as the driver would know it. SIM_PIDNS_SHIFT + its pid
+ * where the reader cannot see it. */
+uint32_t sim_slot_listed_pid(const struct sim_slot *sl);
 
 /* Start time (clock ticks after boot) of a pid, 0 if it is gone. */
 uint64_t sim_state_start_of(int32_t pid);

@@ -433,9 +433,9 @@ const VERBS = {
     text: (m) => `Resume ${m.name}? Its memory comes back to the GPU.`},
 };
 
-const COLUMNS = ['name', 'state', 'gpu', 'vram', 'host', 'swap', 'used', 'keep', 'inflight', 'ttfb',
-  'switch', 'actions'];
-const LABELS = {name: 'Model', state: 'State', gpu: 'GPU', vram: 'VRAM', host: 'Host RAM', swap: 'Swap',
+const COLUMNS = ['name', 'state', 'gpu', 'vram', 'host', 'disk', 'swap', 'used', 'keep', 'inflight',
+  'ttfb', 'switch', 'actions'];
+const LABELS = {name: 'Model', state: 'State', gpu: 'GPU', vram: 'VRAM', host: 'Host RAM', disk: 'Disk', swap: 'Swap',
   used: 'Last use', keep: 'Keep-alive', inflight: 'In flight', ttfb: 'TTFB',
   switch: 'Start / suspend / resume', actions: ''};
 
@@ -447,7 +447,7 @@ function row(m) {
   r = {tr, cells: {}, buttons: {}};
   for (const c of COLUMNS) {
     const td = el('td', c === 'name' ? 'name' :
-      ['vram', 'host', 'inflight', 'ttfb', 'switch'].includes(c) ? 'num' : null);
+      ['vram', 'host', 'disk', 'inflight', 'ttfb', 'switch'].includes(c) ? 'num' : null);
     td.dataset.label = LABELS[c];
     td.dataset.col = c;
     r.cells[c] = td;
@@ -512,6 +512,8 @@ function renderModels() {
     setText(c.gpu, m.gpu == null ? '—' : String(m.gpu));
     setText(c.vram, m.vram_bytes ? fmtBytes(m.vram_bytes) : '—');
     setText(c.host, m.host_bytes ? fmtBytes(m.host_bytes) : '—');
+    /* the disk tier: what host memory had no room for (docs/serve.md) */
+    setText(c.disk, m.disk_bytes ? fmtBytes(m.disk_bytes) : '—');
     setText(c.swap, m.swap + (m.suspended_by && m.suspended_by !== m.swap ? ' (last: ' + m.suspended_by + ')' : ''));
     setText(c.used, fmtAgo(m.last_used_ms));
     setText(c.keep, keepAliveLeft(m));

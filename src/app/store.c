@@ -3,6 +3,9 @@
  * (disk full) makes the daemon forget history, never stop serving. */
 #include "app/store.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +27,46 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS procs(model TEXT PRIMARY KEY, pid INTEGER, start INTEGER,"
     " state TEXT, gpu INTEGER, port INTEGER, bytes INTEGER, how TEXT);";
 
+/* The store and its -wal, -shm and -journal (SQLite makes them with the
+ * store's mode) are for the daemon's user and the control socket's group
+ * (group vram, where it exists, as api.c gives the socket): they name the
+ * models, when each ran and why it failed, which no other user is to
+ * read (issue 42, item 3; a store of an older version was 0644). Only a
+ * file of this user's is changed, never one a link leads to. */
+static void restrict_file(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+        struct group *g = getgrnam("vram");
+        if (g && st.st_gid != g->gr_gid && fchown(fd, (uid_t)-1, g->gr_gid) < 0) {
+            /* not in the group: the file keeps the user's own */
+        }
+        if ((st.st_mode & 07777) != 0640)
+            fchmod(fd, 0640);
+    }
+    close(fd);
+}
+
+static void restrict_store(const char *path)
+{
+    static const char *const tails[] = {"", "-wal", "-shm", "-journal"};
+    char p[4200];
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++)
+        if ((size_t)snprintf(p, sizeof p, "%s%s", path, tails[i]) < sizeof p)
+            restrict_file(p);
+}
+
 int store_open(struct store **out, const char *path, char *err, size_t len)
 {
     *out = NULL;
+    /* made here first, 0640, so that no moment finds it readable by all */
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0640);
+    if (fd >= 0)
+        close(fd);
+    restrict_store(path);
     struct store *s = calloc(1, sizeof *s);
     if (!s)
         return -1;
@@ -41,6 +81,7 @@ int store_open(struct store **out, const char *path, char *err, size_t len)
         return -1;
     }
     sqlite3_busy_timeout(s->db, 1000);
+    restrict_store(path); /* its -wal and -shm, made by the schema's first write */
     /* added later: a store of an older vram gains it (an error: it has it) */
     sqlite3_exec(s->db, "ALTER TABLE procs ADD COLUMN gpus INTEGER DEFAULT 0", NULL, NULL, NULL);
     *out = s;

@@ -13,6 +13,7 @@
 #include "cli/cmd.h"
 #include "cli/lsconf.h"
 #include "cli/lswrite.h"
+#include "core/textsafe.h"
 #include "core/units.h"
 
 struct import_opts {
@@ -141,7 +142,7 @@ static int cmd_import(const void *opts, int argc, char **argv)
     }
     rc = 0;
     if (lsconf_read(text, len, conf, err, sizeof err) < 0) {
-        fprintf(stderr, "vram import: %s: %s\n", path, err);
+        fprintf(stderr, "vram import: %s: %s\n", path, textsafe(err));
         rc = 2;
     } else {
         struct lswrite_opts wo = {strcmp(path, "-") ? path : "standard input", listen, vram};

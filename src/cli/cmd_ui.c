@@ -41,7 +41,8 @@ const struct cmd_entry cmd_ui_entry = {
     .args = "[--no-open] [--socket PATH]",
     .summary = "open vram serve's dashboard in your browser, no token needed",
     .opts = ui_opts,
-    .help = "Prints the dashboard's URL on the proxy's address (listen = in [serve]), with\n"
+    .help = "Prints the dashboard's URL (its own address, ui = in [serve], beside the proxy's\n"
+            "listen =; never the proxy's, where the models' pages are), with\n"
             "the key vram serve keeps beside its socket (SOCKET.ui: readable by the\n"
             "daemon's user and, for the system service, group vram, who may use the\n"
             "socket). The page exchanges it for a session of this browser (a cookie and\n"

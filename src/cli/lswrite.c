@@ -17,6 +17,7 @@
 
 #include "cli/lscmd.h"
 #include "core/modelname.h"
+#include "core/textsafe.h"
 #include "conf/config.h"
 
 #define LINE   150 /* where a line is broken; inih reads 198 */
@@ -60,14 +61,16 @@ static void say(struct w *w, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    size_t k = 0;
-    for (const char *p = buf; *p && k + 1 < sizeof clean; p++)
-        clean[k++] = (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p;
-    clean[k] = '\0';
+    /* the file's words (a model's ID, its cmd) may hold a terminal's
+     * commands: none reaches the file's comments or the terminal */
+    textsafe_copy(buf, sizeof buf, clean, sizeof clean);
     comment(w->out, "", clean);
+    char id[200];
+    if (w->model)
+        textsafe_copy(w->model, strlen(w->model), id, sizeof id);
     if (w->notes)
         fprintf(w->notes, "vram import: %s: %s%s%s%s\n", w->o->source, w->model ? "models." : "",
-                w->model ? w->model : "", w->model ? ": " : "", clean);
+                w->model ? id : "", w->model ? ": " : "", clean);
 }
 
 /* Why v cannot be an INI value as it is; NULL when it can. */
@@ -418,19 +421,15 @@ static void write_model(struct w *w, size_t i, const struct plan *p, size_t nkep
     snprintf(head, sizeof head, "llama-swap's models.%.120s%s%.100s%s%s%.100s", m->id,
              m->name ? " (" : "", m->name ? m->name : "", m->name ? ")" : "",
              m->description ? ": " : "", m->description ? m->description : "");
-    for (char *q = head; *q; q++)
-        if ((unsigned char)*q < 0x20 || *q == 0x7f)
-            *q = ' ';
-    comment(w->out, "", head);
+    comment(w->out, "", textsafe(head));
     if (!p->keep) {
         say(w, "left out: %s", p->why);
         if (m->cmd) {
             char cmd[600];
             snprintf(cmd, sizeof cmd, "its cmd: %.500s", m->cmd);
-            for (char *q = cmd; *q; q++)
-                if ((unsigned char)*q < 0x20 || *q == 0x7f)
-                    *q = ' ';
-            comment(w->out, "", cmd);
+            for (char *q = cmd; *q; q++) /* its lines, as llama-swap joins them */
+                *q = *q == '\n' || *q == '\t' ? ' ' : *q;
+            comment(w->out, "", textsafe(cmd));
         }
         w->model = NULL;
         return;

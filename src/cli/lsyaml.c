@@ -51,11 +51,18 @@ const char *lsyaml_scalar(const yaml_node_t *n)
 
 static yaml_node_t *get_at(struct lsyaml *r, yaml_node_t *map, const char *key, int merges)
 {
-    if (!map || map->type != YAML_MAPPING_NODE)
+    if (!map || map->type != YAML_MAPPING_NODE || r->err[0])
         return NULL;
     yaml_node_t *merged = NULL;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
+        if (++r->looks > LSYAML_MAX_LOOKS) {
+            lsyaml_fail(r, "its merge keys (<<:) ask for more than %d looks at keys, which no "
+                           "llama-swap configuration does (aliases of aliases, each merged many "
+                           "times): not read",
+                        LSYAML_MAX_LOOKS);
+            return NULL;
+        }
         const char *k = lsyaml_scalar(lsyaml_node(r, p->key));
         if (k && !strcmp(k, key))
             return lsyaml_node(r, p->value);

@@ -19,7 +19,13 @@ struct lsyaml {
     char *err; /* the first error; "" while none */
     size_t errlen;
     struct lsmacros mac;
+    size_t looks; /* the keys looked at so far, merges followed: LSYAML_MAX_LOOKS at most */
 };
+
+/* An alias is a reference, so a few hundred bytes of <<: lists, each
+ * naming the one before eight times, ask for 8^8 looks per key (minutes
+ * of CPU, issue 42 item 7); a real file asks for a few hundred thousand. */
+#define LSYAML_MAX_LOOKS 4000000
 
 void lsyaml_fail(struct lsyaml *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -154,6 +154,8 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
         COPY(c->metrics, "HOST:PORT");
     else if (!strcmp(name, "listen"))
         COPY(c->listen, "HOST:PORT");
+    else if (!strcmp(name, "ui"))
+        COPY(c->ui, "HOST:PORT");
     else if (!strcmp(name, "token")) {
         COPY(c->token, "a shorter token (openssl rand -hex 32 makes one of 64)");
         const char *why = keys_add(&c->keys, "token", v);
@@ -241,7 +243,7 @@ static int serve_key(struct parse *ps, const char *section, const char *name, co
             FAIL("discover_ctx '%s': a context in tokens from 256, like 8192 or 32k", v);
         c->discover_ctx = (unsigned)n;
     } else
-        FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, token, "
+        FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, ui, token, "
              "tokens, origins, hosts, "
              "max_body, wait, client_timeout, budget, margin, host_budget, spill, spill_budget, "
              "min_resident, overlap, preempt_gap, port_base, discover, discover_exclude, "

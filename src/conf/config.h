@@ -62,6 +62,10 @@ struct config_model {
     /* found in a store by discover = (daemon/discover.c): the store, "" for
      * a [model] section; the context a request asked for, 0: the default */
     char source[16];
+    /* a discovered model: file[0..store_len) is its store's real root, the
+     * rest the file's path beneath it, which is opened there (no link
+     * followed) at each start and handed to its server (daemon/modelfd.c) */
+    unsigned store_len;
     unsigned ctx;
     bool keep_alive_set;  /* else [serve]'s keep_alive */
     char stop[CONFIG_CMD_MAX]; /* run by /bin/sh -c to stop it (${PORT}, ${PID}); "": signals */
@@ -82,6 +86,7 @@ struct config {
     char logs[CONFIG_PATH_MAX];      /* a log file per model */
     char metrics[128];               /* HOST:PORT for /metrics, "" for none */
     char listen[128];                /* the model proxy's HOST:PORT, "" for none */
+    char ui[128]; /* the dashboard's HOST:PORT, "": listen's host, a port the kernel picks */
     char token[128];                 /* bearer token the proxy asks for, "" for none */
     struct keys keys;                /* token = and tokens =: what the proxy asks for (keys.h) */
     char origins[1024];              /* origins = (else OLLAMA_ORIGINS): other sites served, CORS */

@@ -1,9 +1,10 @@
 /* confstores: discover = in [serve]: the stores' GGUF models added to a
  * configuration as models of its own. A model is found through
  * model/localstore.c (every file read beneath its store's root, its header
- * checked); the path llama-server gets is the file's real path, which must
- * still be inside the store's real root. Its command is the server and the
- * file; the daemon adds the context and -ngl at each start
+ * checked); its file is known by its real path, which must be inside the
+ * store's real root. Its command is the server and that path; at each
+ * start the daemon opens the file beneath the root, hands the server the
+ * open file in its place (daemon/modelfd.c), and adds the context and -ngl
  * (daemon/discover.c). */
 #include "conf/confstores.h"
 
@@ -69,8 +70,9 @@ struct walk {
     unsigned full, skipped;
 };
 
-/* The model file's real path, when it is inside the store's real root. */
-static bool real_inside(const struct modelref *ref, char *out, size_t len)
+/* The model file's real path, when it is inside the store's real root;
+ * *root_len: that root's length in it. */
+static bool real_inside(const struct modelref *ref, char *out, size_t len, unsigned *root_len)
 {
     char path[3 * MODELREF_PATH], root[PATH_MAX], real[PATH_MAX];
     localstore_path(ref, path, sizeof path);
@@ -80,6 +82,7 @@ static bool real_inside(const struct modelref *ref, char *out, size_t len)
     if (strncmp(real, root, n) || (real[n] != '/' && strcmp(root, "/")) || strlen(real) >= len)
         return false;
     snprintf(out, len, "%s", real);
+    *root_len = strcmp(root, "/") ? (unsigned)n : 0;
     return true;
 }
 
@@ -107,7 +110,8 @@ static int found(const struct modelref *ref, const char *why, void *arg)
     struct model_info *info = malloc(sizeof *info);
     int rc = info ? localstore_load(ref, info, err, sizeof err) : VRAM_EFAIL;
     free(info);
-    if (rc != VRAM_OK || !real_inside(ref, file, sizeof file) ||
+    unsigned root_len = 0;
+    if (rc != VRAM_OK || !real_inside(ref, file, sizeof file, &root_len) ||
         !confstores_quote(file, q, sizeof q) || !confstores_quote(c->llama_server, qs, sizeof qs) ||
         strlen(qs) + strlen(q) + 5 >= sizeof m->command) {
         log_msg(LOG_LV_WARN, "discover: %s model %s is not served: %s", ref->store, ref->name,
@@ -118,6 +122,7 @@ static int found(const struct modelref *ref, const char *why, void *arg)
     config_model_defaults(m, ref->name);
     snprintf(m->command, sizeof m->command, "%s -m %s", qs, q);
     snprintf(m->file, sizeof m->file, "%s", file);
+    m->store_len = root_len;
     snprintf(m->source, sizeof m->source, "%s", ref->store);
     m->api = CONFIG_API_OPENAI; /* llama-server's /v1/...; Ollama's clients are translated */
     m->api_set = true;

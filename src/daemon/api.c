@@ -39,6 +39,7 @@
 #include "daemon/logtail.h"
 #include "daemon/metrics.h"
 #include "daemon/names.h"
+#include "proxy/browser.h"
 #include "proxy/proxy.h"
 #include "daemon/super.h"
 #include "daemon/webui.h"
@@ -63,6 +64,7 @@ struct wait {
 struct api {
     struct daemon *d;
     struct front *ctl, *metrics; /* each capped at its own share of the descriptors */
+    struct browser *mbrowser;    /* the metrics address's rules for browsers: Host, Origin */
     struct logtail *logtail;
     struct wait waits[MAX_WAITS];
     size_t nwaits; /* slots at or past this are unused: scans stop here (twice a proxied request) */
@@ -103,10 +105,26 @@ static const char *swap_path(const struct dmodel *dm)
     return dm->cfg.fast ? "fast" : "checkpoint";
 }
 
+/* An error of model i's, with its log's last line: for the socket's
+ * people only (the proxy's clients get vram's words alone: proxy.c). */
+static const char *with_log(const struct daemon *d, unsigned i, const char *text, char *out,
+                            size_t len)
+{
+    char last[200];
+    super_last_log(d->cfg.logs, d->smodels[i].name, last, sizeof last);
+    snprintf(out, len, "%s%s%s", text, last[0] ? "; log: " : "", last);
+    return out;
+}
+
 json_t *api_model_json(const struct daemon *d, unsigned i)
 {
     const struct sched_model *m = &d->smodels[i];
     const struct dmodel *dm = &d->dm[i];
+    char error[sizeof m->error + 220];
+    if (m->error[0])
+        with_log(d, i, m->error, error, sizeof error);
+    else
+        error[0] = '\0';
     bool on = m->state != SCHED_STOPPED && m->state != SCHED_FAILED && m->state != SCHED_SUSPENDED;
     /* suspended, its processes may still hold memory there (fast swap
      * leaves the CUDA context behind): what they hold, as the driver says */
@@ -126,7 +144,7 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
         m->last_used_ms ? json_integer((json_int_t)daemon_wall_ms(m->last_used_ms)) : json_null(),
         "restarts",
         (int)dm->restarts, "suspended_by", dm->how[0] ? json_string(dm->how) : json_null(), "swap",
-        swap_path(dm), "error", m->error, "holds", (int)m->holds, "suspends", (int)dm->suspends,
+        swap_path(dm), "error", error, "holds", (int)m->holds, "suspends", (int)dm->suspends,
         "resumes", (int)dm->resumes, "last_start_s", dm->last_start_s, "last_suspend_s",
         dm->last_suspend_s, "last_resume_s", dm->last_resume_s);
     if (!j)
@@ -293,13 +311,14 @@ static void granted(void *arg, unsigned model)
 
 static void refused(void *arg, unsigned model, enum sched_refusal why, const char *text)
 {
-    (void)model;
     struct wait *w = arg;
     w->used = false;
     if (!w->req)
         return;
     bool failed = why == SCHED_REFUSED_FAILED || why == SCHED_REFUSED_RESUME;
-    reply_error(w->req, failed ? 502 : 503, text);
+    char msg[800];
+    reply_error(w->req, failed ? 502 : 503,
+                failed ? with_log(w->api->d, model, text, msg, sizeof msg) : text);
 }
 
 static const struct demand_ops demand_ops = {granted, refused};
@@ -555,7 +574,16 @@ static void model_route(struct api *api, struct front_req *req, const struct evh
 }
 
 static void on_request(void *arg, struct front_req *req);
-static const struct front_ops ctl_ops = {on_request, client_left, NULL};
+
+/* A body is asked for (100 Continue) only of a request the rules for
+ * browsers let through. */
+static bool ctl_head(void *arg, const struct front_req *req)
+{
+    (void)arg;
+    return !webui_refused(req, false);
+}
+
+static const struct front_ops ctl_ops = {on_request, client_left, NULL, ctl_head};
 
 void api_serve(struct api *api, struct front_req *req, bool passed)
 {
@@ -614,19 +642,31 @@ static void on_request(void *arg, struct front_req *req)
 }
 
 /* The metrics = HOST:PORT listener: /metrics and nothing else, since it
- * asks nobody for a token. */
+ * asks nobody for a token; to a browser only by a name of the address and
+ * from no page elsewhere, as the proxy's (model names and states are not
+ * for a page that pointed a name of its own here: DNS rebinding). */
+static bool metrics_head(void *arg, const struct front_req *req)
+{
+    const struct api *api = arg;
+    return browser_head_ok(api->mbrowser, api->d->cfg.origins, api->d->cfg.hosts, req);
+}
+
 static void on_metrics_request(void *arg, struct front_req *req)
 {
     struct api *api = arg;
     const char *uri = front_uri(req);
     size_t n = strcspn(uri, "?");
-    if (front_method(req) == EVHTTP_REQ_GET && n == 8 && !strncmp(uri, "/metrics", 8))
+    if (!metrics_head(api, req))
+        reply_error(req, 403,
+                    "a browser reaches the metrics address only by a name of it (hosts = in "
+                    "[serve]) and from no page elsewhere (origins =)");
+    else if (front_method(req) == EVHTTP_REQ_GET && n == 8 && !strncmp(uri, "/metrics", 8))
         send_metrics(api->d, req);
     else
         reply_error(req, 404, "this address serves GET /metrics only");
 }
 
-static const struct front_ops metrics_ops = {on_metrics_request, client_left, NULL};
+static const struct front_ops metrics_ops = {on_metrics_request, client_left, NULL, metrics_head};
 
 void api_remove_socket(struct api *api)
 {
@@ -718,7 +758,7 @@ int api_listen(struct daemon *d, struct api **out, char *err, size_t len)
         lim.max_conns = fdguard_cap(FDGUARD_METRICS);
         api->metrics = front_new(d->base, &lim, &metrics_ops, api);
         if (sscanf(d->cfg.metrics, "%95[^:]:%u", host, &port) != 2 || port > 65535 ||
-            !api->metrics ||
+            !api->metrics || !(api->mbrowser = browser_new(host)) ||
             front_listen(api->metrics, host, port, "the metrics address", msg, sizeof msg) < 0) {
             snprintf(err, len, "metrics = %s: cannot listen there (HOST:PORT, free)",
                      d->cfg.metrics);

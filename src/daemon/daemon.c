@@ -29,6 +29,7 @@
 #include "proxy/proxy.h"
 #include "daemon/report.h"
 #include "probe/sampler.h"
+#include "daemon/modelfd.h"
 #include "daemon/super.h"
 #include "daemon/testpoint.h"
 #include "http/wbuf.h"
@@ -169,9 +170,19 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
             uuid[n++] = d->gpu_uuid[g];
         }
     (void)gpu;
-    static char cmd[CONFIG_CMD_MAX + 512]; /* a discovered model's, for this start */
-    if (dm->cfg.source[0])
-        discover_command(d, i, cmd, sizeof cmd);
+    static char cmd[CONFIG_CMD_MAX + 1024]; /* a discovered model's, for this start */
+    static struct modelfd mf;               /* its files, open for this start */
+    mf.n = 0;
+    if (dm->cfg.source[0]) {
+        char dir[CONFIG_PATH_MAX + 16], why[700];
+        snprintf(dir, sizeof dir, "%s.models", d->cfg.socket);
+        if (modelfd_open(&mf, &dm->cfg, dir, why, sizeof why) < 0) {
+            struct sched_event e = {.kind = SCHED_EV_FAILED, .model = i, .error = why};
+            daemon_post(d, &e);
+            return;
+        }
+        discover_command(d, i, mf.path, cmd, sizeof cmd);
+    }
     /* serve.c and reload.c refuse a configuration that needs libvramcap
      * where it is missing: a model never runs without the cap it was given */
     struct super_spawn sp = {dm->cfg.name,
@@ -188,10 +199,13 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                              dm->cfg.env,
                              dm->cfg.nenv,
                              NULL,
-                             &dm->cfg.run};
+                             &dm->cfg.run,
+                             mf.fd,
+                             mf.n};
     char err[256];
     dm->began_ms = daemon_now_ms();
     if (sp.shim && !sp.shim[0]) {
+        modelfd_close(&mf);
         struct sched_event e = {.kind = SCHED_EV_FAILED,
                                 .model = i,
                                 .error = "libvramcap.so is missing (vram serve --check says "
@@ -221,7 +235,9 @@ static void start_model(struct daemon *d, unsigned i, int gpu)
                 dm->cfg.name, why);
     }
     int gate = -1;
-    if (!port || super_start(&sp, &dm->pid, &dm->start, &gate, err, sizeof err) < 0) {
+    int started = port ? super_start(&sp, &dm->pid, &dm->start, &gate, err, sizeof err) : -1;
+    modelfd_close(&mf); /* the server has its own copies */
+    if (started < 0) {
         mgroup_discard(&mg);
         struct sched_event e = {
             .kind = SCHED_EV_FAILED, .model = i, .error = port ? err : "no free port"};
@@ -504,10 +520,9 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     if (st != SCHED_STARTING)
         return;
     if (now >= dm->deadline_ms) {
-        char last[160], why[256];
-        super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
-        snprintf(why, sizeof why, "no answer on http://127.0.0.1:%u%s within %.0f s%s%s", dm->port,
-                 dm->cfg.health, dm->cfg.start_timeout_s, last[0] ? "; log: " : "", last);
+        char why[256];
+        snprintf(why, sizeof why, "no answer on http://127.0.0.1:%u%s within %.0f s", dm->port,
+                 dm->cfg.health, dm->cfg.start_timeout_s);
         health_cancel(dm->health);
         dm->health = NULL;
         super_signal(dm->pid, dm->uid, SIGKILL);
@@ -528,9 +543,10 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 static void exited(struct daemon *d, unsigned i, const char *how)
 {
     struct dmodel *dm = &d->dm[i];
-    char last[160], why[320];
-    super_last_log(d->cfg.logs, dm->cfg.name, last, sizeof last);
-    snprintf(why, sizeof why, "%s%s%s", how, last[0] ? "; log: " : "", last);
+    /* vram's words only: the scheduler's error reaches the proxy's clients;
+     * the log's last line is added where the socket's people ask (api.c) */
+    char why[320];
+    snprintf(why, sizeof why, "%s", how);
     /* its main process is gone: so is whatever it left running */
     super_signal(dm->pid, dm->uid, SIGKILL);
     health_cancel(dm->health);

@@ -12,9 +12,11 @@
  *     under 2048) with every layer; else the most layers that fit. */
 #include "daemon/discover.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app/log.h"
 #include "app/store.h"
@@ -24,17 +26,49 @@
 #include "core/modelname.h"
 #include "core/units.h"
 #include "daemon/daemon.h"
+#include "model/modeldir.h"
 #include "model/modelfile.h"
 
 #define MIN_CTX 2048 /* a context shortened for the room goes no lower */
 
 /* ---- sizing and starting them ---- */
 
+/* The model's headers, read beneath its store (model/modeldir.h): a link
+ * that leads out of it, put there since the store was read, is not
+ * followed (daemon/modelfd.h says why). */
+static int load_beneath(const struct config_model *m, struct model_info *info, char *err,
+                        size_t len)
+{
+    if (m->file[m->store_len] != '/')
+        return modelfile_load(m->file, info, err, len);
+    char root[CONFIG_PATH_MAX], dir[CONFIG_PATH_MAX];
+    snprintf(root, sizeof root, "%.*s", m->store_len ? (int)m->store_len : 1,
+             m->store_len ? m->file : "/");
+    snprintf(dir, sizeof dir, "%s", m->file + m->store_len + 1);
+    char *slash = strrchr(dir, '/');
+    const char *file = slash ? slash + 1 : dir;
+    if (slash)
+        *slash = '\0';
+    int rfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct modeldir *d = rfd >= 0 ? malloc(sizeof *d) : NULL;
+    if (!d) {
+        snprintf(err, len, "%s: cannot open the store", root);
+        if (rfd >= 0)
+            close(rfd);
+        return VRAM_EINPUT;
+    }
+    modeldir_beneath(d, rfd, root, slash ? dir : "");
+    int rc = modelfile_load_at(d, file, info, err, len);
+    free(d);
+    close(rfd);
+    return rc;
+}
+
 static struct model_info *info_of(const struct config_model *m)
 {
     struct model_info *info = malloc(sizeof *info);
     char err[512];
-    if (info && modelfile_load(m->file, info, err, sizeof err) != VRAM_OK) {
+    if (info && load_beneath(m, info, err, sizeof err) != VRAM_OK) {
         log_msg(LOG_LV_WARN, "%s: cannot read %s: %s", m->name, m->file, err);
         free(info);
         return NULL;
@@ -100,16 +134,20 @@ uint64_t discover_need(struct daemon *d, const struct config_model *m)
     return most && need > most ? most : need;
 }
 
-void discover_command(struct daemon *d, unsigned i, char *out, size_t len)
+void discover_command(struct daemon *d, unsigned i, const char *file, char *out, size_t len)
 {
     const struct config_model *c = &d->dm[i].cfg;
     const struct sched_model *m = &d->smodels[i];
     struct discover_run *run = &d->disc->run[i];
-    char name[2 * MODELNAME_MAX + 3];
+    char name[2 * MODELNAME_MAX + 3], server[2 * CONFIG_PATH_MAX], qf[2 * CONFIG_PATH_MAX + 600],
+        head[sizeof server + sizeof qf + 8];
     confstores_quote(c->name, name, sizeof name);
+    confstores_quote(d->cfg.llama_server, server, sizeof server);
+    confstores_quote(file, qf, sizeof qf);
+    snprintf(head, sizeof head, "%s -m %s", server, qf);
     struct model_info *info = info_of(c);
     if (!info) { /* llama-server says what is wrong with the file */
-        snprintf(out, len, "%s --host 127.0.0.1 --port ${PORT} --alias %s", c->command, name);
+        snprintf(out, len, "%s --host 127.0.0.1 --port ${PORT} --alias %s", head, name);
         return;
     }
     /* the room: what the GPU holds for models, less the foreign use and
@@ -153,8 +191,8 @@ void discover_command(struct daemon *d, unsigned i, char *out, size_t len)
     log_msg(LOG_LV_INFO, "%s: llama-server with -c %u -ngl %d of %u (vram fit: %s; room %s)",
             c->name, ctx, ngl, all, units_fmt_size(est, a, sizeof a),
             units_fmt_size(room, b, sizeof b));
-    snprintf(out, len, "%s --host 127.0.0.1 --port ${PORT} -c %u -ngl %d --alias %s", c->command,
-             ctx, ngl, name);
+    snprintf(out, len, "%s --host 127.0.0.1 --port ${PORT} -c %u -ngl %d --alias %s", head, ctx,
+             ngl, name);
 }
 
 void discover_footprint_name(const struct daemon *d, unsigned i, char *out, size_t len)

@@ -37,10 +37,11 @@ struct discover {
  * for models (a larger model takes a GPU and runs some layers on the CPU). */
 uint64_t discover_need(struct daemon *d, const struct config_model *m);
 
-/* Model i's command for this start: cfg.command with its context and
- * -ngl, chosen for the room the scheduler gave it on its GPU next to what
- * is resident there; recorded in d->disc. */
-void discover_command(struct daemon *d, unsigned i, char *out, size_t len);
+/* Model i's command for this start: llama-server with -m file (the path
+ * daemon/modelfd.c made for its open file), its context and -ngl, chosen
+ * for the room the scheduler gave it on its GPU next to what is resident
+ * there; recorded in d->disc. */
+void discover_command(struct daemon *d, unsigned i, const char *file, char *out, size_t len);
 
 /* The name its measured footprint is kept under: a discovered model's
  * depends on its context ("NAME ctx=8192"); the others', their name. */

@@ -180,16 +180,27 @@ bool disktier_has(const struct disktier *t, unsigned owner)
     return t && owner < DISKTIER_OWNERS && t->f[owner].path[0];
 }
 
-void disktier_set(struct disktier *t, unsigned owner, uint64_t bytes)
+/* What a file takes on disk, measured here: its model's word for it is
+ * not taken (a model writes its file itself, and could say less). */
+static uint64_t on_disk(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_blocks * 512 : 0;
+}
+
+uint64_t disktier_set(struct disktier *t, unsigned owner, uint64_t bytes)
 {
     if (!t || owner >= DISKTIER_OWNERS || !t->f[owner].path[0])
-        return;
-    if (!bytes) {
+        return 0;
+    uint64_t real = on_disk(t->f[owner].path);
+    if (!bytes && !real) {
         disktier_remove(t, owner);
-        return;
+        return 0;
     }
+    bytes = real > bytes ? real : bytes;
     t->used = t->used - t->f[owner].bytes + bytes;
     t->f[owner].bytes = bytes;
+    return bytes;
 }
 
 void disktier_remove(struct disktier *t, unsigned owner)

@@ -43,8 +43,10 @@ int disktier_make(struct disktier *t, unsigned owner, const char *name, uid_t ui
 /* Whether owner has a file now. */
 bool disktier_has(const struct disktier *t, unsigned owner);
 
-/* What owner's file holds now (its process said); 0 removes it. */
-void disktier_set(struct disktier *t, unsigned owner, uint64_t bytes);
+/* What owner's file holds now: what its process said, or what the file
+ * takes on disk if more (measured: a model writes its file itself);
+ * returned. A file that holds nothing is removed. */
+uint64_t disktier_set(struct disktier *t, unsigned owner, uint64_t bytes);
 
 /* The file removed, its bytes no longer counted (the model resumed or
  * stopped). */

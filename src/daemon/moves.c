@@ -125,8 +125,12 @@ static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char
         if (d->disk) { /* always: the share is an estimate, a model may have grown */
             uint64_t max = 0;
             char e2[200];
+            /* what host memory does not hold, and room for a model that
+             * grew since its share was measured: reserved against
+             * spill_budget (a whole share each filled it on an H100) */
+            uint64_t slack = want / 8 > (256ULL << 20) ? want / 8 : (256ULL << 20);
             int fd = disktier_make(d->disk, i, dm->cfg.name, file_owner(dm), (gid_t)-1,
-                                   want + want / 16, &max, e2, sizeof e2);
+                                   (want > have ? want - have : 0) + slack, &max, e2, sizeof e2);
             if (fd >= 0) {
                 dm->spill_fd = j->spill_fd = fd;
                 j->spill_max = max;
@@ -342,7 +346,10 @@ static void spill_done(struct daemon *d, const struct worker_report *r)
         return;
     }
     if (!r->ok) { /* what its file held before, or none */
-        disktier_set(d->disk, r->model, dm->spill_had);
+        if (dm->spill_had)
+            disktier_set(d->disk, r->model, dm->spill_had);
+        else
+            disktier_remove(d->disk, r->model);
         log_msg(LOG_LV_WARN, "%s: not moved to disk (%s): it stays in host memory",
                 dm->cfg.name, r->error);
         return;
@@ -414,9 +421,9 @@ void moves_done(void *arg, const struct worker_report *r)
     if (r->resume != r->ok) /* suspended, or still: its slices promise nothing meanwhile */
         mgroup_suspended(dm->pid, dm->start, dm->uid, true);
     /* its spill file: what it holds now; none once it is back on the GPU */
-    if (!r->resume)
-        disktier_set(d->disk, r->model, r->ok && r->fast ? r->disk : 0);
-    else if (r->ok)
+    if (!r->resume && r->ok && r->fast)
+        disktier_set(d->disk, r->model, r->disk);
+    else if (r->ok || !r->resume) /* back on the GPU, or never went */
         disktier_remove(d->disk, r->model);
     if (!r->resume && r->ok) {
         /* never quietly slow: the first suspend by the driver says why */

@@ -391,15 +391,14 @@ int serve_check(const char *config_path, struct serve_summary *sum, bool *input,
 static void log_addresses(const struct daemon *d)
 {
     char proxy[400] = "", metrics[200] = "";
-    const char *l = d->cfg.listen;
-    bool any = !strncmp(l, "0.0.0.0:", 8); /* every address: a browser here uses 127.0.0.1 */
+    const char *l = d->cfg.listen, *dash = proxy_dashboard(d->proxy);
     /* the dashboard's page asks for the token, or the session vram ui gives it */
     if (l[0])
-        snprintf(proxy, sizeof proxy,
-                 "; proxy http://%s (OpenAI /v1, Ollama /api); dashboard http://%s%s/ui (%s)",
-                 l, any ? "127.0.0.1" : "", any ? l + 7 : l,
-                 d->cfg.keys.n ? "with the token, or run vram ui" : "run vram ui: it opens it "
-                                                                    "signed in");
+        snprintf(proxy, sizeof proxy, "; proxy http://%s (OpenAI /v1, Ollama /api)%s%s%s", l,
+                 dash ? "; dashboard " : "", dash ? dash : "",
+                 !dash             ? ""
+                 : d->cfg.keys.n ? "/ui (with the token, or run vram ui)"
+                                 : "/ui (run vram ui: it opens it signed in)");
     if (d->cfg.metrics[0])
         snprintf(metrics, sizeof metrics, "; metrics http://%s/metrics", d->cfg.metrics);
     log_msg(LOG_LV_NOTICE, "%zu models, %zu GPUs, listening on %s%s%s", d->sched.nmodels,

@@ -183,6 +183,21 @@ static void close_from(int first)
         close(fd);
 }
 
+/* In the child: fds[k] as descriptor 3 + k, open across exec, and every
+ * other descriptor from 3 closed. Each is first copied above the range,
+ * so that none is overwritten before it is placed. */
+static void pass_fds(const int *fds, unsigned n)
+{
+    int high[64];
+    if (n > 64)
+        n = 64;
+    for (unsigned k = 0; k < n; k++)
+        high[k] = fcntl(fds[k], F_DUPFD, (int)(3 + n));
+    for (unsigned k = 0; k < n; k++)
+        dup2(high[k], (int)(3 + k)); /* without FD_CLOEXEC */
+    close_from((int)(3 + n));
+}
+
 /* The logs hold what the models write, prompts and answers included:
  * they are for the daemon's user and the control socket's group (api.c
  * gives the socket to group vram where it exists), who may read them
@@ -386,7 +401,7 @@ int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, 
         dup2(nul, STDIN_FILENO);
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
-        close_from(3);
+        pass_fds(s->fds, s->nfds);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

@@ -30,17 +30,21 @@ struct super_spawn {
     const char *cap_group;
     /* the user it runs as (run->on false: the daemon's own) */
     const struct runas *run;
+    /* descriptors the command gets as 3, 4, ... (a discovered model's files,
+     * daemon/modelfd.h); the only ones it inherits but 0-2 */
+    const int *fds;
+    unsigned nfds;
 };
 
 /* Forks a process for /bin/sh -c "exec COMMAND" in its own session and
  * family (host/family.h), as its user (s->run: with that user's HOME, USER
  * and LOGNAME), stdout and stderr appended to LOGDIR/NAME.log, no other
- * descriptor inherited. Under libvramcap it is told which process is its
- * daemon (VRAM_DAEMON=PID:START, shim/trust.h), the one it obeys. It execs
- * only once super_go(*gate) is called: the caller records pid and start
- * first, so that a daemon that dies in between leaves nothing running (the
- * process sees the gate close and exits with SUPER_NOT_RELEASED). */
-int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, int *gate,
+ * descriptor inherited but s->fds. Under libvramcap it is told which
+ * process is its daemon (VRAM_DAEMON=PID:START, shim/trust.h), the one it
+ * obeys. It execs only once super_go(*gate) is called: the caller records
+ * pid and start first, so that a daemon that dies in between leaves
+ * nothing running (the process sees the gate close and exits with
+ * SUPER_NOT_RELEASED). */int super_start(const struct super_spawn *s, pid_t *pid, uint64_t *start_ticks, int *gate,
                 char *err, size_t len);
 
 /* The exit status of a process whose daemon died before releasing it. */

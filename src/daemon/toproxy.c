@@ -76,12 +76,6 @@ static const char *ask_ctx(void *arg, unsigned model, const json_t *body, const 
     return discover_ask(arg, model, body, header);
 }
 
-static void last_log(void *arg, unsigned model, char *out, size_t len)
-{
-    const struct daemon *d = arg;
-    super_last_log(d->cfg.logs, d->smodels[model].name, out, len);
-}
-
 static void control(void *arg, struct front_req *r)
 {
     const struct daemon *d = arg;
@@ -103,7 +97,6 @@ int toproxy_listen(struct daemon *d, char *err, size_t len)
         .held_ms = held_ms,
         .ask_ctx = ask_ctx,
         .expires_wall_ms = expires_wall_ms,
-        .last_log = last_log,
         .control = control,
     };
     return proxy_listen(&ops, &d->proxy, err, len);

@@ -63,7 +63,7 @@ static bool loopback_host(const char *host)
     return true;
 }
 
-const char *webui_refused(struct front_req *r, bool host_screened)
+const char *webui_refused(const struct front_req *r, bool host_screened)
 {
     if (!front_header(r, "Origin") && !front_header(r, "Sec-Fetch-Site"))
         return NULL; /* not a browser: curl, vram, scripts */

@@ -37,6 +37,6 @@ bool webui_serve(struct front_req *r, const char *path);
  * send here without a preflight this API never grants). host_screened:
  * the proxy passed r, having screened its Host itself (proxy/browser.c:
  * its own address and hosts =, which need not be loopback names). */
-const char *webui_refused(struct front_req *r, bool host_screened);
+const char *webui_refused(const struct front_req *r, bool host_screened);
 
 #endif

@@ -83,6 +83,8 @@ struct conn {
     bool throttled; /* the output is past FRONT_HIGH: the proxy is told when it is under LOW */
     bool dead;      /* closed; freed when no handler of ours is running */
     bool too_large; /* answered 413: the rest is read and dropped */
+    bool early;     /* refused by its headers before its 100 Continue: its body is never read */
+    const char *bad; /* why the request cannot be passed on as it came (400), or NULL */
     int guard;
 };
 
@@ -367,20 +369,37 @@ static int on_begin(http_parser *p)
     r->ops_arg = c->f->arg;
     r->extra_len = 0;
     evbuffer_drain(r->body, evbuffer_get_length(r->body));
+    c->bad = NULL;
+    c->early = false;
     c->reading = true;
     arm(c, &c->f->timeout); /* the whole request, from its first byte */
     return 0;
 }
 
+/* The URL goes on to a backend in the request line the relay writes: a
+ * blank or a control in it (http-parser, not strict, passes tabs and form
+ * feeds) would split that line differently there. */
 static int on_url(http_parser *p, const char *at, size_t len)
 {
-    return hdrs_text(&((struct conn *)p->data)->req.h, at, len);
+    struct conn *c = p->data;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)at[i] <= ' ' || at[i] == 0x7f) {
+            c->bad = "the request line holds a blank or a control character in its URL";
+            return -1;
+        }
+    return hdrs_text(&c->req.h, at, len);
 }
 
 static int on_field(http_parser *p, const char *at, size_t len)
 {
-    struct front_req *r = &((struct conn *)p->data)->req;
-    return r->trailers ? 0 : hdrs_field(&r->h, at, len);
+    struct conn *c = p->data;
+    struct front_req *r = &c->req;
+    if (r->trailers)
+        return 0;
+    int rc = hdrs_field(&r->h, at, len);
+    if (rc < 0 && r->h.badname) /* RFC 9112 5.1: a server MUST answer 400 */
+        c->bad = "a header's name is not a token (a blank before its colon?)";
+    return rc;
 }
 
 static int on_value(http_parser *p, const char *at, size_t len)
@@ -395,6 +414,13 @@ static int on_headers(http_parser *p)
     struct front_req *r = &c->req;
     if (hdrs_end(&r->h) < 0) /* the last value, or the URL when there are no headers */
         return -1;
+    unsigned hosts = 0;
+    for (size_t i = 0; i < r->h.n; i++)
+        hosts += !strcasecmp(r->h.names[i], "Host");
+    if (hosts > 1) { /* RFC 9112 3.2: 400; the proxy and a backend could each take another */
+        c->bad = "the request has more than one Host header";
+        return -1;
+    }
     r->trailers = true;
     r->http11 = p->http_major > 1 || (p->http_major == 1 && p->http_minor >= 1);
     bool has_body =
@@ -404,9 +430,16 @@ static int on_headers(http_parser *p)
         return -1;
     }
     /* answered here, never passed on (the relay drops Expect): a backend's
-     * own 100 would otherwise be read as its answer */
+     * own 100 would otherwise be read as its answer. Only once the headers
+     * pass the server's own checks (Host, Origin): a request they refuse is
+     * answered without its body, which the client then need not send, and
+     * its connection closed (RFC 9110 10.1.1) */
     const char *expect = front_header(r, "Expect");
     if (expect && !strcasecmp(expect, "100-continue") && r->http11 && has_body) {
+        if (r->ops->head && !r->ops->head(r->ops_arg, r)) {
+            c->early = true;
+            return 1; /* no body: the request is whole as it is */
+        }
         evbuffer_add(c->out, "HTTP/1.1 100 Continue\r\n\r\n", 25);
         flush_out(c);
     }
@@ -435,7 +468,7 @@ static int on_complete(http_parser *p)
     };
     /* 0: one the proxy does not know (PROPFIND, TRACE, CONNECT), refused */
     c->req.method = p->method < sizeof methods / sizeof methods[0] ? methods[p->method] : 0;
-    c->req.keep_alive = http_should_keep_alive(p) != 0;
+    c->req.keep_alive = !c->early && http_should_keep_alive(p) != 0;
     c->reading = false;
     c->complete = true;
     evtimer_del(c->timer); /* the proxy has it now: as long as its answer takes */
@@ -495,6 +528,8 @@ static void parse_more(struct conn *c)
             char msg[160];
             if (c->too_large)
                 refuse(c, ERRBODY_TOO_LARGE, "the request is larger than max_body");
+            else if (c->bad)
+                refuse(c, ERRBODY_BAD_REQUEST, c->bad);
             else if (c->req.h.overflow)
                 refuse(c, ERRBODY_HEADERS_TOO_BIG, "the request's headers are too large");
             else if (snprintf(msg, sizeof msg, "malformed HTTP request (%s)",

@@ -25,6 +25,11 @@ struct front_ops {
     void (*closed)(void *arg, struct front_req *r, void *req_arg);
     /* its client took enough of what front_backlogged said was too much (may be NULL) */
     void (*drained)(void *arg, struct front_req *r, void *req_arg);
+    /* a request's headers asked for 100 Continue: whether they pass the
+     * server's checks (Host, Origin). false: no 100, the body is not read,
+     * request() gets it without one and its connection closes after the
+     * answer, which is request()'s refusal. NULL: every request passes */
+    bool (*head)(void *arg, const struct front_req *r);
 };
 
 struct front_limits {

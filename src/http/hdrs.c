@@ -1,8 +1,8 @@
 /* hdrs: gathering headers from http-parser's callbacks. A callback for a
  * name after a value (or after the URL) starts a new header; one for a
  * value after a name starts its value; repeated calls of the same kind
- * continue the same text. Every error is an overflow: the caller answers
- * 431 (requests) or gives up (answers). */
+ * continue the same text. An error is an overflow (the caller answers 431
+ * to a request, gives up on an answer) or a name that is no token (400). */
 #include "http/hdrs.h"
 
 #include <string.h>
@@ -12,7 +12,7 @@ void hdrs_reset(struct hdrs *h)
 {
     h->len = h->n = 0;
     h->last = HDRS_TEXT;
-    h->overflow = false;
+    h->overflow = h->badname = false;
     h->buf[0] = '\0';
 }
 
@@ -37,8 +37,24 @@ int hdrs_text(struct hdrs *h, const char *at, size_t len)
     return add(h, at, len);
 }
 
+/* tchar: "!#$%&'*+-.^_`|~", digits, letters */
+static bool token(const char *at, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)at[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              (c && strchr("!#$%&'*+-.^_`|~", c))))
+            return false;
+    }
+    return true;
+}
+
 int hdrs_field(struct hdrs *h, const char *at, size_t len)
 {
+    if (!token(at, len)) {
+        h->badname = true;
+        return -1;
+    }
     if (h->last != HDRS_FIELD) { /* a new header begins */
         if (h->n == HDRS_MAX) {
             h->overflow = true;

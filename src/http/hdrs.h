@@ -17,11 +17,15 @@ struct hdrs {
     size_t n;
     enum { HDRS_TEXT, HDRS_FIELD, HDRS_VALUE } last;
     bool overflow; /* more than the buffer or HDRS_MAX headers */
+    bool badname;  /* a name with a byte that is no token's (RFC 9110 5.6.2) */
 };
 
 void hdrs_reset(struct hdrs *h);
 /* Text before the headers (the request's URL): at the start of buf. */
 int hdrs_text(struct hdrs *h, const char *at, size_t len);
+/* -1 also for a byte no header name may hold ("Content-Length : 5"):
+ * http-parser as Debian builds it (not strict) takes a space there, which
+ * a backend behind the proxy may read otherwise (request smuggling). */
 int hdrs_field(struct hdrs *h, const char *at, size_t len);
 int hdrs_value(struct hdrs *h, const char *at, size_t len);
 /* The headers are complete: the last text is terminated. */

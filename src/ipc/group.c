@@ -15,7 +15,17 @@
  * is bracketed by a sequence count, odd while it lasts, and a copy taken
  * between two equal even counts is whole. A copy that never settles (a
  * writer died inside, or a hostile owner keeps the count moving) is used as
- * it is: it can only misstate its owner's own slice. */
+ * it is: it can only misstate its owner's own slice.
+ *
+ * A member is known by its pid in its own PID namespace, its namespace and
+ * its start time. A container's members (each pid 1 of a namespace of its
+ * own, with its own /proc) mean nothing by their pids outside it: one was
+ * taken for a dead member and its share given to the next (issue 42,
+ * item 5). So each member holds a lock on its slot's byte of the file
+ * (an open file description's lock, fcntl F_OFD_SETLK), which the kernel
+ * lets go when it exits; a member of another namespace is alive while its
+ * slot is locked, seen from any namespace, and a reader turns it into the
+ * pid it knows (host/pidns.c). */
 #include "ipc/group.h"
 
 #include <errno.h>
@@ -32,6 +42,7 @@
 #include <unistd.h>
 
 #include "host/clock.h"
+#include "host/pidns.h"
 #include "host/proc.h"
 
 #define GROUP_MAGIC   0x7672616d63617032ULL /* "vramcap2" */
@@ -79,8 +90,42 @@ static bool same_process(int32_t pid, uint64_t start)
     return pid > 0 && start != 0 && hostproc_start_ticks((uint32_t)pid) == start;
 }
 
-static bool member_alive(const struct group_member *m)
+static off_t slot_at(unsigned i)
 {
+    return (off_t)(offsetof(struct group_shared, members) + i * sizeof(struct group_member));
+}
+
+/* This process's slot i, locked through fd for as long as the process (and
+ * no copy of its descriptor elsewhere) lives. */
+static void lock_slot(int fd, unsigned i)
+{
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = slot_at(i), .l_len = 1};
+    if (fd >= 0)
+        fcntl(fd, F_OFD_SETLK, &fl);
+}
+
+/* Whether another open file description holds slot i's lock: asked, never
+ * waited for (F_OFD_GETLK), of a descriptor open for reading alone too. */
+static bool slot_locked(int fd, unsigned i)
+{
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = slot_at(i), .l_len = 1};
+    return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+
+/* Whether m, of another namespace than this process's, is one whose pid
+ * means nothing here. */
+static bool elsewhere(const struct group_member *m)
+{
+    return m->pidns && m->pidns != pidns_self();
+}
+
+/* Member i of sh (read through fd, -1: none) lives: by its pid here, or by
+ * its slot's lock from another namespace (without a descriptor, it does). */
+static bool member_alive(int fd, const struct group_shared *sh, unsigned i)
+{
+    const struct group_member *m = &sh->members[i];
+    if (elsewhere(m))
+        return fd < 0 || slot_locked(fd, i);
     return same_process(m->pid, m->start);
 }
 
@@ -100,14 +145,14 @@ static void write_end(struct group_shared *sh)
 }
 
 /* Under the lock: drop dead members and make the total their sum. */
-static void recount(struct group_shared *sh)
+static void recount(int fd, struct group_shared *sh)
 {
     uint64_t sum = 0;
     for (unsigned i = 0; i < GROUP_MEMBERS; i++) {
         struct group_member *m = &sh->members[i];
         if (m->pid == 0)
             continue;
-        if (!member_alive(m)) {
+        if (!member_alive(fd, sh, i)) {
             memset(m, 0, sizeof *m);
             continue;
         }
@@ -123,7 +168,7 @@ static void drop_gone(struct group_shared *sh)
 {
     for (unsigned i = 0; i < GROUP_MEMBERS; i++) {
         struct group_member *m = &sh->members[i];
-        if (m->pid > 0 && kill(m->pid, 0) < 0 && errno == ESRCH) {
+        if (m->pid > 0 && !elsewhere(m) && kill(m->pid, 0) < 0 && errno == ESRCH) {
             sh->used -= m->used < sh->used ? m->used : sh->used;
             memset(m, 0, sizeof *m);
         }
@@ -163,7 +208,7 @@ static int lock(struct group *g)
     if (rc == EOWNERDEAD) {
         /* a member died inside; its half-done update is undone by recounting */
         write_begin(sh);
-        recount(sh);
+        recount(g->fd, sh);
         write_end(sh);
         pthread_mutex_consistent(&sh->lock);
     } else if (rc != 0) {
@@ -272,6 +317,7 @@ int group_open_owned(struct group *g, const char *path, uid_t owner)
 static int open_as(struct group *g, const char *path, bool any, uid_t owner)
 {
     memset(g, 0, sizeof *g);
+    g->fd = -1;
     g->slot = -1;
     g->lock_ms = GROUP_LOCK_MS;
     int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -285,13 +331,14 @@ static int open_as(struct group *g, const char *path, bool any, uid_t owner)
         return -1;
     }
     g->sh = mmap(NULL, sizeof *g->sh, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
     if (g->sh == MAP_FAILED || g->sh->magic != GROUP_MAGIC || g->sh->version != GROUP_VERSION) {
         if (g->sh != MAP_FAILED)
             munmap(g->sh, sizeof *g->sh);
         g->sh = NULL;
+        close(fd);
         return -1;
     }
+    g->fd = fd;
     g->mapped = true;
     return 0;
 }
@@ -299,6 +346,7 @@ static int open_as(struct group *g, const char *path, bool any, uid_t owner)
 int group_open_private(struct group *g, uint64_t cap)
 {
     memset(g, 0, sizeof *g);
+    g->fd = -1;
     g->slot = -1;
     g->lock_ms = GROUP_LOCK_MS;
     g->sh = malloc(sizeof *g->sh);
@@ -317,12 +365,25 @@ void group_close(struct group *g)
     else
         free(g->sh);
     g->sh = NULL;
+    if (g->fd >= 0)
+        close(g->fd);
+    g->fd = -1;
 }
 
 void group_forget_slot(struct group *g)
 {
     g->slot = -1;
     g->owed = 0;
+    /* the descriptor is the parent's open file description, and with it the
+     * parent's lock, which this child would keep held: a new one of its own */
+    char path[48];
+    if (g->fd < 0 || snprintf(path, sizeof path, "/proc/self/fd/%d", g->fd) <= 0)
+        return;
+    int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+        dup3(fd, g->fd, O_CLOEXEC);
+        close(fd);
+    }
 }
 
 void group_set_state(struct group *g, enum group_state st)
@@ -364,24 +425,28 @@ static int join(struct group *g)
 {
     struct group_shared *sh = g->sh;
     int32_t pid = (int32_t)getpid();
+    uint32_t ns = pidns_self();
     uint64_t start = hostproc_start_ticks((uint32_t)pid);
     int free_slot = -1;
     for (unsigned i = 0; i < GROUP_MEMBERS; i++) {
         struct group_member *m = &sh->members[i];
-        if (m->pid == pid && m->start == start)
+        if (m->pid == pid && m->start == start && m->pidns == ns) {
+            lock_slot(g->fd, i); /* again, after an exec closed the descriptor that held it */
             return g->slot = (int)i;
+        }
         if (free_slot < 0 && m->pid == 0)
             free_slot = (int)i;
     }
     for (unsigned i = 0; free_slot < 0 && i < GROUP_MEMBERS; i++)
-        if (!member_alive(&sh->members[i]))
+        if (!member_alive(g->fd, sh, i))
             free_slot = (int)i;
     if (free_slot < 0)
         return -1;
     struct group_member *m = &sh->members[free_slot];
     if (m->pid != 0) /* a dead member's share goes back first */
         sh->used -= m->used < sh->used ? m->used : sh->used;
-    *m = (struct group_member){pid, 0, start, 0, 0};
+    *m = (struct group_member){pid, ns, start, 0, 0};
+    lock_slot(g->fd, (unsigned)free_slot);
     return g->slot = free_slot;
 }
 
@@ -399,7 +464,7 @@ static int reserve_locked(struct group *g, uint64_t bytes)
     if (over(sh, bytes)) /* perhaps a member died and its share is free */
         drop_gone(sh);
     if (over(sh, bytes) && clock_mono_ms() - sh->recount_ms >= RECOUNT_MS)
-        recount(sh);
+        recount(g->fd, sh);
     if (over(sh, bytes))
         return -1;
     struct group_member *m = &sh->members[g->slot];
@@ -443,18 +508,19 @@ void group_note_use(struct group *g, int32_t pid, uint64_t start, uint64_t used)
     if (pid <= 0 || lock(g) < 0)
         return;
     write_begin(sh);
+    uint32_t ns = pidns_self();
     struct group_member *m = NULL, *free_slot = NULL;
     for (unsigned i = 0; i < GROUP_MEMBERS && !m; i++) {
         struct group_member *c = &sh->members[i];
-        if (c->pid == pid && c->start == start)
+        if (c->pid == pid && c->start == start && c->pidns == ns)
             m = c;
-        else if (!free_slot && (c->pid == 0 || !member_alive(c)))
+        else if (!free_slot && (c->pid == 0 || !member_alive(g->fd, sh, i)))
             free_slot = c;
     }
     if (!m && free_slot) {
         if (free_slot->pid != 0) /* a dead member's share goes back first */
             sh->used -= free_slot->used < sh->used ? free_slot->used : sh->used;
-        *free_slot = (struct group_member){pid, 0, start, 0, 0};
+        *free_slot = (struct group_member){pid, ns, start, 0, 0};
         m = free_slot;
     }
     if (m) {
@@ -469,9 +535,29 @@ void group_note_use(struct group *g, int32_t pid, uint64_t start, uint64_t used)
     unlock(sh);
 }
 
-static bool measurer_alive(const struct group_shared *sh)
+/* The measurer's member slot (it joins before it measures), or -1: a pid
+ * alone is no one across namespaces, where every container's first
+ * process is pid 1. */
+static int measurer_slot(const struct group_shared *sh)
 {
-    return same_process(sh->ctx_measurer, sh->ctx_measurer_start);
+    for (unsigned i = 0; sh->ctx_measurer && i < GROUP_MEMBERS; i++)
+        if (sh->members[i].pid == sh->ctx_measurer &&
+            sh->members[i].start == sh->ctx_measurer_start)
+            return (int)i;
+    return -1;
+}
+
+static bool measurer_alive(const struct group *g)
+{
+    int i = measurer_slot(g->sh);
+    return i >= 0 ? member_alive(g->fd, g->sh, (unsigned)i)
+                  : same_process(g->sh->ctx_measurer, g->sh->ctx_measurer_start);
+}
+
+/* Whether this process is the group's measurer. */
+static bool measuring(const struct group *g)
+{
+    return g->slot >= 0 && measurer_slot(g->sh) == g->slot;
 }
 
 int group_ctx_reserve(struct group *g, uint64_t *bytes)
@@ -487,11 +573,13 @@ int group_ctx_reserve(struct group *g, uint64_t *bytes)
         if (sh->ctx_known) {
             *bytes = sh->ctx_bytes;
             rc = reserve_locked(g, *bytes) == 0 ? GROUP_CTX_RESERVED : -1;
-        } else if (sh->ctx_measurer == me || !measurer_alive(sh) || clock_mono_ms() >= deadline) {
+        } else if (g->slot < 0 && join(g) < 0) {
+            rc = -1; /* no slot for another member */
+        } else if (measuring(g) || !measurer_alive(g) || clock_mono_ms() >= deadline) {
             /* the first context: made before it can be charged, while no
              * other member makes one */
             sh->ctx_measurer = me;
-            sh->ctx_measurer_start = hostproc_start_ticks((uint32_t)me);
+            sh->ctx_measurer_start = sh->members[g->slot].start;
             *bytes = 0;
             rc = GROUP_CTX_MEASURE;
         } else {
@@ -527,7 +615,7 @@ void group_ctx_abandon(struct group *g)
     if (lock(g) < 0)
         return;
     write_begin(sh);
-    if (sh->ctx_measurer == (int32_t)getpid())
+    if (measuring(g))
         sh->ctx_measurer = 0;
     write_end(sh);
     unlock(sh);
@@ -586,11 +674,23 @@ static int read_fd(int fd, struct group_view *v)
     v->gpu_uuid[sizeof v->gpu_uuid - 1] = '\0';
     v->created_ms = sh->created_ms;
     for (unsigned i = 0; i < GROUP_MEMBERS; i++) {
-        const struct group_member *m = &sh->members[i];
-        if (m->pid <= 0 || !member_alive(m) || !owned_by((uint32_t)m->pid, v->owner))
+        struct group_member m = sh->members[i];
+        if (m.pid <= 0 || !member_alive(fd, sh, i))
             continue;
-        v->members[v->nmembers++] = *m;
-        v->used = v->used + m->used < v->used ? UINT64_MAX : v->used + m->used;
+        if (elsewhere(&m)) { /* alive (its slot is locked): by which pid here? */
+            uint32_t here = pidns_find(m.pidns, (uint32_t)m.pid, m.start);
+            if (!here) { /* in a namespace beside this reader's: counted, not shown */
+                v->unseen++;
+                v->used = v->used + m.used < v->used ? UINT64_MAX : v->used + m.used;
+                continue;
+            }
+            m.pid = (int32_t)here;
+            m.pidns = pidns_self();
+        }
+        if (!owned_by((uint32_t)m.pid, v->owner))
+            continue;
+        v->members[v->nmembers++] = m;
+        v->used = v->used + m.used < v->used ? UINT64_MAX : v->used + m.used;
     }
     free(sh);
     return 0;

@@ -33,8 +33,8 @@ enum group_state {
 };
 
 struct group_member {
-    int32_t pid; /* 0: free */
-    uint32_t pad;
+    int32_t pid;    /* 0: free; in the namespace pidns, where the member lives */
+    uint32_t pidns; /* its PID namespace (host/pidns.h); 0: the writer's was unknown */
     uint64_t start; /* start ticks: a pid is only the same process with the same start */
     uint64_t used;
     uint64_t peak;
@@ -62,6 +62,7 @@ struct group_shared {
 
 struct group {
     struct group_shared *sh;
+    int fd;           /* the file, kept open: this member's slot is locked through it; -1 */
     bool mapped;      /* a file (shared), or private memory (VRAM_CAP alone) */
     int slot;         /* this process's member slot, -1 until it first charges */
     uint64_t owed;    /* frees that could not take the lock yet */
@@ -121,7 +122,8 @@ void group_release(struct group *g, uint64_t bytes);
  * only what the model has not taken yet. */
 void group_note_use(struct group *g, int32_t pid, uint64_t start, uint64_t used);
 
-/* The member slot of this process is its parent's after fork: forget it. */
+/* The member slot of this process is its parent's after fork: forget it
+ * (and its lock, which the child's copy of the file would keep held). */
 void group_forget_slot(struct group *g);
 
 /* Before this process makes its first context: GROUP_CTX_RESERVED when the
@@ -153,7 +155,8 @@ struct group_view {
     char gpu_uuid[96];
     uint64_t created_ms;
     unsigned nmembers;
-    struct group_member members[GROUP_MEMBERS];
+    struct group_member members[GROUP_MEMBERS]; /* their pids as this reader knows them */
+    unsigned unseen; /* live members in namespaces this reader cannot look into (counted in used) */
 };
 
 /* Reads the group file at path: -1 when it is not one (not a regular file,

@@ -67,7 +67,8 @@ int slices_each(bool clean, int (*fn)(const struct slice *s, void *arg), void *a
             continue;
         if (group_read_at(dfd, e->d_name, &s->v) < 0)
             continue;
-        if (clean && !s->v.creator_alive && s->v.nmembers == 0 && s->v.owner == me) {
+        if (clean && !s->v.creator_alive && s->v.nmembers == 0 && s->v.unseen == 0 &&
+            s->v.owner == me) {
             /* a `vram run` that died: its promise is void */
             unlinkat(dfd, e->d_name, 0);
             continue;

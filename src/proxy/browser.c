@@ -122,51 +122,73 @@ static bool ui_page(const char *path)
     return !strcmp(path, "/ui") || !strncmp(path, "/ui/", 4);
 }
 
-bool browser_screen(const struct browser *b, const char *origins, const char *hosts,
-                    struct front_req *r, const char *path)
+/* What the Host, Origin and Sec-Fetch-* of r say: NULL when it may go on
+ * (*foreign: from an allowed origin elsewhere), else why not, in msg. */
+static const char *verdict(const struct browser *b, const char *origins, const char *hosts,
+                           const struct front_req *r, const char *path, bool *foreign, char *msg,
+                           size_t len)
 {
-    char msg[400];
     const char *host = front_header(r, "Host");
+    *foreign = false;
     if (host && *host) { /* none: HTTP/1.0, or not a browser (a browser always sends it) */
         const char *name;
         size_t n = origins_host_name(host, &name);
         if (!n || !host_ok(b, hosts, name, n)) {
-            snprintf(msg, sizeof msg,
+            snprintf(msg, len,
                      "Host '%.100s' is not a name of this address: a page elsewhere may have "
                      "pointed a name of its own here (DNS rebinding). A name of yours: add it "
                      "to hosts = in [serve] (hosts = * behind a reverse proxy that checks it)",
                      host);
-            front_error(r, ERRBODY_FORBIDDEN, msg, 0);
-            return true;
+            return msg;
         }
     }
     enum evhttp_cmd_type cmd = front_method(r);
     const char *origin = front_header(r, "Origin");
     const char *site = front_header(r, "Sec-Fetch-Site");
-    bool foreign = false;
     if (origin && !same_origin(origin, host)) {
         if (!origins_allowed(origins, origin, strlen(origin))) {
-            snprintf(msg, sizeof msg,
+            snprintf(msg, len,
                      "a page of %.100s may not use this address: add it to origins = in "
                      "[serve] (or OLLAMA_ORIGINS) if it should",
                      origin);
-            front_error(r, ERRBODY_FORBIDDEN, msg, 0);
-            return true;
+            return msg;
         }
-        foreign = true;
+        *foreign = true;
     } else if (!origin && site && (!strcmp(site, "cross-site") || !strcmp(site, "same-site"))) {
         /* an image, a script, a prefetch another page asked for; a link
          * followed to the dashboard's page (it holds no data) is fine */
         const char *mode = front_header(r, "Sec-Fetch-Mode");
         if (!(mode && !strcmp(mode, "navigate") && ui_page(path) &&
-              (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD))) {
-            front_error(r, ERRBODY_FORBIDDEN,
-                        "a page elsewhere asked for this without saying where it is from "
-                        "(Sec-Fetch-Site without Origin): refused",
-                        0);
-            return true;
-        }
+              (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD)))
+            return "a page elsewhere asked for this without saying where it is from "
+                   "(Sec-Fetch-Site without Origin): refused";
     }
+    return NULL;
+}
+
+bool browser_head_ok(const struct browser *b, const char *origins, const char *hosts,
+                     const struct front_req *r)
+{
+    char path[256], msg[400];
+    const char *uri = front_uri(r);
+    snprintf(path, sizeof path, "%.*s", (int)strcspn(uri, "?"), uri);
+    bool foreign;
+    return !verdict(b, origins, hosts, r, path, &foreign, msg, sizeof msg);
+}
+
+bool browser_screen(const struct browser *b, const char *origins, const char *hosts,
+                    struct front_req *r, const char *path)
+{
+    char msg[400];
+    bool foreign;
+    const char *why = verdict(b, origins, hosts, r, path, &foreign, msg, sizeof msg);
+    if (why) {
+        front_error(r, ERRBODY_FORBIDDEN, why, 0);
+        return true;
+    }
+    enum evhttp_cmd_type cmd = front_method(r);
+    const char *origin = front_header(r, "Origin");
+    const char *site = front_header(r, "Sec-Fetch-Site");
     if (cmd == EVHTTP_REQ_OPTIONS && origin && front_header(r, "Access-Control-Request-Method")) {
         preflight(r, origin);
         return true;

@@ -27,6 +27,12 @@ void browser_free(struct browser *b);
 bool browser_screen(const struct browser *b, const char *origins, const char *hosts,
                     struct front_req *r, const char *path);
 
+/* Whether r's Host, Origin and Sec-Fetch-* pass the rules browser_screen
+ * applies first: asked before a request's body is read (its 100
+ * Continue), so that nothing of a refused request is taken in. */
+bool browser_head_ok(const struct browser *b, const char *origins, const char *hosts,
+                     const struct front_req *r);
+
 /* Whether r came from a browser's page of this very address (an Origin
  * equal to its Host), as the dashboard's own requests do. */
 bool browser_same_origin(const struct front_req *r);

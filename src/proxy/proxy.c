@@ -35,6 +35,7 @@
 #include "proxy/reqlog.h"
 #include "http/relay.h"
 #include "proxy/translate.h"
+#include "proxy/dash.h"
 #include "proxy/uikey.h"
 #include "http/wbuf.h"
 
@@ -54,7 +55,7 @@ struct proxy {
     struct panel *panel;         /* /ui and /vram/...: the dashboard and the control API */
     struct ollamaroutes *ollama; /* Ollama's own routes: /, /api/tags, /api/ps, /api/show */
     struct browser *browser;     /* the rules for browsers: Host, Origin, CORS */
-    struct uikey *uikey;         /* vram ui's key and sessions; NULL if it could not be written */
+    struct dash *dash;           /* the dashboard, on an address of its own */
     struct front *front;         /* the server toward clients */
     uint64_t answers;            /* translated answers so far, for their ids */
     unsigned nwaiting;           /* requests not yet granted: for their model, or its turn */
@@ -120,6 +121,12 @@ static void ended(const struct preq *p)
 }
 
 static void dispatch(struct proxy *px, unsigned model);
+
+/* A model's log holds what it was asked and answered: a proxy's client,
+ * who may be anyone with a key, never gets a line of it (one once got
+ * another user's prompt with its error); the daemon's socket's people read
+ * it (vram ps, vram load, the dashboard). */
+#define FOR_ITS_LOG "; its log says more (vram ps, or the dashboard, for those who may use vram serve's socket)"
 
 /* The end of a request, whichever way: the hold is given back, the next
  * waiting request may go, the connection is kept for another. */
@@ -235,10 +242,9 @@ static void up_error(void *arg, const char *why)
         front_set_arg(r, NULL);
         p->client = NULL;
         if (!p->started) {
-            char last[160], msg[400];
-            p->px->ops.last_log(p->px->ops.d, p->model, last, sizeof last);
-            snprintf(msg, sizeof msg, "%s did not answer (%s)%s%s", view_of(p->px, p->model).name,
-                     why, last[0] ? "; its log: " : "", last);
+            char msg[400];
+            snprintf(msg, sizeof msg, "%s did not answer (%s)%s", view_of(p->px, p->model).name,
+                     why, FOR_ITS_LOG);
             p->status = 502;
             front_error(r, ERRBODY_BACKEND, msg, 0);
         } else { /* mid-answer: cut the client's stream short, so that it sees an error */
@@ -253,14 +259,25 @@ static const struct relay_ops up_ops = {up_headers, up_body, up_done, up_error};
 
 /* The client's headers for the backend, into kn/kv (HDRS_MAX + 2): its
  * Authorization stops here (it is the proxy's token, or meant for the
- * proxy); the model's api_key goes instead. bearer holds that header. */
+ * proxy); the model's api_key goes instead. bearer holds that header. Its
+ * Cookie goes without vram's sessions (uikey_strip), into *cookie (the
+ * caller frees it). */
 static size_t upstream_headers(const struct preq *p, const char **kn, const char **kv, char *bearer,
-                               size_t len)
+                               size_t len, char **cookie)
 {
     const char *const *names, *const *values;
     size_t n = front_headers(p->client, &names, &values), k = 0;
     for (size_t i = 0; i < n && k < HDRS_MAX; i++)
-        if ((strlen(names[i]) != 13 || strcasecmp(names[i], "Authorization")) &&
+        if (strlen(names[i]) == 6 && !strcasecmp(names[i], "Cookie")) {
+            size_t cl = strlen(values[i]) + 1;
+            free(*cookie);
+            if ((*cookie = malloc(cl)))
+                uikey_strip(values[i], *cookie, cl);
+            if (*cookie && **cookie) {
+                kn[k] = names[i];
+                kv[k++] = *cookie;
+            }
+        } else if ((strlen(names[i]) != 13 || strcasecmp(names[i], "Authorization")) &&
             /* a translated answer is read here: in plain text, whatever the client takes;
              * and the request is the proxy's JSON, whatever the client called its own
              * (curl -d says a form, which FastAPI's servers, vLLM's, do not read as JSON) */
@@ -287,12 +304,15 @@ static void forward(struct preq *p)
 {
     struct proxy_model *pm = &p->px->pm[p->model];
     const char *names[HDRS_MAX + 2], *values[HDRS_MAX + 2];
-    char bearer[sizeof((struct config_model *)0)->api_key + 8];
-    size_t n = upstream_headers(p, names, values, bearer, sizeof bearer);
+    char bearer[sizeof((struct config_model *)0)->api_key + 8], *cookie = NULL;
+    size_t n = upstream_headers(p, names, values, bearer, sizeof bearer, &cookie);
     p->t_sent = clock_mono_us();
     p->up = relay_get(p->px->ops.base, pm->idle, &pm->nidle, view_of(p->px, p->model).port);
-    if (p->up && relay_send(p->up, p->tr ? EVHTTP_REQ_POST : p->cmd, p->tr ? p->xuri : p->uri,
-                            names, values, n, p->body, &up_ops, p) == 0)
+    int rc = p->up ? relay_send(p->up, p->tr ? EVHTTP_REQ_POST : p->cmd, p->tr ? p->xuri : p->uri,
+                                names, values, n, p->body, &up_ops, p)
+                   : -1;
+    free(cookie); /* written out by now */
+    if (rc == 0)
         return;
     relay_close(p->up);
     p->up = NULL;
@@ -363,14 +383,11 @@ void proxy_refused(void *arg, unsigned model, enum sched_refusal why, const char
 {
     struct preq *p = arg;
     p->demand = 0;
+    (void)model;
     bool failed = why == SCHED_REFUSED_FAILED || why == SCHED_REFUSED_RESUME;
     if (p->client) {
-        char msg[600], last[160] = "";
-        if (failed)
-            p->px->ops.last_log(p->px->ops.d, model, last, sizeof last);
-        if (last[0] && strstr(text, last))
-            last[0] = '\0'; /* the scheduler's text has it already */
-        snprintf(msg, sizeof msg, "%s%s%s", text, last[0] ? "; its log: " : "", last);
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s%s", text, failed ? FOR_ITS_LOG : "");
         p->status = failed ? 502 : 503;
         front_error(p->client, failed ? ERRBODY_BACKEND : ERRBODY_UNAVAILABLE, msg, failed ? 0 : 5);
         p->client = NULL;
@@ -631,12 +648,18 @@ static void on_request(void *arg, struct front_req *r)
     const char *q = strchr(uri, '?');
     wbuf_copy(path, sizeof path, uri, q ? (size_t)(q - uri) : strlen(uri));
     enum evhttp_cmd_type cmd = front_method(r);
-    if (browser_screen(px->browser, cfg->origins, cfg->hosts, r, path) ||
-        uikey_exchange(px->uikey, r, path, q ? q + 1 : NULL))
+    if (browser_screen(px->browser, cfg->origins, cfg->hosts, r, path))
         return;
+    if (!strcmp(path, "/ui") || !strncmp(path, "/ui/", 4)) {
+        if (px->dash) /* never on this origin, which the models' pages share */
+            dash_redirect(px->dash, r);
+        else
+            front_error(r, ERRBODY_NO_ROUTE, "the dashboard has no address (the log says why)", 0);
+        return;
+    }
     const struct keys *ks = &cfg->keys;
     int key = ks->n ? keys_match(ks, front_header(r, "Authorization")) : -1;
-    if (panel_route(px->panel, r, path, ks->n > 0, key >= 0 || uikey_session(px->uikey, r)))
+    if (panel_route(px->panel, r, path, ks->n > 0, key >= 0)) /* no session: dash.h */
         return;
     if (ks->n && key < 0) {
         front_error(r, ERRBODY_UNAUTHORIZED, "this address wants Authorization: Bearer TOKEN", 0);
@@ -744,7 +767,15 @@ static void client_drained(void *arg, struct front_req *r, void *req_arg)
         relay_pause(p->up, false);
 }
 
-static const struct front_ops front_ops = {on_request, client_closed, client_drained};
+/* Before a body is asked for (100 Continue): what browser_screen refuses
+ * first is refused without it. */
+static bool client_head(void *arg, const struct front_req *r)
+{
+    const struct proxy *px = arg;
+    return browser_head_ok(px->browser, px->ops.cfg->origins, px->ops.cfg->hosts, r);
+}
+
+static const struct front_ops front_ops = {on_request, client_closed, client_drained, client_head};
 
 int proxy_listen(const struct proxyops *ops, struct proxy **out, char *err, size_t len)
 {
@@ -791,8 +822,11 @@ int proxy_listen(const struct proxyops *ops, struct proxy **out, char *err, size
         snprintf(err, len, "listen = %s: %s", cfg->listen, why);
         return -1;
     }
-    px->uikey = uikey_new(cfg->socket, host, port, why, sizeof why);
-    if (!px->uikey)
+    if (dash_listen(&px->ops, host, &px->dash, why, sizeof why) < 0 && cfg->ui[0]) {
+        snprintf(err, len, "%s", why);
+        return -1;
+    }
+    if (!cfg->ui[0] && !px->dash)
         log_msg(LOG_LV_WARN, "vram ui cannot open the dashboard: %s", why);
     return 0;
 }
@@ -800,5 +834,10 @@ int proxy_listen(const struct proxyops *ops, struct proxy **out, char *err, size
 void proxy_exiting(struct proxy *px)
 {
     if (px)
-        uikey_remove(px->uikey);
+        dash_exiting(px->dash);
+}
+
+const char *proxy_dashboard(const struct proxy *px)
+{
+    return px ? dash_url(px->dash) : NULL;
 }

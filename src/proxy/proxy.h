@@ -44,6 +44,9 @@ void proxy_request_name(const void *req, char *out, size_t len);
 /* The daemon exits: vram ui's file goes (uikey.h). */
 void proxy_exiting(struct proxy *p);
 
+/* "http://HOST:PORT" of the dashboard's own address (dash.h), or NULL. */
+const char *proxy_dashboard(const struct proxy *p);
+
 /* The model's process is gone: its pooled connections go too. */
 void proxy_forget_model(struct proxy *p, unsigned model);
 

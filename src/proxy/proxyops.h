@@ -75,9 +75,6 @@ struct proxyops {
     /* Wall clock: when model leaves VRAM once idle (its keep-alive from now
      * while it answers); SCHED_FOREVER: never. Reads only. */
     uint64_t (*expires_wall_ms)(void *d, unsigned model);
-    /* The last non-empty line of model's log, for an error message ("" for
-     * none). Reads only. */
-    void (*last_log)(void *d, unsigned model, char *out, size_t len);
     /* Answers r as the control socket does (/ui, /vram/...), the proxy
      * having checked its Host and key: r is the control API's from here,
      * its client's leaving included (front_set_ops). May answer r before

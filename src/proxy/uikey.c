@@ -173,6 +173,27 @@ bool uikey_session(const struct uikey *k, const struct front_req *r)
     return ok;
 }
 
+void uikey_strip(const char *cookie, char *out, size_t len)
+{
+    size_t at = 0;
+    if (!len)
+        return;
+    for (const char *p = cookie; *p;) {
+        p += strspn(p, "; ");
+        size_t n = strcspn(p, ";");
+        if (n && strncmp(p, "vram_ui_", 8) && at + (at ? 2 : 0) + n < len) {
+            if (at) {
+                memcpy(out + at, "; ", 2);
+                at += 2;
+            }
+            memcpy(out + at, p, n);
+            at += n;
+        }
+        p += n;
+    }
+    out[at] = '\0';
+}
+
 void uikey_remove(struct uikey *k)
 {
     struct stat st;

@@ -32,6 +32,12 @@ bool uikey_exchange(struct uikey *k, struct front_req *r, const char *path, cons
  * and no Origin but its own address's. */
 bool uikey_session(const struct uikey *k, const struct front_req *r);
 
+/* A Cookie header's value without vram's sessions (vram_ui_PORT=...),
+ * into out (len at least strlen(cookie) + 1): what a model may be sent.
+ * Cookies are not kept apart by port, so a browser sends the dashboard's
+ * to the proxy's address too, where a model's page would be sent it. */
+void uikey_strip(const char *cookie, char *out, size_t len);
+
 /* At exit: the file goes, if it still is the one this daemon wrote. */
 void uikey_remove(struct uikey *k);
 

@@ -82,8 +82,8 @@ expect_eq "a page elsewhere reads the models (a CORS GET): 403" \
 expect_eq "an image or script of a page elsewhere (no Origin, Sec-Fetch-Site: cross-site): 403" \
     "$(code "$P/m/h/small" -H 'Sec-Fetch-Site: cross-site' -H 'Sec-Fetch-Mode: no-cors')" 403
 expect_eq "... and the model it would have started was not" "$(state h)" stopped
-expect_eq "a link followed from a page elsewhere to the dashboard: its page" \
-    "$(code "$P/ui" -H 'Sec-Fetch-Site: cross-site' -H 'Sec-Fetch-Mode: navigate')" 200
+expect_eq "a link followed from a page elsewhere to the dashboard: sent to its own address" \
+    "$(code "$P/ui" -H 'Sec-Fetch-Site: cross-site' -H 'Sec-Fetch-Mode: navigate')" 307
 SAME=(-H "Origin: http://127.0.0.1:$LISTEN" -H 'Sec-Fetch-Site: same-origin' -H 'Sec-Fetch-Mode: cors')
 expect_eq "a page of this address, JSON: served" \
     "$(code "$P/v1/chat/completions" "${SAME[@]}" -H 'Content-Type: application/json' -d '{"model":"m","stream":true}')" 200

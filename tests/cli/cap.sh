@@ -102,6 +102,43 @@ HELD=$("$VRAM" status --json | jq '[.gpus[0].processes[] | select(.cap != null) 
 pkill -x hammer
 wait $BG 2>/dev/null
 
+# 10. members in PID namespaces of their own, each with its own /proc, as
+#     container runtimes and Apptainer make them (issue 42, item 5): each
+#     is pid 1 there, and was counted by that pid, so that the second took
+#     the first's place in the group (its pid 1 was not the first's) and
+#     the first's share went back: both admitted over the cap, and vram
+#     status (on the host, where neither is pid 1) listed neither
+ns_pair() { # NAME SIZE: two members of one 1 GiB slice, each in a namespace of its own
+    run_bg "$1" --quiet --vram 1G -- sh -c "
+        unshare --kill-child -pf --mount-proc '$SIMALLOC' --bytes $2 --hold >'$T/$1.a' 2>&1 &
+        A=\$!
+        until grep -q '^ready\|^oom' '$T/$1.a' 2>/dev/null; do sleep 0.05; done
+        unshare --kill-child -pf --mount-proc '$SIMALLOC' --bytes $2 --hold >'$T/$1.b' 2>&1 &
+        B=\$!
+        until grep -q '^ready\|^oom' '$T/$1.b' 2>/dev/null; do sleep 0.05; done
+        echo \$A \$B >'$T/$1.pids'
+        echo both; wait"
+    wait_line "$T/$1.out" '^both'
+}
+ns_end() { # NAME: its unshares (each takes its member, pid 1 of its namespace, with it)
+    kill -9 $(cat "$T/$1.pids") 2>/dev/null # unshare ignores TERM while it waits
+    wait $BG 2>/dev/null
+}
+if unshare --kill-child -pf --mount-proc true 2>/dev/null; then
+    ns_pair nsbig 400M
+    expect_eq "two 400 MiB members (with their contexts 700 MiB each), 1 GiB slice: one admitted" \
+        "$(cat "$T/nsbig.a" "$T/nsbig.b" | grep -c '^ready') $(cat "$T/nsbig.a" "$T/nsbig.b" | grep -c '^oom')" "1 1"
+    ns_end nsbig
+    ns_pair nssmall 100M
+    expect_eq "two 100 MiB members: both admitted" "$(cat "$T/nssmall.a" "$T/nssmall.b" | grep -c '^ready')" 2
+    expect_eq "vram status lists both, with the slice and what each counted" \
+        "$("$VRAM" status --json | jq -c "[.gpus[0].processes[] | select(.cap == $GiB) | .counted]")" \
+        "[$((100 * MiB + CTX)),$((100 * MiB + CTX))]"
+    ns_end nssmall
+else
+    echo "# skipped 10: no PID namespace can be made here (unshare -pf --mount-proc)"
+fi
+
 # 9. RTLD_NEXT stays relative to its caller through libvramcap's dlsym
 OUT=$(LD_PRELOAD="$SHIM:$NEXTPROBE" "$CALLPPID")
 RC=$?

@@ -125,12 +125,14 @@ for n in 1 3; do
     sed -n "${n}p" "$T/llama.args" >"$T/a.args"
     CTX=$(sed -n 's/.* -c \([0-9]*\) .*/\1/p' "$T/a.args")
     NGL=$(sed -n 's/.* -ngl \([0-9]*\) .*/\1/p' "$T/a.args")
-    FILE=$(sed -n 's/.* -m \([^ ]*\) .*/\1/p' "$T/a.args")
+    FILE=$(sed -n "${n}s/^pid [0-9]*: //p" "$T/llama.args.files")
     expect_eq "start $n: every layer on the GPU" "$NGL" 33
     expect_eq "start $n: vram fit says -c $CTX -ngl $NGL fits" \
         "$("$VRAM" fit --json --vram 1200M --ctx "$CTX" --ngl "$NGL" "$FILE" | jq -r '.models[0].verdict')" fits
 done
-expect_eq "the file is the blob in Ollama's store" "$FILE" "$(realpath "$O/blobs/sha256-$D")"
+expect_eq "the file it read is the blob in Ollama's store" "$FILE" "$(realpath "$O/blobs/sha256-$D")"
+expect_match "... handed over open, behind a link of the daemon's" "$(sed -n 's/.* -m \([^ ]*\) .*/\1/p' "$T/a.args")" \
+    "^$T/vram.sock.models/tiny:1b/sha256-$D\$"
 
 # 4. a model larger than the card's budget: the layers that fit, vram fit's
 BIG=lmstudio-community/Big-GGUF/Big-Q4_K_M.gguf
@@ -138,7 +140,7 @@ OUT=$(ollama "chat:$BIG")
 expect_match "a model larger than the budget answers" "$(echo "$OUT" | jq -r .content)" "^$BIG: memory intact"
 tail -1 "$T/llama.args" >"$T/b.args"
 NGL=$(sed -n 's/.* -ngl \([0-9]*\) .*/\1/p' "$T/b.args")
-FILE=$(sed -n 's/.* -m \([^ ]*\) .*/\1/p' "$T/b.args")
+FILE=$(tail -1 "$T/llama.args.files" | sed 's/^pid [0-9]*: //')
 expect_eq "... some of its layers on the GPU, not all" "$([ "$NGL" -ge 1 ] && [ "$NGL" -lt 33 ] && echo yes)" yes
 expect_eq "... at its context" "$(sed -n 's/.* -c \([0-9]*\) .*/\1/p' "$T/b.args")" 1024
 J=$("$VRAM" fit --json --vram 1200M --ctx 1024 "$FILE")

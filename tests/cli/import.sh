@@ -268,4 +268,26 @@ printf 'models:\n  far:\n    cmd: llama-server --port 9000\n    proxy: http://10
 OUT=$("$VRAM" import llama-swap "$T/far.yaml" 2>"$T/far.notes")
 expect_match "a model on another host is left out, said why; the others written" \
     "$(cat "$T/far.notes" | tr '\n' ' ') $(echo "$OUT" | grep '^\[model')" "models.far: left out: its proxy .* another host.*\[model near\]"
+# a file another party wrote (issue 42, item 7): a few hundred bytes of
+# merge keys, each merging the one before eight times, once took minutes
+# of CPU; an ID with a terminal's commands reached the terminal as they are
+python3 - "$T/bomb.yaml" <<'PY'
+import sys
+lines = ["x0: &x0 {a: 1}"]
+for i in range(1, 9):
+    lines.append("x%d: &x%d {<<: [%s]}" % (i, i, ", ".join(["*x%d" % (i - 1)] * 8)))
+lines += ["models:", "  m:", "    <<: [%s]" % ", ".join(["*x8"] * 8), "    cmd: llama-server --port ${PORT}"]
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+START=$(date +%s)
+OUT=$(timeout 20 "$VRAM" import llama-swap "$T/bomb.yaml" 2>&1 >/dev/null)
+RC=$?
+expect_eq "merge keys of merge keys ($(wc -c <"$T/bomb.yaml") bytes): refused at once, exit 2" \
+    "$RC $(( $(date +%s) - START < 5 ))" "2 1"
+expect_match "... saying why" "$OUT" "merge keys \(<<:\) ask for more than .* not read"
+printf 'models:\n  "evil\\e[2J\\e]0;owned\\a\\x9b31m":\n    cmd: "llama-server --port ${PORT} \\e[5m"\n    description: "\\e[41mred"\n' >"$T/evil.yaml"
+"$VRAM" import llama-swap "$T/evil.yaml" >"$T/evil.out" 2>"$T/evil.err"
+expect_eq "a hostile ID: no escape, BEL or C1 control reaches the terminal or the file" \
+    "$(cat "$T/evil.out" "$T/evil.err" | od -An -c | grep -cE '033|007|302 233')" 0
+expect_match "... and the ID is still named, made safe" "$(cat "$T/evil.err")" 'models\.evil\?\[2J\?\]0;owned\?\?31m: left out'
 finish

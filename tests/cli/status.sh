@@ -79,7 +79,10 @@ expect_match "WDDM: says the figures are hidden" "$T1" "note: WDDM hides 5 proce
 # the CUDA version, kept in the user's cache for the driver it belongs to:
 # text status asks nothing of libcuda (and writes no cache), --json reads
 # it once, then from the cache while the driver stays the same
-export XDG_CACHE_HOME="$T/cache2"
+# (in a folder of this user's: $T is open to all, sticky, for the models
+# root's daemon runs as vram-model, and no cache is made in such a folder)
+mkdir -m 700 "$T/home"
+export XDG_CACHE_HOME="$T/home/cache2"
 "$VRAM" --sim "$WS" status >/dev/null
 [ -e "$XDG_CACHE_HOME/vram/cuda-version" ] && not_ok "text status: no CUDA version read, none cached" ||
     ok "text status: no CUDA version read, none cached"

@@ -12,11 +12,18 @@
 #   11  the models' logs (prompts, answers) are the daemon's user's and its
 #       socket's group's: another user can neither read nor list them;
 #   12  a user cannot forge nor block the record another user's `vram
-#       suspend` leaves for `vram resume --gpu`.
+#       suspend` leaves for `vram resume --gpu`;
+#   13  no line a model wrote reaches another user (issue 42, item 3): a
+#       proxied request's error carries none (B once got A's prompt as
+#       "its log: ..."), and the daemon's state (state.db, its -wal and
+#       -shm) is the daemon's user's and its socket's group's;
+#   14  a discovered model's file, in a store A may write, swapped by A for
+#       a link to B's 0600 GGUF after the scan: root's server never reads
+#       B's file (issue 42, item 2).
 # Skipped (77) where it cannot make users: not root, or no useradd/setpriv.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/users.sh"
-: "${TESTMODEL:?}" "${SWAPMODEL:?}"
+: "${TESTMODEL:?}" "${SWAPMODEL:?}" "${MKMODEL:?}"
 make_users || { echo "1..0 # SKIP needs root, useradd and setpriv to make two users"; exit 77; }
 cp "$SIMALLOC" "$T/bin/simalloc"
 chmod a+rx "$T/bin/simalloc"
@@ -34,10 +41,19 @@ PORTS=$((10000 + ($$ * 37) % 20000))
 mkdir -m 755 "$T/logs"
 echo "an old prompt" >"$T/logs/m1.log"
 chmod 644 "$T/logs/m1.log"
+cat >"$T/bin/mute.py" <<'PY'
+import os, socket
+print("A asked: the launch code is 1111", flush=True)
+s = socket.create_server(("127.0.0.1", int(os.environ["PORT"])))
+while True:
+    s.accept()[0].close()
+PY
 {
     serve_head
     cat <<CONF
 min_resident = 0
+listen = 127.0.0.1:$((PORTS + 900))
+tokens = a:key-of-a, b:key-of-b
 
 # uncapped, holding far less than its share: its reservation shows (item 5)
 [model m1]
@@ -51,6 +67,19 @@ command = $TM --bytes 1500M
 vram = 2G
 gpu = 0
 swap = driver
+
+# 13: models whose last log line is A's prompt: one fails to start, one
+# takes a request and closes without an answer
+[model crashy]
+command = echo "A asked: the launch code is 0000"; exit 3
+vram = 1G
+gpu = 0
+
+[model mute]
+command = python3 $T/bin/mute.py
+health = none
+vram = 1G
+gpu = 0
 CONF
 } >"$T/vram.conf"
 "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
@@ -68,6 +97,23 @@ expect_eq "11: the log is 0640, the folder 0750" "$(stat -c %a "$T/logs/m1.log")
 expect_eq "11: in the socket's group" "$(stat -c %G "$T/logs/m1.log") $(stat -c %G "$T/logs")" \
     "$(stat -c %G "$T/vram.sock") $(stat -c %G "$T/vram.sock")"
 expect_match "11: root still reads it, old lines and new" "$(cat "$T/logs/m1.log")" "an old prompt"
+
+# ---- 13: no model output in another user's errors, nor in state they can read ----
+P13="http://127.0.0.1:$((PORTS + 900))"
+run timeout 30 $AS_B curl -s -H 'Authorization: Bearer key-of-b' "$P13/v1/chat/completions" \
+    -d '{"model":"crashy","messages":[]}'
+expect_match "13: B's request to a model that cannot start: an error" "$OUT" 'crashy'
+expect_eq "13: ... without A's prompt from the model's log" "$(printf '%s' "$OUT" | grep -c 'launch code')" 0
+wait_for 10 grep -q 'launch code is 1111' "$T/logs/mute.log"
+run timeout 30 $AS_B curl -s -H 'Authorization: Bearer key-of-b' "$P13/m/mute/v1/models"
+expect_match "13: B's request to a model that closes unanswered: did not answer" "$OUT" 'mute did not answer'
+expect_eq "13: ... without A's prompt from the model's log" "$(printf '%s' "$OUT" | grep -c 'launch code')" 0
+expect_match "13: root (the socket's people) still sees the log's line in vram ps" \
+    "$("$VRAM" ps 2>&1)" 'crashy.*launch code is 0000'
+run timeout 5 $AS_A cat "$T/vram.db"
+expect_eq "13: A cannot read the daemon's state" "$RC" 1
+expect_eq "13: the state and its -wal, -shm: 0640, the socket's group" \
+    "$(stat -c '%a %G' "$T/vram.db" "$T/vram.db-wal" "$T/vram.db-shm" | sort -u)" "640 $(stat -c %G "$T/vram.sock")"
 
 # ---- 5b: root's uncapped model is a promise A's admission sees ----
 # m1's share is 10G on GPU 1, of which it holds 1G and a context: A's 8G
@@ -124,6 +170,37 @@ run timeout 20 $AS_B "$VRAM" resume "$V" --gpu 1
 expect_eq "12: B resumes it onto GPU 1, by its own record" "$RC" 0
 expect_match "12: on GPU 1" "$OUT" "resumed pid $V on GPU 1"
 kill "$V" 2>/dev/null
+
+# ---- 14: a link swapped into a store after the scan ----
+# A's Ollama store (A pulled tiny:1b into it); B's model, 0600 in B's folder
+S14="$T/shared/ollama"
+D14=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+as_a mkdir -p "$S14/blobs" "$S14/manifests/registry.ollama.ai/library/tiny"
+"$MKMODEL" gguf "$T/tiny.gguf" 0.05 >/dev/null
+as_a cp "$T/tiny.gguf" "$S14/blobs/sha256-$D14"
+as_a sh -c "printf '{\"schemaVersion\":2,\"layers\":[{\"mediaType\":\"application/vnd.ollama.image.model\",\"digest\":\"sha256:%s\",\"size\":1}]}' $D14 >'$S14/manifests/registry.ollama.ai/library/tiny/1b'"
+"$MKMODEL" gguf "$T/b/secret.gguf" 0.05 >/dev/null
+chown vramsec_b:vramsec_b "$T/b/secret.gguf"
+chmod 600 "$T/b/secret.gguf"
+mkdir -p "$T/d14"
+ln -sf "$SRC/tests/helpers/fake-llama-server" "$T/d14/llama-server"
+printf '[serve]\nsocket = %s/d14.sock\nstate = %s/d14.db\nlogs = %s/d14logs\nport_base = %s\nllama_server = %s\ndiscover = ollama\ndiscover_ctx = 1024\n' \
+    "$T" "$T" "$T" $((PORTS + 800)) "$T/d14/llama-server" >"$T/d14.conf"
+OLLAMA_MODELS="$S14" FAKE_LLAMA_LOG="$T/d14/args" FAKE_LLAMA_SCALE=16 VRAM="$VRAM" TESTMODEL="$TM" \
+    "$VRAM" serve --config "$T/d14.conf" >"$T/d14.log" 2>&1 &
+D14P=$!
+JOBS="$JOBS $D14P"
+wait_for 10 sh -c "'$VRAM' ps --socket '$T/d14.sock' 2>/dev/null | grep -q '^tiny:1b'" ||
+    not_ok "14: the daemon serving A's store started" "$(cat "$T/d14.log")"
+# after the scan, A puts a link to B's file where its blob was
+as_a rm "$S14/blobs/sha256-$D14"
+as_a ln -s "$T/b/secret.gguf" "$S14/blobs/sha256-$D14"
+run timeout 30 "$VRAM" load --socket "$T/d14.sock" tiny:1b
+expect_eq "14: the model whose blob is now a link out of the store does not load" "$RC" 1
+expect_match "14: ... saying why" "$OUT" 'its file is a link now, not followed'
+expect_eq "14: root's server never read B's file" "$(cat "$T/d14/args.files" 2>/dev/null | grep -c 'secret')" 0
+kill -TERM $D14P
+wait $D14P 2>/dev/null
 
 # ---- 10: the pid reused during the grace period ----
 # In a PID namespace of the test's own, ns_last_pid hands the target's pid

@@ -33,6 +33,8 @@ LISTEN=$((PORTS + 700))
 L2=$((LISTEN + 1))
 OTHER=$((LISTEN + 2)) # the pages of other sites (ui_test.mjs serves them)
 METRICS=$((LISTEN + 3))
+UIP=$((LISTEN + 4)) # the first daemon's dashboard (ui =); the second's is the kernel's pick
+D1="http://127.0.0.1:$UIP"
 TOKEN="ui-test-$$"
 cat >"$T/vram.conf" <<CONF
 [serve]
@@ -42,6 +44,7 @@ logs = $T/logs
 budget = 15G
 port_base = $PORTS
 listen = 127.0.0.1:$LISTEN
+ui = 127.0.0.1:$UIP
 metrics = 127.0.0.1:$METRICS
 token = $TOKEN
 origins = http://127.0.0.1:$OTHER
@@ -71,27 +74,49 @@ setsid "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
 DAEMON=$!
 JOBS="$JOBS $DAEMON"
 trap 'kill -TERM $DAEMON ${D2:-} ${D3:-} 2>/dev/null; sleep 0.5; pkill -9 -f "$TESTMODEL" 2>/dev/null; cleanup' EXIT
-up() { curl -s -m 1 -o /dev/null "http://127.0.0.1:$LISTEN/ui"; }
+up() { curl -s -m 1 -o /dev/null "$D1/ui"; }
 wait_for 5 up || { not_ok "the daemon starts" "$(cat "$T/serve.log")"; finish; exit 1; }
 wait_for 5 grep -q "listening on" "$T/serve.log" # the log goes out every tick
 expect_match "the start-up line names every address" "$(cat "$T/serve.log")" \
-    "listening on $T/vram.sock; proxy http://127.0.0.1:$LISTEN .*; dashboard http://127.0.0.1:$LISTEN/ui .*; metrics http://127.0.0.1:$METRICS/metrics"
+    "listening on $T/vram.sock; proxy http://127.0.0.1:$LISTEN .*; dashboard $D1/ui .*; metrics http://127.0.0.1:$METRICS/metrics"
 
-# a second daemon, its proxy without a token: what vram ui is for
-printf '[serve]\nsocket = %s/v2.sock\nstate = %s/v2.db\nlogs = %s/logs2\nlisten = 127.0.0.1:%s\nport_base = %s\n\n[model w]\ncommand = %s --bytes 1G\nvram = 1.5G\ngpu = 0\nswap = driver\n' \
-    "$T" "$T" "$T" "$L2" $((PORTS + 500)) "$TESTMODEL" >"$T/v2.conf"
+# a second daemon, its proxy without a token: what vram ui is for. Its
+# model "page" serves a web page under /m/page/ (as llama-server's own UI,
+# or any model's) and keeps the Cookie headers it is sent
+cat >"$T/pagemodel.py" <<'PY'
+import http.server, os, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        with open(sys.argv[1], "a") as f:
+            f.write("%s cookie: %s\n" % (self.path, self.headers.get("Cookie", "")))
+        body = b"<!doctype html><title>a model's page</title><p>hello" if self.path != "/health" else b"ok"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+http.server.ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), H).serve_forever()
+PY
+printf '[serve]\nsocket = %s/v2.sock\nstate = %s/v2.db\nlogs = %s/logs2\nlisten = 127.0.0.1:%s\nport_base = %s\n\n[model w]\ncommand = %s --bytes 1G\nvram = 1.5G\ngpu = 0\nswap = driver\n\n[model page]\ncommand = python3 %s/pagemodel.py %s/page.cookies\nvram = 1G\ngpu = 1\nswap = driver\n' \
+    "$T" "$T" "$T" "$L2" $((PORTS + 500)) "$TESTMODEL" "$T" "$T" >"$T/v2.conf"
 "$VRAM" serve --config "$T/v2.conf" >"$T/v2.log" 2>&1 &
 D2=$!
 JOBS="$JOBS $D2"
-up2() { curl -s -m 1 -o /dev/null "http://127.0.0.1:$L2/ui"; }
+up2() { curl -s -m 1 -o /dev/null "http://127.0.0.1:$L2/v1/models"; }
 wait_for 5 up2
 wait_for 5 grep -q "listening on" "$T/v2.log"
 expect_match "without a token, the start-up line says to run vram ui for the dashboard" "$(cat "$T/v2.log")" \
-    "dashboard http://127.0.0.1:$L2/ui \(run vram ui: it opens it signed in\)"
+    "dashboard http://127.0.0.1:[0-9]+/ui \(run vram ui: it opens it signed in\)"
 "$VRAM" load --socket "$T/v2.sock" w >/dev/null
 OPEN=$(env -u DISPLAY -u WAYLAND_DISPLAY "$VRAM" ui --socket "$T/v2.sock" 2>"$T/ui.err")
 expect_match "vram ui prints the dashboard's URL with its key" "$OPEN" \
-    "^http://127\.0\.0\.1:$L2/ui\?key=[0-9a-f]{64}$"
+    "^http://127\.0\.0\.1:[0-9]+/ui\?key=[0-9a-f]{64}$"
+DASH2=${OPEN%%/ui*}
+expect_eq "... on an address of its own, not the proxy's, whose origin the models' pages share" \
+    "$([ "$DASH2" != "http://127.0.0.1:$L2" ] && echo own)" own
+expect_eq "the proxy's /ui sends a browser there" \
+    "$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "http://127.0.0.1:$L2/ui")" "307 $DASH2/ui"
 expect_match "... and, without a desktop, says how to open it" "$(cat "$T/ui.err")" 'no desktop here'
 expect_eq "vram ui --no-open: the same URL, nothing else said" \
     "$("$VRAM" ui --no-open --socket "$T/v2.sock" 2>&1)" "$OPEN"
@@ -99,7 +124,8 @@ expect_match "the key's file is the daemon's user's (and group vram's) only" \
     "$(stat -c %a "$T/v2.sock.ui")" '^6[04]0$'
 expect_eq "without the key: nothing of the control API" \
     "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$L2/vram/v1/models")" 403
-expect_eq "a wrong key: 403" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$L2/ui?key=$(printf '%064d' 0)")" 403
+expect_eq "a wrong key: 403" "$(curl -s -o /dev/null -w '%{http_code}' "$DASH2/ui?key=$(printf '%064d' 0)")" 403
+expect_eq "the dashboard's address serves no model" "$(curl -s -o /dev/null -w '%{http_code}' "$DASH2/m/w/")" 404
 expect_match "vram ui with no daemon there: says so, exit 1" \
     "$({ "$VRAM" ui --no-open --socket "$T/none.sock" 2>&1; echo " rc=$?"; } | tr -d '\n')" 'cannot reach vram serve.* rc=1$'
 printf '[serve]\nsocket = %s/v3.sock\nstate = %s/v3.db\nport_base = %s\n\n[model x]\ncommand = true\nvram = 1G\n' \
@@ -112,8 +138,9 @@ expect_match "vram ui of a daemon without listen =: says what to add, exit 1" \
     "$({ "$VRAM" ui --no-open --socket "$T/v3.sock" 2>&1; echo " rc=$?"; } | tr -d '\n')" 'has no listen = address. Add listen = 127.0.0.1:11500.* rc=1$'
 kill -TERM $D3
 
-UI_URL="http://127.0.0.1:$LISTEN" UI_TOKEN="$TOKEN" UI_LOGS="$T/logs" UI_SHOTS="$BUILD" \
-    UI_OPEN_URL="$OPEN" UI_V2_URL="http://127.0.0.1:$L2" UI_V2_SOCKET="$T/v2.sock" UI_V2_MODEL=w \
+UI_URL="$D1" UI_PROXY="http://127.0.0.1:$LISTEN" UI_TOKEN="$TOKEN" UI_LOGS="$T/logs" UI_SHOTS="$BUILD" \
+    UI_OPEN_URL="$OPEN" UI_V2_URL="http://127.0.0.1:$L2" UI_V2_DASH="$DASH2" UI_V2_SOCKET="$T/v2.sock" UI_V2_MODEL=w \
+    UI_V2_COOKIES="$T/page.cookies" \
     UI_OTHER_PORT="$OTHER" CHROMIUM="$CHROMIUM" node "$SRC/tests/ui/ui_test.mjs" >"$T/browser.out" 2>&1
 cat "$T/browser.out"
 B=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$T/browser.out")
@@ -173,13 +200,15 @@ expect_eq "listen address, /vram/v1/models without the token: 401" \
     "$(curl -s -o /dev/null -w '%{http_code}' "$P/vram/v1/models")" 401
 expect_eq "listen address, /vram/v1/models with the token: the models" \
     "$(curl -s -H "Authorization: Bearer $TOKEN" "$P/vram/v1/models" | jq -c '[.models[].name]')" "$NAMES"
-H=$(curl -s -D - -o /dev/null "$P/ui")
-expect_match "listen address, /ui without the token: the page (it holds no data)" "$H" '^HTTP/1.1 200'
+H=$(curl -s -D - -o /dev/null "$D1/ui")
+expect_match "the dashboard's address, /ui without the token: the page (it holds no data)" "$H" '^HTTP/1.1 200'
 expect_match "the page confines itself to its address (Content-Security-Policy)" "$H" \
     "Content-Security-Policy: default-src 'self'"
 ETAG=$(printf '%s\n' "$H" | tr -d '\r' | sed -n 's/^ETag: //p')
 expect_eq "asked again with its ETag: 304" \
-    "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $ETAG" "$P/ui")" 304
+    "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $ETAG" "$D1/ui")" 304
+expect_eq "the dashboard's address, /vram/v1/models with the token: the models" \
+    "$(curl -s -H "Authorization: Bearer $TOKEN" "$D1/vram/v1/models" | jq -c '[.models[].name]')" "$NAMES"
 
 # the time to first byte of proxied requests, in /v1/models and /metrics
 curl -s -m 10 "$P/m/m2/echo" -H "Authorization: Bearer $TOKEN" >/dev/null

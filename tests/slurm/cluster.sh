@@ -64,6 +64,13 @@ cluster_start() {
         return 1
     fi
     printf '%s\n' "$GRES_CONF" >"$S/gres.conf"
+    # cgroup v2 without systemd's bus (a container, a bare VM): slurmd makes
+    # its stepds' cgroup itself, or it does not start at all ("cannot
+    # connect to dbus system daemon ... Unable to initialize cgroup plugin",
+    # seen on the GPU machine)
+    if [ -f /sys/fs/cgroup/cgroup.controllers ] && [ ! -S /run/dbus/system_bus_socket ]; then
+        printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\nCgroupAutomount=yes\n' >"$S/cgroup.conf"
+    fi
     echo "required $SPANK $PLUG_ARGS" >"$S/plugstack.conf"
     cat >"$S/slurm.conf" <<CONF
 ClusterName=vram$$

@@ -1,23 +1,25 @@
 // ui_test: what a user of vram serve's dashboard sees, in Debian's chromium
 // driven by playwright-core. Started by tests/cli/ui.sh, which runs the
 // daemon on the simulated driver with models m1 and m2 and gives:
-//   UI_URL (the daemon's listen address), UI_TOKEN, VRAM (the binary, with
+//   UI_URL (the daemon's dashboard address), UI_PROXY (its proxy's), UI_TOKEN, VRAM (the binary, with
 //   VRAM_SOCKET and VRAM_SIM in the environment), UI_LOGS (the daemon's log
 //   folder), UI_SHOTS (where the screenshots go); for vram ui and the pages
 //   of other sites: UI_OPEN_URL (what `vram ui --no-open` printed for a
-//   second daemon, without a token, at UI_V2_URL, socket UI_V2_SOCKET, its
-//   model UI_V2_MODEL loaded), UI_OTHER_PORT (where this serves the other
+//   second daemon, without a token, its proxy at UI_V2_URL, its dashboard
+//   at UI_V2_DASH, socket UI_V2_SOCKET, its model UI_V2_MODEL loaded, its
+//   model "page" keeping the cookies it is sent in UI_V2_COOKIES), UI_OTHER_PORT (where this serves the other
 //   sites' page: http://127.0.0.1:PORT is in the first daemon's origins =,
 //   http://localhost:PORT in no list).
 // Prints "ok - ..." / "not ok - ..." per check and "N passed, N failed".
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const URL = process.env.UI_URL;
+const PROXY = process.env.UI_PROXY;
 const TOKEN = process.env.UI_TOKEN;
 const VRAM = process.env.VRAM;
 const LOGS = process.env.UI_LOGS;
@@ -261,6 +263,7 @@ process.exit(fail ? 1 : 0);
  * sites against both daemons (issues 28, 32), in a browser of their own. */
 async function openedByVramUi() {
   const V2 = process.env.UI_V2_URL, SOCK = process.env.UI_V2_SOCKET, MODEL = process.env.UI_V2_MODEL;
+  const DASH = process.env.UI_V2_DASH, COOKIES = process.env.UI_V2_COOKIES;
   const OTHER = Number(process.env.UI_OTHER_PORT);
   const prof = mkdtempSync(join(tmpdir(), 'vram-ui-open-'));
   const ctx = await chromium.launchPersistentContext(prof, {
@@ -274,7 +277,7 @@ async function openedByVramUi() {
   await new Promise((ok) => site.listen(OTHER, '127.0.0.1', ok));
   try {
     // the address the daemon's log gives, opened without vram ui's key
-    await pg.goto(V2 + '/ui');
+    await pg.goto(DASH + '/ui');
     expect('the dashboard\'s address without vram ui\'s key: a page that says to run vram ui, not a failing connection',
       await until(pg, () => {
         const d = document.getElementById('need-ui');
@@ -297,12 +300,36 @@ async function openedByVramUi() {
     expect('a reload keeps the session', await until(pg, () => document.querySelectorAll('.gpu').length === 2, null, 10000));
     const value = await pg.evaluate(() => localStorage.getItem('vram-session'));
     const cookie = c ? `${c.name}=${c.value}` : '';
-    const get = async (headers) => (await fetch(V2 + '/vram/v1/models', { headers })).status;
+    const get = async (headers) => (await fetch(DASH + '/vram/v1/models', { headers })).status;
     expect('without the key or a session: 403', await get({}) === 403);
     expect('the cookie alone (what another server on another port of this name would be sent): 403',
       await get({ Cookie: cookie }) === 403);
     expect('the page\'s value alone: 403', await get({ 'X-Vram-Session': value || 'x' }) === 403);
     expect('both, as the page sends them: 200', await get({ Cookie: cookie, 'X-Vram-Session': value || 'x' }) === 200);
+
+    // a model's page (issue 42, item 4): served under /m/NAME/, on the
+    // proxy's origin, it once read the dashboard's session from
+    // localStorage and unloaded another model through the control API
+    await pg.goto(V2 + '/m/page/');
+    const took = await pg.evaluate(async ([dash, model]) => {
+      const stolen = localStorage.getItem('vram-session');
+      const h = stolen ? { 'X-Vram-Session': stolen } : {};
+      const status = async (u, o) => { try { return (await fetch(u, o)).status; } catch { return 'blocked'; } };
+      const own = await status('/vram/v1/models', { headers: h, credentials: 'include' });
+      const there = await status(dash + '/vram/v1/models', { headers: h, credentials: 'include' });
+      await status('/vram/v1/models/' + model + '/unload', { method: 'POST', credentials: 'include',
+        headers: { ...h, 'Content-Type': 'application/json' }, body: '{}' });
+      await status(dash + '/vram/v1/models/' + model + '/unload', { method: 'POST', mode: 'no-cors',
+        credentials: 'include', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
+      return { stolen, own, there };
+    }, [DASH, MODEL]);
+    expect('a model\'s page (/m/page/) finds no session of the dashboard\'s in its storage', took.stolen === null, JSON.stringify(took));
+    expect('... gets nothing of the control API on its own origin (403)', took.own === 403, JSON.stringify(took));
+    expect('... nor on the dashboard\'s', took.there !== 200, JSON.stringify(took));
+    await sleep(300); /* an unload it had caused would be under way by now */
+    expect('... nor unloads another model', psState(MODEL, SOCK) === 'ready', psState(MODEL, SOCK));
+    const sent = existsSync(COOKIES) ? readFileSync(COOKIES, 'utf8') : '';
+    expect('the model was sent no cookie of vram\'s', /^\/ cookie: /m.test(sent) && !sent.includes('vram_ui_'), sent);
 
     // a site listed nowhere: it can neither read nor unload (its POST is text/plain)
     await pg.goto(`http://localhost:${OTHER}/`);
@@ -326,7 +353,7 @@ async function openedByVramUi() {
           body: JSON.stringify({ model: 'm2', stream: true, messages: [] }) });
         return r.status + ' ' + ((await r.text()).includes('data:') ? 'streamed' : 'empty');
       } catch (e) { return String(e); }
-    }, [URL, TOKEN]);
+    }, [PROXY, TOKEN]);
     expect('a listed origin (origins =): its preflighted POST is answered and read', listed === '200 streamed', listed);
   } catch (e) {
     notOk('the vram ui run ended early', String(e && e.stack || e));

@@ -139,12 +139,45 @@ static void limit_refuses(void **state)
     hostpool_close(p);
 }
 
+/* The disk tier's side of the pool: a give of some takes what the limit
+ * has room for (the rest goes to disk), and memory the driver's checkpoint
+ * holds counts against the same limit (before, it was outside it: three
+ * models on a 600M budget held 1.67 GiB). */
+static void some_and_charged(void **state)
+{
+    (void)state;
+    char err[200];
+    struct hostpool *p = hostpool_open(1 * GiB, 1 * GiB, err, sizeof err);
+    assert_non_null(p);
+    int fds[64];
+    unsigned n;
+    assert_int_equal(hostpool_give(p, 0, 768 * MiB, fds, 64, &n, err, sizeof err), 0);
+    assert_int_equal(hostpool_give_some(p, 1, 768 * MiB, fds, 64, &n, err, sizeof err), 0);
+    assert_true(hostpool_given(p, 1) > 0 && hostpool_given(p, 1) <= 256 * MiB);
+    assert_true(hostpool_given(p, 0) + hostpool_given(p, 1) <= 1 * GiB);
+    /* no room left: a checkpoint's charge is refused, unless it is held already */
+    assert_int_equal(hostpool_charge(p, 2, 512 * MiB, false, err, sizeof err), -1);
+    assert_non_null(strstr(err, "host_budget"));
+    assert_true(hostpool_charged(p, 2) == 0);
+    hostpool_release(p, 0);
+    settle(p, 0);
+    assert_int_equal(hostpool_charge(p, 2, 512 * MiB, false, err, sizeof err), 0);
+    assert_true(hostpool_charged(p, 2) == 512 * MiB);
+    /* a charge leaves less to give */
+    assert_int_equal(hostpool_give(p, 3, 512 * MiB, fds, 64, &n, err, sizeof err), -1);
+    hostpool_release(p, 2);
+    assert_true(hostpool_charged(p, 2) == 0);
+    assert_int_equal(hostpool_give(p, 3, 512 * MiB, fds, 64, &n, err, sizeof err), 0);
+    hostpool_close(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spare_then_given),
         cmocka_unit_test(models_never_share),
         cmocka_unit_test(limit_refuses),
+        cmocka_unit_test(some_and_charged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

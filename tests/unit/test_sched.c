@@ -1,6 +1,8 @@
 /* The scheduler on scripted sequences: what it starts, whom it evicts and
  * in which order, that it never commits more than a GPU holds, and what a
  * waiting client is told. */
+#include <string.h>
+
 #include "sched_fixture.h"
 
 /* Two 6 GiB models fill 16 GiB; a third evicts the lowest priority, and
@@ -149,6 +151,37 @@ static void host_budget_stops_instead(void **st)
     step((struct sched_event){.kind = SCHED_EV_EXITED, .model = 0}, 1100);
     assert_int_equal(models[0].state, SCHED_STOPPED);
     assert_non_null(find(SCHED_ACT_START, 1));
+}
+
+/* The stop says why: its action carries the figures a log line needs
+ * (before, a model evicted by a stop left no word of why). */
+static void host_budget_stop_says_why(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    S.host_budget = 4 * GiB;
+    bring_up(0, 0);
+    demand(1, 5, false, 1000);
+    const struct sched_action *a = find(SCHED_ACT_STOP, 0);
+    assert_non_null(a);
+    assert_non_null(strstr(a->why, "no room to suspend it"));
+    assert_non_null(strstr(a->why, "host_budget and spill_budget"));
+}
+
+/* The disk tier below host memory: a model host_budget cannot hold is
+ * suspended all the same, its bytes going where there is room. */
+static void spill_budget_suspends_past_host(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {10 * GiB, 10 * GiB};
+    setup_models(2, need, NULL);
+    S.host_budget = 4 * GiB;
+    S.spill_budget = 100 * GiB;
+    bring_up(0, 0);
+    demand(1, 5, false, 1000);
+    assert_non_null(find(SCHED_ACT_SUSPEND, 0));
+    assert_null(find(SCHED_ACT_STOP, 0));
 }
 
 /* A command that cannot start: retried with a growing backoff, then
@@ -679,6 +712,8 @@ int main(void)
         cmocka_unit_test(one_start_for_many_demands),
         cmocka_unit_test(foreign_memory_and_timeouts),
         cmocka_unit_test(host_budget_stops_instead),
+        cmocka_unit_test(host_budget_stop_says_why),
+        cmocka_unit_test(spill_budget_suspends_past_host),
         cmocka_unit_test(failing_model_is_not_retried_forever),
         cmocka_unit_test(crash_restart_and_resume_elsewhere),
         cmocka_unit_test(fast_swapped_comes_back_where_it_left),
