@@ -68,7 +68,7 @@ _vram() {
         return
     fi
     case $cmd in
-    load | unload)
+    load | unload | logs)
         _vram_models "$socket"
         ;;
     suspend)

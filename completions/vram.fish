@@ -44,7 +44,7 @@ complete -c vram -n __vram_no_command -l color -x -a 'auto always never' -d colo
 complete -c vram -n __vram_no_command -l version -d 'the version'
 complete -c vram -n __vram_no_command -x -a '(vram complete commands 2>/dev/null)'
 complete -c vram -n 'not __vram_no_command; and string match -q -- "-*" (commandline -ct)' -x -a '(__vram_options)'
-complete -c vram -n '__vram_is load; or __vram_is unload' -x -a '(vram complete models 2>/dev/null)'
+complete -c vram -n '__vram_is load; or __vram_is unload; or __vram_is logs' -x -a '(vram complete models 2>/dev/null)'
 complete -c vram -n '__vram_is suspend' -x -a '(vram complete models 2>/dev/null) (vram complete pids 2>/dev/null)'
 complete -c vram -n '__vram_is resume' -x -a '(vram complete models 2>/dev/null) (vram complete suspended 2>/dev/null)'
 complete -c vram -n '__vram_is help' -x -a '(vram complete commands 2>/dev/null) vram.conf'

@@ -99,6 +99,15 @@ async function call(path, opts = {}) {
     unauthorized();
     throw new Unauthorized('the token was refused');
   }
+  if (r.status === 403 && !token) {
+    /* a daemon without a token serves its API here only to vram ui's page */
+    if (session) {
+      session = '';
+      localStorage.removeItem(SESSION_KEY);
+    }
+    needsUi();
+    throw new Unauthorized('no session');
+  }
   return r;
 }
 
@@ -186,6 +195,18 @@ function unauthorized() {
   if (!d.open) d.showModal();
   $('token').value = '';
   $('token').focus();
+}
+
+/* This address asks for no token: the page opens signed in from vram ui.
+ * Said as such, not as a connection that keeps failing. */
+function needsUi() {
+  stop();
+  clearData();
+  $('logout').hidden = true;
+  setConn('out', 'open this page with vram ui');
+  note('');
+  const d = $('need-ui');
+  if (!d.open) d.showModal();
 }
 
 function signIn(ev) {
@@ -435,7 +456,8 @@ function row(m) {
   r.nameText = el('span');
   r.error = el('div', 'err');
   r.from = el('div', 'from');
-  r.cells.name.append(r.nameText, r.from, r.error);
+  r.why = el('div', 'from');
+  r.cells.name.append(r.nameText, r.from, r.why, r.error);
   r.state = el('span', 'state');
   r.cells.state.append(r.state);
   const acts = el('div', 'actions');
@@ -479,6 +501,12 @@ function renderModels() {
     /* a model discover = found: its store, and what it last ran with */
     setText(r.from, m.source ? 'from ' + m.source +
       (m.ctx ? ` · -c ${m.ctx} -ngl ${m.ngl}/${m.layers}` : '') : '');
+    /* why the scheduler moved it out (its last eviction), while it is out */
+    const out = m.evicted && ['suspending', 'suspended', 'stopping', 'stopped'].includes(m.state);
+    setText(r.why, !out ? '' : m.evicted.for
+      ? `out for ${m.evicted.for}` + (m.evicted.request ? ` (${m.evicted.request})` : '')
+      : 'out: unused for its keep-alive');
+    r.why.title = out ? m.evicted.text : '';
     setText(r.state, m.state);
     r.state.dataset.s = m.state;
     setText(c.gpu, m.gpu == null ? '—' : String(m.gpu));
@@ -612,6 +640,8 @@ function start() {
 document.addEventListener('DOMContentLoaded', () => {
   $('login-form').addEventListener('submit', signIn);
   $('login').addEventListener('cancel', (e) => e.preventDefault());
+  $('need-ui').addEventListener('cancel', (e) => e.preventDefault());
+  $('need-ui').addEventListener('close', () => start());
   $('logout').addEventListener('click', signOut);
   $('log-model').addEventListener('change', (e) => followLog(e.target.value));
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {

@@ -104,6 +104,17 @@ long client_call(const char *socket_path, const char *method, const char *path, 
     return status;
 }
 
+long client_stream(const char *socket_path, const char *path, ucall_part_fn part, void *arg,
+                   char *err, size_t len)
+{
+    int fd = dial(socket_path, err, len);
+    if (fd < 0)
+        return -1;
+    long status = ucall_stream(fd, "GET", path, "vram serve", part, arg, err, len);
+    close(fd);
+    return status;
+}
+
 int client_report(const char *verb, long st, json_t *r, const char *err)
 {
     if (st < 0) {

@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "http/ucall.h"
+
 /* The socket to use: explicit, else $VRAM_SOCKET, else (not root) the
  * user daemon's in $XDG_RUNTIME_DIR/vram when it is there, else
  * /run/vram/vram.sock. */
@@ -16,6 +18,12 @@ const char *client_socket(const char *explicit_path);
  * err saying why the daemon could not be reached. */
 long client_call(const char *socket, const char *method, const char *path, json_t *body,
                  json_t **reply, char *err, size_t len);
+
+/* GET path, its body handed to part as it comes (a log, a followed one):
+ * the status, or -1 with err saying why the daemon could not be reached or
+ * how the answer broke off. */
+long client_stream(const char *socket, const char *path, ucall_part_fn part, void *arg,
+                   char *err, size_t len);
 
 /* "/v1/models/NAME/VERB" (verb NULL: without it) into out, NAME
  * percent-encoded (a '/' in it as %2F). -1 with err when name breaks

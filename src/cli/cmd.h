@@ -114,6 +114,7 @@ extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_ps_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_unload_entry;
+extern const struct cmd_entry cmd_logs_entry;
 extern const struct cmd_entry cmd_ui_entry;
 extern const struct cmd_entry cmd_import_entry;
 extern const struct cmd_entry cmd_slurm_entry;

@@ -13,6 +13,7 @@
 
 #include "app/render_json.h"
 #include "cli/cmd.h"
+#include "cli/fithub.h"
 #include "cli/fitmachine.h"
 #include "cli/fitmodel.h"
 #include "cli/fitview.h"
@@ -28,7 +29,7 @@ struct fit_opts {
     const char *only;         /* --dtype or --quant */
     double kv_bits;
     int runtime, optim; /* -1: by the model's format; adamw */
-    bool train, mixed, ckpt, json;
+    bool train, mixed, ckpt, json, online;
     unsigned lora_rank, gpus;
     int ngl; /* -1: all */
     int flash_attn;
@@ -131,6 +132,11 @@ static const struct cmd_opt fit_opts[] = {
              "GPUs have room now"},
     {"vram", 'm', CMD_SIZE(O, vram, 1), .arg = "SIZE", .fix = "give a size such as 16G",
      .help = "check against SIZE instead of the GPUs' free memory"},
+    {"online", 0, CMD_FLAG(O, online),
+     .help = "a model not on this machine, by its Hugging Face name (ORG/REPO, ORG/REPO:QUANT): "
+             "read its file list and headers from the hub (range requests, no download; "
+             "HF_ENDPOINT, HF_TOKEN as huggingface_hub takes them), kept in "
+             "~/.cache/vram/hub"},
     {"config", 0, CMD_STRING(O, config), .arg = "FILE",
      .help = "vram serve's configuration, for the footprints it measured (default "
              "/etc/vram/vram.conf when it is there)"},
@@ -161,7 +167,8 @@ const struct cmd_entry cmd_fit_entry = {
              "name in a local store: llama3.1:8b (Ollama: $OLLAMA_MODELS, ~/.ollama/models,\n"
              "/usr/share/ollama/.ollama/models), Qwen/Qwen2.5-7B-Instruct (the Hugging Face\n"
              "cache: $HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub), publisher/repo\n"
-             "(LM Studio: ~/.lmstudio/models). Only headers are read. With no MODEL, every\n"
+             "(LM Studio: ~/.lmstudio/models); with --online, ORG/REPO[:QUANT] of the Hugging\n"
+             "Face hub before it is downloaded. Only headers are read. With no MODEL, every\n"
              "local model: its size on disk, what it needs at --ctx, and whether it fits now,\n"
              "after suspending or stopping what, or not at all.\n",
     .opts = fit_opts,
@@ -174,8 +181,28 @@ const struct cmd_entry cmd_fit_entry = {
     .exec = cmd_fit,
 };
 
-/* A model by path, by vram serve's name, or by a store's name. */
-static int load(const char *arg, struct fit_report *r, struct fit_model *fm,
+/* A model of the hub, by its name, read from the headers fithub kept. */
+static int load_hub(const char *arg, struct fit_model *fm, char *err, size_t errlen)
+{
+    struct fithub_model *h = malloc(sizeof *h);
+    if (!h)
+        return VRAM_EFAIL;
+    int rc = fithub_fetch(arg, h, err, errlen);
+    if (rc == VRAM_OK) {
+        if (h->note[0])
+            fprintf(stderr, "vram fit: %s: %s\n", h->name, h->note);
+        rc = modelfile_load(h->dir, &fm->info, err, errlen);
+        snprintf(fm->info.name, sizeof fm->info.name, "%s", h->name);
+        fm->source = "the hub";
+        fm->disk = h->bytes;
+    }
+    free(h);
+    return rc;
+}
+
+/* A model by path, by vram serve's name, by a store's name, or (online)
+ * by the hub's. */
+static int load(const char *arg, bool online, struct fit_report *r, struct fit_model *fm,
                 const struct fitmachine_serve *serve, char *err, size_t errlen)
 {
     struct stat st;
@@ -197,11 +224,17 @@ static int load(const char *arg, struct fit_report *r, struct fit_model *fm,
     }
     struct modelref ref;
     rc = localstore_find(arg, &ref, err, errlen);
+    if (rc == 1 && online && fithub_is_name(arg))
+        return load_hub(arg, fm, err, errlen);
     if (rc == 1) {
         snprintf(err, errlen,
                  "%s: no such file or folder, no model of vram serve, and no model of that "
-                 "name in %s",
-                 arg, r->where);
+                 "name in %s%s",
+                 arg, r->where,
+                 fithub_is_name(arg) ? "; vram fit --online reads a model of the Hugging Face "
+                                       "hub by that name before it is downloaded (its headers "
+                                       "only)"
+                                     : "");
         return VRAM_EINPUT;
     }
     if (rc != VRAM_OK)
@@ -213,11 +246,6 @@ static int load(const char *arg, struct fit_report *r, struct fit_model *fm,
     localstore_path(&ref, path, sizeof path);
     fitmachine_learned(serve, r, path, NULL, fm);
     return rc;
-}
-
-static bool is_gguf(const struct model_info *m)
-{
-    return m->embed_bytes || m->output_bytes;
 }
 
 /* The list: every model of every local store. */
@@ -244,7 +272,7 @@ static int listed(const struct modelref *ref, const char *why, void *arg)
         return 0;
     }
     fm->runtime = r->runtime_set ? r->opts.runtime
-                  : ref->gguf ? ESTIMATE_LLAMACPP
+                  : fm->info.gguf ? ESTIMATE_LLAMACPP
                               : ESTIMATE_TORCH;
     char path[3 * MODELREF_PATH];
     localstore_path(ref, path, sizeof path);
@@ -301,8 +329,8 @@ static void fit_machine(const struct fit_opts *o, struct fit_report *r,
 
 /* The models named (or, with none, every local one) into r->models. 0,
  * or the exit code with the error said. */
-static int fit_models(struct fit_report *r, const struct fitmachine_serve *serve, int argc,
-                      char **argv)
+static int fit_models(struct fit_report *r, const struct fitmachine_serve *serve, bool online,
+                      int argc, char **argv)
 {
     if (r->listing) {
         struct listing l = {r, serve, 256};
@@ -312,13 +340,13 @@ static int fit_models(struct fit_report *r, const struct fitmachine_serve *serve
     for (int i = 0; i < argc; i++) {
         struct fit_model *fm = &r->models[r->nmodels];
         char err[1024];
-        int rc = load(argv[i], r, fm, serve, err, sizeof err);
+        int rc = load(argv[i], online, r, fm, serve, err, sizeof err);
         if (rc < 0) {
             fprintf(stderr, "vram fit: %s\n", err);
             return err_exit_code(rc);
         }
         fm->runtime = r->runtime_set || r->opts.train ? r->opts.runtime
-                      : is_gguf(&fm->info)             ? ESTIMATE_LLAMACPP
+                      : fm->info.gguf                  ? ESTIMATE_LLAMACPP
                                                        : ESTIMATE_TORCH;
         r->nmodels++;
     }
@@ -404,7 +432,7 @@ static int cmd_fit(const void *opts, int argc, char **argv)
     fit_machine(o, r, &serve);
     r->listing = argc == 0 && !shape;
     r->models = calloc(r->listing ? 256 : (size_t)argc + shape, sizeof *r->models);
-    int rc = r->models ? fit_models(r, &serve, argc, argv) : 1;
+    int rc = r->models ? fit_models(r, &serve, o->online, argc, argv) : 1;
     fitmachine_serve_close(&serve);
     if (rc == 0) {
         if (shape)

@@ -3,6 +3,7 @@
  * command with libvramcap preloaded, forwards signals, and when the command
  * ends says what it used and checks that it left nothing behind on them. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -18,6 +19,8 @@
 #include "cli/cmd.h"
 #include "core/err.h"
 #include "core/gpuspec.h"
+#include "core/modelname.h"
+#include "core/textsafe.h"
 #include "core/units.h"
 #include "probe/probe.h"
 #include "app/runenv.h"
@@ -295,12 +298,56 @@ static int run_command(const struct run_opts *o, const struct runplace_choice *p
     return status;
 }
 
+/* Whether the shell would find prog: a path that is there, or a name on
+ * PATH. */
+static bool runnable(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return access(prog, F_OK) == 0;
+    const char *path = getenv("PATH");
+    for (const char *d = path ? path : "/usr/local/bin:/usr/bin:/bin";; d++) {
+        size_t dl = strcspn(d, ":");
+        char full[PATH_MAX];
+        snprintf(full, sizeof full, "%.*s/%s", (int)dl, dl ? d : ".", prog);
+        if (access(full, X_OK) == 0)
+            return true;
+        d += dl;
+        if (!*d)
+            return false;
+    }
+}
+
+/* A command that is no program but reads as a model's name (Ollama's
+ * llama3.1:8b, a hub's Qwen/Qwen2.5-7B-Instruct): `ollama run NAME` is
+ * what was meant. Says what vram does instead; false when prog is no such
+ * name. */
+static bool model_hint(const char *prog)
+{
+    const char *slash = strchr(prog, '/'), *colon = strchr(prog, ':');
+    bool hub = slash && slash != prog && prog[0] != '.' && !strchr(slash + 1, '/') && slash[1];
+    bool tagged = colon && colon != prog && colon[1] && !slash;
+    if ((!hub && !tagged) || runnable(prog) || modelname_check(prog))
+        return false;
+    char safe[300];
+    textsafe_copy(prog, strlen(prog), safe, sizeof safe);
+    fprintf(stderr,
+            "vram run: '%s' is no command here but reads as a model's name. vram run runs a "
+            "program on a slice of a GPU (vram run --vram 8G -- llama-server -m FILE); to talk "
+            "to a model, serve it with vram serve (docs/migrate.md) and load it: vram load %s, "
+            "then ask its address (listen = in vram.conf) as Ollama's clients do; vram fit %s "
+            "says whether it fits\n",
+            safe, safe, safe);
+    return true;
+}
+
 static int cmd_run(const void *opts, int argc, char **argv)
 {
     struct run_opts o = *(const struct run_opts *)opts;
     int rc = run_check(&o, argc);
     if (rc != 0)
         return rc;
+    if (model_hint(argv[0]))
+        return 2;
     char shim_path[PATH_MAX], why[1024];
     if (selfpath_libvramcap(shim_path, sizeof shim_path, why, sizeof why) < 0) {
         fprintf(stderr, "vram run: %s\n", why);

@@ -29,7 +29,9 @@ static const struct cmd_opt serve_opts[] = {
     {"check", 0, CMD_FLAG(O, check),
      .help = "do all that vram serve does before it runs a model, as you, and exit: the "
              "configuration, libvramcap, the folders of the socket, state and logs, the GPUs, "
-             "the addresses (fails exactly when vram serve would)"},
+             "the addresses (fails exactly when vram serve would); and what each model's "
+             "command needs (its program on PATH, its model file, docker's daemon), which "
+             "vram serve only warns of"},
     {"verbose", 'v', CMD_FLAG(O, verbose), .help = "log debugging detail too"},
     {"quiet", 'q', CMD_FLAG(O, quiet),
      .help = "log warnings and errors only (not each model's start, suspend and resume, nor "
@@ -91,6 +93,12 @@ static int check_config(const struct paths *def, const char *path)
         return 1;
     int rc = 0;
     if (serve_check(path, sum, &input, err, sizeof err) < 0) {
+        for (char *l = sum->problems, *e; *l; l = e + 1) {
+            e = strchr(l, '\n');
+            log_msg(LOG_LV_ERROR, "%.*s", e ? (int)(e - l) : (int)strlen(l), l);
+            if (!e)
+                break;
+        }
         log_msg(LOG_LV_ERROR, "%s", err);
         hint_missing(def, path);
         rc = input ? 2 : 1;

@@ -71,6 +71,15 @@ static void vllm_plan(const struct fit_report *r, struct fit_model *fm, const st
     }
 }
 
+/* Whether estimate k fits on some GPU now. */
+static bool fm_fits(const struct fit_report *r, const struct fit_model *fm, int k)
+{
+    for (size_t g = 0; g < r->ngpus && r->have_gpus; g++)
+        if (fitview_need(fm, k, g) <= r->gpus[g].free)
+            return true;
+    return false;
+}
+
 void fitmodel_answer(const struct fit_report *r, struct fit_model *fm, const char *only)
 {
     struct estimate_opts o = r->opts;
@@ -92,6 +101,13 @@ void fitmodel_answer(const struct fit_report *r, struct fit_model *fm, const cha
             if (fitview_need(fm, k, g) <= r->gpus[g].free &&
                 (fm->best < 0 || precs[k].bits > precs[fm->best].bits))
                 fm->best = k;
+    }
+    /* a quantized file that fits as it is: that, not a precision that is
+     * another download (the others are said beside it) */
+    fm->better = -1;
+    if (fm->best > 0 && precs[0].stored && fm_fits(r, fm, 0)) {
+        fm->better = fm->best;
+        fm->best = 0;
     }
     fm->room_gpu = fm->ngl_gpu = -1;
     for (int kind = 0; r->split_gpus > 1 && n && kind < 2; kind++) {

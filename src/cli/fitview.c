@@ -113,7 +113,13 @@ static void plans_text(FILE *out, const struct fit_report *r, const struct fit_m
         return;
     switch (fm->verdict) {
     case FIT_NOW:
-        fprintf(out, "  best that fits: %s\n", fm->est[fm->best].prec.name);
+        fprintf(out, "  best that fits: %s%s", fm->est[fm->best].prec.name,
+                !fm->est[fm->best].prec.stored               ? ""
+                : fm->source && !strcmp(fm->source, "the hub") ? ", the file named"
+                                                               : ", what is on disk");
+        if (fm->better >= 0)
+            fprintf(out, " (%s fits too: another download)", fm->est[fm->better].prec.name);
+        fputc('\n', out);
         break;
     case FIT_PARTIAL:
         fprintf(out,
@@ -147,8 +153,9 @@ static void model_text(FILE *out, const struct fit_report *r, const struct fit_m
     fprintf(out, ", stored %s", m->stored[0] ? m->stored : "n/a");
     if (fm->source && strcmp(fm->source, "file") && strcmp(fm->source, "shape"))
         fprintf(out, ", %s", fm->source);
+    bool hub = fm->source && !strcmp(fm->source, "the hub");
     if (fm->disk && fm->source && strcmp(fm->source, "file"))
-        fprintf(out, ", %s on disk", gib(fm->disk, b[0], 32));
+        fprintf(out, ", %s %s", gib(fm->disk, b[0], 32), hub ? "to download" : "on disk");
     fprintf(out, ")   %s, %s %llu tokens%s\n", runtimes[fm->runtime],
             r->opts.train ? "training, seq" : "context",
             (unsigned long long)(r->opts.train ? r->opts.seq : r->opts.ctx),

@@ -50,7 +50,9 @@ struct fit_model {
     uint64_t disk;      /* bytes on disk; 0: not known */
     struct estimate_result est[FIT_MAX_PREC];
     int nest;
-    int best; /* the highest precision that fits somewhere, -1 if none */
+    int best; /* the highest precision that fits somewhere (a quantized file's own
+                 when it fits), -1 if none */
+    int better; /* a higher precision that fits too but is another download, -1: none */
     /* what vram serve measured for this model on each GPU's kind; 0: none */
     uint64_t learned[FITPLAN_MAX];
     char learned_as[MODELNAME_MAX];

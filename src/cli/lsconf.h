@@ -1,9 +1,9 @@
 /* lsconf: llama-swap's configuration (its config.yaml) as vram import
- * reads it: the models, groups, hooks and settings that have a vram
- * equivalent, with llama-swap's macros expanded (${env.NAME}, the macros:
- * of the file and of each model, ${MODEL_ID}; ${PORT} and cmdStop's
- * ${PID} are left for vram serve, which fills them in too), and a note
- * for everything else. Read with libyaml, bounded: the file, its nesting,
+ * reads it: the models, groups (or routing:), hooks and settings that have
+ * a vram equivalent, with llama-swap's macros expanded (${env.NAME}, the
+ * macros: of the file and of each model, ${MODEL_ID}; ${PORT} and
+ * cmdStop's ${PID} are left for vram serve, which fills them in too), and
+ * a note for everything else. Read with libyaml, bounded: the file, its nesting,
  * its nodes, the macros and what they expand to. */
 #ifndef VRAM_CLI_LSCONF_H
 #define VRAM_CLI_LSCONF_H
@@ -22,13 +22,14 @@ struct lsconf_list {
 
 struct lsconf_model {
     char *id;   /* its key under models: */
-    char *cmd;  /* comment lines out, lines joined, macros expanded */
-    char *stop; /* cmdStop; NULL: none */
+    char *cmd;  /* comment lines out, macros expanded (its words: cli/lscmd.h) */
+    char *stop; /* cmdStop, the same; NULL: none */
     char *proxy, *check, *upstream, *name, *description; /* NULL: not given */
-    struct lsconf_list aliases, env;
+    struct lsconf_list aliases, env; /* aliases: setParamsByID's keys too */
     long ttl; /* seconds; 0: never unloaded; -1: globalTTL's (its default) */
     long unload_timeout; /* seconds; -1: not given */
     long concurrency;    /* 0: llama-swap's default */
+    long priority;       /* vram's, from routing.scheduler's; -1: not given */
     bool unlisted;
     int group; /* index in groups, -1: none */
     struct lsconf_list notes; /* "filters: ..." what of it has no equivalent */
@@ -50,7 +51,7 @@ struct lsconf {
     long start_port;     /* -1: not given */
     long global_ttl;     /* globalTTL, seconds; 0 (its default): never */
     long unload_timeout; /* -1: not given */
-    bool matrix;         /* a matrix: (its sets are notes) */
+    bool matrix;         /* a matrix (its sets are notes): matrix:, or routing's use: matrix */
     struct lsconf_list notes; /* the file's settings with no equivalent */
 };
 

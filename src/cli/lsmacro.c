@@ -99,8 +99,17 @@ long_:
     return NULL;
 }
 
-char *lsmacro_env(const char *text, size_t len, size_t max, size_t *out_len, char *err,
-                  size_t errlen)
+/* Whether scan holds ${env.NAME} (name n bytes). */
+static bool uses(const char *scan, const char *name, size_t n)
+{
+    for (const char *p = scan; (p = strstr(p, "${env.")); p += 6)
+        if (!strncmp(p + 6, name, n) && p[6 + n] == '}')
+            return true;
+    return false;
+}
+
+char *lsmacro_env(const char *text, size_t len, const char *scan, size_t max, size_t *out_len,
+                  char *err, size_t errlen)
 {
     struct sb b = {NULL, 0, 0, max};
     size_t at = 0;
@@ -112,31 +121,40 @@ char *lsmacro_env(const char *text, size_t len, size_t max, size_t *out_len, cha
                                        (k && isdigit((unsigned char)s[6 + k]))))
                 k++;
         bool macro = s && k && n + 6 + k < len && s[6 + k] == '}';
+        char name[128];
+        if (macro && k >= sizeof name) {
+            snprintf(err, errlen, "${env.%.60s...}: a name too long", s + 6);
+            free(b.p);
+            return NULL;
+        }
+        if (macro) {
+            memcpy(name, s + 6, k);
+            name[k] = '\0';
+            macro = uses(scan ? scan : text, name, k); /* a comment's is left as it is */
+        }
         if (!sb_add(&b, text + at, (macro ? n : s ? n + 6 : len) - at))
             goto big;
         if (!macro) {
             at = s ? n + 6 : len;
             continue;
         }
-        char name[128];
-        if (k >= sizeof name) {
-            snprintf(err, errlen, "${env.%.60s...}: a name too long", s + 6);
-            free(b.p);
-            return NULL;
-        }
-        memcpy(name, s + 6, k);
-        name[k] = '\0';
         const char *v = getenv(name);
-        if (!v) {
+        if (!v || strpbrk(v, "\r\n")) {
             snprintf(err, errlen,
-                     "${env.%s}: %s is not set (llama-swap refuses the file too): set it, or "
-                     "write its value",
+                     v ? "${env.%s}: %s holds a line break (llama-swap refuses it too): a value "
+                         "of one line"
+                       : "${env.%s}: %s is not set (llama-swap refuses the file too): set it, or "
+                         "write its value",
                      name, name);
             free(b.p);
             return NULL;
         }
-        if (!sb_add(&b, v, strlen(v)))
-            goto big;
+        for (const char *q = v; *q; q++) { /* as llama-swap: for a "..." string */
+            if ((*q == '\\' || *q == '"') && !sb_add(&b, "\\", 1))
+                goto big;
+            if (!sb_add(&b, q, 1))
+                goto big;
+        }
         at = n + 6 + k + 1;
     }
     if (!sb_add(&b, "", 0))
@@ -156,22 +174,16 @@ char *lsmacro_command(const char *v)
     if (!out)
         return NULL;
     size_t at = 0;
-    for (const char *l = v; *l;) {
+    bool first = true;
+    for (const char *l = v;;) {
         const char *e = strchr(l, '\n');
-        size_t ll = e ? (size_t)(e - l) : strlen(l);
-        while (ll && isspace((unsigned char)*l))
-            l++, ll--;
-        while (ll && isspace((unsigned char)l[ll - 1]))
-            ll--;
-        if (ll && l[ll - 1] == '\\')
-            ll--;
-        while (ll && isspace((unsigned char)l[ll - 1]))
-            ll--;
-        if (ll && *l != '#') {
-            if (at)
-                out[at++] = ' ';
+        size_t ll = e ? (size_t)(e - l) : strlen(l), s = strspn(l, " \t\r\v\f");
+        if (s >= ll || l[s] != '#') {
+            if (!first)
+                out[at++] = '\n';
             memcpy(out + at, l, ll);
             at += ll;
+            first = false;
         }
         if (!e)
             break;

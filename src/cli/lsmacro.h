@@ -1,8 +1,8 @@
 /* lsmacro: llama-swap's macros, as its config.go expands them:
- * ${env.NAME} in the whole file's text, then in a model's commands the
- * macros of the file and of the model and ${MODEL_ID}; and a command's text
- * as llama-swap runs it (comment lines out, lines joined). Each result is
- * bounded (LSMACRO_MAX_STRING, or four times the file). */
+ * ${env.NAME} in the whole file's text, then in every value the macros of
+ * the file and of the model and ${MODEL_ID}; and a command's comment lines
+ * taken out. Each result is bounded (LSMACRO_MAX_STRING, or four times the
+ * file). */
 #ifndef VRAM_CLI_LSMACRO_H
 #define VRAM_CLI_LSMACRO_H
 
@@ -31,14 +31,18 @@ struct lsmacros {
 char *lsmacro_expand(const struct lsmacros *m, const char *text, const char *id, bool pid,
                      const char *where, char *err, size_t errlen);
 
-/* text (len bytes) with every ${env.NAME} replaced by the variable
- * (malloc'd, its length in *out_len); NULL with err for an unset one. */
-char *lsmacro_env(const char *text, size_t len, size_t max, size_t *out_len, char *err,
-                  size_t errlen);
+/* text (len bytes) with ${env.NAME} replaced by the variable wherever
+ * the name is one that scan (NULL: text itself) uses: llama-swap looks in
+ * the YAML's content only, so that one named in a comment need not be set.
+ * A value goes in as llama-swap puts it, '\\' and '"' escaped (for a
+ * "..." string). malloc'd, its length in *out_len; NULL with err for an
+ * unset one, or a value with a line break. */
+char *lsmacro_env(const char *text, size_t len, const char *scan, size_t max, size_t *out_len,
+                  char *err, size_t errlen);
 
-/* A command as llama-swap runs one: lines whose first non-blank is '#'
- * left out, a '\' that ends a line taken off, the lines joined by one
- * space. malloc'd, or NULL. */
+/* A command's text as llama-swap expands its macros in it: the lines
+ * whose first non-blank is '#' left out, the others as they are (its
+ * words are cli/lscmd.h's). malloc'd, or NULL. */
 char *lsmacro_command(const char *v);
 
 void lsmacros_free(struct lsmacros *m);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/lscmd.h"
 #include "core/modelname.h"
 #include "core/textsafe.h"
 #include "conf/config.h"
@@ -167,8 +168,9 @@ static int port_to_macro(const char *s, const char *port, char **out)
 }
 
 /* The command to run, its proxy's port made ${PORT}: malloc'd, or NULL
- * with why. */
-static char *command_of(const struct lsconf_model *m, char *why, size_t len)
+ * with why; said: what to say of it, when something. */
+static char *command_of(const struct lsconf_model *m, char *why, size_t len, char *said,
+                        size_t slen)
 {
     const char *px = m->proxy;
     if (!px || !*px)
@@ -213,6 +215,12 @@ static char *command_of(const struct lsconf_model *m, char *why, size_t len)
     int n = port_to_macro(m->cmd, num, &cmd);
     if (n < 0)
         return NULL;
+    if (n == 0 && strstr(m->cmd, "${PORT}")) { /* llama-swap would look where it never listens */
+        free(cmd);
+        snprintf(said, slen, "its proxy %.100s is not where its cmd listens (${PORT}): vram "
+                             "reaches it at ${PORT}", px);
+        return strdup(m->cmd);
+    }
     if (n == 0) {
         free(cmd);
         snprintf(why, len, "its proxy's port %s is not in its cmd: vram gives each model a port "
@@ -225,33 +233,17 @@ static char *command_of(const struct lsconf_model *m, char *why, size_t len)
 /* The model file a command names (-m, --model, --model-path: a .gguf, or
  * an absolute path), for vram = auto; "" when none, or when it runs a
  * container (whose paths are the container's). */
-static void file_of(const char *cmd, char *out, size_t len)
+static void file_of(const struct lscmd *cmd, char *out, size_t len)
 {
     out[0] = '\0';
-    char tok[3][CONFIG_PATH_MAX];
-    const char *p = cmd;
-    for (int k = 0; *p; k++) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        size_t n = 0;
-        char q = 0;
-        while (*p && (q || (*p != ' ' && *p != '\t'))) {
-            if (!q && (*p == '"' || *p == '\''))
-                q = *p;
-            else if (q && *p == q)
-                q = 0;
-            else if (n + 1 < sizeof tok[0])
-                tok[k % 3][n++] = *p;
-            p++;
-        }
-        tok[k % 3][n] = '\0';
-        if (k == 0) {
-            const char *base = strrchr(tok[0], '/');
-            base = base ? base + 1 : tok[0];
-            if (!strcmp(base, "docker") || !strcmp(base, "podman") || !strcmp(base, "nerdctl"))
-                return;
-        }
-        const char *t = tok[k % 3], *prev = k ? tok[(k + 2) % 3] : "";
+    if (!cmd->argc)
+        return;
+    const char *base = strrchr(cmd->argv[0], '/');
+    base = base ? base + 1 : cmd->argv[0];
+    if (!strcmp(base, "docker") || !strcmp(base, "podman") || !strcmp(base, "nerdctl"))
+        return;
+    for (size_t k = 1; k < cmd->argc; k++) {
+        const char *t = cmd->argv[k], *prev = cmd->argv[k - 1];
         const char *f = !strncmp(t, "--model=", 8) ? t + 8
                         : (!strcmp(prev, "-m") || !strcmp(prev, "--model") ||
                            !strcmp(prev, "--model-path"))
@@ -259,17 +251,27 @@ static void file_of(const char *cmd, char *out, size_t len)
                             : NULL;
         size_t fl = f ? strlen(f) : 0;
         if (f && (f[0] == '/' || (fl > 5 && !strcmp(f + fl - 5, ".gguf"))) && !unsafe(f) &&
-            fl < len) {
+            !strchr(f, '$') && fl < len) {
             memcpy(out, f, fl + 1);
             return;
         }
     }
 }
 
+/* Why v cannot be written as key's value; NULL when it can. */
+static const char *unwritable(const char *key, const char *v)
+{
+    return unsafe(v)                      ? unsafe(v)
+           : strlen(v) >= CONFIG_CMD_MAX  ? "longer than vram keeps"
+           : !wrapped(NULL, key, v)       ? "a word too long for one line"
+                                          : NULL;
+}
+
 struct plan {
     bool keep;
-    char why[300];
-    char *cmd;
+    char why[300], said[300]; /* why it is left out; what to say of its command */
+    struct lscmd args;        /* its command's words, as llama-swap runs them */
+    char *cmd, *stop;         /* those words as vram's command line; its cmdStop's */
     const char *aliases[CONFIG_ALIASES];
     unsigned naliases;
 };
@@ -283,23 +285,31 @@ static void decide(struct w *w, struct plan *pl)
         const struct lsconf_model *m = &c->models[i];
         struct plan *p = &pl[i];
         const char *bad = modelname_check(m->id);
+        char *text = NULL;
+        struct lscmd stop = {0};
         if (bad)
             snprintf(p->why, sizeof p->why, "its ID is no vram name: %s", bad);
         else if (kept == CONFIG_MAX_MODELS)
             snprintf(p->why, sizeof p->why, "vram serve runs %d models at most", CONFIG_MAX_MODELS);
-        else if ((p->cmd = command_of(m, p->why, sizeof p->why)) &&
-                 (bad = unsafe(p->cmd) ? unsafe(p->cmd)
-                        : strlen(p->cmd) >= CONFIG_CMD_MAX ? "longer than vram keeps"
-                        : !wrapped(NULL, "command", p->cmd) ? "a word too long for one line"
-                                                            : NULL))
+        else if (!(text = command_of(m, p->why, sizeof p->why, p->said, sizeof p->said)))
+            snprintf(p->why + strlen(p->why), sizeof p->why - strlen(p->why), "%s",
+                     p->why[0] ? "" : "out of memory");
+        else if (lscmd_split(text, &p->args) < 0 || !(p->cmd = lscmd_join(&p->args)))
+            snprintf(p->why, sizeof p->why, "its cmd: more than %d words, or out of memory",
+                     LSCMD_MAX_ARGS);
+        else if (!p->args.argc)
+            snprintf(p->why, sizeof p->why, "its cmd has no words (llama-swap needs some too)");
+        else if ((bad = unwritable("command", p->cmd)))
             snprintf(p->why, sizeof p->why, "its cmd cannot be written: %s", bad);
-        else if (p->cmd && m->stop && *m->stop &&
-                 (bad = unsafe(m->stop) ? unsafe(m->stop)
-                        : strlen(m->stop) >= CONFIG_CMD_MAX ? "longer than vram keeps"
-                        : !wrapped(NULL, "stop", m->stop) ? "a word too long for one line"
-                                                          : NULL))
+        else if (m->stop && (lscmd_split(m->stop, &stop) < 0 ||
+                             (stop.argc && !(p->stop = lscmd_join(&stop)))))
+            snprintf(p->why, sizeof p->why, "its cmdStop: more than %d words, or out of memory",
+                     LSCMD_MAX_ARGS);
+        else if (p->stop && (bad = unwritable("stop", p->stop)))
             snprintf(p->why, sizeof p->why, "its cmdStop cannot be written: %s", bad);
-        p->keep = p->cmd && !p->why[0];
+        free(text);
+        lscmd_free(&stop);
+        p->keep = !p->why[0];
         kept += p->keep;
     }
     /* aliases: vram names, each leading to one model (NAME:latest is NAME) */
@@ -417,6 +427,8 @@ static void write_model(struct w *w, size_t i, const struct plan *p, size_t nkep
         if (m->cmd) {
             char cmd[600];
             snprintf(cmd, sizeof cmd, "its cmd: %.500s", m->cmd);
+            for (char *q = cmd; *q; q++) /* its lines, as llama-swap joins them */
+                *q = *q == '\n' || *q == '\t' ? ' ' : *q;
             comment(w->out, "", textsafe(cmd));
         }
         w->model = NULL;
@@ -424,11 +436,13 @@ static void write_model(struct w *w, size_t i, const struct plan *p, size_t nkep
     }
     fprintf(w->out, "[model %s]\n", m->id);
     put_wrapped(w->out, "command", p->cmd);
+    if (p->said[0])
+        say(w, "%s", p->said);
     if (!strstr(p->cmd, "${PORT}"))
         say(w, "its cmd has no ${PORT}: vram gives it a port in ${PORT} (and $PORT) and "
                "reaches it there");
     char file[CONFIG_PATH_MAX];
-    file_of(p->cmd, file, sizeof file);
+    file_of(&p->args, file, sizeof file);
     if (file[0] && fits("file", file)) {
         fprintf(w->out, "file = %s\nvram = auto\n", file);
     } else {
@@ -472,8 +486,8 @@ static void write_model(struct w *w, size_t i, const struct plan *p, size_t nkep
             say(w, "useModelName: cannot be written in vram.conf: left out");
     }
     write_env(w, m);
-    if (m->stop && *m->stop) {
-        put_wrapped(w->out, "stop", m->stop);
+    if (p->stop) {
+        put_wrapped(w->out, "stop", p->stop);
         long t = m->unload_timeout >= 0 ? m->unload_timeout : c->unload_timeout;
         if (t > 0)
             fprintf(w->out, "stop_timeout = %lds\n", t);
@@ -489,6 +503,13 @@ static void write_model(struct w *w, size_t i, const struct plan *p, size_t nkep
                "429)",
             m->concurrency);
     }
+    if (m->priority >= 0) {
+        fprintf(w->out, "priority = %ld\n", m->priority);
+        say(w, "routing.scheduler's fifo priority is priority = %ld (5 and up, as vram's "
+               "default is 5): a higher one is evicted later, where llama-swap served its "
+               "requests first",
+            m->priority);
+    }
     if (m->group >= 0 && c->groups[m->group].persistent) {
         fprintf(w->out, "pinned = yes\n");
         say(w, "group %.100s is persistent: pinned (never evicted, nor unloaded for time)",
@@ -500,6 +521,42 @@ static void write_model(struct w *w, size_t i, const struct plan *p, size_t nkep
         say(w, "%s", m->notes.v[k]);
     (void)nkept;
     w->model = NULL;
+}
+
+/* apiKeys: the first as token =, the others as tokens = apikeyN:KEY (a
+ * key's name is what vram's log says of the requests that carry it). A
+ * key vram refuses (a blank, a control character, 128 characters or
+ * more), or one tokens = cannot list (a ','), or given twice: said. */
+static void write_keys(struct w *w)
+{
+    const struct lsconf *c = w->c;
+    char list[LSCONF_MAX_LIST * 160] = "";
+    size_t at = 0;
+    bool token = false;
+    for (size_t k = 0; k < c->keys.n; k++) {
+        const char *key = c->keys.v[k];
+        bool ok = *key && strlen(key) < 128, twice = false;
+        for (const char *q = key; ok && *q; q++)
+            ok = (unsigned char)*q > ' ' && *q != 0x7f;
+        for (size_t j = 0; j < k && !twice; j++)
+            twice = !strcmp(c->keys.v[j], key);
+        if (twice)
+            continue; /* one key is one key */
+        if (ok && !token && fits("token", key)) {
+            fprintf(w->out, "token = %s\n", key);
+            token = true;
+        } else if (ok && !strchr(key, ',') && !unsafe(key) && at + 160 < sizeof list) {
+            at += (size_t)snprintf(list + at, sizeof list - at, "%sapikey%zu:%s", at ? ", " : "",
+                                   k + 1, key);
+        } else {
+            say(w, "apiKeys: key %zu is not carried: %s", k + 1,
+                !ok ? "vram takes a key of 1 to 127 characters, no blank or control character"
+                    : "it holds a ',' (tokens = separates keys with it): put it in a key file "
+                      "(tokens = /PATH, its lines NAME:KEY)");
+        }
+    }
+    if (at && !put_wrapped(w->out, "tokens", list))
+        say(w, "apiKeys: the keys after the first are not carried: a key too long for a line");
 }
 
 /* [serve]: the proxy's address, keep_alive for globalTTL, max_loaded for
@@ -551,14 +608,7 @@ static void write_serve(struct w *w, const struct plan *pl)
         fprintf(w->out, "port_base = %ld\n", c->start_port);
     else if (c->start_port >= 0)
         say(w, "startPort %ld: vram's port_base is from 1024 to 65000: left out", c->start_port);
-    for (size_t k = 0; k < c->keys.n; k++) {
-        const char *key = c->keys.v[k];
-        if (k == 0 && *key && strlen(key) < 128 && fits("token", key) && !strchr(key, ' '))
-            fprintf(w->out, "token = %s\n", key);
-        else
-            say(w, "apiKeys: key %zu is not carried: vram serve's proxy takes one token here",
-                k + 1);
-    }
+    write_keys(w);
     char list[LSCONF_MAX_LIST * (MODELNAME_MAX + 2)] = "";
     size_t at = 0;
     for (size_t k = 0; k < c->preload.n; k++) {
@@ -607,8 +657,11 @@ size_t lswrite(const struct lsconf *c, const struct lswrite_opts *o, FILE *out, 
         write_serve(&w, pl);
     for (size_t i = 0; i < c->nmodels; i++)
         write_model(&w, i, &pl[i], kept);
-    for (size_t i = 0; i < c->nmodels; i++)
+    for (size_t i = 0; i < c->nmodels; i++) {
         free(pl[i].cmd);
+        free(pl[i].stop);
+        lscmd_free(&pl[i].args);
+    }
     free(pl);
     return kept;
 }

@@ -5,6 +5,7 @@
 
 #include "cli/cmd.h"
 #include "cli/color.h"
+#include "cli/habits.h"
 #include "core/err.h"
 #include "cli/simenv.h"
 
@@ -27,6 +28,7 @@ const struct cmd_entry *const cmd_table[] = {
     &cmd_ps_entry,
     &cmd_load_entry,
     &cmd_unload_entry,
+    &cmd_logs_entry,
     &cmd_ui_entry,
     &cmd_import_entry,
     &cmd_slurm_entry,
@@ -108,6 +110,11 @@ int main(int argc, char **argv)
     const struct cmd_entry *e = cmd_find(argv[i]);
     if (e)
         return cmd_exec(e, argc - i, argv + i);
+    const char *hint = habits_hint(argv[i]);
+    if (hint) { /* what they meant, not the whole list */
+        fprintf(stderr, "vram: %s\n(vram --help lists the commands)\n", hint);
+        return 2;
+    }
     fprintf(stderr, "vram: unknown command '%s'\n", argv[i]);
     usage(stderr);
     return 2;

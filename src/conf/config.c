@@ -268,11 +268,13 @@ static int model_key(struct parse *ps, struct config_model *m, const char *secti
             FAIL("vram '%s': a size (6G) or auto", v);
         m->vram_line = line_of(ps->text, section, name);
     } else if (!strcmp(name, "gpus")) {
+        m->gpus_line = line_of(ps->text, section, name);
         if (!confvalue_gpus(v, m))
             FAIL("gpus '%s': how many GPUs it spans (1, 2...: any with room), or which "
                  "(0,1: a list); one given GPU: gpu = 0",
                  v);
     } else if (!strcmp(name, "gpu")) {
+        m->gpus_line = line_of(ps->text, section, name);
         long g = strtol(v, &end, 10);
         if (!strcmp(v, "any") || !strcmp(v, "auto")) {
             m->gpus = 0;
@@ -649,11 +651,47 @@ int config_load(const char *path, struct config *c, char *err, size_t len)
     return rc;
 }
 
-int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngpus, char *err,
-                       size_t len)
+/* Whether m's GPUs are there: 0, or -1 with err naming the one that is
+ * not and the ones that are. */
+static int check_gpus(const struct config *c, const struct config_model *m, size_t ngpus,
+                      const char *gpus_said, char *err, size_t len)
+{
+    char where[40] = "", list[SCHED_MAX_GPUS * 4] = "";
+    if (m->gpus_line)
+        snprintf(where, sizeof where, "%u:", m->gpus_line);
+    uint32_t there = ngpus >= 32 ? ~0u : (1u << ngpus) - 1;
+    size_t at = 0;
+    for (unsigned g = 0; g < 32 && at < sizeof list; g++)
+        if (m->gpus & (1u << g))
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%u", at ? "," : "", g);
+    if (m->gpus & ~there) {
+        unsigned g = (unsigned)__builtin_ctz(m->gpus & ~there);
+        bool one = __builtin_popcount(m->gpus) == 1;
+        snprintf(err, len,
+                 "%s:%s [model %s] %s = %s: there is no GPU %u on this machine; it has %s: %s, "
+                 "or leave %s out (any GPU with room)",
+                 c->path, where, m->name, one ? "gpu" : "gpus", list, g, gpus_said,
+                 ngpus == 1 ? "gpu = 0" : one ? "name one of those" : "name those",
+                 one ? "gpu" : "gpus");
+        return -1;
+    }
+    if (!m->gpus && m->width > ngpus) {
+        snprintf(err, len,
+                 "%s:%s [model %s] gpus = %u: it would span %u GPUs at once, and this machine "
+                 "has %zu: %s; gpus = %zu at most (gpus = N is how many GPUs, gpu = N names one)",
+                 c->path, where, m->name, m->width, m->width, ngpus, gpus_said, ngpus);
+        return -1;
+    }
+    return 0;
+}
+
+int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngpus,
+                       const char *gpus_said, char *err, size_t len)
 {
     for (size_t i = 0; i < c->nmodels; i++) {
         const struct config_model *m = &c->models[i];
+        if (check_gpus(c, m, ngpus, gpus_said, err, len) < 0)
+            return -1;
         if (!m->vram)
             continue; /* auto: sized from its file when the daemon adds it */
         unsigned n = 0;

@@ -35,6 +35,7 @@ struct config_model {
     uint64_t vram;                /* 0: auto */
     unsigned vram_line;           /* where vram = is, for messages */
     uint32_t gpus;                /* the GPUs it may use, a bit each; 0: any */
+    unsigned gpus_line;           /* where gpu = or gpus = is (0: not given), for messages */
     unsigned width;               /* how many it spans at once (all or none) */
     double keep_alive_s;          /* unused this long: evicted; < 0: forever */
     enum sched_evict evict;
@@ -139,13 +140,15 @@ bool config_uses_vramcap(const struct config_model *m);
  * Ollama's API for `ollama ...`, OpenAI's for the rest. */
 enum config_api config_guess_api(const char *command);
 
-/* Whether each model's vram fits on as many of the GPUs it may use as it
- * spans (holds[g]: what GPU g holds for models, its memory less the
- * driver's reserve and the margin, or its budget when that is less; for
- * ngpus): 0, or -1 with err
+/* Whether each model's GPUs are there (gpu = N, gpus = 0,2, gpus = N: an
+ * index under ngpus, at most ngpus spanned), whatever its vram (auto too),
+ * and its vram fits on as many of the GPUs it may use as it spans
+ * (holds[g]: what GPU g holds for models, its memory less the driver's
+ * reserve and the margin, or its budget when that is less). gpus_said
+ * names the GPUs there are ("GPU 0 (NVIDIA RTX 4090)"). 0, or -1 with err
  * "FILE:LINE: ..." naming the first model that never could. */
-int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngpus, char *err,
-                       size_t len);
+int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngpus,
+                       const char *gpus_said, char *err, size_t len);
 
 /* Whether the daemon may take socket = PATH: nothing there, or a socket
  * of this user's (one a daemon left; whether one still answers there is

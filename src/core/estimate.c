@@ -113,9 +113,12 @@ int estimate_candidates(const struct model_info *m, struct estimate_precision *o
     /* a quantized file is shown as stored, first */
     if (m->stored_bits > 0 && m->stored_bits < 16 && k < max) {
         memmove(out + 1, out, (size_t)(k < max ? k : max - 1) * sizeof *out);
-        snprintf(out[0].name, sizeof out[0].name, "%s (as stored)", m->stored);
+        /* by the file's own type when it says one (Q4_K_M), as people name it */
+        snprintf(out[0].name, sizeof out[0].name, "%s (as stored)",
+                 m->quant[0] ? m->quant : m->stored);
         out[0].bits = m->stored_bits;
         out[0].compute_bits = 16;
+        out[0].stored = true;
         k = k < max ? k + 1 : max;
     }
     return k;

@@ -32,6 +32,7 @@ struct estimate_precision {
     char name[24];       /* "bf16", "int8", "q4 (4.5 bits/w)" */
     double bits;         /* weight bits per parameter */
     double compute_bits; /* activations and KV cache: 16 or 32 */
+    bool stored;         /* the file as it is, quantized: any other is another download */
 };
 
 struct estimate_result {

@@ -13,6 +13,9 @@ struct model_info {
     char name[128];
     char arch[32];          /* "llama", "qwen2", ... as the file says */
     char stored[24];        /* how the weights are stored: "bf16", "q4_k", "mixed" */
+    bool gguf;              /* read from a GGUF (by its magic bytes, whatever its name) */
+    char quant[16];         /* GGUF: the file's type as llama.cpp and Ollama name it
+                               (general.file_type: "Q4_K_M"); "" when it does not say */
     uint64_t params;        /* all parameters */
     uint64_t params_active; /* per token (MoE: the routed experts only) */
     uint64_t weight_bytes;  /* as stored, when read from weights; else 0 */

@@ -160,6 +160,8 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
         break;
     case SCHED_EV_UNLOAD:
         m->want = false;
+        m->out = (struct sched_out){.why = SCHED_OUT_NONE, .for_model = -1, .gpu = m->gpu,
+                                    .at_ms = now};
         refuse_all(s, e->model, SCHED_REFUSED_UNLOADED, "unloaded", o);
         if (m->state == SCHED_FAILED) {
             m->state = SCHED_STOPPED; /* unload clears a failure: the next load tries again */
@@ -174,6 +176,8 @@ static void apply(struct sched *s, const struct sched_event *e, uint64_t now, st
         break;
     case SCHED_EV_SUSPEND:
         if (m->state == SCHED_READY && !m->holds) {
+            m->out = (struct sched_out){.why = SCHED_OUT_NONE, .for_model = -1, .gpu = m->gpu,
+                                        .at_ms = now};
             m->state = SCHED_SUSPENDING;
             m->want = false;
             act(o, SCHED_ACT_SUSPEND, e->model, m->gpu, 0);
@@ -387,12 +391,42 @@ static bool room_out(const struct sched *s, uint64_t need)
     return schedroom_host_used(s) + need <= s->host_budget + s->spill_budget;
 }
 
+/* The oldest demand for model i: the request it is placed for; 0: none
+ * (requests held while it was preempted). */
+static uint64_t oldest_demand(const struct sched *s, int i)
+{
+    uint64_t id = 0, since = UINT64_MAX;
+    for (size_t q = 0; i >= 0 && q < s->nqueue; q++)
+        if (s->queue[q].model == (unsigned)i && s->queue[q].since_ms < since) {
+            since = s->queue[q].since_ms;
+            id = s->queue[q].id;
+        }
+    return id;
+}
+
+/* Why v goes: recorded before it goes, for whoever asks later. */
+static void went_out(struct sched *s, unsigned v, enum sched_out_why why, int for_model, int g,
+                     uint64_t need, unsigned candidates, uint64_t now)
+{
+    struct sched_out *w = &s->models[v].out;
+    *w = (struct sched_out){.why = why, .for_model = for_model, .gpu = g, .need = need,
+                            .candidates = candidates, .at_ms = now};
+    w->for_demand = oldest_demand(s, for_model);
+    w->free = g >= 0 && (size_t)g < s->ngpus && schedroom_avail(s, g) > 0
+                  ? (uint64_t)schedroom_avail(s, g)
+                  : 0;
+}
+
+/* How many models on g (any GPU: -1) may go now. */
+static unsigned evictable_on(const struct sched *s, int g, uint64_t now);
+
 /* Suspended if its path allows and the host budget has room, else stopped
  * (saying why). */
 static void evict(struct sched *s, unsigned i, struct out *o)
 {
     struct sched_model *v = &s->models[i];
     bool suspend = v->evict == SCHED_EVICT_SUSPEND && room_out(s, v->need);
+    v->out.stopped = !suspend;
     v->state = suspend ? SCHED_SUSPENDING : SCHED_STOPPING;
     v->want = false;
     v->out_ms = 0;
@@ -459,6 +493,7 @@ static bool preempt(struct sched *s, int g, unsigned self, uint64_t need, uint64
     struct sched_action *a = act(o, SCHED_ACT_SUSPEND, (unsigned)best, g, 0);
     if (!a)
         return false;
+    went_out(s, (unsigned)best, SCHED_OUT_PREEMPT, (int)self, g, need, 0, now);
     a->preempt = true;
     v->state = SCHED_SUSPENDING;
     v->preempted = true;
@@ -514,6 +549,14 @@ static int place_victim(const struct sched *s, unsigned self, uint64_t now)
             best = (int)i;
     }
     return best;
+}
+
+static unsigned evictable_on(const struct sched *s, int g, uint64_t now)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < s->nmodels; i++)
+        n += (g < 0 || schedroom_on(&s->models[i], g)) && evictable(s, (unsigned)i, now);
+    return n;
 }
 
 /* The places model i takes on mask, promised until it is placed. */
@@ -690,12 +733,21 @@ static bool place(struct sched *s, unsigned i, uint64_t now, struct out *o)
     for (int g = 0; g < (int)s->ngpus; g++) {
         if (!(mask & BIT(g)))
             continue;
+        unsigned could = evictable_on(s, g, now);
         for (int k = 0; k < nv[g]; k++) /* one that spans several GPUs is evicted once */
-            if (s->models[victims[g][k]].state == SCHED_READY)
+            if (s->models[victims[g][k]].state == SCHED_READY) {
+                /* for memory, or (none needed for it) for a place there */
+                went_out(s, victims[g][k],
+                         schedroom_room(s, g) >= m->need ? SCHED_OUT_PLACE : SCHED_OUT_ROOM,
+                         (int)i, g, m->need, could, now);
                 evict(s, victims[g][k], o);
+            }
     }
-    if (extra >= 0)
+    if (extra >= 0) {
+        went_out(s, (unsigned)extra, SCHED_OUT_PLACE, (int)i, -1, m->need,
+                 evictable_on(s, -1, now), now);
         evict(s, (unsigned)extra, o);
+    }
     if (overlap(s, i, o))
         return true;
     for (int g = 0; g < (int)s->ngpus; g++) /* the room is coming: nobody else takes it */
@@ -731,7 +783,21 @@ static void settle(struct sched *s, uint64_t now, struct out *o)
             char b[32];
             if (a)
                 a->refusal = SCHED_REFUSED_TIMEOUT;
-            if (a)
+            /* what it waited for: its start (the GPU had room), its way back,
+             * or room */
+            double waited = (double)(d->deadline_ms - d->since_ms) / 1000;
+            if (a && m->state == SCHED_STARTING)
+                snprintf(a->why, sizeof a->why,
+                         "%s: timed out waiting for it to start: its server did not answer its "
+                         "health check within %.0f s (the GPU had room); vram logs %s shows its "
+                         "start; a longer wait, or preload it",
+                         m->name, waited, m->name);
+            else if (a && m->state == SCHED_RESUMING)
+                snprintf(a->why, sizeof a->why,
+                         "%s: timed out waiting for it to come back from host memory (%.0f s; "
+                         "the GPU had room)",
+                         m->name, waited);
+            else if (a)
                 snprintf(a->why, sizeof a->why,
                          "%s: timed out waiting for %s of GPU memory (%s now: %s)", m->name,
                          units_fmt_size(m->need, b, sizeof b), sched_state_name(m->state),
@@ -776,8 +842,10 @@ static void settle(struct sched *s, uint64_t now, struct out *o)
     /* keep-alive: unused that long, the memory goes back to the machine */
     for (size_t k = 0; k < s->nmodels; k++) {
         uint64_t until = sched_expires(s, (unsigned)k);
-        if (until && until != SCHED_FOREVER && now >= until && !queued(s, (unsigned)k))
+        if (until && until != SCHED_FOREVER && now >= until && !queued(s, (unsigned)k)) {
+            went_out(s, (unsigned)k, SCHED_OUT_KEEPALIVE, -1, s->models[k].gpu, 0, 0, now);
             evict(s, (unsigned)k, o);
+        }
     }
 }
 

@@ -52,6 +52,27 @@ enum sched_state {
 
 enum sched_evict { SCHED_EVICT_SUSPEND, SCHED_EVICT_STOP };
 
+/* Why a model last left the GPU, as the scheduler chose it: data for the
+ * log, the events, vram ps --json and the dashboard. */
+enum sched_out_why {
+    SCHED_OUT_NONE,      /* never evicted (or only as asked: unload, suspend) */
+    SCHED_OUT_ROOM,      /* for another model's memory on gpu */
+    SCHED_OUT_PLACE,     /* for another model's place (max_loaded) */
+    SCHED_OUT_PREEMPT,   /* mid-request, for another model's turn (a time slice) */
+    SCHED_OUT_KEEPALIVE, /* unused for its keep-alive */
+};
+
+struct sched_out {
+    enum sched_out_why why;
+    int for_model;       /* ROOM, PLACE, PREEMPT: the model it made room for; -1 */
+    uint64_t for_demand; /* that model's oldest demand (the request that asked); 0: none */
+    int gpu;             /* where */
+    uint64_t need, free; /* ROOM: what for_model needed there, and what was free */
+    unsigned candidates; /* how many models could have gone there (it among them) */
+    bool stopped;        /* stopped, not suspended (evict = stop, or no host memory left) */
+    uint64_t at_ms;
+};
+
 struct sched_model {
     /* from the configuration */
     char name[MODELNAME_MAX];
@@ -86,6 +107,7 @@ struct sched_model {
     bool preempted;      /* suspended holding requests, which wait for it */
     bool no_preempt;     /* fast swap could not move it mid-request: not again */
     unsigned preemptions;
+    struct sched_out out; /* why it last went out */
     char error[160];
 };
 

@@ -35,6 +35,7 @@
 #include "daemon/loopwatch.h"
 #include "http/fdguard.h"
 #include "http/front.h"
+#include "daemon/evictwhy.h"
 #include "daemon/logtail.h"
 #include "daemon/metrics.h"
 #include "daemon/names.h"
@@ -125,14 +126,20 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
     else
         error[0] = '\0';
     bool on = m->state != SCHED_STOPPED && m->state != SCHED_FAILED && m->state != SCHED_SUSPENDED;
+    /* suspended, its processes may still hold memory there (fast swap
+     * leaves the CUDA context behind): what they hold, as the driver says */
+    uint64_t left = m->state == SCHED_SUSPENDED && dm->pid > 0 && d->snap.taken_ms > dm->out_wall_ms
+                        ? daemon_measure(d, i, NULL) /* a look at the driver since it went out */
+                        : 0;
+    int gpu = on ? m->gpu : left ? dm->left_gpu : -1;
     json_t *j = json_pack(
         "{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:o, s:i, s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, "
         "s:f}",
         "name", m->name, "state", sched_state_name(m->state), "gpu",
-        on && m->gpu >= 0 ? json_integer(m->gpu) : json_null(), "pid",
+        gpu >= 0 ? json_integer(gpu) : json_null(), "pid",
         dm->pid > 0 ? json_integer(dm->pid) : json_null(), "port",
         dm->pid > 0 ? json_integer(dm->port) : json_null(), "vram_bytes",
-        (json_int_t)(on ? m->need : 0), "host_bytes",
+        (json_int_t)(on ? m->need : left), "host_bytes",
         (json_int_t)(m->state == SCHED_SUSPENDED ? m->host_bytes : 0), "last_used_ms",
         m->last_used_ms ? json_integer((json_int_t)daemon_wall_ms(m->last_used_ms)) : json_null(),
         "restarts",
@@ -180,6 +187,9 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
     json_object_set_new(j, "ngl", ran ? json_integer(run->ngl) : json_null());
     json_object_set_new(j, "layers", ran ? json_integer(run->layers) : json_null());
     json_object_set_new(j, "last_ttfb_s", json_real(proxy_last_ttfb(d->proxy, i)));
+    /* why it last went out, when the scheduler chose it (evictwhy.h) */
+    json_t *out = evictwhy_json(d, i);
+    json_object_set_new(j, "evicted", out ? out : json_null());
     return j;
 }
 
@@ -427,7 +437,8 @@ static void model_verb(struct api *api, struct front_req *req, unsigned i, const
         if (!w)
             return;
         w->lease_ms = hold ? lease : 0;
-        if (!daemon_demand(d, i, hold, wait, &demand_ops, w, NULL)) {
+        if (!daemon_demand(d, i, hold, wait, &demand_ops, w, NULL,
+                           hold ? "POST /v1/models/NAME/acquire" : "vram load")) {
             w->used = false;
             reply_error(req, 503, "too many waiting requests; try again");
         }
@@ -554,7 +565,8 @@ static void model_route(struct api *api, struct front_req *req, const struct evh
         reply_json(req, 200, api_model_json(d, (unsigned)i));
         return;
     }
-    size_t n = post && slash ? (size_t)(slash - rest) : strlen(rest);
+    bool log = slash && !strcmp(slash, "/log"); /* the name is before it */
+    size_t n = (post || log) && slash ? (size_t)(slash - rest) : strlen(rest);
     char msg[300];
     snprintf(msg, sizeof msg, "no model '%.*s' in the configuration (GET /v1/models)",
              (int)(n > 150 ? 150 : n), rest);
@@ -662,6 +674,19 @@ void api_remove_socket(struct api *api)
     if (api && api->sock_ino && lstat(api->d->cfg.socket, &st) == 0 && S_ISSOCK(st.st_mode) &&
         st.st_dev == api->sock_dev && st.st_ino == api->sock_ino)
         unlink(api->d->cfg.socket);
+}
+
+bool api_other_answers(const char *socket_path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(socket_path) >= sizeof a.sun_path)
+        return false;
+    memcpy(a.sun_path, socket_path, strlen(socket_path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    bool yes = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    if (fd >= 0)
+        close(fd);
+    return yes;
 }
 
 int api_listen(struct daemon *d, struct api **out, char *err, size_t len)

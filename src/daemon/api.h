@@ -14,6 +14,11 @@
 struct api;
 struct front_req;
 
+/* Whether a daemon answers on socket_path now (connect succeeds): asked
+ * before anything of the state is touched, so that a second vram serve on
+ * the same configuration adopts nothing of the first's. */
+bool api_other_answers(const char *socket_path);
+
 /* Listens on d->cfg.socket (and d->cfg.metrics): 0, or -1 with err. */
 int api_listen(struct daemon *d, struct api **out, char *err, size_t len);
 

@@ -69,6 +69,12 @@ int daemon_model_index(const struct daemon *d, const char *name)
 void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seconds,
                  const char *detail)
 {
+    daemon_emit_reason(d, model, kind, seconds, detail, NULL);
+}
+
+void daemon_emit_reason(struct daemon *d, unsigned model, const char *kind, double seconds,
+                        const char *detail, json_t *reason)
+{
     const char *name = model < d->sched.nmodels ? d->smodels[model].name : "";
     store_event(d->store, clock_wall_ms(), name, kind, seconds, detail);
     /* a failure is worth a warning; the rest is the models' life */
@@ -78,7 +84,8 @@ void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seco
         snprintf(took, sizeof took, " (%.2f s)", seconds);
     log_msg(lv, "%s: %s%s%s%s", name, kind, detail && *detail ? ": " : "", detail ? detail : "",
             took);
-    events_send(d->events, clock_wall_ms(), name, kind, seconds, detail);
+    events_send(d->events, clock_wall_ms(), name, kind, seconds, detail, reason);
+    json_decref(reason);
 }
 
 /* The model whose process (or one its command started: a worker per GPU)
@@ -99,7 +106,7 @@ int daemon_model_of_pid(const struct daemon *d, uint32_t pid)
 /* What model i's processes hold in the latest snapshot: on the one of
  * its GPUs where they hold most (its need is per GPU); the sum over all of
  * them in *total. */
-uint64_t daemon_measure(struct daemon *d, unsigned i, uint64_t *total)
+uint64_t daemon_measure(const struct daemon *d, unsigned i, uint64_t *total)
 {
     uint64_t most = 0, sum = 0;
     for (size_t g = 0; g < d->snap.ngpus; g++) {
@@ -332,13 +339,14 @@ static void act(struct daemon *d, const struct sched_action *a)
 }
 
 uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wait_ms,
-                       const struct demand_ops *ops, void *arg, uint64_t *idp)
+                       const struct demand_ops *ops, void *arg, uint64_t *idp, const char *who)
 {
     uint64_t id = demand_add(&d->demands, ops, arg);
     if (idp)
         *idp = id; /* before the step: it may answer at once */
     if (!id)
         return 0;
+    demand_set_who(&d->demands, id, who); /* before the step: it may evict for it */
     /* a start or a resume may follow: placed by what the GPUs hold and
      * others' slices promise now, not up to a tick ago (a `vram run`
      * admitted meanwhile) */

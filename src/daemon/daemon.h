@@ -14,6 +14,7 @@
 #define VRAM_DAEMON_DAEMON_H
 
 #include <event2/event.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -88,6 +89,7 @@ struct dmodel {
     struct hist start_h, suspend_h, resume_h; /* every one of them, for /metrics */
     uint64_t held_since_ms; /* preempted: since when its requests wait; 0: not */
     uint64_t held_ms;       /* time its requests spent waiting while it was preempted */
+    char out_who[96];       /* who asked for the model it last went out for (evictwhy.c) */
 };
 
 struct daemon {
@@ -158,9 +160,11 @@ void daemon_step(struct daemon *d, const struct sched_event *e);
 /* Asks the scheduler for model, held busy until daemon_release when hold;
  * the answer comes to ops within wait_ms. 0 when too many demands wait
  * (nothing will be called). The id goes to *idp (may be NULL) before
- * anything is asked: the answer may come before this returns. */
+ * anything is asked: the answer may come before this returns. who says
+ * who asked ("POST /v1/chat/completions", "vram load"), for the reason of
+ * an eviction made for it. */
 uint64_t daemon_demand(struct daemon *d, unsigned model, bool hold, uint64_t wait_ms,
-                       const struct demand_ops *ops, void *arg, uint64_t *idp);
+                       const struct demand_ops *ops, void *arg, uint64_t *idp, const char *who);
 
 /* The asker of demand id (for model) is gone before an answer: neither
  * of ops will be called, and the scheduler forgets the demand. */
@@ -184,7 +188,7 @@ int daemon_model_of_pid(const struct daemon *d, uint32_t pid);
 /* What model i's processes hold in the latest snapshot: on the one of its
  * GPUs where they hold most (its need is per GPU); the sum over all of
  * them in *total (may be NULL). */
-uint64_t daemon_measure(struct daemon *d, unsigned i, uint64_t *total);
+uint64_t daemon_measure(const struct daemon *d, unsigned i, uint64_t *total);
 
 /* Queues an event for the scheduler, applied after the actions being
  * carried out (never re-entrantly); its error text is copied. */
@@ -197,5 +201,9 @@ int daemon_model_index(const struct daemon *d, const char *name);
  * event stream. */
 void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seconds,
                  const char *detail);
+/* The same with what the event carries as data too (reason: its "reason"
+ * object, taken; NULL: none). */
+void daemon_emit_reason(struct daemon *d, unsigned model, const char *kind, double seconds,
+                        const char *detail, json_t *reason);
 
 #endif

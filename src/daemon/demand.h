@@ -25,6 +25,7 @@ struct demand {
     uint64_t id;
     const struct demand_ops *ops;
     void *arg;
+    char who[96]; /* who asked, for people: "POST /v1/chat/completions", "vram load" */
 };
 
 struct demands {
@@ -35,6 +36,12 @@ struct demands {
 
 /* A new demand's id, or 0 when DEMAND_MAX are waiting. */
 uint64_t demand_add(struct demands *t, const struct demand_ops *ops, void *arg);
+
+/* Says who asked for demand id (its callers' words; "" when unknown). */
+void demand_set_who(struct demands *t, uint64_t id, const char *who);
+
+/* Who asked for demand id, or NULL when it is not waiting. */
+const char *demand_who(const struct demands *t, uint64_t id);
 
 /* Takes the demand id out of the table: true with its asker, false when
  * there is none (answered already). */

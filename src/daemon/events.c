@@ -111,10 +111,12 @@ static void to_all(struct events *ev, bool live_only, const char *type, const ch
 }
 
 void events_send(struct events *ev, uint64_t t_ms, const char *model, const char *kind,
-                 double seconds, const char *detail)
+                 double seconds, const char *detail, json_t *reason)
 {
     json_t *j = json_pack("{s:I, s:s, s:s, s:f, s:s}", "t_ms", (json_int_t)t_ms, "model", model,
                           "event", kind, "seconds", seconds, "detail", detail ? detail : "");
+    if (j && reason)
+        json_object_set(j, "reason", reason);
     char *text = j ? json_dumps(j, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
     json_decref(j);
     if (!text)

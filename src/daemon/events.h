@@ -8,6 +8,7 @@
 #ifndef VRAM_DAEMON_EVENTS_H
 #define VRAM_DAEMON_EVENTS_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -33,9 +34,10 @@ bool events_closed(struct events *ev, const struct front_req *r);
 unsigned events_listeners(const struct events *ev);
 unsigned events_live_listeners(const struct events *ev);
 
-/* {"t_ms", "model", "event", "seconds", "detail"} to every listener. */
+/* {"t_ms", "model", "event", "seconds", "detail"} to every listener, and
+ * "reason" when given (an eviction's, as data: not taken). */
 void events_send(struct events *ev, uint64_t t_ms, const char *model, const char *kind,
-                 double seconds, const char *detail);
+                 double seconds, const char *detail, json_t *reason);
 
 /* The state, as "snapshot" (the document of GET /v1/snapshot) and
  * "models" (that of GET /v1/models) events, to the live listeners: both

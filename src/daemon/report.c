@@ -8,6 +8,7 @@
 #include "app/store.h"
 #include "core/modelname.h"
 #include "daemon/discover.h"
+#include "daemon/evictwhy.h"
 #include "daemon/moves.h"
 
 void report_record(struct daemon *d, unsigned i)
@@ -165,10 +166,13 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
         break;
     case SCHED_SUSPENDING:
         if (m->preempted) { /* mid-request, for another model: a time slice */
+            char why[600];
             dm->held_since_ms = daemon_now_ms();
-            snprintf(detail, sizeof detail, "%s, %u request%s held, preemption %u", where,
-                     m->holds, m->holds == 1 ? "" : "s", m->preemptions);
-            daemon_emit(d, i, "preempted", 0, detail);
+            evictwhy_note(d, i);
+            evictwhy_text(d, i, why, sizeof why);
+            snprintf(detail, sizeof detail, "%s, %u request%s held, preemption %u; %s", where,
+                     m->holds, m->holds == 1 ? "" : "s", m->preemptions, why);
+            daemon_emit_reason(d, i, "preempted", 0, detail, evictwhy_json(d, i));
             break;
         }
         /* fall through */
@@ -183,6 +187,16 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
             at = detail;
         }
         dm->stop_why[0] = '\0';
+        /* the scheduler's choice (an unload or a suspend asked for has no reason) */
+        if ((m->state == SCHED_SUSPENDING || m->state == SCHED_STOPPING) && was_up &&
+            m->out.why != SCHED_OUT_NONE) {
+            char why[600], text[900];
+            evictwhy_note(d, i);
+            evictwhy_text(d, i, why, sizeof why);
+            snprintf(text, sizeof text, "%s; %s", at ? at : "", why);
+            daemon_emit_reason(d, i, sched_state_name(m->state), 0, text, evictwhy_json(d, i));
+            break;
+        }
         daemon_emit(d, i, sched_state_name(m->state), 0, at);
         break;
     }

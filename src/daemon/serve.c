@@ -29,6 +29,7 @@
 #include "host/meminfo.h"
 #include "daemon/mgroup.h"
 #include "daemon/names.h"
+#include "daemon/precheck.h"
 #include "host/notify.h"
 #include "proxy/proxy.h"
 #include "daemon/super.h"
@@ -61,7 +62,7 @@ static void preload(struct daemon *d)
         int i = names_find(d, d->cfg.preload[k]);
         if (i >= 0 && !daemon_demand(d, (unsigned)i, false,
                                      (uint64_t)(d->dm[i].cfg.start_timeout_s * 1000) * 4, &ops, d,
-                                     NULL))
+                                     NULL, "preload"))
             log_msg(LOG_LV_WARN, "%s: not preloaded: too many demands", d->cfg.preload[k]);
     }
 }
@@ -275,6 +276,12 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
         confuser_resolve(&d->cfg, err, len) < 0)
         return -1;
     *input = false;
+    /* before the state: a second daemon on this configuration adopts
+     * (and kills the half-started of) nothing of the first's */
+    if (api_other_answers(d->cfg.socket)) {
+        snprintf(err, len, "%s: another vram serve answers there already", d->cfg.socket);
+        return -1;
+    }
     if (serve_find_vramcap(&d->cfg, d->shim, sizeof d->shim, why, wlen, err, len) < 0 ||
         serve_check_users(&d->cfg, d->shim, err, len) < 0 || make_folders(&d->cfg, err, len) < 0)
         return -1;
@@ -355,6 +362,13 @@ int serve_check(const char *config_path, struct serve_summary *sum, bool *input,
     }
     int rc = start(d, config_path, true, input, sum->shim_why, sizeof sum->shim_why, err, len);
     api_remove_socket(d->api);
+    if (rc == 0 && (sum->nproblems = precheck_models(&d->cfg, sum->problems, sizeof sum->problems))) {
+        snprintf(err, len, "%zu problem%s above: vram serve would start, but the model%s "
+                 "named would fail at %s first request",
+                 sum->nproblems, sum->nproblems > 1 ? "s" : "", sum->nproblems > 1 ? "s" : "",
+                 sum->nproblems > 1 ? "their" : "its");
+        rc = -1;
+    }
     sum->nmodels = d->cfg.nmodels;
     sum->ngpus = d->sched.ngpus;
     snprintf(sum->socket, sizeof sum->socket, "%s", d->cfg.socket);
@@ -378,9 +392,13 @@ static void log_addresses(const struct daemon *d)
 {
     char proxy[400] = "", metrics[200] = "";
     const char *l = d->cfg.listen, *dash = proxy_dashboard(d->proxy);
+    /* the dashboard's page asks for the token, or the session vram ui gives it */
     if (l[0])
         snprintf(proxy, sizeof proxy, "; proxy http://%s (OpenAI /v1, Ollama /api)%s%s%s", l,
-                 dash ? "; dashboard " : "", dash ? dash : "", dash ? "/ui (vram ui opens it)" : "");
+                 dash ? "; dashboard " : "", dash ? dash : "",
+                 !dash             ? ""
+                 : d->cfg.keys.n ? "/ui (with the token, or run vram ui)"
+                                 : "/ui (run vram ui: it opens it signed in)");
     if (d->cfg.metrics[0])
         snprintf(metrics, sizeof metrics, "; metrics http://%s/metrics", d->cfg.metrics);
     log_msg(LOG_LV_NOTICE, "%zu models, %zu GPUs, listening on %s%s%s", d->sched.nmodels,
@@ -433,6 +451,12 @@ int serve_run(const char *config_path, char *err, size_t len)
     d->sched.models = d->smodels;
     for (size_t i = 0; i < d->cfg.nmodels; i++)
         table_add(d, &d->cfg.models[i]);
+    static char problems[4096]; /* one daemon per process */
+    if (precheck_models(&d->cfg, problems, sizeof problems))
+        for (char *l = problems, *e; l; l = e ? e + 1 : NULL) {
+            e = strchr(l, '\n');
+            log_msg(LOG_LV_WARN, "%.*s", e ? (int)(e - l) : (int)strlen(l), l);
+        }
     adopt(d);
     uid_t users[CONFIG_MAX_MODELS];
     for (size_t i = 0; i < d->cfg.nmodels; i++)

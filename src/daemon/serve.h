@@ -22,15 +22,21 @@ struct serve_summary {
     char notes[512];    /* what the file says that still works but should change */
     char from_env[200]; /* which of Ollama's variables were used */
     char users[300];    /* who the models run as: "vram-model (3 models)", each user once */
+    char problems[4096]; /* what would make models fail at their start, a line each
+                            (daemon/precheck.h): --check fails on them */
+    size_t nproblems;
 };
 
 /* Everything serve_run does before it runs a model, as the user who runs
  * it: the configuration, libvramcap, the folders of the socket, state and
  * logs (made as serve makes them), the state opened, the GPUs and the
  * sizes, the control socket, the proxy's and the metrics' addresses bound
- * and let go. Nothing a running daemon owns is touched. 0 with sum filled,
- * or -1 with err, the message vram serve would fail with; *input says
- * whether the configuration is at fault. */
+ * and let go; and what each model's command needs of the host (its
+ * program, its files, docker's daemon), which vram serve only warns of.
+ * Nothing a running daemon owns is touched. 0 with sum filled, or -1 with
+ * err, the message vram serve would fail with (or, with sum->nproblems,
+ * what would make its models fail); *input says whether the configuration
+ * is at fault. */
 int serve_check(const char *config_path, struct serve_summary *sum, bool *input, char *err,
                 size_t len);
 

@@ -34,8 +34,7 @@ static uint64_t need_of(struct daemon *d, const struct config_model *m)
     }
     struct estimate_opts o;
     estimate_defaults(&o);
-    size_t n = strlen(m->file);
-    o.runtime = n > 5 && !strcmp(m->file + n - 5, ".gguf") ? ESTIMATE_LLAMACPP : ESTIMATE_TORCH;
+    o.runtime = info.gguf ? ESTIMATE_LLAMACPP : ESTIMATE_TORCH; /* by its bytes, not its name */
     struct estimate_precision p[8];
     struct estimate_result r;
     if (estimate_candidates(&info, p, 8) < 1)
@@ -47,11 +46,16 @@ static uint64_t need_of(struct daemon *d, const struct config_model *m)
 int table_check_sizes(const struct daemon *d, const struct config *c, char *err, size_t len)
 {
     uint64_t holds[SCHED_MAX_GPUS];
+    char said[SCHED_MAX_GPUS * 60] = "";
+    size_t at = 0;
     for (size_t g = 0; g < d->sched.ngpus; g++) {
         const struct sched_gpu *G = &d->sched.gpus[g];
         holds[g] = G->budget && G->budget < G->capacity ? G->budget : G->capacity;
+        if (at < sizeof said)
+            at += (size_t)snprintf(said + at, sizeof said - at, "%sGPU %zu (%.40s)", g ? ", " : "",
+                                   g, d->gpu_name[g]);
     }
-    return config_check_sizes(c, holds, d->sched.ngpus, err, len);
+    return config_check_sizes(c, holds, d->sched.ngpus, said, err, len);
 }
 
 void table_set(struct daemon *d, unsigned i, const struct config_model *c)

@@ -51,7 +51,9 @@ static const struct demand_ops to_proxy = {proxy_granted, proxy_refused};
 
 static uint64_t demand(void *arg, unsigned model, uint64_t wait_ms, void *req, uint64_t *idp)
 {
-    return daemon_demand(arg, model, true, wait_ms, &to_proxy, req, idp);
+    char who[96];
+    proxy_request_name(req, who, sizeof who);
+    return daemon_demand(arg, model, true, wait_ms, &to_proxy, req, idp, who);
 }
 
 static void withdraw(void *arg, unsigned model, uint64_t id)

@@ -7,6 +7,7 @@
 #include <http_parser.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -14,12 +15,21 @@
 struct reading {
     struct ucall_answer *a;
     size_t max;
-    bool done, too_big;
+    bool done, too_big, stopped;
+    ucall_part_fn part; /* the body handed over as it comes, else kept in a */
+    void *arg;
 };
 
 static int on_body(http_parser *p, const char *at, size_t len)
 {
     struct reading *r = p->data;
+    if (r->part) {
+        if (r->part(r->arg, (long)p->status_code, at, len) != 0) {
+            r->stopped = true;
+            return -1;
+        }
+        return 0;
+    }
     if (r->a->n + len > r->max) {
         r->too_big = true;
         return -1;
@@ -74,6 +84,8 @@ static long read_answer(int fd, struct reading *r, const char *who, char *err, s
             return -1;
         }
         size_t used = http_parser_execute(&p, &cb, buf, (size_t)got);
+        if (r->stopped)
+            return (long)p.status_code;
         if (HTTP_PARSER_ERRNO(&p) != HPE_OK || used != (size_t)got) {
             char big[32];
             snprintf(big, sizeof big, "larger than %zu MiB", r->max >> 20);
@@ -91,10 +103,9 @@ static long read_answer(int fd, struct reading *r, const char *who, char *err, s
     return (long)p.status_code;
 }
 
-long ucall_do(int fd, const char *method, const char *path, const char *body, size_t len,
-              size_t max, const char *who, struct ucall_answer *a, char *err, size_t errlen)
+static int send_request(int fd, const char *method, const char *path, const char *body,
+                        size_t len, const char *who, char *err, size_t errlen)
 {
-    *a = (struct ucall_answer){0};
     char head[1024];
     int hl = snprintf(head, sizeof head,
                       "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
@@ -108,6 +119,15 @@ long ucall_do(int fd, const char *method, const char *path, const char *body, si
         snprintf(err, errlen, "sending to %s: %s", who, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+long ucall_do(int fd, const char *method, const char *path, const char *body, size_t len,
+              size_t max, const char *who, struct ucall_answer *a, char *err, size_t errlen)
+{
+    *a = (struct ucall_answer){0};
+    if (send_request(fd, method, path, body, len, who, err, errlen) < 0)
+        return -1;
     struct reading r = {.a = a, .max = max};
     long status = read_answer(fd, &r, who, err, errlen);
     if (status < 0) {
@@ -115,4 +135,14 @@ long ucall_do(int fd, const char *method, const char *path, const char *body, si
         *a = (struct ucall_answer){0};
     }
     return status;
+}
+
+long ucall_stream(int fd, const char *method, const char *path, const char *who,
+                  ucall_part_fn part, void *arg, char *err, size_t errlen)
+{
+    if (send_request(fd, method, path, NULL, 0, who, err, errlen) < 0)
+        return -1;
+    struct ucall_answer a = {0};
+    struct reading r = {.a = &a, .max = SIZE_MAX, .part = part, .arg = arg};
+    return read_answer(fd, &r, who, err, errlen);
 }

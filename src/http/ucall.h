@@ -21,4 +21,15 @@ struct ucall_answer {
 long ucall_do(int fd, const char *method, const char *path, const char *body, size_t len,
               size_t max, const char *who, struct ucall_answer *a, char *err, size_t errlen);
 
+/* One part of an answer's body as it arrives, with the answer's status:
+ * 0 to go on, else the reading stops there. */
+typedef int (*ucall_part_fn)(void *arg, long status, const char *data, size_t n);
+
+/* Sends method path as ucall_do does (no body) and hands the answer's
+ * body to part as it comes, for an answer that goes on (a followed log,
+ * events), until it ends, the other side closes, or part says stop.
+ * Returns its status, or -1 with err. */
+long ucall_stream(int fd, const char *method, const char *path, const char *who,
+                  ucall_part_fn part, void *arg, char *err, size_t errlen);
+
 #endif

@@ -138,12 +138,31 @@ static bool ends(const char *key, const char *suffix)
     return k >= s && !strcmp(key + k - s, suffix);
 }
 
+/* llama.cpp's llama_ftype (general.file_type), named as llama-quantize
+ * and Ollama name them; the numbers left out were removed from llama.cpp. */
+static const char *const ftype_names[] = {
+    [0] = "F32",     [1] = "F16",      [2] = "Q4_0",    [3] = "Q4_1",    [7] = "Q8_0",
+    [8] = "Q5_0",    [9] = "Q5_1",     [10] = "Q2_K",   [11] = "Q3_K_S", [12] = "Q3_K_M",
+    [13] = "Q3_K_L", [14] = "Q4_K_S",  [15] = "Q4_K_M", [16] = "Q5_K_S", [17] = "Q5_K_M",
+    [18] = "Q6_K",   [19] = "IQ2_XXS", [20] = "IQ2_XS", [21] = "Q2_K_S", [22] = "IQ3_XS",
+    [23] = "IQ3_XXS", [24] = "IQ1_S",  [25] = "IQ4_NL", [26] = "IQ3_S",  [27] = "IQ3_M",
+    [28] = "IQ2_S",  [29] = "IQ2_M",   [30] = "IQ4_XS", [31] = "IQ1_M",  [32] = "BF16",
+    [36] = "TQ1_0",  [37] = "TQ2_0",   [38] = "MXFP4",
+};
+
+const char *gguf_ftype_name(uint64_t t)
+{
+    return t < sizeof ftype_names / sizeof ftype_names[0] ? ftype_names[t] : NULL;
+}
+
 static void use(struct gctx *g, const char *key, uint64_t v)
 {
     struct model_info *m = g->m;
     unsigned u = v > 100000000 ? 0 : (unsigned)v;
     if (!strcmp(key, "general.alignment"))
         g->alignment = v;
+    else if (!strcmp(key, "general.file_type") && gguf_ftype_name(v))
+        snprintf(m->quant, sizeof m->quant, "%s", gguf_ftype_name(v));
     else if (ends(key, ".block_count"))
         m->layers = u;
     else if (ends(key, ".embedding_length"))
@@ -381,6 +400,7 @@ int gguf_parse_max(struct reader *r, const char *name, uint64_t max_header, stru
         if (by_type[t] > by_type[top])
             top = t;
     snprintf(m->stored, sizeof m->stored, "%s", params ? gguf_type_name(top) : "empty");
+    m->gguf = true;
     model_complete(m);
     if (m->experts && m->params) {
         uint64_t active = 0;

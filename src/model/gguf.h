@@ -13,6 +13,9 @@
  * that is not a whole number of blocks. */
 int64_t gguf_type_bytes(uint32_t t, uint64_t n);
 const char *gguf_type_name(uint32_t t);
+/* A file type's name (general.file_type 15: "Q4_K_M"), or NULL for one
+ * llama.cpp does not (or no longer) know. */
+const char *gguf_ftype_name(uint64_t t);
 
 /* The header (metadata and tensor table) may not run past this: real ones
  * are under 32 MiB; a longer one is refused rather than walked. */

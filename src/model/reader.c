@@ -73,9 +73,16 @@ int reader_open_file(struct reader *r, const char *path, char *err, size_t errle
 
 void reader_open_mem(struct reader *r, const void *mem, size_t size)
 {
+    reader_open_mem_prefix(r, mem, size, size);
+}
+
+void reader_open_mem_prefix(struct reader *r, const void *mem, size_t have, uint64_t size)
+{
     r->mem = mem;
     r->fd = -1;
     r->size = size;
+    r->have = have < size ? have : size;
+    r->beyond = false;
     r->pos = 0;
     r->buf_off = r->buf_len = 0;
 }
@@ -91,6 +98,10 @@ int reader_read(struct reader *r, void *dst, uint64_t n)
 {
     if (n > reader_left(r))
         return -1;
+    if (r->mem && r->pos + n > r->have) {
+        r->beyond = true;
+        return -1;
+    }
     if (r->mem) {
         memcpy(dst, r->mem + r->pos, n);
         r->pos += n;

@@ -4,6 +4,7 @@
 #ifndef VRAM_MODEL_READER_H
 #define VRAM_MODEL_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -12,6 +13,11 @@ struct reader {
     const unsigned char *mem; /* a buffer, or NULL for fd */
     int fd;
     uint64_t size, pos;
+    /* a buffer that holds the first `have` bytes of a file of size bytes
+     * (its header fetched by a range request): a read past them fails and
+     * sets beyond, so that the caller can fetch more and parse again */
+    uint64_t have;
+    bool beyond;
     dev_t dev; /* which file (fd only): the same one reached twice is told */
     ino_t ino;
     unsigned char buf[65536];
@@ -25,6 +31,8 @@ struct reader {
 int reader_open_file(struct reader *r, const char *path, char *err, size_t errlen);
 int reader_open_fd(struct reader *r, int fd, const char *name, char *err, size_t errlen);
 void reader_open_mem(struct reader *r, const void *mem, size_t size);
+/* mem holds the first have bytes of a file of size bytes (have <= size). */
+void reader_open_mem_prefix(struct reader *r, const void *mem, size_t have, uint64_t size);
 void reader_close(struct reader *r);
 
 /* 0, or -1 when fewer than n bytes remain. */
@@ -54,8 +62,12 @@ static inline size_t reader_window(struct reader *r, const unsigned char **p)
     if (r->pos >= r->size)
         return 0;
     if (r->mem) {
+        if (r->pos >= r->have) {
+            r->beyond = true;
+            return 0;
+        }
         *p = r->mem + r->pos;
-        return r->size - r->pos;
+        return r->have - r->pos;
     }
     if (r->pos < r->buf_off || r->pos - r->buf_off >= r->buf_len) {
         if (reader_fill(r) < 0)
@@ -71,6 +83,10 @@ static inline int reader_getc(struct reader *r)
 {
     if (r->pos >= r->size)
         return -1;
+    if (r->mem && r->pos >= r->have) {
+        r->beyond = true;
+        return -1;
+    }
     if (r->mem)
         return r->mem[r->pos++];
     if (r->pos >= r->buf_off && r->pos - r->buf_off < r->buf_len)

@@ -116,11 +116,11 @@ static const struct details *details_of(struct ollamaroutes *o, unsigned i, stru
         dt->size = (long long)st->st_size;
         dt->mtime = (long long)st->st_mtime;
         char err[256];
-        size_t n = strlen(path);
-        dt->gguf = store ? dt->ref.gguf : n > 5 && !strcmp(path + n - 5, ".gguf");
         /* a store's model is read beneath its root, as vram fit reads it */
         dt->ok = (store ? localstore_load(&dt->ref, &dt->info, err, sizeof err)
                         : modelfile_load(path, &dt->info, err, sizeof err)) == 0;
+        /* what it is by its bytes (a blob of Ollama's or the hub's has no .gguf) */
+        dt->gguf = dt->ok && dt->info.gguf;
     }
     if (store && S_ISDIR(st->st_mode)) /* a folder's: its files', when the store says */
         st->st_size = (off_t)dt->ref.disk;
@@ -149,8 +149,8 @@ static json_t *details_json(const struct details *dt)
         param_size(dt->info.params, ps, sizeof ps);
         json_object_set_new(j, "parameter_size", json_string(ps));
     }
-    char q[24];
-    snprintf(q, sizeof q, "%s", dt->info.stored);
+    char q[24]; /* as Ollama says it: the file's type (Q4_K_M), else its weights' main type */
+    snprintf(q, sizeof q, "%s", dt->info.quant[0] ? dt->info.quant : dt->info.stored);
     for (char *c = q; *c; c++)
         *c = (char)toupper((unsigned char)*c);
     json_object_set_new(j, "quantization_level", json_string(q));
@@ -308,8 +308,37 @@ static void show(struct ollamaroutes *o, struct front_req *r)
                      "capabilities", "completion", "modified_at", t));
 }
 
+/* Ollama's routes that manage its store: vram serve has none of its own
+ * (it serves what is on the machine), so each says what to do instead,
+ * in Ollama's {"error": ...}, as 501: Ollama's clients show that text. */
+static const struct {
+    const char *path, *says;
+} not_here[] = {
+    {"/api/pull", "vram serve does not download models: it serves what is on this machine. Get "
+                  "it with Ollama (ollama pull NAME: vram fit and discover = ollama read "
+                  "Ollama's store) or hf download, then serve it (discover = all in vram.conf, "
+                  "or a [model] section); vram fit NAME says whether it fits"},
+    {"/api/push", "vram serve uploads no models: push from Ollama (ollama push NAME)"},
+    {"/api/create", "vram serve makes no models: a [model NAME] section in vram.conf serves a "
+                    "file as NAME (command, file =); or create it with Ollama and serve "
+                    "Ollama's store (discover = ollama)"},
+    {"/api/copy", "vram serve copies no models: another name for one is aliases = NAME in its "
+                  "[model] section of vram.conf"},
+    {"/api/delete", "vram serve deletes no models: remove one where it was downloaded (ollama rm "
+                    "NAME, hf cache delete); vram unload NAME stops one that runs"},
+    {"/api/blobs/", "vram serve takes no blobs: they are for /api/create, which it does not do "
+                    "(a [model NAME] section in vram.conf serves a file)"},
+};
+
 bool ollamaroutes_route(struct ollamaroutes *o, struct front_req *r, const char *path)
 {
+    for (size_t k = 0; k < sizeof not_here / sizeof not_here[0]; k++) {
+        size_t n = strlen(not_here[k].path);
+        if (!strncmp(path, not_here[k].path, n) && (!path[n] || not_here[k].path[n - 1] == '/')) {
+            front_error(r, ERRBODY_NOT_IMPLEMENTED, not_here[k].says, 0);
+            return true;
+        }
+    }
     enum evhttp_cmd_type cmd = front_method(r);
     static const char *const text[] = {"Content-Type"};
     static const char *const plain[] = {"text/plain; charset=utf-8"};

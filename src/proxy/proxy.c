@@ -464,6 +464,24 @@ void proxy_forget_model(struct proxy *px, unsigned model)
         relay_close(pm->idle[--pm->nidle]);
 }
 
+void proxy_request_name(const void *req, char *out, size_t len)
+{
+    const struct preq *p = req;
+    static const struct {
+        enum evhttp_cmd_type cmd;
+        const char *name;
+    } methods[] = {{EVHTTP_REQ_GET, "GET"},       {EVHTTP_REQ_POST, "POST"},
+                   {EVHTTP_REQ_PUT, "PUT"},       {EVHTTP_REQ_DELETE, "DELETE"},
+                   {EVHTTP_REQ_PATCH, "PATCH"},   {EVHTTP_REQ_HEAD, "HEAD"}};
+    const char *m = "?";
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
+        if (methods[k].cmd == p->cmd)
+            m = methods[k].name;
+    const struct proxyops *o = &p->px->ops;
+    snprintf(out, len, "%s %.*s%s%s", m, (int)strcspn(p->uri, "?"), p->uri,
+             p->key >= 0 ? ", key " : "", p->key >= 0 ? o->cfg->keys.k[p->key].name : "");
+}
+
 unsigned proxy_inflight(const struct proxy *px, unsigned model)
 {
     return px ? px->pm[model].inflight : 0;

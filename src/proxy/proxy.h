@@ -36,6 +36,11 @@ int proxy_listen(const struct proxyops *ops, struct proxy **out, char *err, size
 void proxy_granted(void *req, unsigned model);
 void proxy_refused(void *req, unsigned model, enum sched_refusal why, const char *text);
 
+/* Who asks in a request's demand (req, as proxyops.demand had it), for
+ * people: "POST /v1/chat/completions, key apikey2" (the path without its
+ * query, the key by its name). */
+void proxy_request_name(const void *req, char *out, size_t len);
+
 /* The daemon exits: vram ui's file goes (uikey.h). */
 void proxy_exiting(struct proxy *p);
 

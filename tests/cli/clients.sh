@@ -21,6 +21,8 @@ if ! command -v node >/dev/null || [ ! -d "$C/node_modules/openai" ] || [ ! -d "
 fi
 daemon_env 11 800
 python3 "$SRC/bench/mkgguf.py" --random 7 "$T" tiny-f16 >/dev/null
+# its file = as a store's blob names it: no .gguf (the format is in its bytes)
+ln "$T/tiny-f16.gguf" "$T/sha256-tiny"
 # local stores, for the details of models without file = (found by name as
 # vram fit finds them): the Hugging Face cache holds org/Oai-7B-Instruct
 # (an alias of oai), Ollama's store library/oll-up:7b (oll's upstream_name)
@@ -63,7 +65,7 @@ swap = driver
 
 [model tiny]
 command = node $C/llama_server.mjs $T/tiny-f16.gguf
-file = $T/tiny-f16.gguf
+file = $T/sha256-tiny
 vram = 1G
 gpu = 1
 swap = driver

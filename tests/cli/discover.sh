@@ -97,6 +97,9 @@ OUT=$(ollama list chat:tiny:1b chat:bartowski/Tiny-GGUF:Q4_K_M)
 expect_eq "the ollama client lists the discovered models, by their stores' names" \
     "$(echo "$OUT" | jq -sc '.[0].list | sort')" \
     '["bartowski/Tiny-GGUF:Q4_K_M","lmstudio-community/Big-GGUF/Big-Q4_K_M.gguf","lmstudio-community/Mini-GGUF/Mini-Q4_K_M.gguf","tiny:1b","unsloth/Small-GGUF:UD-Q4_K_XL"]'
+expect_eq "/api/show of a model found in Ollama's store (a blob, no .gguf): GGUF by its bytes, Ollama's Q4_K_M" \
+    "$(curl -s "$P/api/show" -d '{"model":"tiny:1b"}' | jq -c '[.details.format, .details.quantization_level]')" \
+    '["gguf","Q4_K_M"]'
 FIRST=$(echo "$OUT" | jq -sr '.[1].content')
 expect_match "a chat with tiny:1b, through llama-server's OpenAI API" "$FIRST" '^tiny:1b: memory intact'
 expect_match "then with bartowski/Tiny-GGUF:Q4_K_M" "$(echo "$OUT" | jq -sr '.[2].content')" \

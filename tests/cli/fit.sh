@@ -34,7 +34,7 @@ expect_eq "GGUF: the stored type and the tensor bytes" \
     '["q4_k",32,32,8,4065132544]'
 expect_eq "GGUF: as stored comes first, with the file's bytes as its weights" \
     "$(echo "$J" | jq -c '.models[0].estimates[0] | [.precision, .weights]')" \
-    '["q4_k (as stored)",4065132544]'
+    '["Q4_K_M (as stored)",4065132544]'
 # llama.cpp runs GGUF files: without --runtime it is the one estimated, and
 # its GPU holds the layers, not the embedding (it has no output head: tied,
 # so a copy of the embedding goes to the GPU as the output layer)
@@ -52,6 +52,14 @@ expect_match "3 GiB: how many layers fit, and up to which context all do" "$OUT"
 run "$VRAM" fit --vram 6G --ctx 8192 "$T/m.gguf"
 expect_match "6 GiB: all layers, and the longest context" "$OUT" \
     'all 33 layers fit at 8192 tokens; all layers up to [0-9]+ tokens'
+
+# a stored Q4_K_M that fits: what is on disk is the answer, not a
+# precision that would need another download
+"$MKMODEL" gguf "$T/small.gguf" 0.2
+run "$VRAM" fit --vram 8G "$T/small.gguf"
+expect_match "a Q4_K_M GGUF that fits: it is the best, as it is on disk; bf16 said as another download" "$OUT" \
+    'best that fits: Q4_K_M \(as stored\), what is on disk \(bf16 fits too: another download\)$'
+expect_eq "... and in JSON" "$("$VRAM" fit --json --vram 8G "$T/small.gguf" | jq -r '.models[0].best')" "Q4_K_M (as stored)"
 
 # a folder of shards with an index
 "$MKMODEL" shards "$T/shards" 12

@@ -28,6 +28,18 @@ for prog in llama-server vllm; do
     printf '#!/bin/sh\n# stand-in for %s: a test model on $PORT\nexec "%s" --bytes 64M --chunks 2 --chunk-ms 5\n' \
         "$prog" "$TESTMODEL" >"$T/bin/$prog"
 done
+# argv-server: what llama-swap's cmd handed it, a word a line; stop-helper:
+# what its cmdStop handed it, then the model's end
+cat >"$T/bin/argv-server" <<EOF
+#!/bin/sh
+printf '%s\n' "\$@" >"$T/argv.log"
+exec "$TESTMODEL" --bytes 64M --chunks 2 --chunk-ms 5
+EOF
+cat >"$T/bin/stop-helper" <<EOF
+#!/bin/sh
+printf '%s\n' "\$@" >"$T/stop.log"
+kill "\$1"
+EOF
 cat >"$T/bin/docker" <<EOF
 #!/bin/sh
 # stand-in for docker: run starts a test model (its pid kept under the
@@ -44,6 +56,13 @@ esac
 EOF
 chmod +x "$T/bin"/*
 export PATH="$T/bin:$PATH"
+# docker's daemon, as --check asks for it: a socket that takes a connection
+python3 -c "
+import socket, time
+s = socket.socket(socket.AF_UNIX); s.bind('$T/docker.sock'); s.listen(8); time.sleep(3600)" &
+JOBS="$JOBS $!"
+export DOCKER_HOST="unix://$T/docker.sock"
+unset DOCKER_CONTEXT
 
 ids() { python3 -c 'import sys, yaml; print("\n".join(yaml.safe_load(open(sys.argv[1]))["models"]))' "$1"; }
 
@@ -60,6 +79,13 @@ conf() { awk -v h="[$1]" '$0 == h { p = 1; print; next } p && /^\[/ { p = 0 } p'
 serve_it() {
     f=$1
     sed -i -e '/^port_base = /d' -e "/^\[serve\]/a socket = $T/vram.sock\nstate = $T/$f.db\nlogs = $T/logs-$f\nport_base = $PORTS\nhost_budget = 1G" "$T/$f.conf"
+    # the model files the llama-swap file names (/models/...), made here
+    # under $T/files: --check looks for them
+    grep '^file = ' "$T/$f.conf" | sed 's/^file = //' | sort -u | while read -r p; do
+        case $p in /*) n="$T/files$p" ;; *) n="$T/files/$p" ;; esac
+        mkdir -p "$(dirname "$n")" && : >"$n"
+        sed -i "s#\([ =]\)$p\$#\1$n#; s#\([ =]\)$p #\1$n #g" "$T/$f.conf"
+    done
     OUT=$("$VRAM" serve --check --config "$T/$f.conf" 2>&1)
     expect_eq "$f: vram serve --check accepts it" "$?" 0
     [ -n "$OUT" ] && echo "$OUT" | grep -q "models" || echo "$OUT" | sed 's/^/#   /'
@@ -121,15 +147,16 @@ import_it groups
 expect_match "groups: at most 4 at once (group1 one, group2 two, forever one)" "$(conf serve groups)" "^max_loaded = 4"
 expect_match "groups: persistent is pinned" "$(conf 'model forever-modelA' groups)" "^pinned = yes"
 expect_match "groups: hooks.on_startup.preload" "$(conf serve groups)" "^preload = llama"
-expect_match "groups: apiKeys' first is the token, the second said" "$(conf serve groups; cat "$T/groups.notes")" \
-    "token = sk-hunter2"
-expect_match "... the second said" "$(cat "$T/groups.notes")" "apiKeys: key 2 is not carried"
+expect_match "groups: apiKeys' first is the token, the second one of tokens" "$(conf serve groups | tr '\n' '|')" \
+    "token = sk-hunter2\|tokens = apikey2:sk-gyCPiKUcIfPlaM4OSMZekkprgijPx6\|"
 L=$(conf 'model llama' groups)
 expect_match "groups: aliases, useModelName, CUDA_VISIBLE_DEVICES as gpu, env quoted" "$(echo "$L" | tr '\n' '|')" \
     "aliases = gpt-4o-mini, gpt-3.5-turbo\|upstream_name = qwen:qwq\|gpu = 0\|.*env = LLAMA_ARG_THREADS=8\|    GREETING=\"hello there\""
 expect_match "groups: checkEndpoint is health" "$(conf 'model embed' groups)" "^health = /v1/models"
 serve_it groups sk-hunter2
 expect_eq "groups: without the token, 401" "$(curl -s -o /dev/null -w '%{http_code}' "$P/v1/models")" 401
+expect_eq "groups: the second of apiKeys is accepted too" \
+    "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer sk-gyCPiKUcIfPlaM4OSMZekkprgijPx6' "$P/v1/models")" 200
 expect_match "groups: an alias answers (gpt-4o-mini)" "$(chat gpt-4o-mini)" 'data: \[DONE\]'
 wait_for 5 grep -q "llama: preloaded" "$T/groups.serve.log"
 expect_match "groups: llama was preloaded at start" "$(cat "$T/groups.serve.log")" "llama: preloaded"
@@ -161,7 +188,7 @@ expect_match "names: a Hugging Face ID is a vram name" "$(cat "$T/names.conf")" 
 Q=$(conf 'model Qwen/Qwen2.5-7B-Instruct' names)
 expect_match "names: checkEndpoint none, useModelName, concurrencyLimit" "$(echo "$Q" | tr '\n' '|')" \
     "health = none\|upstream_name = qwen\|concurrency = 4"
-expect_match "names: filters and metadata said" "$(cat "$T/names.notes")" "Qwen2.5-7B-Instruct: filters: not carried"
+expect_match "names: filters and metadata said" "$(cat "$T/names.notes")" "Qwen2.5-7B-Instruct: filters.stripParams: not carried"
 serve_it names
 expect_match "names: its alias meta-llama/Llama-3.2-1B-Instruct answers" "$(chat meta-llama/Llama-3.2-1B-Instruct)" 'data: \[DONE\]'
 stop_it names
@@ -173,6 +200,59 @@ expect_match "anchors: a merged ttl and env" "$(conf 'model coder' anchors | tr 
 expect_eq "anchors: ttl -1 is the global one: no keep_alive of its own" "$(conf 'model chat' anchors | grep -c keep_alive)" 0
 serve_it anchors
 stop_it anchors
+
+# current: the shape of llama-swap's current documentation (routing:,
+# setParamsByID, macros in any value, an {id:} alias, several apiKeys, a
+# cmd run with no shell), every key it documents named when not carried
+export LS_API_KEY=sk-third LS_PWNED="$T/pwned"
+unset LS_ONLY_IN_A_COMMENT
+import_it current
+expect_match "current: routing's groups: at most 3 at once (swapping one, together two)" \
+    "$(conf serve current)" "^max_loaded = 3"
+expect_match "current: every apiKey carried, the one from \${env.LS_API_KEY} too" \
+    "$(conf serve current | tr '\n' '|')" "token = sk-first\|tokens = apikey2:sk-second, apikey3:sk-third\|"
+G=$(conf 'model gpt' current | tr '\n' '|')
+expect_match "current: setParamsByID's keys and an {id:} alias are aliases" "$G" "\|aliases = gpt-4o-mini, gpt-4o, gpt:high\|"
+expect_match "current: macros in ttl, useModelName, env" "$G" \
+    "keep_alive = 60s\|.*upstream_name = openai/gpt\|gpu = 0\|.*env = SERVED_AS=gpt\|"
+expect_match "current: routing.scheduler's fifo priority 10 is priority = 15" "$G" "\|priority = 15\|"
+missing=""
+for key in logLevel logTimeFormat logToStdout metricsMaxInMemory captureBuffer store ui performance \
+    sendLoadingState includeAliasesInList upstream profiles selectors peers \
+    models.gpt:.filters.stripParams models.gpt:.filters.setParams: models.gpt:.filters.setParamsByID \
+    models.gpt:.metadata models.gpt:.sendLoadingState models.gpt:.timeouts models.gpt:.compat \
+    models.gpt:.capabilities models.qwen:.unlisted; do
+    grep -q "current.yaml: $key" "$T/current.notes" || missing="$missing $key"
+done
+expect_eq "current: each key with no equivalent is named, with why" "$missing" ""
+expect_eq "current: no key is unknown to the import" "$(grep -c 'not read' "$T/current.notes")" 0
+serve_it current sk-first
+for key in sk-second sk-third; do
+    expect_match "current: apiKeys' $key is accepted too" \
+        "$(curl -sN -m 60 -H "Authorization: Bearer $key" "$P/v1/chat/completions" -d '{"model":"gpt","stream":true,"messages":[]}')" 'data: \[DONE\]'
+done
+expect_match "current: gpt:high (a setParamsByID key) answers" "$(chat gpt:high)" 'data: \[DONE\]'
+expect_match "current: gpt-4o (an {id:} alias) answers" "$(chat gpt-4o)" 'data: \[DONE\]'
+expect_eq "current: the cmd's words reach the server as llama-swap hands them: ';', \$(...), backticks, \$HOME, ~ as they are" \
+    "$(sed 2d "$T/argv.log" 2>/dev/null | tr '\n' '|')" \
+    "--port|;|two words|\$(touch $T/pwned)|\`touch|$T/pwned\`|a;b|\$HOME|~/x|--quote=it's|"
+expect_eq "... and no shell ran them (nothing touched)" "$(ls "$T/pwned" 2>/dev/null)" ""
+PID=$(state literal pid)
+"$VRAM" unload literal >/dev/null
+gone() { [ "$(state literal state)" = stopped ]; }
+wait_for 10 gone || not_ok "current: unload stops literal" "$("$VRAM" ps)"
+expect_eq "current: cmdStop's words too, \${PID} filled in" "$(tr '\n' '|' <"$T/stop.log" 2>/dev/null)" "$PID|;|kill 1|"
+stop_it current
+
+# routing with use: matrix: no max_loaded (memory decides), the sets said
+printf 'models:\n  a:\n    cmd: srv --port ${PORT}\nrouting:\n  router:\n    use: matrix\n    settings:\n      matrix:\n        sets:\n          s: "a"\n' >"$T/matrix.yaml"
+OUT=$("$VRAM" import llama-swap "$T/matrix.yaml" 2>"$T/matrix.notes")
+expect_eq "routing: use: matrix writes no max_loaded" "$?:$(echo "$OUT" | grep -c '^max_loaded')" "0:0"
+expect_match "... and says its sets are not carried" "$(cat "$T/matrix.notes")" "matrix: its sets are not carried"
+printf 'models:\n  a:\n    cmd: srv --port ${PORT}\ngroups:\n  g:\n    members: [a]\nrouting:\n  router:\n    settings:\n      groups:\n        h:\n          members: [a]\n' >"$T/both.yaml"
+expect_match "routing: groups at the top and under routing both: refused as llama-swap refuses it" \
+    "$("$VRAM" import llama-swap "$T/both.yaml" 2>&1; echo "exit $?")" "routing.router both"
+expect_eq "... exit 2" "$("$VRAM" import llama-swap "$T/both.yaml" 2>/dev/null; echo $?)" 2
 
 # what cannot be imported: said, with the place in the file
 printf 'models:\n  a:\n    cmd: llama-server --port ${PORT} ${env.LS_UNSET_VAR}\n' >"$T/unset.yaml"

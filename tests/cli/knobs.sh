@@ -36,6 +36,19 @@ OUT=$(OLLAMA_KEEP_ALIVE=soon "$VRAM" serve --check --config "$T/env.conf" 2>&1)
 expect_match "--check: OLLAMA_KEEP_ALIVE=soon where the file is silent: refused, named" "$OUT" \
     "OLLAMA_KEEP_ALIVE='soon' \(from the environment\): a duration"
 bad() { { base "$1"; model a 0; } >"$T/bad.conf"; "$VRAM" serve --check --config "$T/bad.conf" 2>&1; }
+# GPU indexes that are not there: named, with the GPUs there are (a model
+# of vram = auto too, as vram import writes them)
+"$MKMODEL" gguf "$T/m.gguf" 0.05
+gpus() { { base ''; printf '\n[model g]\ncommand = %s\n%s\n' "$TESTMODEL" "$1"; } >"$T/gpus.conf"
+    "$VRAM" serve --check --config "$T/gpus.conf" 2>&1; echo "exit $?"; }
+GPUS_THERE='GPU 0 \(NVIDIA RTX A4000-16\), GPU 1 \(NVIDIA RTX A4000-16\)'
+expect_match "gpu = 5 on two GPUs: no GPU 5, the two named, exit 2" "$(gpus "$(printf 'vram = 1G\ngpu = 5')" | tr '\n' ' ')" \
+    "gpus.conf:12: \[model g\] gpu = 5: there is no GPU 5 on this machine; it has $GPUS_THERE: name one of those, or leave gpu out .*exit 2"
+expect_match "gpus = 3 on two GPUs: it would span 3, there are 2" "$(gpus "$(printf 'vram = 256M\ngpus = 3')")" \
+    "gpus.conf:12: \[model g\] gpus = 3: it would span 3 GPUs at once, and this machine has 2: $GPUS_THERE; gpus = 2 at most"
+expect_match "gpus = 0,4: GPU 4 named" "$(gpus "$(printf 'vram = 1G\ngpus = 0,4')")" "gpus = 0,4: there is no GPU 4 on this machine"
+expect_match "vram = auto with gpu = 5: refused the same" "$(gpus "$(printf 'vram = auto\nfile = %s\ngpu = 5' "$T/m.gguf")" | tr '\n' ' ')" \
+    "gpus.conf:13: \[model g\] gpu = 5: there is no GPU 5 .*exit 2"
 expect_match "max_loaded = lots: refused with its line" "$(bad 'max_loaded = lots')" \
     "bad.conf:7: max_loaded 'lots': models loaded at once in all"
 expect_match "max_queue = 0: refused" "$(bad 'max_queue = 0')" "bad.conf:7: max_queue '0'"

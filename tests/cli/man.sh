@@ -47,4 +47,13 @@ for k in $keys; do
     printf '%s\n' "$text" | grep -q "^ *$k = " || missing="$missing $k"
 done
 expect_eq "vram.conf(5) describes every setting" "$missing" ""
+# the documents the pages and the messages name are installed with them
+# (in the package: /usr/share/doc/vram)
+if INST=$(meson introspect "$BUILD" --installed 2>/dev/null); then
+    missing=""
+    for d in $(grep -rhoE 'docs/[a-z_-]+\.md' "$SRC/src" "$SRC/docs/man" | sort -u); do
+        printf '%s' "$INST" | grep -q "/share/doc/vram/$(basename "$d")\"" || missing="$missing $d"
+    done
+    expect_eq "every document a page or a message names is installed" "$missing" ""
+fi
 finish

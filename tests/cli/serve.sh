@@ -63,8 +63,12 @@ start_daemon() {
 cleanup_models() { pkill -9 -f "$TESTMODEL" 2>/dev/null; }
 trap "cleanup_models; [ -n \"${KEEP:-}\" ] && cp -r \"$T\" /tmp/serve-keep; cleanup" EXIT
 
-run "$VRAM" serve --check --config "$T/vram.conf"
+conf | sed '/^\[model broken\]/,$d' >"$T/good.conf"
+run "$VRAM" serve --check --config "$T/good.conf"
 expect_eq "serve --check: a good configuration" "$RC" 0
+run "$VRAM" serve --check --config "$T/vram.conf"
+expect_match "serve --check: a model whose program is not there fails it (exit 1), named" "$RC $(echo "$OUT" | tr '\n' ' ')" \
+    "^1 .*\[model broken\] /nonexistent/model-server: No such file or directory"
 printf '[serve]\nsocket = %s/x.sock\n\n[model m]\ncommand = true\nvram = lots\n' "$T" >"$T/bad.conf"
 run "$VRAM" serve --check --config "$T/bad.conf"
 expect_eq "serve --check: a bad value, exit 2" "$RC" 2

@@ -57,13 +57,36 @@ same() {
         expect_eq "$1: with the same message" "$CHECK_MSG" "$SERVE_MSG"
     fi
 }
-example() { # the shipped example, its addresses moved to this test's ports
+shipped() { # the shipped example, its addresses moved to this test's ports
     sed -e "s/127.0.0.1:11500/127.0.0.1:$PORTS/" -e "s/127.0.0.1:9401/127.0.0.1:$((PORTS + 1))/" \
         "$SRC/examples/vram.conf"
 }
+# the shipped example where its models can run: llama-server on the
+# user's PATH (a stand-in), its model file there, no container
+as_a mkdir -p "$T/a/bin" "$T/a/models"
+as_a sh -c "printf '#!/bin/sh\nexit 1\n' >'$T/a/bin/llama-server'; chmod 755 '$T/a/bin/llama-server'; : >'$T/a/models/qwen2.5-7b-q4.gguf'"
+example() {
+    shipped | sed -e "s#/models/#$T/a/models/#g" -e '/^; a Hugging Face id/,$d' \
+        -e "s#^command  = llama-server#command  = $T/a/bin/llama-server#"
+}
 put() { as_a sh -c "cat >'$H/.config/vram/vram.conf'"; }
 
-# 1. the shipped example, as the README says: it starts
+# 1. the shipped example, as the README says, on a machine without
+# llama-server, the model file or docker's daemon: --check names each
+# model, what it lacks and the fix; vram serve starts, and warns of them
+shipped | put
+check_then_serve
+expect_eq "the shipped example on a bare machine: --check fails (exit 1); vram serve starts" \
+    "$CHECK_RC:$SERVE_RC" "1:running"
+expect_match "... the missing llama-server named, with the PATH and the fix" "$CHECK_OUT" \
+    "\[model qwen-7b\] llama-server: not found on the PATH vram serve gives it \(/usr/bin:/bin\): install it, give its full path in command ="
+expect_match "... the missing model file named" "$CHECK_OUT" \
+    "\[model qwen-7b\] file = /models/qwen2.5-7b-q4.gguf: No such file or directory: download it there"
+expect_match "... docker: its daemon, or docker itself, named" "$CHECK_OUT" \
+    "\[model Qwen/Qwen2.5-3B-Instruct\] docker: (its daemon does not answer at unix:///var/run/docker.sock|not found on the PATH)"
+expect_match "... vram serve warns of the same" "$(cat "$T/serve.log")" "warning vram serve: .*\[model qwen-7b\] llama-server: not found"
+
+# where its models can run, it passes
 example | put
 same "the shipped example"
 expect_eq "the example passes --check as the user" "$CHECK_RC" 0
@@ -116,5 +139,41 @@ example | put
 USERENV="$USERENV VRAM_SHIM=$T/nonexistent.so"
 same "libvramcap missing for a model with fast swap"
 expect_match "that message" "$CHECK_MSG" "model qwen-7b runs under libvramcap \(swap = fast\), but VRAM_SHIM="
+
+# 6. each thing a model's command needs, one at a time: its program (by
+# path, on PATH), its command's model file, docker's daemon (DOCKER_HOST)
+USERENV=$(printf '%s' "$USERENV" | sed 's/ VRAM_SHIM=[^ ]*//')
+model() { example | sed '/^\[model embedder\]/,$d'; printf '[model m]\ncommand = %s\nvram = 1G\n' "$1"; }
+model "$T/a/bin/nope --port \${PORT}" | put
+check_then_serve
+expect_match "a program by path that is not there: named, with the fix" "$CHECK_OUT" \
+    "\[model m\] $T/a/bin/nope: No such file or directory: install it there, or fix the path in command ="
+model "FOO=1 exec llama-server-nope -m $T/a/models/none.gguf --port \${PORT}" | put
+check_then_serve
+expect_match "a program not on PATH (after NAME=VALUE and exec): named" "$CHECK_OUT" "\[model m\] llama-server-nope: not found on the PATH"
+expect_match "the command's -m file that is not there: named" "$CHECK_OUT" \
+    "\[model m\] its command's model $T/a/models/none.gguf: No such file or directory"
+model "$T/a/bin/llama-server -m \"\$HOME/x.gguf\" --port \${PORT} | tee log" | put
+check_then_serve
+expect_eq "what only the shell knows (\$HOME, a pipeline) is left alone: --check passes" "$CHECK_RC" 0
+as_a sh -c "printf '#!/bin/sh\nexit 1\n' >'$T/a/bin/docker'; chmod 755 '$T/a/bin/docker'"
+model "docker run --rm -p \${PORT}:8080 ghcr.io/ggml-org/llama.cpp:server" | put
+USERENV0=$USERENV
+USERENV="$USERENV PATH=$T/a/bin:/usr/bin:/bin DOCKER_HOST=unix://$T/a/docker.sock"
+check_then_serve
+expect_match "docker with no daemon answering: named, with the fix" "$CHECK_OUT" \
+    "\[model m\] docker: its daemon does not answer at unix://$T/a/docker.sock \(No such file or directory\): start it"
+$AS_A "$PY" -c "
+import socket, time
+s = socket.socket(socket.AF_UNIX); s.bind('$T/a/docker.sock'); s.listen(8)
+open('$T/a/docker-up', 'w').close(); time.sleep(60)" &
+DOCKERD=$!
+JOBS="$JOBS $DOCKERD"
+wait_for 5 test -e "$T/a/docker-up"
+check_then_serve
+expect_eq "docker with its daemon answering: --check passes" "$CHECK_RC" 0
+kill "$DOCKERD"
+wait "$DOCKERD" 2>/dev/null
+USERENV=$USERENV0
 
 finish

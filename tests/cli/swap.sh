@@ -240,9 +240,15 @@ for _ in $(seq 1 100); do "$VRAM" ps >/dev/null 2>&1 && break; sleep 0.05; done
 "$VRAM" load k >/dev/null 2>&1
 "$VRAM" suspend f >/dev/null 2>&1
 "$VRAM" suspend k >/dev/null 2>&1
+# fast swap leaves f's CUDA context on its GPU (300 MiB on this simulated
+# card), the driver's checkpoint takes all of k's: once the daemon has
+# looked at the driver since, vram ps says so
+wait_for 5 sh -c "'$VRAM' ps --json | jq -e '.models[] | select(.name == \"f\") | .vram_bytes > 0' >/dev/null"
 run "$VRAM" ps
-expect_match "daemon: vram ps shows f suspended by fast swap" "$OUT" '^f +suspended +- +- +[0-9.]+ MiB +fast '
-expect_match "daemon: and k by the driver's checkpoint" "$OUT" '^k +suspended +- +- +[0-9.]+ MiB +checkpoint '
+expect_match "daemon: vram ps shows f suspended by fast swap, its context still on GPU 1" "$OUT" \
+    '^f +suspended +1 +300.0 MiB +[0-9.]+ MiB +fast '
+expect_match "daemon: and k by the driver's checkpoint, nothing left on the GPU" "$OUT" \
+    '^k +suspended +- +- +[0-9.]+ MiB +checkpoint '
 expect_eq "daemon: its API names the path" "$(state f suspended_by) $(state k suspended_by)" "fast checkpoint"
 "$VRAM" resume f >/dev/null 2>&1
 PORT=$("$VRAM" ps --json | jq -r '.models[] | select(.name == "f") | .port')

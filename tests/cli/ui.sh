@@ -105,6 +105,9 @@ D2=$!
 JOBS="$JOBS $D2"
 up2() { curl -s -m 1 -o /dev/null "http://127.0.0.1:$L2/v1/models"; }
 wait_for 5 up2
+wait_for 5 grep -q "listening on" "$T/v2.log"
+expect_match "without a token, the start-up line says to run vram ui for the dashboard" "$(cat "$T/v2.log")" \
+    "dashboard http://127.0.0.1:[0-9]+/ui \(run vram ui: it opens it signed in\)"
 "$VRAM" load --socket "$T/v2.sock" w >/dev/null
 OPEN=$(env -u DISPLAY -u WAYLAND_DISPLAY "$VRAM" ui --socket "$T/v2.sock" 2>"$T/ui.err")
 expect_match "vram ui prints the dashboard's URL with its key" "$OPEN" \

@@ -189,7 +189,7 @@ await check('ollama: list()', async () => {
   expectEq('ollama: ... oai\'s details from the Hugging Face cache (its alias org/Oai-7B-Instruct)',
     [a.details.format, a.details.family, a.details.parameter_size, a.details.quantization_level], ['safetensors', 'llama', '33.6M', 'BF16']);
   expectEq('ollama: ... oll\'s from Ollama\'s store (its upstream_name library/oll-up:7b)',
-    [o.details.format, o.details.family, o.details.quantization_level], ['gguf', 'llama', 'Q4_K']);
+    [o.details.format, o.details.family, o.details.quantization_level], ['gguf', 'llama', 'Q4_K_M']);
 });
 await check('ollama: show()', async () => {
   const s = await ollama.show({ model: 'tiny:latest' });
@@ -209,6 +209,22 @@ await check('ollama: ps()', async () => {
   const left = m ? new Date(m.expires_at) - Date.now() : 0;
   expect('ollama: ... expires_at its keep_alive (5m) from its last answer', left > 200000 && left <= 300000, m && m.expires_at);
   expect('ollama: ... a model not running is not listed', !p.models.find((x) => x.name === 'tiny'), JSON.stringify(p.models.map((x) => x.name)));
+});
+
+await check('ollama: pull, push, create, copy, delete', async () => {
+  const cases = [
+    ['pull', () => ollama.pull({ model: 'llama3.1:8b' }), /does not download models.*ollama pull NAME.*vram fit NAME/],
+    ['pull, streamed', () => ollama.pull({ model: 'llama3.1:8b', stream: true }), /does not download models/],
+    ['push', () => ollama.push({ model: 'oai' }), /uploads no models.*ollama push/],
+    ['create', () => ollama.create({ model: 'mine', from: 'oai' }), /makes no models.*\[model NAME\] section/],
+    ['copy', () => ollama.copy({ source: 'oai', destination: 'oai2' }), /copies no models.*aliases = NAME/],
+    ['delete', () => ollama.delete({ model: 'oai' }), /deletes no models.*ollama rm NAME/],
+  ];
+  for (const [what, fn, text] of cases) {
+    const e = await thrown(fn);
+    expect(`ollama: ${what}(): 501, saying it is not done here and what to do instead`,
+      e && e.status_code === 501 && text.test(e.error), e ? `${e.status_code} ${e.error}` : 'no error');
+  }
 });
 
 // ---- a real llama.cpp behind the proxy ----

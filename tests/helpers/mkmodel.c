@@ -1,6 +1,6 @@
 /* mkmodel: writes model files for tests and benchmarks, with headers like
  * the real ones and zeros (or holes) for weights.
- *   mkmodel gguf PATH [GIB]   a llama-shaped Q4_K GGUF; with GIB, its tensor
+ *   mkmodel gguf PATH [GIB]   a llama-shaped Q4_K GGUF (file type Q4_K_M); with GIB, its tensor
  *                             data adds up to GIB (a sparse file)
  *   mkmodel shards DIR N      N bf16 safetensors shards, their index and a
  *                             config.json */
@@ -30,8 +30,9 @@ static int gguf(const char *path, double gib)
             base += (double)shapes[t][0] * shapes[t][1] * layers * 144 / 256;
         scale = gib * (1 << 30) / base;
     }
-    mf_gguf_header(&f, 3, 1 + 7 * layers, 8);
+    mf_gguf_header(&f, 3, 1 + 7 * layers, 9);
     mf_kv_str(&f, "general.architecture", "llama");
+    mf_kv_u32(&f, "general.file_type", 15); /* llama.cpp's Q4_K_M, as most downloads are */
     mf_kv_str(&f, "general.name", "mkmodel llama");
     mf_kv_u32(&f, "llama.block_count", layers);
     mf_kv_u32(&f, "llama.embedding_length", hidden);

@@ -276,6 +276,15 @@ async function openedByVramUi() {
   const site = createServer((q, s) => { s.writeHead(200, { 'Content-Type': 'text/html' }); s.end('<!doctype html><title>elsewhere</title>'); });
   await new Promise((ok) => site.listen(OTHER, '127.0.0.1', ok));
   try {
+    // the address the daemon's log gives, opened without vram ui's key
+    await pg.goto(DASH + '/ui');
+    expect('the dashboard\'s address without vram ui\'s key: a page that says to run vram ui, not a failing connection',
+      await until(pg, () => {
+        const d = document.getElementById('need-ui');
+        return d.open && d.textContent.includes('vram ui --no-open') &&
+          document.getElementById('conn').dataset.state === 'out' && !document.getElementById('note').textContent;
+      }, null, 10000));
+    await pg.screenshot({ path: join(SHOTS, 'ui-screenshot-need-ui.png') });
     await pg.goto(process.env.UI_OPEN_URL);
     expect('vram ui\'s URL, no token: the dashboard with both GPUs, no prompt', await until(pg, () =>
       document.querySelectorAll('.gpu').length === 2 && !document.getElementById('login').open, null, 10000));

@@ -58,9 +58,10 @@ static void reads_every_field(void **st)
 {
     (void)st;
     f.n = 0;
-    mf_gguf_header(&f, 3, 2, 9);
+    mf_gguf_header(&f, 3, 2, 10);
     mf_kv_str(&f, "general.architecture", "llama");
     mf_kv_str(&f, "general.name", "Tiny Llama");
+    mf_kv_u32(&f, "general.file_type", 15);
     mf_kv_u32(&f, "llama.block_count", 2);
     mf_kv_u32(&f, "llama.embedding_length", 256);
     mf_kv_u32(&f, "llama.attention.head_count", 8);
@@ -93,6 +94,18 @@ static void reads_every_field(void **st)
     assert_int_equal(m.params, 768 + 65536);
     assert_int_equal(m.weight_bytes, 3072 + 256 * 144);
     assert_string_equal(m.stored, "q4_k");
+    assert_true(m.gguf);                    /* by its bytes */
+    assert_string_equal(m.quant, "Q4_K_M"); /* general.file_type, as Ollama says it */
+    /* its first bytes only (a range request's): the parser asks for more,
+     * and says so; all of the header: the same answer */
+    struct reader pr;
+    reader_open_mem_prefix(&pr, f.buf, 100, f.n);
+    assert_int_equal(gguf_parse(&pr, "prefix", &m, err, sizeof err), VRAM_EINPUT);
+    assert_true(pr.beyond);
+    reader_open_mem_prefix(&pr, f.buf, 3072, f.n); /* the header, not the weights */
+    assert_int_equal(gguf_parse(&pr, "prefix", &m, err, sizeof err), VRAM_OK);
+    assert_false(pr.beyond);
+    assert_int_equal(m.params, 768 + 65536);
 }
 
 static void refuse(const char *want)

@@ -71,6 +71,51 @@ static void one_start_for_many_demands(void **st)
     assert_int_equal(models[0].need, 3 * GiB); /* what it really used */
 }
 
+/* An eviction says why, as data: for which model and its oldest demand,
+ * what it needed and what was free, how many could have gone. */
+static void eviction_says_why(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {6 * GiB, 6 * GiB, 6 * GiB};
+    const int prio[] = {5, 1, 5};
+    setup_models(3, need, prio);
+    bring_up(0, 1000);
+    bring_up(1, 2000);
+    assert_int_equal(models[0].out.why, SCHED_OUT_NONE);
+    demand(2, 7, true, 3000);
+    const struct sched_out *o = &models[1].out;
+    assert_int_equal(o->why, SCHED_OUT_ROOM);
+    assert_int_equal(o->for_model, 2);
+    assert_int_equal(o->for_demand, 7);
+    assert_int_equal(o->gpu, 0);
+    assert_int_equal(o->need, 6 * GiB);
+    assert_int_equal(o->free, 4 * GiB); /* 16 GiB, 12 held */
+    assert_int_equal(o->candidates, 2);
+    assert_false(o->stopped);
+    assert_int_equal(models[0].out.why, SCHED_OUT_NONE); /* spared */
+    /* asked: an unload says no reason */
+    step((struct sched_event){.kind = SCHED_EV_UNLOAD, .model = 0}, 3100);
+    assert_int_equal(models[0].out.why, SCHED_OUT_NONE);
+}
+
+/* A demand that times out while its model starts (the GPU had room) says
+ * so, not that it waited for memory. */
+static void slow_start_is_no_memory_wait(void **st)
+{
+    (void)st;
+    const uint64_t need[] = {1 * GiB};
+    setup_models(1, need, NULL);
+    step((struct sched_event){.kind = SCHED_EV_DEMAND, .model = 0, .id = 9, .deadline_ms = 8000},
+         0);
+    assert_non_null(find(SCHED_ACT_START, 0));
+    step((struct sched_event){.kind = SCHED_EV_TICK}, 8001);
+    const struct sched_action *r = find(SCHED_ACT_REFUSE, 0);
+    assert_non_null(r);
+    assert_non_null(strstr(r->why, "timed out waiting for it to start"));
+    assert_non_null(strstr(r->why, "within 8 s (the GPU had room)"));
+    assert_null(strstr(r->why, "of GPU memory"));
+}
+
 /* Memory used by others counts; a demand that cannot be met times out
  * with the reason; idle time protects a model from eviction. */
 static void foreign_memory_and_timeouts(void **st)
@@ -661,6 +706,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(eviction_by_priority_then_lru),
+        cmocka_unit_test(eviction_says_why),
+        cmocka_unit_test(slow_start_is_no_memory_wait),
         cmocka_unit_test(lru_and_pinned),
         cmocka_unit_test(one_start_for_many_demands),
         cmocka_unit_test(foreign_memory_and_timeouts),
