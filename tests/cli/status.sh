@@ -41,6 +41,23 @@ E=$("$VRAM" --sim "$WS" status --json --energy | jq '.gpus[0].energy_mj')
 N=$("$VRAM" --sim "$WS" status --json --watch 0.1 --count 3 | wc -l)
 expect_eq "--watch --count 3 prints 3 JSON lines" "$N" 3
 
+# the slow tier (modes, limits, links, fan, maximum clocks: milliseconds a
+# call on a real driver's first sample, 11 ms for them all on an H100): the
+# text asks only what it prints (the display, and the driver model), the
+# JSON all of it, on threads at once where the driver allows. Each of the
+# simulated tier's 12 calls takes 300 ms here: in turn, 3.6 s.
+ms_of() { _t0=$(date +%s%N); "$@" >"$T/timed.out"; echo $((($(date +%s%N) - _t0) / 1000000)); }
+MS=$(ms_of env VRAM_SIM_NVML_SLOW_MS=300 VRAM_SIM_NVML_SLOW_SERIAL=1 "$VRAM" --sim "$WS" status)
+[ "$MS" -lt 3000 ] && ok "text: 3 of the tier's 12 calls, one at a time ($MS ms)" ||
+    not_ok "text: 3 of the tier's 12 calls, one at a time" "took $MS ms: more than 9 calls of 300 ms"
+expect_match "... and still says the display" "$(cat "$T/timed.out")" '   display: active$'
+MS=$(ms_of env VRAM_SIM_NVML_SLOW_MS=300 "$VRAM" --sim "$WS" status --json)
+[ "$MS" -lt 3000 ] && ok "--json: the tier's 12 calls at once ($MS ms)" ||
+    not_ok "--json: the tier's 12 calls at once" "took $MS ms: 3.6 s is the calls in turn"
+expect_eq "... every field of the tier answered" \
+    "$(jq -c '.gpus[0] | [.power_limit_mw, .persistence, .compute_mode, .display, .mig, .pcie, .fan_pct, .max_clocks_mhz, .driver_model]' "$T/timed.out")" \
+    '[300000,false,"default",{"attached":true,"active":true},false,{"gen":5,"width":16},30,{"sm":3090,"memory":14001},null]'
+
 # an old driver: no memory v2, no detail list, 32-byte process records
 cat >"$T/old.json" <<JSON
 {"absent": ["nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetRunningProcessDetailList",
@@ -79,7 +96,10 @@ expect_match "WDDM: says the figures are hidden" "$T1" "note: WDDM hides 5 proce
 # the CUDA version, kept in the user's cache for the driver it belongs to:
 # text status asks nothing of libcuda (and writes no cache), --json reads
 # it once, then from the cache while the driver stays the same
-export XDG_CACHE_HOME="$T/cache2"
+# (in a folder of this user's only: as root, lib.sh opens $T to everyone,
+# and no cache is made in a folder others may write)
+mkdir -m 700 "$T/own"
+export XDG_CACHE_HOME="$T/own/cache2"
 "$VRAM" --sim "$WS" status >/dev/null
 [ -e "$XDG_CACHE_HOME/vram/cuda-version" ] && not_ok "text status: no CUDA version read, none cached" ||
     ok "text status: no CUDA version read, none cached"

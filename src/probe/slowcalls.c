@@ -1,0 +1,109 @@
+/* slowcalls: a sample's slow tier of NVML calls on a few threads of its own.
+ *
+ * On a first sample these calls cost milliseconds (11 ms for the tier on
+ * an H100, more than the process lists and the /proc join together), in
+ * the driver, not in vram: nvidia-smi asked for the same fields pays the
+ * same. They need nothing of each other, so each (GPU, part) pair is an
+ * item the threads take in turn from a shared counter, GPUs first (the
+ * driver may serialise the calls of one GPU and still answer two GPUs at
+ * once), while the sample's thread reads memory, the process lists and
+ * /proc; at the end it takes what is left itself. If the driver answers
+ * one call at a time, the sum is what it was, less the threads' start (tens
+ * of microseconds); if it does not, the tier costs its slowest part. */
+#include "probe/slowcalls.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+/* enough for every part of one GPU, or one part of eight GPUs, at once */
+#define SLOWCALLS_THREADS 8
+
+struct slowcalls {
+    struct nvml *nvml;
+    struct snap *s;
+    unsigned part[NVML_PARTS], nparts; /* the enum nvml_part values asked */
+    unsigned items, next;              /* next: the next item to take (atomic) */
+    unsigned *got;                     /* per item: the have bits it got */
+    pthread_t th[SLOWCALLS_THREADS];
+    unsigned nthreads;
+};
+
+/* Item k: part k / ngpus of GPU k % ngpus. */
+static void ask(struct slowcalls *c, unsigned k)
+{
+    unsigned ngpus = (unsigned)c->s->ngpus, gpu = k % ngpus;
+    c->got[k] = nvml_slow_part(c->nvml, gpu, (enum nvml_part)c->part[k / ngpus], &c->s->gpus[gpu]);
+}
+
+static void take_all(struct slowcalls *c)
+{
+    for (;;) {
+        unsigned k = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
+        if (k >= c->items)
+            return;
+        ask(c, k);
+    }
+}
+
+static void *run(void *arg)
+{
+    take_all(arg);
+    return NULL;
+}
+
+/* Without memory for the items: every part of every GPU in turn. */
+static void in_turn(struct nvml *n, struct snap *s, const unsigned *part, unsigned nparts)
+{
+    for (size_t i = 0; i < s->ngpus; i++)
+        for (unsigned k = 0; k < nparts; k++) {
+            struct snap_gpu *g = &s->gpus[i];
+            unsigned have = nvml_slow_part(n, (unsigned)i, (enum nvml_part)part[k], g);
+            g->have = (g->have & ~nvml_part_have((enum nvml_part)part[k])) | have;
+        }
+}
+
+struct slowcalls *slowcalls_start(struct nvml *n, struct snap *s, unsigned parts)
+{
+    unsigned list[NVML_PARTS], nparts = 0;
+    for (unsigned k = 0; k < NVML_PARTS; k++)
+        if (parts & (1u << k))
+            list[nparts++] = k;
+    if (!nparts || !s->ngpus)
+        return NULL;
+    struct slowcalls *c = calloc(1, sizeof *c);
+    unsigned items = nparts * (unsigned)s->ngpus;
+    if (c)
+        c->got = calloc(items, sizeof *c->got);
+    if (!c || !c->got) {
+        free(c);
+        in_turn(n, s, list, nparts);
+        return NULL;
+    }
+    c->nvml = n;
+    c->s = s;
+    for (unsigned k = 0; k < nparts; k++)
+        c->part[k] = list[k];
+    c->nparts = nparts;
+    c->items = items;
+    /* the sample's thread takes the last item itself, at the end */
+    unsigned want = items - 1 < SLOWCALLS_THREADS ? items - 1 : SLOWCALLS_THREADS;
+    while (c->nthreads < want && pthread_create(&c->th[c->nthreads], NULL, run, c) == 0)
+        c->nthreads++;
+    return c;
+}
+
+void slowcalls_finish(struct slowcalls *c)
+{
+    if (!c)
+        return;
+    take_all(c);
+    for (unsigned t = 0; t < c->nthreads; t++)
+        pthread_join(c->th[t], NULL);
+    unsigned ngpus = (unsigned)c->s->ngpus;
+    for (unsigned k = 0; k < c->items; k++) {
+        struct snap_gpu *g = &c->s->gpus[k % ngpus];
+        g->have = (g->have & ~nvml_part_have((enum nvml_part)c->part[k / ngpus])) | c->got[k];
+    }
+    free(c->got);
+    free(c);
+}
