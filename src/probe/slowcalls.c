@@ -8,11 +8,13 @@
  * driver may serialise the calls of one GPU and still answer two GPUs at
  * once), while the sample's thread reads memory, the process lists and
  * /proc; at the end it takes what is left itself. If the driver answers
- * one call at a time, the sum is what it was, less the threads' start (tens
- * of microseconds); if it does not, the tier costs its slowest part. */
+ * one call at a time, the sum is what it was, and the threads' start
+ * (tens of microseconds); if it does not, the tier costs its slowest part.
+ * On a single CPU, the items in turn, as before. */
 #include "probe/slowcalls.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 /* enough for every part of one GPU, or one part of eight GPUs, at once */
@@ -21,27 +23,24 @@
 struct slowcalls {
     struct nvml *nvml;
     struct snap *s;
-    unsigned part[NVML_PARTS], nparts; /* the enum nvml_part values asked */
-    unsigned items, next;              /* next: the next item to take (atomic) */
-    unsigned *got;                     /* per item: the have bits it got */
+    unsigned part[NVML_PARTS]; /* the enum nvml_part values asked */
+    unsigned ngpus, items;
+    unsigned next; /* the next item to take (atomic) */
+    unsigned *got; /* per item: the have bits it got */
     pthread_t th[SLOWCALLS_THREADS];
     unsigned nthreads;
 };
 
 /* Item k: part k / ngpus of GPU k % ngpus. */
-static void ask(struct slowcalls *c, unsigned k)
-{
-    unsigned ngpus = (unsigned)c->s->ngpus, gpu = k % ngpus;
-    c->got[k] = nvml_slow_part(c->nvml, gpu, (enum nvml_part)c->part[k / ngpus], &c->s->gpus[gpu]);
-}
-
 static void take_all(struct slowcalls *c)
 {
     for (;;) {
         unsigned k = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
         if (k >= c->items)
             return;
-        ask(c, k);
+        unsigned gpu = k % c->ngpus;
+        c->got[k] = nvml_slow_part(c->nvml, gpu, (enum nvml_part)c->part[k / c->ngpus],
+                                   &c->s->gpus[gpu]);
     }
 }
 
@@ -60,6 +59,18 @@ static void in_turn(struct nvml *n, struct snap *s, const unsigned *part, unsign
             unsigned have = nvml_slow_part(n, (unsigned)i, (enum nvml_part)part[k], g);
             g->have = (g->have & ~nvml_part_have((enum nvml_part)part[k])) | have;
         }
+}
+
+/* Threads beside the sample's: one an item but the one the sample's
+ * thread keeps, SLOWCALLS_THREADS at most (a driver that waits on the GPU
+ * may answer more calls at once than there are CPUs), and none where this
+ * process may run on one CPU only (they could only take turns with it). */
+static unsigned threads_for(unsigned items)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < 2)
+        return 0;
+    return items - 1 < SLOWCALLS_THREADS ? items - 1 : SLOWCALLS_THREADS;
 }
 
 struct slowcalls *slowcalls_start(struct nvml *n, struct snap *s, unsigned parts)
@@ -83,10 +94,9 @@ struct slowcalls *slowcalls_start(struct nvml *n, struct snap *s, unsigned parts
     c->s = s;
     for (unsigned k = 0; k < nparts; k++)
         c->part[k] = list[k];
-    c->nparts = nparts;
+    c->ngpus = (unsigned)s->ngpus;
     c->items = items;
-    /* the sample's thread takes the last item itself, at the end */
-    unsigned want = items - 1 < SLOWCALLS_THREADS ? items - 1 : SLOWCALLS_THREADS;
+    unsigned want = threads_for(items);
     while (c->nthreads < want && pthread_create(&c->th[c->nthreads], NULL, run, c) == 0)
         c->nthreads++;
     return c;
@@ -99,10 +109,9 @@ void slowcalls_finish(struct slowcalls *c)
     take_all(c);
     for (unsigned t = 0; t < c->nthreads; t++)
         pthread_join(c->th[t], NULL);
-    unsigned ngpus = (unsigned)c->s->ngpus;
     for (unsigned k = 0; k < c->items; k++) {
-        struct snap_gpu *g = &c->s->gpus[k % ngpus];
-        g->have = (g->have & ~nvml_part_have((enum nvml_part)c->part[k / ngpus])) | c->got[k];
+        struct snap_gpu *g = &c->s->gpus[k % c->ngpus];
+        g->have = (g->have & ~nvml_part_have((enum nvml_part)c->part[k / c->ngpus])) | c->got[k];
     }
     free(c->got);
     free(c);
