@@ -7,10 +7,12 @@
  * item the threads take in turn from a shared counter, GPUs first (the
  * driver may serialise the calls of one GPU and still answer two GPUs at
  * once), while the sample's thread reads memory, the process lists and
- * /proc; at the end it takes what is left itself. If the driver answers
- * one call at a time, the sum is what it was, and the threads' start
- * (tens of microseconds); if it does not, the tier costs its slowest part.
- * On a single CPU, the items in turn, as before. */
+ * /proc; at the end it takes what is left itself, and waits for the items
+ * under way only, not for the threads: one the scheduler has not run yet
+ * (a busy machine) finds nothing left, and the last holder of the items
+ * frees them. If the driver answers one call at a time, the sum is what
+ * it was, and the threads' start (tens of microseconds); if it does not,
+ * the tier costs its slowest part. On a single CPU, the items in turn. */
 #include "probe/slowcalls.h"
 
 #include <pthread.h>
@@ -25,11 +27,22 @@ struct slowcalls {
     struct snap *s;
     unsigned part[NVML_PARTS]; /* the enum nvml_part values asked */
     unsigned ngpus, items;
-    unsigned next; /* the next item to take (atomic) */
-    unsigned *got; /* per item: the have bits it got */
-    pthread_t th[SLOWCALLS_THREADS];
-    unsigned nthreads;
+    unsigned next, refs; /* the next item to take; the struct's holders (atomics) */
+    unsigned *got;       /* per item: the have bits it got */
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* signalled when the last item is answered */
+    unsigned done;     /* items answered, under mu */
 };
+
+static void release(struct slowcalls *c)
+{
+    if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL))
+        return;
+    pthread_mutex_destroy(&c->mu);
+    pthread_cond_destroy(&c->cv);
+    free(c->got);
+    free(c);
+}
 
 /* Item k: part k / ngpus of GPU k % ngpus. */
 static void take_all(struct slowcalls *c)
@@ -41,12 +54,17 @@ static void take_all(struct slowcalls *c)
         unsigned gpu = k % c->ngpus;
         c->got[k] = nvml_slow_part(c->nvml, gpu, (enum nvml_part)c->part[k / c->ngpus],
                                    &c->s->gpus[gpu]);
+        pthread_mutex_lock(&c->mu);
+        if (++c->done == c->items)
+            pthread_cond_signal(&c->cv);
+        pthread_mutex_unlock(&c->mu);
     }
 }
 
 static void *run(void *arg)
 {
     take_all(arg);
+    release(arg);
     return NULL;
 }
 
@@ -96,9 +114,22 @@ struct slowcalls *slowcalls_start(struct nvml *n, struct snap *s, unsigned parts
         c->part[k] = list[k];
     c->ngpus = (unsigned)s->ngpus;
     c->items = items;
-    unsigned want = threads_for(items);
-    while (c->nthreads < want && pthread_create(&c->th[c->nthreads], NULL, run, c) == 0)
-        c->nthreads++;
+    c->refs = 1;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->cv, NULL);
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+        return c;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    for (unsigned t = threads_for(items); t > 0; t--) {
+        pthread_t th;
+        __atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+        if (pthread_create(&th, &attr, run, c) != 0) {
+            __atomic_sub_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    pthread_attr_destroy(&attr);
     return c;
 }
 
@@ -107,12 +138,13 @@ void slowcalls_finish(struct slowcalls *c)
     if (!c)
         return;
     take_all(c);
-    for (unsigned t = 0; t < c->nthreads; t++)
-        pthread_join(c->th[t], NULL);
+    pthread_mutex_lock(&c->mu);
+    while (c->done < c->items)
+        pthread_cond_wait(&c->cv, &c->mu);
+    pthread_mutex_unlock(&c->mu);
     for (unsigned k = 0; k < c->items; k++) {
         struct snap_gpu *g = &c->s->gpus[k % c->ngpus];
         g->have = (g->have & ~nvml_part_have((enum nvml_part)c->part[k / c->ngpus])) | c->got[k];
     }
-    free(c->got);
-    free(c);
+    release(c);
 }

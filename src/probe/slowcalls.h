@@ -16,8 +16,9 @@ struct slowcalls;
  * complete. */
 struct slowcalls *slowcalls_start(struct nvml *n, struct snap *s, unsigned parts);
 
-/* Asks what no thread has taken yet, waits for the threads, sets each
- * GPU's have bits of the parts, frees c. NULL: nothing to do. */
+/* Asks what no thread has taken yet, waits for the items under way (not
+ * for the threads, which end on their own), sets each GPU's have bits of
+ * the parts; c is not to be used again. NULL: nothing to do. */
 void slowcalls_finish(struct slowcalls *c);
 
 #endif
