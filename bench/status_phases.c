@@ -68,9 +68,9 @@ static const struct {
     const char *name;
     int part;
 } calls[] = {
-    {"nvmlDeviceGetDisplayMode", 0},
-    {"nvmlDeviceGetDisplayActive", 0},
-    {"nvmlDeviceGetDriverModel", 1},
+    {"nvmlDeviceGetDriverModel", 0},
+    {"nvmlDeviceGetDisplayMode", 1},
+    {"nvmlDeviceGetDisplayActive", 1},
     {"nvmlDeviceGetEnforcedPowerLimit", 2},
     {"nvmlDeviceGetPersistenceMode", 3},
     {"nvmlDeviceGetComputeMode", 4},
@@ -90,11 +90,11 @@ static int ask_call(int k, nvmlDevice_t d)
     int v, x;
     switch (k) {
     case 0:
-        return nvmlDeviceGetDisplayMode ? nvmlDeviceGetDisplayMode(d, &v) : -1;
-    case 1:
-        return nvmlDeviceGetDisplayActive ? nvmlDeviceGetDisplayActive(d, &v) : -1;
-    case 2:
         return nvmlDeviceGetDriverModel ? nvmlDeviceGetDriverModel(d, &v, &x) : -1;
+    case 1:
+        return nvmlDeviceGetDisplayMode ? nvmlDeviceGetDisplayMode(d, &v) : -1;
+    case 2:
+        return nvmlDeviceGetDisplayActive ? nvmlDeviceGetDisplayActive(d, &v) : -1;
     case 3:
         return nvmlDeviceGetEnforcedPowerLimit ? nvmlDeviceGetEnforcedPowerLimit(d, &u) : -1;
     case 4:
@@ -201,7 +201,7 @@ static void slow_tier(const char *mode)
         take_parts(NULL);
         for (unsigned t = 0; t < started; t++)
             pthread_join(th[t], NULL);
-        printf("the slow tier at once, %u threads and the caller, every GPU (vram now) %.0f\n",
+        printf("the slow tier at once, %u threads and the caller from the start, every GPU %.0f\n",
                started, now_us() - t0);
         printf("the slow tier at once: CPU of the process %.0f\n", cpu_us() - c0);
     }

@@ -235,8 +235,8 @@ int nvml_pcie_throughput(const struct nvml *n, unsigned i, unsigned *tx_kbs, uns
 }
 
 static const unsigned part_have[NVML_PARTS] = {
-    [NVML_PART_DISPLAY] = SNAP_HAVE_DISPLAY,
     [NVML_PART_DRIVER_MODEL] = SNAP_HAVE_DRIVER_MODEL,
+    [NVML_PART_DISPLAY] = SNAP_HAVE_DISPLAY,
     [NVML_PART_POWER_LIMIT] = SNAP_HAVE_POWER_LIMIT,
     [NVML_PART_PERSISTENCE] = SNAP_HAVE_PERSISTENCE,
     [NVML_PART_COMPUTE_MODE] = SNAP_HAVE_COMPUTE_MODE,
@@ -258,18 +258,18 @@ unsigned nvml_slow_part(struct nvml *n, unsigned i, enum nvml_part part, struct 
     int v, w;
     unsigned cur, pending;
     switch (part) {
+    case NVML_PART_DRIVER_MODEL: /* Windows only: Linux drivers answer NOT_SUPPORTED, once */
+        if (ASK(n, i, f, nvmlDeviceGetDriverModel, d, &v, &w) && v >= NVML_DRIVER_WDDM &&
+            v <= NVML_DRIVER_MCDM) {
+            g->driver_model = (enum snap_driver_model)v;
+            return f;
+        }
+        return 0;
     case NVML_PART_DISPLAY:
         if (ASK(n, i, f, nvmlDeviceGetDisplayMode, d, &v) &&
             ASK(n, i, f, nvmlDeviceGetDisplayActive, d, &w)) {
             g->display_attached = v == 1;
             g->display_active = w == 1;
-            return f;
-        }
-        return 0;
-    case NVML_PART_DRIVER_MODEL: /* Windows only: Linux drivers answer NOT_SUPPORTED, once */
-        if (ASK(n, i, f, nvmlDeviceGetDriverModel, d, &v, &w) && v >= NVML_DRIVER_WDDM &&
-            v <= NVML_DRIVER_MCDM) {
-            g->driver_model = (enum snap_driver_model)v;
             return f;
         }
         return 0;

@@ -64,8 +64,8 @@ void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g);
  * (NVML is thread-safe; probe/slowcalls.c): a part writes only its own
  * fields of g, never g->have, and returns the snap_have bits it got. */
 enum nvml_part {
-    NVML_PART_DISPLAY, /* display mode and active: what `vram status` prints */
-    NVML_PART_DRIVER_MODEL, /* Windows: WDDM, TCC or MCDM; printed too */
+    NVML_PART_DRIVER_MODEL, /* Windows: WDDM, TCC or MCDM; `vram status` prints it */
+    NVML_PART_DISPLAY,      /* display mode and active: printed too */
     NVML_PART_POWER_LIMIT,
     NVML_PART_PERSISTENCE,
     NVML_PART_COMPUTE_MODE,
