@@ -327,9 +327,8 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         what |= PROBE_PROCS | (what & PROBE_DISPLAY ? 0 : PROBE_SLOW);
     }
     /* the slow tier first, on its threads, the rest meanwhile here */
-    unsigned parts = what & PROBE_SLOW      ? (1u << NVML_PARTS) - 1
-                     : what & PROBE_DISPLAY ? (1u << NVML_PART_DISPLAY) | (1u << NVML_PART_DRIVER_MODEL)
-                                            : 0;
+    unsigned shown = (1u << NVML_PART_DISPLAY) | (1u << NVML_PART_DRIVER_MODEL);
+    unsigned parts = what & PROBE_SLOW ? (1u << NVML_PARTS) - 1 : what & PROBE_DISPLAY ? shown : 0;
     struct slowcalls *slow = slowcalls_start(p->nvml, s, parts);
     if (first) {
         nvml_system(p->nvml, s);

@@ -92,8 +92,8 @@ static void take_all(struct slowcalls *c, bool first)
             return;
         unsigned gpu = k % c->ngpus;
         int64_t t0 = first ? now_ns() : 0;
-        c->got[k] = nvml_slow_part(c->nvml, gpu, (enum nvml_part)c->part[k / c->ngpus],
-                                   &c->s->gpus[gpu]);
+        c->got[k] =
+            nvml_slow_part(c->nvml, gpu, (enum nvml_part)c->part[k / c->ngpus], &c->s->gpus[gpu]);
         if (first && now_ns() - t0 >= SLOWCALLS_SLOW_NS) {
             unsigned left = c->items - 1 - k;
             start_threads(c, left < SLOWCALLS_THREADS - 1 ? left : SLOWCALLS_THREADS - 1, run);
