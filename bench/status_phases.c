@@ -6,7 +6,12 @@
  * (as probe_open_ahead does: does one loading wait for the other?), the
  * slow calls of a first sample, what a PCIe throughput reading costs (wall
  * and CPU: vram top reads it on a thread), and the end of the process with
- * and without nvmlShutdown. Medians and p90 of ROUNDS runs (default 20).
+ * and without nvmlShutdown. Then the slow tier call by call: each alone as
+ * the first call after the handles (and a second time), each in vram's
+ * order one after the other, and the tier's parts on threads at once as
+ * probe/slowcalls.c asks them (with what starting the threads costs): does
+ * the driver answer them at once, or one at a time? Medians and p90 of
+ * ROUNDS runs (default 20).
  *
  *   vram-status-phases [ROUNDS] */
 #include <dlfcn.h>
@@ -20,6 +25,18 @@
 #include <unistd.h>
 
 #include "gpu/nvml_api.h"
+
+#define X(name, ret, args) static ret(*name) args;
+NVML_FUNCS(X)
+#undef X
+
+static bool load_nvml(void *lib)
+{
+#define X(name, ret, args) *(void **)&name = dlsym(lib, #name);
+    NVML_FUNCS(X)
+#undef X
+    return nvmlInit_v2 && nvmlDeviceGetHandleByIndex_v2 && nvmlDeviceGetCount_v2;
+}
 
 static double now_us(void)
 {
@@ -45,6 +62,151 @@ static void *load_cuda(void *arg)
     return NULL;
 }
 
+/* The slow tier of a first sample, as gpu/nvml.c's parts ask it: each
+ * call, and the part it belongs to (one or two calls). */
+static const struct {
+    const char *name;
+    int part;
+} calls[] = {
+    {"nvmlDeviceGetDriverModel", 0},
+    {"nvmlDeviceGetDisplayMode", 1},
+    {"nvmlDeviceGetDisplayActive", 1},
+    {"nvmlDeviceGetEnforcedPowerLimit", 2},
+    {"nvmlDeviceGetPersistenceMode", 3},
+    {"nvmlDeviceGetComputeMode", 4},
+    {"nvmlDeviceGetMigMode", 5},
+    {"nvmlDeviceGetCurrPcieLinkGeneration", 6},
+    {"nvmlDeviceGetCurrPcieLinkWidth", 6},
+    {"nvmlDeviceGetFanSpeed", 7},
+    {"nvmlDeviceGetMaxClockInfo(SM)", 8},
+    {"nvmlDeviceGetMaxClockInfo(memory)", 8},
+};
+#define NCALLS (int)(sizeof calls / sizeof calls[0])
+#define NPARTS 9
+
+static int ask_call(int k, nvmlDevice_t d)
+{
+    unsigned u, w;
+    int v, x;
+    switch (k) {
+    case 0:
+        return nvmlDeviceGetDriverModel ? nvmlDeviceGetDriverModel(d, &v, &x) : -1;
+    case 1:
+        return nvmlDeviceGetDisplayMode ? nvmlDeviceGetDisplayMode(d, &v) : -1;
+    case 2:
+        return nvmlDeviceGetDisplayActive ? nvmlDeviceGetDisplayActive(d, &v) : -1;
+    case 3:
+        return nvmlDeviceGetEnforcedPowerLimit ? nvmlDeviceGetEnforcedPowerLimit(d, &u) : -1;
+    case 4:
+        return nvmlDeviceGetPersistenceMode ? nvmlDeviceGetPersistenceMode(d, &v) : -1;
+    case 5:
+        return nvmlDeviceGetComputeMode ? nvmlDeviceGetComputeMode(d, &v) : -1;
+    case 6:
+        return nvmlDeviceGetMigMode ? nvmlDeviceGetMigMode(d, &u, &w) : -1;
+    case 7:
+        return nvmlDeviceGetCurrPcieLinkGeneration ? nvmlDeviceGetCurrPcieLinkGeneration(d, &u)
+                                                   : -1;
+    case 8:
+        return nvmlDeviceGetCurrPcieLinkWidth ? nvmlDeviceGetCurrPcieLinkWidth(d, &u) : -1;
+    case 9:
+        return nvmlDeviceGetFanSpeed ? nvmlDeviceGetFanSpeed(d, &u) : -1;
+    case 10:
+        return nvmlDeviceGetMaxClockInfo ? nvmlDeviceGetMaxClockInfo(d, NVML_CLOCK_SM, &u) : -1;
+    case 11:
+        return nvmlDeviceGetMaxClockInfo ? nvmlDeviceGetMaxClockInfo(d, NVML_CLOCK_MEM, &u) : -1;
+    }
+    return -1;
+}
+
+#define MAX_GPUS 64
+static nvmlDevice_t dev[MAX_GPUS];
+static unsigned ndev;
+
+/* The parts on threads, as probe/slowcalls.c: items (GPU, part), GPUs
+ * first, taken from a shared counter by up to 8 threads and the caller. */
+static unsigned next_item;
+
+static void *take_parts(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        unsigned k = __atomic_fetch_add(&next_item, 1, __ATOMIC_RELAXED);
+        if (k >= NPARTS * ndev)
+            return NULL;
+        for (int c = 0; c < NCALLS; c++)
+            if (calls[c].part == (int)(k / ndev))
+                ask_call(c, dev[k % ndev]);
+    }
+}
+
+static void *nothing(void *arg)
+{
+    return arg;
+}
+
+static double cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Modes one:K (call K alone, then again), seq (the tier in turn), par
+ * (the tier's parts at once), after every GPU's handle. */
+static void slow_tier(const char *mode)
+{
+    nvmlDeviceGetCount_v2(&ndev);
+    if (ndev > MAX_GPUS)
+        ndev = MAX_GPUS;
+    for (unsigned i = 0; i < ndev; i++)
+        nvmlDeviceGetHandleByIndex_v2(i, &dev[i]);
+    if (!ndev)
+        return;
+    if (!strncmp(mode, "one:", 4)) {
+        int k = atoi(mode + 4);
+        if (k < 0 || k >= NCALLS)
+            return;
+        double t0 = now_us();
+        int rc = ask_call(k, dev[0]);
+        double t1 = now_us();
+        ask_call(k, dev[0]);
+        double t2 = now_us();
+        printf("alone, first call: %s (rc %d) %.0f\n", calls[k].name, rc, t1 - t0);
+        printf("alone, second call: %s %.0f\n", calls[k].name, t2 - t1);
+    } else if (!strcmp(mode, "seq")) {
+        double total = 0;
+        for (int k = 0; k < NCALLS; k++) {
+            double t0 = now_us();
+            for (unsigned i = 0; i < ndev; i++)
+                ask_call(k, dev[i]);
+            double t = now_us() - t0;
+            total += t;
+            printf("in turn, every GPU: %s %.0f\n", calls[k].name, t);
+        }
+        printf("the slow tier in turn, every GPU (vram before) %.0f\n", total);
+    } else if (!strcmp(mode, "par")) {
+        enum { THREADS = 8 };
+        pthread_t th[THREADS];
+        unsigned n = NPARTS * ndev - 1 < THREADS ? NPARTS * ndev - 1 : THREADS, started = 0;
+        double t0 = now_us();
+        for (unsigned t = 0; t < n; t++)
+            if (pthread_create(&th[t], NULL, nothing, NULL) == 0)
+                pthread_join(th[t], NULL);
+        printf("%u threads started and joined, nothing asked (what slowcalls adds at most) %.0f\n", n,
+               now_us() - t0);
+        double c0 = cpu_us();
+        t0 = now_us();
+        while (started < n && pthread_create(&th[started], NULL, take_parts, NULL) == 0)
+            started++;
+        take_parts(NULL);
+        for (unsigned t = 0; t < started; t++)
+            pthread_join(th[t], NULL);
+        printf("the slow tier at once, %u threads and the caller from the start, every GPU %.0f\n",
+               started, now_us() - t0);
+        printf("the slow tier at once: CPU of the process %.0f\n", cpu_us() - c0);
+    }
+}
+
 /* One child: its phase's figures as "name microseconds" lines. */
 static int child(const char *mode)
 {
@@ -65,9 +227,8 @@ static int child(const char *mode)
     if (!lib)
         return 3;
     double b = now_us();
-#define X(name, ret, args) __attribute__((unused)) ret(*name) args = (ret(*) args)dlsym(lib, #name);
-    NVML_FUNCS(X)
-#undef X
+    if (!load_nvml(lib))
+        return 3;
     nvmlInit_v2();
     double c1 = now_us();
     nvmlDevice_t d;
@@ -80,6 +241,10 @@ static int child(const char *mode)
         printf("beside NVML: NVML loaded in %.0f\n", b - a);
         printf("beside NVML: NVML ready (loaded, started, attached) at %.0f\n", c2 - t0);
         printf("beside NVML: both done at %.0f\n", c3 - t0);
+        return 0;
+    }
+    if (!strncmp(mode, "one:", 4) || !strcmp(mode, "seq") || !strcmp(mode, "par")) {
+        slow_tier(mode);
         return 0;
     }
     printf("dlopen libnvidia-ml %.0f\n", b - a);
@@ -158,11 +323,11 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-#define MAX_KEYS 32
+#define MAX_KEYS 96
 #define MAX_ROUNDS 200
 
 struct series {
-    char name[96];
+    char name[128];
     double v[MAX_ROUNDS];
     int n;
 };
@@ -232,15 +397,21 @@ int main(int argc, char **argv)
     if (rounds < 1 || rounds > MAX_ROUNDS)
         rounds = 20;
     static const char *const modes[] = {"nvml", "cuda", "both", "slow", "pcie", "exit", "shutdown",
-                                        "quick"};
-    for (int r = 0; r < rounds; r++) /* interleaved, as the whole-process bench */
+                                        "quick", "seq", "par"};
+    for (int r = 0; r < rounds; r++) { /* interleaved, as the whole-process bench */
         for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
             run("/proc/self/exe", modes[m]);
+        for (int k = 0; k < NCALLS; k++) {
+            char one[16];
+            snprintf(one, sizeof one, "one:%d", k);
+            run("/proc/self/exe", one);
+        }
+    }
     printf("\nvram status's start, phase by phase: %d fresh processes each\n", rounds);
-    printf("%-64s %10s %10s\n", "phase", "median us", "p90 us");
+    printf("%-78s %10s %10s\n", "phase", "median us", "p90 us");
     for (int k = 0; k < nseries; k++) {
         qsort(series[k].v, (size_t)series[k].n, sizeof series[k].v[0], cmp);
-        printf("%-64s %10.0f %10.0f\n", series[k].name, series[k].v[series[k].n / 2],
+        printf("%-78s %10.0f %10.0f\n", series[k].name, series[k].v[series[k].n / 2],
                series[k].v[series[k].n * 9 / 10]);
     }
     return 0;

@@ -15,7 +15,12 @@
 # DIR holds vram and the bench programs (default .devbuild, from
 # bench/build_for_device.sh; else build-rel); ROUNDS defaults to 20. With
 # VRAM_SIM set (no GPU: the simulated driver), vram-smi-like stands for
-# nvidia-smi: the same NVML calls as its memory query, and nothing else.
+# nvidia-smi: the same NVML calls as its memory query, and nothing else,
+# and every program runs on DIR's simulated driver (VRAM_SIM_NVML_SLOW_MS
+# plays a first sample's slow calls, docs/simulator.md). BEFORE=PATH, a
+# vram of an earlier build (bench/build_before.sh), adds its two status
+# rows to the same rounds; TABLE_ONLY=1 leaves out the phases and top's
+# cost.
 set -eu
 cd "$(dirname "$0")/.."
 DIR=${1:-}
@@ -32,6 +37,8 @@ PHASES=$(bin vram-status-phases)
 if [ -n "${VRAM_SIM:-}" ]; then
     [ -n "$SMI_LIKE" ] || { echo "status_vs_smi: no vram-smi-like in $DIR" >&2; exit 2; }
     SMI=""
+    VRAM_SIM_LIBDIR=$(cd "$DIR/sim" && pwd)
+    export VRAM_SIM_LIBDIR LD_LIBRARY_PATH="$VRAM_SIM_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 else
     command -v nvidia-smi >/dev/null || { echo "status_vs_smi: no nvidia-smi here (VRAM_SIM=FILE for the simulated driver)" >&2; exit 2; }
     SMI=nvidia-smi
@@ -46,10 +53,12 @@ FIELDS=$FIELDS,memory.free,utilization.gpu,utilization.memory,power.draw,enforce
 FIELDS=$FIELDS,temperature.gpu,pstate,persistence_mode,compute_mode,display_mode,display_active
 FIELDS=$FIELDS,mig.mode.current,pcie.link.gen.current,pcie.link.width.current,fan.speed
 
-VRAM="$DIR/vram" SMI="$SMI" SMI_LIKE="$SMI_LIKE" FIELDS="$FIELDS" ROUNDS="$ROUNDS" OUT="$OUT" python3 - <<'PY'
+VRAM="$DIR/vram" SMI="$SMI" SMI_LIKE="$SMI_LIKE" FIELDS="$FIELDS" ROUNDS="$ROUNDS" OUT="$OUT" \
+    BEFORE="${BEFORE:-}" python3 - <<'PY'
 import os, statistics, subprocess, time
 
 vram, smi, like = os.environ["VRAM"], os.environ["SMI"], os.environ["SMI_LIKE"]
+before = os.environ["BEFORE"]
 rounds, out, fields = int(os.environ["ROUNDS"]), os.environ["OUT"], os.environ["FIELDS"]
 if smi:
     ANCHOR = "nvidia-smi --query-gpu=memory.used,memory.total"
@@ -69,6 +78,9 @@ else:
         ANCHOR: [like],
         "vram --version (no NVML)": [vram, "--version"],
     }
+if before:
+    cmds["before: vram status --json"] = [before, "status", "--json"]
+    cmds["before: vram status"] = [before, "status"]
 WARM = 3
 wall = {k: [] for k in cmds}
 cpu = {k: [] for k in cmds}
@@ -103,6 +115,10 @@ table.append(f"goal (vram status --json's median at most the anchor's): {'met' i
 with open(os.path.join(out, "status_vs_smi.txt"), "w") as f:
     f.write("\n".join(table) + "\n")
 PY
+if [ -n "${TABLE_ONLY:-}" ]; then
+    cat "$OUT/status_vs_smi.txt"
+    exit 0
+fi
 if [ -n "$PHASES" ]; then
     "$PHASES" "$ROUNDS" >"$OUT/status_phases.txt" 2>&1 || true
 fi

@@ -6,6 +6,7 @@
  * which is how the product sees a driver too old to have it. */
 #include <stdbool.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,29 +269,59 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilizatio
     return NVML_SUCCESS;
 }
 
-/* One plain getter: a number from the machine file, into an out pointer. */
-#define GETTER(fn, type, expr)                                                                     \
+/* The modes, limits, links, fan and maximum clocks answer in milliseconds
+ * on a real driver's first sample (11 ms for them all on an H100, answers
+ * NOT_SUPPORTED included), where the memory and the utilization take
+ * microseconds. VRAM_SIM_NVML_SLOW_MS=N in a process's environment makes
+ * each of these calls take N ms; with VRAM_SIM_NVML_SLOW_SERIAL=1 the
+ * driver answers one of them at a time, as if it could not do two at
+ * once, else all at once from as many threads. */
+static pthread_mutex_t slow_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void slow_call(void)
+{
+    const char *v = getenv("VRAM_SIM_NVML_SLOW_MS");
+    long ms = v ? strtol(v, NULL, 10) : 0;
+    if (ms <= 0 || ms > 600000)
+        return;
+    const char *serial = getenv("VRAM_SIM_NVML_SLOW_SERIAL");
+    bool one = serial && !strcmp(serial, "1");
+    if (one)
+        pthread_mutex_lock(&slow_mu);
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+    if (one)
+        pthread_mutex_unlock(&slow_mu);
+}
+
+/* One plain getter: a number from the machine file, into an out pointer;
+ * cost: what it takes the driver (slow_call, or nothing). */
+#define GETTER(fn, type, expr, cost)                                                               \
     EXPORT nvmlReturn_t fn(nvmlDevice_t d, type *out)                                              \
     {                                                                                              \
         ENTER(#fn);                                                                                \
         DEVICE(d);                                                                                 \
         if (!out)                                                                                  \
             return NVML_ERROR_INVALID_ARGUMENT;                                                    \
+        cost;                                                                                      \
         *out = (expr);                                                                             \
         return NVML_SUCCESS;                                                                       \
     }
-#define UINT_GETTER(fn, expr) GETTER(fn, unsigned, expr)
-#define INT_GETTER(fn, expr)  GETTER(fn, int, expr)
+#define UINT_GETTER(fn, expr)      GETTER(fn, unsigned, expr, (void)0)
+#define INT_GETTER(fn, expr)       GETTER(fn, int, expr, (void)0)
+#define SLOW_UINT_GETTER(fn, expr) GETTER(fn, unsigned, expr, slow_call())
+#define SLOW_INT_GETTER(fn, expr)  GETTER(fn, int, expr, slow_call())
 
 UINT_GETTER(nvmlDeviceGetPowerUsage, g->power_mw)
-UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, g->power_limit_mw)
-UINT_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, g->pcie_gen)
-UINT_GETTER(nvmlDeviceGetCurrPcieLinkWidth, g->pcie_width)
+SLOW_UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, g->power_limit_mw)
+SLOW_UINT_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, g->pcie_gen)
+SLOW_UINT_GETTER(nvmlDeviceGetCurrPcieLinkWidth, g->pcie_width)
 INT_GETTER(nvmlDeviceGetPerformanceState, (int)g->pstate)
 
-INT_GETTER(nvmlDeviceGetComputeMode, g->compute_mode)
-INT_GETTER(nvmlDeviceGetDisplayMode, g->display_attached ? 1 : 0)
-INT_GETTER(nvmlDeviceGetDisplayActive, g->display_active ? 1 : 0)
+SLOW_INT_GETTER(nvmlDeviceGetComputeMode, g->compute_mode)
+SLOW_INT_GETTER(nvmlDeviceGetDisplayMode, g->display_attached ? 1 : 0)
+SLOW_INT_GETTER(nvmlDeviceGetDisplayActive, g->display_active ? 1 : 0)
 
 /* nvmlClockType_t: graphics, SM, memory, video (which follows graphics) */
 static nvmlReturn_t clock_of(unsigned gfx, unsigned sm, unsigned mem, int type, unsigned *out)
@@ -312,6 +343,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned
 {
     ENTER("nvmlDeviceGetMaxClockInfo");
     DEVICE(d);
+    if (!clock || type < 0 || type > 3)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    slow_call();
     return clock_of(g->max_gfx, g->max_sm, g->max_mem, type, clock);
 }
 
@@ -365,6 +399,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *mode)
     DEVICE(d);
     if (!mode)
         return NVML_ERROR_INVALID_ARGUMENT;
+    slow_call();
     if (g->driver_model >= 0) /* "For Linux only", says nvml.h */
         return NVML_ERROR_NOT_SUPPORTED;
     *mode = g->persistence ? 1 : 0;
@@ -378,6 +413,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t d, int *current, int *
     DEVICE(d);
     if (!current || !pending)
         return NVML_ERROR_INVALID_ARGUMENT;
+    slow_call();
     if (g->driver_model < 0)
         return NVML_ERROR_NOT_SUPPORTED;
     *current = *pending = g->driver_model;
@@ -390,6 +426,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t d, unsigned *speed)
     DEVICE(d);
     if (!speed)
         return NVML_ERROR_INVALID_ARGUMENT;
+    slow_call();
     if (!g->has_fan)
         return NVML_ERROR_NOT_SUPPORTED;
     *speed = g->fan;
@@ -423,6 +460,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *cur, unsigned
     DEVICE(d);
     if (!cur || !pending)
         return NVML_ERROR_INVALID_ARGUMENT;
+    slow_call();
     *cur = *pending = g->mig ? 1 : 0;
     return NVML_SUCCESS;
 }

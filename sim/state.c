@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,8 +119,31 @@ void sim_state_close(struct sim_state *s)
     s->fd = -1;
 }
 
+/* flock excludes other processes only: the threads of one share its
+ * descriptor, so a mutex stands between them (NVML is thread-safe, and so
+ * is the simulated one). A fork takes it, so that the child's is free. */
+static pthread_mutex_t threads_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&threads_mu);
+}
+
+static void fork_done(void)
+{
+    pthread_mutex_unlock(&threads_mu);
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
 void sim_state_lock(struct sim_state *s)
 {
+    pthread_once(&atfork_once, register_atfork);
+    pthread_mutex_lock(&threads_mu);
     while (flock(s->fd, LOCK_EX) < 0 && errno == EINTR)
         ;
 }
@@ -127,6 +151,7 @@ void sim_state_lock(struct sim_state *s)
 void sim_state_unlock(struct sim_state *s)
 {
     flock(s->fd, LOCK_UN);
+    pthread_mutex_unlock(&threads_mu);
 }
 
 /* A slot's byte in the ledger, locked by its process through its own

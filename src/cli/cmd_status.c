@@ -59,6 +59,7 @@ const struct cmd_entry cmd_status_entry = {
     .size = sizeof(struct status_opts),
     .defaults = &(const struct status_opts){.procroot = "/proc"},
     .exec = cmd_status,
+    .quick_end = true,
 };
 
 static int report(struct probe *p, struct snap *s, unsigned what, bool json, unsigned flags,
@@ -94,11 +95,13 @@ static int cmd_status(const void *opts, int argc, char **argv)
     long count = o->count;
     const char *procroot = o->procroot;
     bool json = o->json, verbose = o->processes;
-    /* the CUDA version is the JSON's only: text loads no libcuda; the scan
-     * of every process's descriptors (holders of the device with no memory)
-     * only for the whole list of processes */
-    unsigned what = PROBE_STATUS | (o->energy ? PROBE_ENERGY : 0) | (json ? PROBE_CUDA : 0) |
-                    (verbose ? PROBE_HOLDERS : 0);
+    /* the CUDA version and the slow tier's modes, limits and links are the
+     * JSON's only: text loads no libcuda and asks of the slow tier only the
+     * display (milliseconds a part on a first sample); the scan of every
+     * process's descriptors (holders of the device with no memory) only
+     * for the whole list of processes */
+    unsigned what = PROBE_STATUS | (o->energy ? PROBE_ENERGY : 0) |
+                    (json ? PROBE_SLOW | PROBE_CUDA : 0) | (verbose ? PROBE_HOLDERS : 0);
     if (count && !watch)
         return cmd_bad_usage(&cmd_status_entry, "--count needs --watch");
 
@@ -125,7 +128,7 @@ static int cmd_status(const void *opts, int argc, char **argv)
         nanosleep(&ts, NULL);
     }
     snap_free(&s);
-    probe_exiting(p);
+    probe_ending(p); /* the process ends with the command (quick_end) */
     probe_close(p);
     return err_exit_code(rc);
 }

@@ -24,8 +24,10 @@ struct nvml {
 #undef X
     unsigned count;
     nvmlDevice_t *dev;
-    unsigned *nosup; /* per GPU: snap_have bits the driver said it lacks */
-    bool skip_shutdown;
+    /* per GPU: snap_have bits the driver said it lacks, written with
+     * atomics (the slow tier's parts run on threads of their own) */
+    unsigned *nosup;
+    bool skip_shutdown, keep_loaded;
 };
 
 int nvml_attach(struct nvml **out, void *lib, nvml_sym_fn sym, nvml_unload_fn unload, char *err,
@@ -80,7 +82,8 @@ void nvml_close(struct nvml *n)
         return;
     if (n->nvmlShutdown && !n->skip_shutdown)
         n->nvmlShutdown();
-    n->unload(n->lib);
+    if (!n->keep_loaded)
+        n->unload(n->lib);
     free(n->dev);
     free(n->nosup);
     free(n);
@@ -89,6 +92,11 @@ void nvml_close(struct nvml *n)
 void nvml_skip_shutdown(struct nvml *n)
 {
     n->skip_shutdown = true;
+}
+
+void nvml_ending(struct nvml *n)
+{
+    n->skip_shutdown = n->keep_loaded = true;
 }
 
 unsigned nvml_count(const struct nvml *n)
@@ -160,13 +168,13 @@ static void read_memory(struct nvml *n, nvmlDevice_t d, struct snap_gpu *g)
  * again: some of these calls cost 130 us even to say no. */
 static bool want(const struct nvml *n, unsigned i, unsigned field)
 {
-    return !(n->nosup[i] & field);
+    return !(__atomic_load_n(&n->nosup[i], __ATOMIC_RELAXED) & field);
 }
 
 static bool got(struct nvml *n, unsigned i, unsigned field, nvmlReturn_t rc)
 {
     if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND)
-        n->nosup[i] |= field;
+        __atomic_fetch_or(&n->nosup[i], field, __ATOMIC_RELAXED);
     return rc == NVML_SUCCESS;
 }
 
@@ -226,49 +234,88 @@ int nvml_pcie_throughput(const struct nvml *n, unsigned i, unsigned *tx_kbs, uns
     return rc == NVML_SUCCESS ? VRAM_OK : VRAM_EFAIL;
 }
 
-void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g)
+static const unsigned part_have[NVML_PARTS] = {
+    [NVML_PART_DRIVER_MODEL] = SNAP_HAVE_DRIVER_MODEL,
+    [NVML_PART_DISPLAY] = SNAP_HAVE_DISPLAY,
+    [NVML_PART_POWER_LIMIT] = SNAP_HAVE_POWER_LIMIT,
+    [NVML_PART_PERSISTENCE] = SNAP_HAVE_PERSISTENCE,
+    [NVML_PART_COMPUTE_MODE] = SNAP_HAVE_COMPUTE_MODE,
+    [NVML_PART_MIG] = SNAP_HAVE_MIG,
+    [NVML_PART_PCIE] = SNAP_HAVE_PCIE,
+    [NVML_PART_FAN] = SNAP_HAVE_FAN,
+    [NVML_PART_MAX_CLOCKS] = SNAP_HAVE_MAX_CLOCKS,
+};
+
+unsigned nvml_part_have(enum nvml_part part)
+{
+    return (unsigned)part < NVML_PARTS ? part_have[part] : 0;
+}
+
+unsigned nvml_slow_part(struct nvml *n, unsigned i, enum nvml_part part, struct snap_gpu *g)
 {
     nvmlDevice_t d = n->dev[i];
-    g->have &= ~(unsigned)(SNAP_HAVE_POWER_LIMIT | SNAP_HAVE_PERSISTENCE | SNAP_HAVE_COMPUTE_MODE |
-                           SNAP_HAVE_DISPLAY | SNAP_HAVE_MIG | SNAP_HAVE_PCIE | SNAP_HAVE_FAN |
-                           SNAP_HAVE_DRIVER_MODEL | SNAP_HAVE_MAX_CLOCKS);
-    if (ASK(n, i, SNAP_HAVE_POWER_LIMIT, nvmlDeviceGetEnforcedPowerLimit, d, &g->power_limit_mw))
-        g->have |= SNAP_HAVE_POWER_LIMIT;
-    int v;
-    if (ASK(n, i, SNAP_HAVE_PERSISTENCE, nvmlDeviceGetPersistenceMode, d, &v)) {
-        g->persistence = v == 1;
-        g->have |= SNAP_HAVE_PERSISTENCE;
-    }
-    if (ASK(n, i, SNAP_HAVE_COMPUTE_MODE, nvmlDeviceGetComputeMode, d, &v)) {
-        g->compute_mode = v;
-        g->have |= SNAP_HAVE_COMPUTE_MODE;
-    }
-    int attached, active;
-    if (ASK(n, i, SNAP_HAVE_DISPLAY, nvmlDeviceGetDisplayMode, d, &attached) &&
-        ASK(n, i, SNAP_HAVE_DISPLAY, nvmlDeviceGetDisplayActive, d, &active)) {
-        g->display_attached = attached == 1;
-        g->display_active = active == 1;
-        g->have |= SNAP_HAVE_DISPLAY;
-    }
+    unsigned f = nvml_part_have(part);
+    int v, w;
     unsigned cur, pending;
-    if (ASK(n, i, SNAP_HAVE_MIG, nvmlDeviceGetMigMode, d, &cur, &pending)) {
-        g->mig = cur == 1;
-        g->have |= SNAP_HAVE_MIG;
+    switch (part) {
+    case NVML_PART_DRIVER_MODEL: /* Windows only: Linux drivers answer NOT_SUPPORTED, once */
+        if (ASK(n, i, f, nvmlDeviceGetDriverModel, d, &v, &w) && v >= NVML_DRIVER_WDDM &&
+            v <= NVML_DRIVER_MCDM) {
+            g->driver_model = (enum snap_driver_model)v;
+            return f;
+        }
+        return 0;
+    case NVML_PART_DISPLAY:
+        if (ASK(n, i, f, nvmlDeviceGetDisplayMode, d, &v) &&
+            ASK(n, i, f, nvmlDeviceGetDisplayActive, d, &w)) {
+            g->display_attached = v == 1;
+            g->display_active = w == 1;
+            return f;
+        }
+        return 0;
+    case NVML_PART_POWER_LIMIT:
+        return ASK(n, i, f, nvmlDeviceGetEnforcedPowerLimit, d, &g->power_limit_mw) ? f : 0;
+    case NVML_PART_PERSISTENCE:
+        if (ASK(n, i, f, nvmlDeviceGetPersistenceMode, d, &v)) {
+            g->persistence = v == 1;
+            return f;
+        }
+        return 0;
+    case NVML_PART_COMPUTE_MODE:
+        if (ASK(n, i, f, nvmlDeviceGetComputeMode, d, &v)) {
+            g->compute_mode = v;
+            return f;
+        }
+        return 0;
+    case NVML_PART_MIG:
+        if (ASK(n, i, f, nvmlDeviceGetMigMode, d, &cur, &pending)) {
+            g->mig = cur == 1;
+            return f;
+        }
+        return 0;
+    case NVML_PART_PCIE:
+        return ASK(n, i, f, nvmlDeviceGetCurrPcieLinkGeneration, d, &g->pcie_gen) &&
+                       ASK(n, i, f, nvmlDeviceGetCurrPcieLinkWidth, d, &g->pcie_width)
+                   ? f
+                   : 0;
+    case NVML_PART_FAN:
+        return ASK(n, i, f, nvmlDeviceGetFanSpeed, d, &g->fan_pct) ? f : 0;
+    case NVML_PART_MAX_CLOCKS:
+        return ASK(n, i, f, nvmlDeviceGetMaxClockInfo, d, NVML_CLOCK_SM, &g->max_sm_mhz) &&
+                       ASK(n, i, f, nvmlDeviceGetMaxClockInfo, d, NVML_CLOCK_MEM, &g->max_mem_mhz)
+                   ? f
+                   : 0;
+    case NVML_PARTS:
+        break;
     }
-    if (ASK(n, i, SNAP_HAVE_PCIE, nvmlDeviceGetCurrPcieLinkGeneration, d, &g->pcie_gen) &&
-        ASK(n, i, SNAP_HAVE_PCIE, nvmlDeviceGetCurrPcieLinkWidth, d, &g->pcie_width))
-        g->have |= SNAP_HAVE_PCIE;
-    if (ASK(n, i, SNAP_HAVE_FAN, nvmlDeviceGetFanSpeed, d, &g->fan_pct))
-        g->have |= SNAP_HAVE_FAN;
-    if (ASK(n, i, SNAP_HAVE_MAX_CLOCKS, nvmlDeviceGetMaxClockInfo, d, NVML_CLOCK_SM, &g->max_sm_mhz) &&
-        ASK(n, i, SNAP_HAVE_MAX_CLOCKS, nvmlDeviceGetMaxClockInfo, d, NVML_CLOCK_MEM, &g->max_mem_mhz))
-        g->have |= SNAP_HAVE_MAX_CLOCKS;
-    /* Windows only: Linux drivers answer NOT_SUPPORTED, once */
-    int dm_pending;
-    if (ASK(n, i, SNAP_HAVE_DRIVER_MODEL, nvmlDeviceGetDriverModel, d, &v, &dm_pending) &&
-        v >= NVML_DRIVER_WDDM && v <= NVML_DRIVER_MCDM) {
-        g->driver_model = (enum snap_driver_model)v;
-        g->have |= SNAP_HAVE_DRIVER_MODEL;
+    return 0;
+}
+
+void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g)
+{
+    for (unsigned k = 0; k < NVML_PARTS; k++) {
+        unsigned have = nvml_slow_part(n, i, (enum nvml_part)k, g);
+        g->have = (g->have & ~nvml_part_have((enum nvml_part)k)) | have;
     }
 }
 

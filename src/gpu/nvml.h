@@ -54,9 +54,31 @@ void nvml_meters(struct nvml *n, unsigned i, struct snap_gpu *g);
 int nvml_pcie_throughput(const struct nvml *n, unsigned i, unsigned *tx_kbs, unsigned *rx_kbs);
 
 /* Power limit, persistence, compute mode, display, MIG, PCIe link, fan,
- * maximum clocks: the calls that cost up to 130 us each and change rarely
- * (bench/RESULTS.md). */
+ * maximum clocks, driver model: the calls that cost up to 130 us each and
+ * change rarely (bench/RESULTS.md), and milliseconds on a first sample,
+ * all in turn. */
 void nvml_slow(struct nvml *n, unsigned i, struct snap_gpu *g);
+
+/* The same calls in parts that need nothing of each other, one or two
+ * calls each, so that a sample may ask them on several threads at once
+ * (NVML is thread-safe; probe/slowcalls.c): a part writes only its own
+ * fields of g, never g->have, and returns the snap_have bits it got. */
+enum nvml_part {
+    NVML_PART_DRIVER_MODEL, /* Windows: WDDM, TCC or MCDM; `vram status` prints it */
+    NVML_PART_DISPLAY,      /* display mode and active: printed too */
+    NVML_PART_POWER_LIMIT,
+    NVML_PART_PERSISTENCE,
+    NVML_PART_COMPUTE_MODE,
+    NVML_PART_MIG,
+    NVML_PART_PCIE,
+    NVML_PART_FAN,
+    NVML_PART_MAX_CLOCKS,
+    NVML_PARTS
+};
+unsigned nvml_slow_part(struct nvml *n, unsigned i, enum nvml_part part, struct snap_gpu *g);
+
+/* The snap_have bits a part may set (to clear before its answer). */
+unsigned nvml_part_have(enum nvml_part part);
 
 /* Total energy: 3 ms per call on an H200, so only when asked for. */
 void nvml_energy(struct nvml *n, unsigned i, struct snap_gpu *g);
@@ -64,6 +86,11 @@ void nvml_energy(struct nvml *n, unsigned i, struct snap_gpu *g);
 /* For a process about to exit: skip nvmlShutdown (3.5 ms on an H200), the
  * driver releases a dead process's handles anyway. */
 void nvml_skip_shutdown(struct nvml *n);
+
+/* For a process that ends by _exit right after nvml_close: the shutdown
+ * skipped and the library left loaded, its destructors unrun (they cost
+ * what exit() costs more than _exit: 0.3 ms on an H100). */
+void nvml_ending(struct nvml *n);
 
 /* Compute, graphics and MPS process lists merged by pid into a new array
  * (caller frees). Only pid, types, used and used_known are filled. */

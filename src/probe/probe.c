@@ -32,6 +32,7 @@
 #include "probe/activity.h"
 #include "probe/cpuuse.h"
 #include "probe/pcie.h"
+#include "probe/slowcalls.h"
 
 struct probe {
     struct nvml *nvml;
@@ -166,6 +167,11 @@ void probe_close(struct probe *p)
 void probe_exiting(struct probe *p)
 {
     nvml_skip_shutdown(p->nvml);
+}
+
+void probe_ending(struct probe *p)
+{
+    nvml_ending(p->nvml);
 }
 
 static int host_lookup(void *ctx, struct snap_proc *proc)
@@ -309,7 +315,8 @@ static bool read_holders(struct probe *p, bool wait)
 int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms)
 {
     unsigned count = nvml_count(p->nvml);
-    if (!s->gpus || s->ngpus != count) {
+    bool first = !s->gpus || s->ngpus != count;
+    if (first) {
         snap_free(s);
         s->gpus = calloc(count ? count : 1, sizeof *s->gpus);
         if (!s->gpus)
@@ -317,10 +324,16 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         s->ngpus = count;
         if (!p->act && !(p->act = calloc(count ? count : 1, sizeof *p->act)))
             return VRAM_EFAIL;
+        what |= PROBE_PROCS | (what & PROBE_DISPLAY ? 0 : PROBE_SLOW);
+    }
+    /* the slow tier first, on its threads, the rest meanwhile here */
+    unsigned shown = (1u << NVML_PART_DISPLAY) | (1u << NVML_PART_DRIVER_MODEL);
+    unsigned parts = what & PROBE_SLOW ? (1u << NVML_PARTS) - 1 : what & PROBE_DISPLAY ? shown : 0;
+    struct slowcalls *slow = slowcalls_start(p->nvml, s, parts);
+    if (first) {
         nvml_system(p->nvml, s);
         for (unsigned i = 0; i < count; i++)
             nvml_static(p->nvml, i, &s->gpus[i]);
-        what |= PROBE_PROCS | PROBE_SLOW;
     }
     if (what & PROBE_CUDA)
         cuda_version(p, s->driver_version);
@@ -336,8 +349,6 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         nvml_fast(p->nvml, i, g);
         if (what & PROBE_ACTIVITY)
             activity_watch(&p->act[i], p->nvml, i);
-        if (what & PROBE_SLOW)
-            nvml_slow(p->nvml, i, g);
         if (what & PROBE_METERS)
             nvml_meters(p->nvml, i, g);
         if (what & PROBE_ENERGY)
@@ -362,6 +373,7 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         slices_each(false, apply_group, s);
         cpuuse_apply(&p->cpu, s, now_ms);
     }
+    slowcalls_finish(slow);
     return rc;
 }
 

@@ -18,7 +18,10 @@ enum probe_what {
      * process, milliseconds a thousand descriptors (110 ms on a build
      * machine holding 21,000) */
     PROBE_HOLDERS = 1u << 1,
-    PROBE_SLOW = 1u << 2,    /* modes, limits, links, fan: the costly calls */
+    /* modes, limits, links, fan: the costly calls (milliseconds on a first
+     * sample), on threads of their own while the rest is read
+     * (probe/slowcalls.h); a first sample asks them unless PROBE_DISPLAY */
+    PROBE_SLOW = 1u << 2,
     PROBE_ENERGY = 1u << 3,  /* total energy: 3 ms a GPU on an H200 */
     /* per-process utilization samples, remembered across samples: sets
      * busy_us of each process (and SNAP_HAVE_ACTIVITY) */
@@ -35,9 +38,13 @@ enum probe_what {
      * runs and takes the last one that has finished (a live view, which
      * must not wait for it) */
     PROBE_HOLDERS_BG = 1u << 8,
+    /* of the slow tier, only what vram status's text prints: display mode
+     * and active, the driver model; a first sample then asks no more */
+    PROBE_DISPLAY = 1u << 9,
     PROBE_ALL = PROBE_PROCS | PROBE_HOLDERS | PROBE_SLOW,
-    /* what vram status reads: the holders only with --processes */
-    PROBE_STATUS = PROBE_PROCS | PROBE_SLOW,
+    /* what vram status's text reads: --json adds PROBE_SLOW (it shows the
+     * whole tier) and PROBE_CUDA, --processes PROBE_HOLDERS */
+    PROBE_STATUS = PROBE_PROCS | PROBE_DISPLAY,
 };
 
 /* procroot: "/proc", or a fixture tree for tests. */
@@ -53,6 +60,10 @@ void probe_close(struct probe *p);
 
 /* The process is about to exit: skip the driver's slow shutdown. */
 void probe_exiting(struct probe *p);
+
+/* The process ends by _exit right after probe_close (cmd_exit_now): the
+ * shutdown skipped, and NVML left loaded, its destructors unrun. */
+void probe_ending(struct probe *p);
 
 /* Refreshes s (zeroed before the first call, then reused). Process arrays
  * are replaced only when PROBE_PROCS is asked for; a process's CPU % is

@@ -41,6 +41,28 @@ E=$("$VRAM" --sim "$WS" status --json --energy | jq '.gpus[0].energy_mj')
 N=$("$VRAM" --sim "$WS" status --json --watch 0.1 --count 3 | wc -l)
 expect_eq "--watch --count 3 prints 3 JSON lines" "$N" 3
 
+# the slow tier (modes, limits, links, fan, maximum clocks: milliseconds a
+# call on a real driver's first sample, 11 ms for them all on an H100): the
+# text asks only what it prints (the display, and the driver model), the
+# JSON all of it, on threads at once where the driver allows. Each of the
+# simulated tier's 12 calls takes 300 ms here: in turn, 3.6 s more than
+# the same command without; on a loaded machine a run's own time varies,
+# so each is timed against the same run without the delay.
+ms_of() { _t0=$(date +%s%N); "$@" >"$T/timed.out"; echo $((($(date +%s%N) - _t0) / 1000000)); }
+BASE=$(ms_of "$VRAM" --sim "$WS" status)
+MS=$(ms_of env VRAM_SIM_NVML_SLOW_MS=300 VRAM_SIM_NVML_SLOW_SERIAL=1 "$VRAM" --sim "$WS" status)
+[ $((MS - BASE)) -lt 2400 ] && ok "text: 3 of the tier's 12 calls, one at a time ($MS ms, $BASE without)" ||
+    not_ok "text: 3 of the tier's 12 calls, one at a time" \
+        "took $MS ms, $BASE without: more than 8 calls of 300 ms"
+expect_match "... and still says the display" "$(cat "$T/timed.out")" '   display: active$'
+BASE=$(ms_of "$VRAM" --sim "$WS" status --json)
+MS=$(ms_of env VRAM_SIM_NVML_SLOW_MS=300 "$VRAM" --sim "$WS" status --json)
+[ $((MS - BASE)) -lt 2400 ] && ok "--json: the tier's 12 calls at once ($MS ms, $BASE without)" ||
+    not_ok "--json: the tier's 12 calls at once" "took $MS ms, $BASE without: 3.6 s more is the calls in turn"
+expect_eq "... every field of the tier answered" \
+    "$(jq -c '.gpus[0] | [.power_limit_mw, .persistence, .compute_mode, .display, .mig, .pcie, .fan_pct, .max_clocks_mhz, .driver_model]' "$T/timed.out")" \
+    '[300000,false,"default",{"attached":true,"active":true},false,{"gen":5,"width":16},30,{"sm":3090,"memory":14001},null]'
+
 # an old driver: no memory v2, no detail list, 32-byte process records
 cat >"$T/old.json" <<JSON
 {"absent": ["nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetRunningProcessDetailList",
