@@ -217,7 +217,9 @@ if "$VRAM" load m >"$T/load.out" 2>&1 || { sleep 1; "$VRAM" load m >"$T/load.out
     check_screen "... its process stays listed, on no GPU" "^ *$M .*\[model m, on no GPU\]"
     keys r
     check_screen "r resumes the model" 'vram resume m: m: ready on GPU 0'
-    check_first "... its process on its GPU again" "^ *$M $ME +0 workload compute +[0-9.]+ [MG]iB"
+    # (as root, the daemon runs it as vram-model, not as the test's user)
+    MU=$(ps -o user= -p "$M" | tr -d ' ' | cut -c1-8) # the column's width
+    check_first "... its process on its GPU again" "^ *$M $MU +0 workload compute +[0-9.]+ [MG]iB"
     keys x
     check_screen "x asks before a model stops" 'stop model m of vram serve \(vram unload\)\? y/n'
     keys y
