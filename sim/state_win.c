@@ -130,6 +130,13 @@ unsigned sim_state_actual(struct sim_state *s, unsigned vgpu)
     return sl ? sl->gpu : vgpu;
 }
 
+/* Windows has no PID namespaces: the driver and every reader know a
+ * process by the same pid. */
+uint32_t sim_slot_listed_pid(const struct sim_slot *sl)
+{
+    return sl->listed ? sl->listed : (uint32_t)sl->pid;
+}
+
 uint32_t sim_state_ckpt_self(struct sim_state *s)
 {
     (void)s;
