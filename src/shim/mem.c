@@ -6,13 +6,13 @@
  * framework turns into its usual out-of-memory error. */
 #include <string.h>
 
+#include "shim/driver.h"
 #include "shim/gate.h"
-#include "shim/hook.h"
 #include "shim/mem.h"
+#include "shim/ownmem.h"
 #include "shim/share.h"
 #include "shim/shim.h"
 #include "shim/spool.h"
-#include "shim/swap.h"
 
 /* Before the driver is asked: the current context's device (where these
  * entry points allocate) into *dev, and bytes taken from its budget.
@@ -41,17 +41,6 @@ static CUresult settle(CUresult rc, uint64_t key, enum atab_kind kind, int dev, 
     return rc;
 }
 
-/* Back to the device the allocation was charged to, whatever is current. */
-void mem_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
-{
-    struct atab_entry e;
-    for (size_t i = 0; i < nkinds; i++)
-        if (atab_take(&shim.atab, key, kinds[i], &e) == 0) {
-            shim_budget_give(e.dev, e.bytes);
-            return;
-        }
-}
-
 static const enum atab_kind linear_kinds[] = {ATAB_LINEAR, ATAB_ASYNC, ATAB_MANAGED,
                                               ATAB_FIXED,  ATAB_POOL,  ATAB_GRAPH};
 #define NLINEAR (sizeof linear_kinds / sizeof linear_kinds[0])
@@ -69,7 +58,7 @@ SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
     /* with fast swap on, the memory is the VMM's, so it can leave its
      * addresses and come back to them */
     bool plain = !shim.swap;
-    rc = plain ? real_cuMemAlloc_v2(dptr, size) : swap_alloc(dptr, size, &plain);
+    rc = plain ? real_cuMemAlloc_v2(dptr, size) : ownmem_alloc(dptr, size, &plain);
     return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, plain && shim.swap ? ATAB_FIXED : ATAB_LINEAR,
                   dev, charge);
 }
@@ -126,9 +115,9 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
     if (!shim.swap)
         rc = real_cuMemFree_v2(dptr);
     else if (!spool_free_now(dptr, &rc)) /* a pool's memory goes back to it */
-        rc = swap_free(dptr);
+        rc = ownmem_free(dptr);
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, linear_kinds, NLINEAR);
+        shim_give_back(dptr, linear_kinds, NLINEAR);
     return rc;
 }
 
@@ -198,7 +187,7 @@ SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = shim.swap ? spool_free(dptr, stream, false) : real_cuMemFreeAsync(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, linear_kinds, NLINEAR);
+        shim_give_back(dptr, linear_kinds, NLINEAR);
     return rc;
 }
 
@@ -210,7 +199,7 @@ SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
     CUresult rc =
         shim.swap ? spool_free(dptr, stream, true) : real_cuMemFreeAsync_ptsz(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, linear_kinds, NLINEAR);
+        shim_give_back(dptr, linear_kinds, NLINEAR);
     return rc;
 }
 
@@ -305,7 +294,7 @@ SHIM_EXPORT CUresult cuArrayDestroy(CUarray arr)
     CUresult rc = real_cuArrayDestroy(arr);
     static const enum atab_kind kinds[] = {ATAB_ARRAY};
     if (rc == CUDA_SUCCESS)
-        mem_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
+        shim_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
     return rc;
 }
 
@@ -317,8 +306,21 @@ SHIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray arr)
     CUresult rc = real_cuMipmappedArrayDestroy(arr);
     static const enum atab_kind kinds[] = {ATAB_ARRAY};
     if (rc == CUDA_SUCCESS)
-        mem_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
+        shim_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
     return rc;
+}
+
+/* With fast swap on, memory libvramcap made (ownmem.c) is no driver's
+ * allocation: libvramcap's own handle for it (share.c). */
+SHIM_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr ptr)
+{
+    GATE_SCOPE();
+    if (!REAL(cuIpcGetMemHandle))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc;
+    if (shim.swap && h && share_handle(h, ptr, &rc))
+        return rc;
+    return real_cuIpcGetMemHandle(h, ptr);
 }
 
 /* Memory another process shares over IPC is charged to the importer too:
@@ -361,6 +363,6 @@ SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
     CUresult rc = share_close(dptr) ? CUDA_SUCCESS : real_cuIpcCloseMemHandle(dptr);
     static const enum atab_kind kinds[] = {ATAB_IPC, ATAB_SHARED};
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, kinds, 2);
+        shim_give_back(dptr, kinds, 2);
     return rc;
 }

@@ -5,8 +5,8 @@
  * move what another process may map, and says so (swap.c). */
 #include "shim/mpool.h"
 
+#include "shim/driver.h"
 #include "shim/gate.h"
-#include "shim/hook.h"
 #include "shim/shim.h"
 #include "shim/spool.h"
 

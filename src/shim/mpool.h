@@ -6,26 +6,8 @@
 #ifndef VRAM_SHIM_MPOOL_H
 #define VRAM_SHIM_MPOOL_H
 
-#include "gpu/cuda_api.h"
+#include "shim/driver.h"
 
-#define MPOOL_CUDA_HOOKS(X)                                                                        \
-    X(cuMemPoolCreate, (CUmemoryPool * pool, const CUmemPoolProps *props))                         \
-    X(cuMemPoolDestroy, (CUmemoryPool pool))                                                       \
-    X(cuMemPoolTrimTo, (CUmemoryPool pool, size_t keep))                                           \
-    X(cuMemPoolSetAttribute, (CUmemoryPool pool, int attr, void *value))                           \
-    X(cuMemPoolGetAttribute, (CUmemoryPool pool, int attr, void *value))                           \
-    X(cuMemPoolSetAccess, (CUmemoryPool pool, const CUmemAccessDesc *desc, size_t count))          \
-    X(cuMemPoolGetAccess, (int *flags, CUmemoryPool pool, CUmemLocation *loc))                     \
-    X(cuDeviceGetDefaultMemPool, (CUmemoryPool * pool, CUdevice dev))                              \
-    X(cuDeviceGetMemPool, (CUmemoryPool * pool, CUdevice dev))                                     \
-    X(cuDeviceSetMemPool, (CUdevice dev, CUmemoryPool pool))                                       \
-    X(cuMemPoolExportToShareableHandle,                                                            \
-      (void *out, CUmemoryPool pool, int type, unsigned long long flags))                          \
-    X(cuMemPoolExportPointer, (void *data, CUdeviceptr ptr))                                       \
-    X(cuStreamSynchronize, (CUstream s))                                                           \
-    X(cuStreamSynchronize_ptsz, (CUstream s))                                                      \
-    X(cuEventSynchronize, (CUevent e))                                                             \
-    X(cuStreamDestroy_v2, (CUstream s))                                                            \
-    X(cuCtxSynchronize, (void))
+DRIVER_MPOOL_WRAPPED(DRIVER_WRAPPER)
 
 #endif

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shim/hook.h"
+#include "shim/driver.h"
 
 enum pool_policy { POOL_KEEP, POOL_NONE, POOL_EAGER, POOL_READY };
 

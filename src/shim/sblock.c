@@ -4,9 +4,9 @@
 
 #include <stdlib.h>
 
-#include "shim/hook.h"
+#include "shim/driver.h"
+#include "shim/ownmem.h"
 #include "shim/sev.h"
-#include "shim/swap.h"
 
 #define SMALL  (1ULL << 20)
 #define MIDDLE (10ULL << 20)
@@ -127,7 +127,7 @@ static void chunk_drop(struct sarena *a, struct schunk *c)
             break;
         }
     a->reserved -= c->size;
-    swap_chunk_free(c->va);
+    ownmem_chunk_free(c->va);
     free(c);
 }
 
@@ -181,7 +181,7 @@ CUresult sblock_grow(struct sarena *a, uint64_t size)
     CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
     bool swapped = real_cuThreadExchangeStreamCaptureMode &&
                    real_cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS;
-    CUresult rc = swap_chunk(a->dev, want, 0, &va, &got);
+    CUresult rc = ownmem_chunk(a->dev, want, 0, &va, &got);
     if (swapped)
         real_cuThreadExchangeStreamCaptureMode(&mode);
     if (rc != CUDA_SUCCESS)
@@ -191,7 +191,7 @@ CUresult sblock_grow(struct sarena *a, uint64_t size)
     if (!c || !b) {
         free(c);
         free(b);
-        swap_chunk_free(va);
+        ownmem_chunk_free(va);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     *c = (struct schunk){va, got, a, b, a->chunks, 0};
@@ -200,7 +200,7 @@ CUresult sblock_grow(struct sarena *a, uint64_t size)
     a->reserved += got;
     note_high(a);
     bin_add(a, b);
-    if (a->readers && (rc = swap_chunk_access(va, a->readers, a->writers)) != CUDA_SUCCESS)
+    if (a->readers && (rc = ownmem_chunk_access(va, a->readers, a->writers)) != CUDA_SUCCESS)
         chunk_drop(a, c); /* its peers could not reach it */
     return rc;
 }
@@ -300,7 +300,7 @@ CUresult sblock_access(struct sarena *a, uint64_t readers, uint64_t writers)
 {
     CUresult rc = CUDA_SUCCESS;
     for (struct schunk *c = a->chunks; c && rc == CUDA_SUCCESS; c = c->next)
-        rc = swap_chunk_access(c->va, readers, writers);
+        rc = ownmem_chunk_access(c->va, readers, writers);
     if (rc == CUDA_SUCCESS) {
         a->readers = readers;
         a->writers = writers;

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "shim/hook.h"
+#include "shim/driver.h"
 
 #define KEEP 256 /* unused events kept for the next frees */
 

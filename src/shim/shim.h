@@ -8,10 +8,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gpu/cuda_api.h"
 #include "shim/atab.h"
 #include "shim/budget.h"
 #include "shim/vtab.h"
-#include "gpu/cuda_api.h"
 
 #define SHIM_EXPORT      __attribute__((visibility("default")))
 #define SHIM_MAX_DEVICES BUDGET_MAX_DEVICES
@@ -62,6 +62,10 @@ static inline void shim_budget_give(int dev, uint64_t bytes)
     if (shim.capped && bytes && (g = budget_of(&shim.budget, dev)))
         group_release(g, bytes);
 }
+
+/* A free gives back what its allocation charged, under whichever of kinds
+ * it was recorded, to the device it was charged to, whatever is current. */
+void shim_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds);
 
 /* The calling thread's device, -1 without a context. */
 int shim_device_now(void);

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shim/hook.h"
+#include "shim/driver.h"
 
 #define SLOTS      4
 #define SLOT_BYTES (32ULL << 20)

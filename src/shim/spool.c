@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "shim/amap.h"
-#include "shim/hook.h"
+#include "shim/driver.h"
 #include "shim/sblock.h"
 #include "shim/sev.h"
 #include "shim/shim.h"

@@ -38,22 +38,6 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
  * 0, or -1 with err and the process still suspended. */
 int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len);
 
-/* A cuMemAlloc / cuMemFree made of VMM calls, so that the memory can be
- * moved. Where the driver has no VMM, a plain allocation, and *plain says
- * so. */
-CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain);
-CUresult swap_free(CUdeviceptr dptr);
-
-/* A chunk of a stream-ordered pool (spool.c): the same movable memory, on
- * device dev whatever context is current, also reachable from the devices
- * in access (bit = CUdevice); its range and size (rounded up) out. No
- * cuMemFree takes it: swap_chunk_free does. */
-CUresult swap_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, uint64_t *got);
-void swap_chunk_free(CUdeviceptr dptr);
-/* Who may reach a chunk besides its own device (cuMemPoolSetAccess), now
- * and after every resume. */
-CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers);
-
 /* Grows the host pool to what a suspend would need now ("eager"); under
  * the daemon, pins the chunks it gave ahead of the next suspend. */
 int swap_prepare(uint64_t *pool_ms, char *err, size_t len);

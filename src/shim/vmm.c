@@ -7,9 +7,9 @@
  * swap the driver's handle is a new one, the application's is not. */
 #include <string.h>
 
+#include "shim/driver.h"
 #include "shim/gate.h"
-#include "shim/hook.h"
-#include "shim/mem.h"
+#include "shim/reach.h"
 #include "shim/shim.h"
 #include "shim/vmm.h"
 
@@ -66,7 +66,7 @@ SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
     CUresult rc = real_cuMemRelease(real_handle(h));
     static const enum atab_kind kinds[] = {ATAB_VMM, ATAB_IMPORTED};
     if (rc == CUDA_SUCCESS)
-        mem_give_back(h, kinds, 2);
+        shim_give_back(h, kinds, 2);
     if (rc == CUDA_SUCCESS && shim.swap) {
         pthread_mutex_lock(&shim.vtab.mu);
         struct vphys *p = vtab_by_id(&shim.vtab, h);
@@ -193,7 +193,7 @@ SHIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 
 /* Access to other GPUs (PyTorch gives its peers access to its expandable
  * segments) is recorded on each entry the range maps, so that a resume
- * grants it again (peer.c). */
+ * grants it again (reach.c). */
 SHIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
                                     size_t count)
 {
@@ -203,7 +203,7 @@ SHIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcc
     CUresult rc = real_cuMemSetAccess(ptr, size, desc, count);
     if (rc == CUDA_SUCCESS && shim.swap && desc) {
         pthread_mutex_lock(&shim.vtab.mu);
-        peer_note(ptr, size, desc, count);
+        reach_note(ptr, size, desc, count);
         pthread_mutex_unlock(&shim.vtab.mu);
     }
     return rc;

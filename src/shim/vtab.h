@@ -23,7 +23,7 @@ struct vphys {
     int refs; /* the application's references (own: 0) */
     int maps; /* mappings of it */
     /* the devices given access to its mapping (bit = CUdevice), to read
-     * and to write: what a resume grants again (peer.c) */
+     * and to write: what a resume grants again (reach.c) */
     uint64_t readers, writers;
     bool own;        /* made by libvramcap for a cuMemAlloc: it owns the range */
     bool chunk;      /* own, a chunk of a stream-ordered pool (spool.c) */

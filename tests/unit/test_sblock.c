@@ -15,10 +15,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "shim/hook.h"
+#include "shim/driver.h"
+#include "shim/ownmem.h"
 #include "shim/sblock.h"
 #include "shim/sev.h"
-#include "shim/swap.h"
 
 /* ---- a driver that records ---- */
 
@@ -83,7 +83,7 @@ CUresult (*real_cuEventSynchronize)(CUevent) = ev_sync;
 CUresult (*real_cuStreamWaitEvent)(CUstream, CUevent, unsigned) = wait_event;
 CUresult (*real_cuThreadExchangeStreamCaptureMode)(CUstreamCaptureMode *) = mode_swap;
 
-CUresult swap_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, uint64_t *got)
+CUresult ownmem_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, uint64_t *got)
 {
     (void)dev;
     (void)access;
@@ -94,13 +94,13 @@ CUresult swap_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, ui
     return CUDA_SUCCESS;
 }
 
-void swap_chunk_free(CUdeviceptr dptr)
+void ownmem_chunk_free(CUdeviceptr dptr)
 {
     (void)dptr;
     live_chunks--;
 }
 
-CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
+CUresult ownmem_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
 {
     (void)dptr;
     (void)readers;
