@@ -39,7 +39,7 @@ void ctxcost_begin(struct ctxcost *c, CUdevice dev, const struct group *g)
     nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))driver_lookup(h, "nvmlInit_v2");
     nvmlReturn_t (*by_uuid)(const char *, nvmlDevice_t *) =
         (nvmlReturn_t(*)(const char *, nvmlDevice_t *))driver_lookup(h,
-                                                                       "nvmlDeviceGetHandleByUUID");
+                                                                     "nvmlDeviceGetHandleByUUID");
     c->fini = (nvmlReturn_t(*)(void))driver_lookup(h, "nvmlShutdown");
     /* the library's own, not libvramcap's view of it (view.c) */
     c->meminfo = (nvmlReturn_t(*)(nvmlDevice_t, nvmlMemory_v1_t *))driver_lookup(

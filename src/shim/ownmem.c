@@ -63,16 +63,16 @@ static CUresult make_own(int dev, size_t size, uint64_t extra, bool chunk, CUdev
     if (rc == CUDA_SUCCESS && (rc = real_cuMemMap(va, n, 0, h, 0)) == CUDA_SUCCESS) {
         /* granted under the table's lock: peer access enabled meanwhile
          * (reach.c) finds it in the table or has already widened the grant */
-        struct vphys p = {
+        struct swaptable_entry p = {
             .real = h, .size = n, .va = va, .prop = prop, .maps = 1, .own = true, .chunk = chunk};
-        pthread_mutex_lock(&shim.vtab.mu);
+        pthread_mutex_lock(&shim.swaptable.mu);
         reach_own(&p);
         p.readers |= extra;
         p.writers |= extra;
-        p.id = vtab_new_id(&shim.vtab);
-        if ((rc = reach_grant(&p)) == CUDA_SUCCESS && vtab_add(&shim.vtab, &p) < 0)
+        p.id = swaptable_new_id(&shim.swaptable);
+        if ((rc = reach_grant(&p)) == CUDA_SUCCESS && swaptable_add(&shim.swaptable, &p) < 0)
             rc = CUDA_ERROR_OUT_OF_MEMORY;
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_unlock(&shim.swaptable.mu);
         if (rc != CUDA_SUCCESS)
             real_cuMemUnmap(va, n);
     }
@@ -119,14 +119,14 @@ CUresult ownmem_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, 
  * (0 when dptr is none, or, unless chunks, a pool's chunk). */
 static int drop_own(CUdeviceptr dptr, bool chunks)
 {
-    struct vphys p = {0};
-    pthread_mutex_lock(&shim.vtab.mu);
-    struct vphys *e = vtab_by_va(&shim.vtab, dptr);
+    struct swaptable_entry p = {0};
+    pthread_mutex_lock(&shim.swaptable.mu);
+    struct swaptable_entry *e = swaptable_by_va(&shim.swaptable, dptr);
     if (e && e->own && e->chunk == chunks) {
         p = *e;
-        vtab_remove(&shim.vtab, e);
+        swaptable_remove(&shim.swaptable, e);
     }
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     if (!p.own)
         return 0;
     real_cuMemUnmap(p.va, p.size);
@@ -150,8 +150,8 @@ void ownmem_chunk_free(CUdeviceptr dptr)
 CUresult ownmem_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
 {
     CUresult rc = CUDA_SUCCESS;
-    pthread_mutex_lock(&shim.vtab.mu);
-    struct vphys *p = vtab_by_va(&shim.vtab, dptr);
+    pthread_mutex_lock(&shim.swaptable.mu);
+    struct swaptable_entry *p = swaptable_by_va(&shim.swaptable, dptr);
     if (p && p->chunk) {
         uint64_t own = 1ULL << p->prop.location.id, gone = (p->readers | p->writers) & ~readers;
         p->readers = readers | own;
@@ -164,6 +164,6 @@ CUresult ownmem_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writer
                 rc = real_cuMemSetAccess(p->va, p->size, &d, 1);
             }
     }
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     return rc;
 }

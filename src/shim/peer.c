@@ -77,7 +77,7 @@ SHIM_EXPORT CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned flags)
     }
     if (from == to) /* a device always reaches its own memory */
         return rc;
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     bool added = npairs < MAX_PAIRS;
     if (added)
         pairs[npairs++] = (struct pair){cur, peer, from, to};
@@ -87,7 +87,7 @@ SHIM_EXPORT CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned flags)
         reach_set(from, to, false);
         npairs -= added;
     }
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     if (rc != CUDA_SUCCESS)
         REAL(cuCtxDisablePeerAccess)(peer);
     return rc;
@@ -103,7 +103,7 @@ SHIM_EXPORT CUresult cuCtxDisablePeerAccess(CUcontext peer)
     if (rc != CUDA_SUCCESS || !shim.swap || !real_cuCtxGetCurrent ||
         real_cuCtxGetCurrent(&cur) != CUDA_SUCCESS)
         return rc;
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     for (unsigned i = 0; i < npairs; i++) {
         if (pairs[i].from != cur || pairs[i].to != peer)
             continue;
@@ -117,6 +117,6 @@ SHIM_EXPORT CUresult cuCtxDisablePeerAccess(CUcontext peer)
             reach_set(gone.from_dev, gone.to_dev, false);
         break;
     }
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     return rc;
 }

@@ -36,8 +36,8 @@ bool reach_has(int from, int to)
 
 void reach_note(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
+    for (unsigned i = 0; i < shim.swaptable.n; i++) {
+        struct swaptable_entry *p = &shim.swaptable.v[i];
         if (!p->va || p->va >= ptr + size || p->va + p->size <= ptr)
             continue;
         for (size_t k = 0; k < count; k++) {
@@ -53,13 +53,13 @@ void reach_note(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_
     }
 }
 
-void reach_own(struct vphys *p)
+void reach_own(struct swaptable_entry *p)
 {
     int dev = p->prop.location.id;
     p->readers = p->writers = dev_ok(dev) ? (1ULL << dev) | reach[dev] : 0;
 }
 
-CUresult reach_grant(const struct vphys *p)
+CUresult reach_grant(const struct swaptable_entry *p)
 {
     CUmemAccessDesc d[SHIM_MAX_DEVICES];
     size_t n = 0;
@@ -80,8 +80,8 @@ CUresult reach_set(int from, int to, bool open)
     uint64_t bit = 1ULL << from;
     reach[to] = open ? reach[to] | bit : reach[to] & ~bit;
     CUresult rc = CUDA_SUCCESS;
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
+    for (unsigned i = 0; i < shim.swaptable.n; i++) {
+        struct swaptable_entry *p = &shim.swaptable.v[i];
         bool has = (p->readers & bit) != 0;
         if (!p->own || p->prop.location.id != to || has == open)
             continue;

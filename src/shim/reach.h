@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "shim/driver.h"
-#include "shim/vtab.h"
+#include "shim/swaptable.h"
 
 /* The application gave access (cuMemSetAccess succeeded): recorded on
  * every entry mapped in [ptr, ptr+size). */
@@ -23,11 +23,11 @@ void reach_note(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_
 /* A new allocation of libvramcap's on its own device: reachable from that
  * device and from every device whose contexts enabled peer access to it.
  * Sets p's access; reach_grant gives it. */
-void reach_own(struct vphys *p);
+void reach_own(struct swaptable_entry *p);
 
 /* Grants p, mapped at p->va, the access it records, in one driver call;
  * its own device always, which copies back need. */
-CUresult reach_grant(const struct vphys *p);
+CUresult reach_grant(const struct swaptable_entry *p);
 
 /* Whether device from's contexts reach device to's memory. */
 bool reach_has(int from, int to);

@@ -333,7 +333,7 @@ static bool token_ok(const uint8_t *a, const uint8_t *b)
  * out). Swap table locked by the caller. */
 static int export_fd(uint64_t id)
 {
-    struct vphys *p = vtab_by_id(&shim.vtab, id);
+    struct swaptable_entry *p = swaptable_by_id(&shim.swaptable, id);
     int fd = -1;
     if (!p || !p->real ||
         real_cuMemExportToShareableHandle(&fd, p->real, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
@@ -352,9 +352,9 @@ static void on_open(struct peer *p, const struct sharewire_msg *m)
     }
     a.kind = SHAREWIRE_AWAY; /* a swap under way holds the table: ask again */
     int fd = -1;
-    if (pthread_mutex_trylock(&shim.vtab.mu) == 0) {
+    if (pthread_mutex_trylock(&shim.swaptable.mu) == 0) {
         fd = export_fd(m->id);
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
     if (fd >= 0) {
         a.kind = SHAREWIRE_OK;
@@ -515,8 +515,8 @@ static int start(bool listen_too)
 
 int share_handle(CUipcMemHandle *h, CUdeviceptr ptr, CUresult *rc)
 {
-    pthread_mutex_lock(&shim.vtab.mu);
-    struct vphys *p = vtab_by_va(&shim.vtab, ptr);
+    pthread_mutex_lock(&shim.swaptable.mu);
+    struct swaptable_entry *p = swaptable_by_va(&shim.swaptable, ptr);
     struct sharewire_handle w = {.pid = getpid()};
     bool ours = p && p->own && !p->chunk && p->va == ptr;
     bool exportable =
@@ -526,7 +526,7 @@ int share_handle(CUipcMemHandle *h, CUdeviceptr ptr, CUresult *rc)
         w.size = p->size;
         w.dev = (uint32_t)p->prop.location.id;
     }
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     if (!ours) /* the driver's own memory, or no allocation's base: its answer */
         return 0;
     *rc = CUDA_ERROR_NOT_SUPPORTED;

@@ -11,7 +11,7 @@
 #include "gpu/cuda_api.h"
 #include "shim/atab.h"
 #include "shim/budget.h"
-#include "shim/vtab.h"
+#include "shim/swaptable.h"
 
 #define SHIM_EXPORT      __attribute__((visibility("default")))
 #define SHIM_MAX_DEVICES BUDGET_MAX_DEVICES
@@ -23,7 +23,7 @@ struct shim {
     bool swap;            /* fast swap is on (VRAM_SWAP=1) */
     struct budget budget; /* a group per GPU */
     struct atab atab;
-    struct vtab vtab;
+    struct swaptable swaptable;
     pthread_mutex_t ctx_mu;
     uint64_t ctx_charged[SHIM_MAX_DEVICES];
     CUcontext ctx[SHIM_MAX_CONTEXTS]; /* contexts made with cuCtxCreate */

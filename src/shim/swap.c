@@ -1,4 +1,4 @@
-/* swap: the fast path. What moves is the swap table (vtab.c): physical
+/* swap: the fast path. What moves is the swap table (swaptable.c): physical
  * allocations, each mapped whole at one address. Suspend: close the gate,
  * wait for every context's work, copy each allocation to the pool on
  * several streams, then unmap and release it, keeping its address range.
@@ -40,7 +40,7 @@ static bool suspended;
 static CUcontext primary[SHIM_MAX_DEVICES]; /* the context swaps use, per device */
 static CUevent *events;                     /* one per allocation: its copy is done */
 static unsigned nevents;
-static int events_dev = -1; /* the device whose context made them */
+static int events_dev = -1;                             /* the device whose context made them */
 static CUstream streams[SHIM_MAX_DEVICES][STREAMS + 1]; /* the last: the disk tier's */
 /* The pieces that go to (or come from) the spill file in this move, in
  * place order: copied after the host memory's, through staging. */
@@ -63,9 +63,9 @@ bool swap_suspended(void)
 static uint64_t devices_used(void)
 {
     uint64_t d = 0;
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (dev_ok(shim.vtab.v[i].prop.location.id))
-            d |= 1ULL << shim.vtab.v[i].prop.location.id;
+    for (unsigned i = 0; i < shim.swaptable.n; i++)
+        if (dev_ok(shim.swaptable.v[i].prop.location.id))
+            d |= 1ULL << shim.swaptable.v[i].prop.location.id;
     pthread_mutex_lock(&shim.ctx_mu);
     for (int dev = 0; dev < SHIM_MAX_DEVICES; dev++)
         if (shim.primary_used[dev] || primary[dev])
@@ -101,14 +101,14 @@ static const char *blocker(char *buf, size_t len)
                      units_fmt_size(shim.atab.bytes[kinds[i].kind], sz, sizeof sz), kinds[i].what);
             return buf;
         }
-    if (shim.vtab.block[VB_PIECES])
+    if (shim.swaptable.block[SWAPTABLE_PIECES])
         return "it maps physical memory in pieces or more than once";
-    if (shim.vtab.block[VB_EXPORTED])
+    if (shim.swaptable.block[SWAPTABLE_EXPORTED])
         return "it exported GPU memory to another process";
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].odd_access)
+    for (unsigned i = 0; i < shim.swaptable.n; i++)
+        if (shim.swaptable.v[i].odd_access)
             return "it gave memory access to a location that is not a GPU it can name";
-        else if (!dev_ok(shim.vtab.v[i].prop.location.id))
+        else if (!dev_ok(shim.swaptable.v[i].prop.location.id))
             return "it holds memory on a device it cannot name";
     /* asked in one of the device's contexts, where the driver answers */
     uint64_t devs = devices_used();
@@ -131,9 +131,9 @@ static uint64_t mapped_bytes(unsigned *n)
 {
     uint64_t b = 0;
     unsigned k = 0;
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va && !shim.vtab.v[i].idle) {
-            b += shim.vtab.v[i].size;
+    for (unsigned i = 0; i < shim.swaptable.n; i++)
+        if (shim.swaptable.v[i].va && !shim.swaptable.v[i].idle) {
+            b += shim.swaptable.v[i].size;
             k++;
         }
     if (n)
@@ -143,13 +143,13 @@ static uint64_t mapped_bytes(unsigned *n)
 
 int swap_check(uint64_t *bytes, unsigned *allocations, char *why, size_t len)
 {
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     unsigned n;
     uint64_t b = mapped_bytes(&n);
     const char *w = blocker(why, len);
     if (w && w != why)
         snprintf(why, len, "%s", w);
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     *bytes = b;
     *allocations = n;
     return w ? -1 : 0;
@@ -181,8 +181,8 @@ static CUresult enter_device(int dev)
 static CUresult finish_work(void)
 {
     CUresult rc = CUDA_SUCCESS;
-    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++) {
-        int dev = shim.vtab.v[i].prop.location.id;
+    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.swaptable.n; i++) {
+        int dev = shim.swaptable.v[i].prop.location.id;
         if (!primary[dev])
             rc = enter_device(dev);
     }
@@ -232,7 +232,7 @@ static CUresult spill_enter(int dev, CUstream *s)
  * the copies of the others still run. Streams take allocations in turn. */
 static CUresult copy_one(unsigned i, bool to_host)
 {
-    struct vphys *p = &shim.vtab.v[i];
+    struct swaptable_entry *p = &shim.swaptable.v[i];
     int dev = p->prop.location.id;
     if (p->idle)
         return CUDA_SUCCESS;
@@ -274,16 +274,16 @@ static CUresult sync_streams(void)
 /* One event per allocation, kept between swaps. */
 static CUresult ensure_events(void)
 {
-    if (nevents >= shim.vtab.n)
+    if (nevents >= shim.swaptable.n)
         return CUDA_SUCCESS;
-    CUevent *ne = realloc(events, shim.vtab.n * sizeof *ne);
+    CUevent *ne = realloc(events, shim.swaptable.n * sizeof *ne);
     if (!ne)
         return CUDA_ERROR_OUT_OF_MEMORY;
     events = ne;
     CUresult rc = CUDA_SUCCESS;
     if (events_dev < 0)
-        events_dev = shim.vtab.v[0].prop.location.id;
-    while (rc == CUDA_SUCCESS && nevents < shim.vtab.n) {
+        events_dev = shim.swaptable.v[0].prop.location.id;
+    while (rc == CUDA_SUCCESS && nevents < shim.swaptable.n) {
         if ((rc = enter_device(events_dev)) == CUDA_SUCCESS &&
             (rc = real_cuEventCreate(&events[nevents], 2 /* no timing */)) == CUDA_SUCCESS)
             nevents++;
@@ -296,8 +296,8 @@ static CUresult copy_out(void)
 {
     nplan = 0;
     CUresult rc = ensure_events();
-    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va)
+    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.swaptable.n; i++)
+        if (shim.swaptable.v[i].va)
             rc = copy_one(i, true);
     if (rc != CUDA_SUCCESS)
         sync_streams();
@@ -309,7 +309,7 @@ static CUresult copied(unsigned i, unsigned j)
 {
     CUresult rc = CUDA_SUCCESS;
     for (unsigned k = i; rc == CUDA_SUCCESS && k < j; k++)
-        rc = k < nevents && shim.vtab.v[k].prop.location.id == events_dev
+        rc = k < nevents && shim.swaptable.v[k].prop.location.id == events_dev
                  ? real_cuEventSynchronize(events[k])
                  : sync_streams();
     return rc;
@@ -321,8 +321,8 @@ static int place_all(uint64_t *grow_ms, char *err, size_t len)
 {
     uint64_t left = mapped_bytes(NULL);
     pool_begin();
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
+    for (unsigned i = 0; i < shim.swaptable.n; i++) {
+        struct swaptable_entry *p = &shim.swaptable.v[i];
         if (!p->va || p->idle)
             continue;
         if (pool_take(p->size, left, &p->host_off, grow_ms, err, len) < 0)
@@ -340,20 +340,20 @@ static int place_all(uint64_t *grow_ms, char *err, size_t len)
  * their own. */
 static unsigned run_end(unsigned i)
 {
-    const struct vphys *v = shim.vtab.v;
-    long res = v[i].own ? -1 : vtab_res_of(&shim.vtab, v[i].va);
+    const struct swaptable_entry *v = shim.swaptable.v;
+    long res = v[i].own ? -1 : swaptable_res_of(&shim.swaptable, v[i].va);
     unsigned j = i + 1;
-    while (res >= 0 && j < shim.vtab.n && !v[j].own && v[j].va &&
+    while (res >= 0 && j < shim.swaptable.n && !v[j].own && v[j].va &&
            v[j].va == v[j - 1].va + v[j - 1].size && !v[j].real == !v[i].real &&
            v[j].prop.location.id == v[i].prop.location.id &&
-           vtab_res_of(&shim.vtab, v[j].va) == res)
+           swaptable_res_of(&shim.swaptable, v[j].va) == res)
         j++;
     return j;
 }
 
 static uint64_t run_bytes(unsigned i, unsigned j)
 {
-    return shim.vtab.v[j - 1].va + shim.vtab.v[j - 1].size - shim.vtab.v[i].va;
+    return shim.swaptable.v[j - 1].va + shim.swaptable.v[j - 1].size - shim.swaptable.v[i].va;
 }
 
 /* Unmaps and releases everything mapped, each run as soon as its copies
@@ -362,16 +362,16 @@ static uint64_t run_bytes(unsigned i, unsigned j)
 static CUresult drop_all(bool wait_copies)
 {
     CUresult rc = CUDA_SUCCESS;
-    for (unsigned i = 0, j; rc == CUDA_SUCCESS && i < shim.vtab.n; i = j) {
+    for (unsigned i = 0, j; rc == CUDA_SUCCESS && i < shim.swaptable.n; i = j) {
         j = i + 1;
-        if (!shim.vtab.v[i].va || !shim.vtab.v[i].real)
+        if (!shim.swaptable.v[i].va || !shim.swaptable.v[i].real)
             continue;
         j = run_end(i);
         if (wait_copies && (rc = copied(i, j)) != CUDA_SUCCESS)
             break;
-        rc = real_cuMemUnmap(shim.vtab.v[i].va, run_bytes(i, j));
+        rc = real_cuMemUnmap(shim.swaptable.v[i].va, run_bytes(i, j));
         for (unsigned k = i; rc == CUDA_SUCCESS && k < j; k++) {
-            struct vphys *p = &shim.vtab.v[k];
+            struct swaptable_entry *p = &shim.swaptable.v[k];
             /* the application's references and ours: the mapping held one */
             int refs = p->own ? 1 : p->refs;
             for (int r = 0; rc == CUDA_SUCCESS && r < refs; r++)
@@ -386,8 +386,8 @@ static CUresult drop_all(bool wait_copies)
 /* Gives back what make_all made before it failed. */
 static void unmake(void)
 {
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
+    for (unsigned i = 0; i < shim.swaptable.n; i++) {
+        struct swaptable_entry *p = &shim.swaptable.v[i];
         if (p->made) {
             real_cuMemUnmap(p->va, p->size);
             real_cuMemRelease(p->real);
@@ -426,11 +426,11 @@ static int make_all(uint64_t floor, char *err, size_t len)
     uint64_t need = 0, deadline = clock_mono_ms() + OVERLAP_WAIT_MS;
     int dev = 0, floor_dev = -1;
     nplan = 0;
-    for (unsigned i = 0; floor && floor_dev < 0 && i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va && !shim.vtab.v[i].real)
-            floor_dev = shim.vtab.v[i].prop.location.id;
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
+    for (unsigned i = 0; floor && floor_dev < 0 && i < shim.swaptable.n; i++)
+        if (shim.swaptable.v[i].va && !shim.swaptable.v[i].real)
+            floor_dev = shim.swaptable.v[i].prop.location.id;
+    for (unsigned i = 0; i < shim.swaptable.n; i++) {
+        struct swaptable_entry *p = &shim.swaptable.v[i];
         if (!p->va || p->real)
             continue;
         need += p->size;
@@ -463,7 +463,8 @@ static int make_all(uint64_t floor, char *err, size_t len)
     /* the disk's part while the host memory's copies run */
     bool disk_failed = false;
     uint64_t d0 = clock_mono_ms();
-    if (rc == CUDA_SUCCESS && nplan && spill_in(pool_file(), plan, nplan, spill_enter, err, len) < 0)
+    if (rc == CUDA_SUCCESS && nplan &&
+        spill_in(pool_file(), plan, nplan, spill_enter, err, len) < 0)
         disk_failed = true;
     disk_in_ms = nplan ? clock_mono_ms() - d0 : 0;
     CUresult r = sync_streams();
@@ -476,8 +477,8 @@ static int make_all(uint64_t floor, char *err, size_t len)
         return -1;
     }
     if (rc == CUDA_SUCCESS) {
-        for (unsigned i = 0; i < shim.vtab.n; i++)
-            shim.vtab.v[i].made = shim.vtab.v[i].idle = false;
+        for (unsigned i = 0; i < shim.swaptable.n; i++)
+            shim.swaptable.v[i].made = shim.swaptable.v[i].idle = false;
         return 0;
     }
     unmake();
@@ -498,8 +499,8 @@ static int make_all(uint64_t floor, char *err, size_t len)
  * one reference, which its mapping holds. */
 static void restore_refs(void)
 {
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
+    for (unsigned i = 0; i < shim.swaptable.n; i++) {
+        struct swaptable_entry *p = &shim.swaptable.v[i];
         if (p->own || !p->va || !p->real)
             continue;
         if (p->refs == 0)
@@ -516,7 +517,7 @@ static void restore_refs(void)
 static void mark_idle(uint64_t va, void *arg)
 {
     (void)arg;
-    struct vphys *p = vtab_by_va(&shim.vtab, va);
+    struct swaptable_entry *p = swaptable_by_va(&shim.swaptable, va);
     if (p && p->chunk)
         p->idle = true;
 }
@@ -543,7 +544,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
         return -1;
     }
     st->gate_ms = clock_mono_ms() - t;
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     const char *why = blocker(err, len);
     if (why) {
         if (why != err)
@@ -608,14 +609,14 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
     st->bytes = mapped_bytes(&st->allocations);
     st->disk = pool_file_bytes();
     suspended = true;
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     return 0;
 refuse:
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        shim.vtab.v[i].idle = false;
+    for (unsigned i = 0; i < shim.swaptable.n; i++)
+        shim.swaptable.v[i].idle = false;
     if (evicted) /* the memory is where it was: they may have it again */
         share_back();
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     gate_open();
     return -1;
 }
@@ -627,7 +628,7 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
         snprintf(err, len, "not suspended");
         return -1;
     }
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     uint64_t t = clock_mono_ms();
     /* what comes back is what went out (empty pool chunks are made again
      * with no bytes to copy) */
@@ -635,7 +636,7 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
     st->disk = pool_file_bytes();
     /* the host copy stays intact whatever fails: the process stays out */
     if (make_all(floor, err, len) < 0) {
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_unlock(&shim.swaptable.mu);
         return -1;
     }
     st->copy_ms = clock_mono_ms() - t;
@@ -643,7 +644,7 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
     restore_refs();
     share_back(); /* whoever let go of this process's memory maps it again */
     suspended = false;
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     gate_open();
     return 0;
 }
@@ -681,9 +682,9 @@ int swap_spill(uint64_t bytes, uint64_t *ms, char *err, size_t len)
         return -1;
     }
     uint64_t t = clock_mono_ms();
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     int rc = pool_demote(bytes, err, len);
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     *ms = clock_mono_ms() - t;
     return rc;
 }
@@ -698,10 +699,10 @@ int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
         unsigned n;
         if (swap_check(&b, &n, err, len) < 0) /* the driver's path will move it */
             return -1;
-        pthread_mutex_lock(&shim.vtab.mu);
-        int dev = shim.vtab.n ? shim.vtab.v[0].prop.location.id : -1;
+        pthread_mutex_lock(&shim.swaptable.mu);
+        int dev = shim.swaptable.n ? shim.swaptable.v[0].prop.location.id : -1;
         CUresult r = dev_ok(dev) ? enter_device(dev) : CUDA_ERROR_NOT_FOUND;
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_unlock(&shim.swaptable.mu);
         if (r != CUDA_SUCCESS) {
             snprintf(err, len, "no GPU memory to swap yet: nothing to prepare for");
             return -1;
@@ -710,11 +711,11 @@ int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
         *pool_ms = clock_mono_ms() - t;
         return rc;
     }
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     uint64_t need = mapped_bytes(NULL);
     int rc = 0;
     uint64_t have = pool_bytes();
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     if (need > have)
         rc = pool_grow(need - have, pool_ms, err, len);
     return rc;
@@ -725,12 +726,12 @@ int swap_ready_step(uint64_t step, uint64_t *pool_ms, char *err, size_t len)
     *pool_ms = 0;
     if (suspended || pool_daemon())
         return 0;
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     uint64_t need = mapped_bytes(NULL), have = pool_bytes();
-    int dev = shim.vtab.n ? shim.vtab.v[0].prop.location.id : -1;
+    int dev = shim.swaptable.n ? shim.swaptable.v[0].prop.location.id : -1;
     /* pinning wants a context current on this thread */
     CUresult r = need > have && dev_ok(dev) ? enter_device(dev) : CUDA_ERROR_NOT_FOUND;
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     if (need <= have || r != CUDA_SUCCESS)
         return 0;
     /* at most a two-hundredth of it a step: the pool has 256 regions */

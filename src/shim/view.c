@@ -294,8 +294,8 @@ static struct group *capped_gpu(nvmlDevice_t d)
         void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD);
         if (!h)
             return NULL;
-        get_uuid = (nvmlReturn_t(*)(nvmlDevice_t, char *, unsigned))driver_lookup(
-            h, "nvmlDeviceGetUUID");
+        get_uuid =
+            (nvmlReturn_t(*)(nvmlDevice_t, char *, unsigned))driver_lookup(h, "nvmlDeviceGetUUID");
         dlclose(h);
         if (!get_uuid)
             return NULL;

@@ -36,7 +36,7 @@ static void after_fork_child(void)
         budget_after_fork(&shim.budget);
     atab_clear(&shim.atab);
     memset(shim.ctx_charged, 0, sizeof shim.ctx_charged);
-    vtab_clear(&shim.vtab);
+    swaptable_clear(&shim.swaptable);
     spool_after_fork();
     share_after_fork();
     shim.nctx = 0;
@@ -48,7 +48,7 @@ __attribute__((constructor)) static void shim_start(void)
 {
     trust_init(); /* first: under vram serve, undumpable before anything is held */
     atab_init(&shim.atab);
-    vtab_init(&shim.vtab);
+    swaptable_init(&shim.swaptable);
     pthread_mutex_init(&shim.ctx_mu, NULL);
     pthread_atfork(NULL, NULL, after_fork_child);
     const char *swap = getenv("VRAM_SWAP");
