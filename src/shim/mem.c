@@ -30,19 +30,19 @@ static CUresult take(int *dev, uint64_t bytes)
 
 /* After the driver answered: keep the charge and remember it, or give it
  * back. A table that cannot grow gives the charge back rather than leak it. */
-static CUresult settle(CUresult rc, uint64_t key, enum atab_kind kind, int dev, uint64_t bytes)
+static CUresult settle(CUresult rc, uint64_t key, enum allocs_kind kind, int dev, uint64_t bytes)
 {
     if (rc != CUDA_SUCCESS) {
         shim_budget_give(dev, bytes);
         return rc;
     }
-    if (atab_put(&shim.atab, key, kind, bytes, dev) < 0)
+    if (allocs_put(&shim.allocs, key, kind, bytes, dev) < 0)
         shim_budget_give(dev, bytes);
     return rc;
 }
 
-static const enum atab_kind linear_kinds[] = {ATAB_LINEAR, ATAB_ASYNC, ATAB_MANAGED,
-                                              ATAB_FIXED,  ATAB_POOL,  ATAB_GRAPH};
+static const enum allocs_kind linear_kinds[] = {ALLOCS_LINEAR, ALLOCS_ASYNC,   ALLOCS_MANAGED,
+                                                ALLOCS_FIXED,  ALLOCS_OWNPOOL, ALLOCS_GRAPH};
 #define NLINEAR (sizeof linear_kinds / sizeof linear_kinds[0])
 
 SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
@@ -59,8 +59,8 @@ SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
      * addresses and come back to them */
     bool plain = !shim.swap;
     rc = plain ? real_cuMemAlloc_v2(dptr, size) : ownmem_alloc(dptr, size, &plain);
-    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, plain && shim.swap ? ATAB_FIXED : ATAB_LINEAR,
-                  dev, charge);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0,
+                  plain && shim.swap ? ALLOCS_FIXED : ALLOCS_LINEAR, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
@@ -89,7 +89,7 @@ SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t
             shim_budget_give(dev, charge - real);
         charge = real;
     }
-    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_FIXED, dev, charge);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ALLOCS_FIXED, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned flags)
@@ -103,7 +103,7 @@ SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned 
     if (rc != CUDA_SUCCESS)
         return rc;
     rc = real_cuMemAllocManaged(dptr, size, flags);
-    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_MANAGED, dev, charge);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ALLOCS_MANAGED, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
@@ -134,7 +134,7 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, b
     CUresult rc = take(&dev, charge);
     if (rc != CUDA_SUCCESS)
         return rc;
-    enum atab_kind kind = ATAB_ASYNC;
+    enum allocs_kind kind = ALLOCS_ASYNC;
     if (shim.swap)
         rc = spool_alloc(dptr, size, pool, has_pool, stream, ptsz, &kind);
     else if (has_pool)
@@ -228,7 +228,7 @@ static uint64_t array_bytes(size_t w, size_t h, size_t d, int format, unsigned c
 
 static CUresult array_made(CUresult rc, void *handle, int dev, uint64_t charge)
 {
-    return settle(rc, rc == CUDA_SUCCESS ? (uint64_t)(uintptr_t)handle : 0, ATAB_ARRAY, dev,
+    return settle(rc, rc == CUDA_SUCCESS ? (uint64_t)(uintptr_t)handle : 0, ALLOCS_ARRAY, dev,
                   charge);
 }
 
@@ -292,7 +292,7 @@ SHIM_EXPORT CUresult cuArrayDestroy(CUarray arr)
     if (!REAL(cuArrayDestroy))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuArrayDestroy(arr);
-    static const enum atab_kind kinds[] = {ATAB_ARRAY};
+    static const enum allocs_kind kinds[] = {ALLOCS_ARRAY};
     if (rc == CUDA_SUCCESS)
         shim_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
     return rc;
@@ -304,7 +304,7 @@ SHIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray arr)
     if (!REAL(cuMipmappedArrayDestroy))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMipmappedArrayDestroy(arr);
-    static const enum atab_kind kinds[] = {ATAB_ARRAY};
+    static const enum allocs_kind kinds[] = {ALLOCS_ARRAY};
     if (rc == CUDA_SUCCESS)
         shim_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
     return rc;
@@ -352,7 +352,7 @@ SHIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle h, 
             REAL(cuIpcCloseMemHandle)(*dptr);
         return taken;
     }
-    return settle(rc, *dptr, ours ? ATAB_SHARED : ATAB_IPC, dev, charge);
+    return settle(rc, *dptr, ours ? ALLOCS_SHARED : ALLOCS_IPC, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
@@ -361,7 +361,7 @@ SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
     if (!REAL(cuIpcCloseMemHandle))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = share_close(dptr) ? CUDA_SUCCESS : real_cuIpcCloseMemHandle(dptr);
-    static const enum atab_kind kinds[] = {ATAB_IPC, ATAB_SHARED};
+    static const enum allocs_kind kinds[] = {ALLOCS_IPC, ALLOCS_SHARED};
     if (rc == CUDA_SUCCESS)
         shim_give_back(dptr, kinds, 2);
     return rc;

@@ -14,11 +14,11 @@ int shim_device_now(void)
 }
 
 /* Back to the device the allocation was charged to, whatever is current. */
-void shim_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
+void shim_give_back(uint64_t key, const enum allocs_kind *kinds, size_t nkinds)
 {
-    struct atab_entry e;
+    struct allocs_entry e;
     for (size_t i = 0; i < nkinds; i++)
-        if (atab_take(&shim.atab, key, kinds[i], &e) == 0) {
+        if (allocs_take(&shim.allocs, key, kinds[i], &e) == 0) {
             shim_budget_give(e.dev, e.bytes);
             return;
         }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "gpu/cuda_api.h"
-#include "shim/atab.h"
+#include "shim/allocs.h"
 #include "shim/budget.h"
 #include "shim/swaptable.h"
 
@@ -22,7 +22,7 @@ struct shim {
     bool capped;          /* a budget is in force (VRAM_CAP_GROUP or VRAM_CAP) */
     bool swap;            /* fast swap is on (VRAM_SWAP=1) */
     struct budget budget; /* a group per GPU */
-    struct atab atab;
+    struct allocs allocs;
     struct swaptable swaptable;
     pthread_mutex_t ctx_mu;
     uint64_t ctx_charged[SHIM_MAX_DEVICES];
@@ -65,7 +65,7 @@ static inline void shim_budget_give(int dev, uint64_t bytes)
 
 /* A free gives back what its allocation charged, under whichever of kinds
  * it was recorded, to the device it was charged to, whatever is current. */
-void shim_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds);
+void shim_give_back(uint64_t key, const enum allocs_kind *kinds, size_t nkinds);
 
 /* The calling thread's device, -1 without a context. */
 int shim_device_now(void);

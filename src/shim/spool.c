@@ -174,9 +174,9 @@ static CUresult driver_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, 
 }
 
 CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
-                     CUstream stream, bool ptsz, enum atab_kind *kind)
+                     CUstream stream, bool ptsz, enum allocs_kind *kind)
 {
-    *kind = ATAB_ASYNC;
+    *kind = ALLOCS_ASYNC;
     if (ptsz && stream == NULL)
         stream = CU_STREAM_PER_THREAD;
     /* asked once, and only where it is needed: to name the stream's
@@ -203,7 +203,7 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
     if (capture) {
         /* an allocation node: graph memory, the driver's (with the
          * properties of the driver's pool behind the handle) */
-        *kind = ATAB_GRAPH;
+        *kind = ALLOCS_GRAPH;
         return driver_alloc(dptr, size, p->handle, true, stream, ptsz);
     }
     if (size == 0)
@@ -219,7 +219,7 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
         sblock_free(&p->a, b, NULL, NULL);
     else if (b) {
         *dptr = b->va;
-        *kind = ATAB_POOL;
+        *kind = ALLOCS_OWNPOOL;
         rc = CUDA_SUCCESS;
     }
     pthread_mutex_unlock(&mu);

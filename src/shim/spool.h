@@ -15,14 +15,14 @@
 #include <stdint.h>
 
 #include "gpu/cuda_api.h"
-#include "shim/atab.h"
+#include "shim/allocs.h"
 
 /* cuMemAllocAsync (has_pool false: the stream's device's current pool)
  * and cuMemAllocFromPoolAsync, the _ptsz variants with ptsz. *kind says
- * whose memory it is: ATAB_POOL (ours), ATAB_ASYNC (a pool of the
- * driver's), ATAB_GRAPH (an allocation node of a capture). */
+ * whose memory it is: ALLOCS_OWNPOOL (ours), ALLOCS_ASYNC (a pool of the
+ * driver's), ALLOCS_GRAPH (an allocation node of a capture). */
 CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
-                     CUstream stream, bool ptsz, enum atab_kind *kind);
+                     CUstream stream, bool ptsz, enum allocs_kind *kind);
 
 /* cuMemFreeAsync: ours goes back to its pool in stream order; the rest is
  * the driver's. */

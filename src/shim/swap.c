@@ -83,22 +83,23 @@ static CUresult enter_device(int dev);
 static const char *blocker(char *buf, size_t len)
 {
     static const struct {
-        enum atab_kind kind;
+        enum allocs_kind kind;
         const char *what;
     } kinds[] = {
-        {ATAB_MANAGED, "managed memory (cuMemAllocManaged)"},
-        {ATAB_ASYNC, "memory from a stream-ordered pool of the driver's (one made shareable "
-                     "with other processes, imported from one, or not on a GPU)"},
-        {ATAB_ARRAY, "CUDA arrays"},
-        {ATAB_IPC, "memory opened from another process (cuIpcOpenMemHandle)"},
-        {ATAB_IMPORTED, "memory imported from another process"},
-        {ATAB_FIXED, "pitched or non-VMM linear memory"},
+        {ALLOCS_MANAGED, "managed memory (cuMemAllocManaged)"},
+        {ALLOCS_ASYNC, "memory from a stream-ordered pool of the driver's (one made shareable "
+                       "with other processes, imported from one, or not on a GPU)"},
+        {ALLOCS_ARRAY, "CUDA arrays"},
+        {ALLOCS_IPC, "memory opened from another process (cuIpcOpenMemHandle)"},
+        {ALLOCS_IMPORTED, "memory imported from another process"},
+        {ALLOCS_FIXED, "pitched or non-VMM linear memory"},
     };
     char sz[32];
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (shim.atab.bytes[kinds[i].kind]) {
+        if (shim.allocs.bytes[kinds[i].kind]) {
             snprintf(buf, len, "it holds %s of %s",
-                     units_fmt_size(shim.atab.bytes[kinds[i].kind], sz, sizeof sz), kinds[i].what);
+                     units_fmt_size(shim.allocs.bytes[kinds[i].kind], sz, sizeof sz),
+                     kinds[i].what);
             return buf;
         }
     if (shim.swaptable.block[SWAPTABLE_PIECES])

@@ -53,7 +53,7 @@ SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
             shim.swaptable.block[SWAPTABLE_PIECES]++; /* untracked: never swap this process */
         pthread_mutex_unlock(&shim.swaptable.mu);
     }
-    if (atab_put(&shim.atab, *h, ATAB_VMM, charge, dev) < 0)
+    if (allocs_put(&shim.allocs, *h, ALLOCS_VMM, charge, dev) < 0)
         shim_budget_give(dev, charge);
     return rc;
 }
@@ -64,7 +64,7 @@ SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
     if (!REAL(cuMemRelease))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemRelease(real_handle(h));
-    static const enum atab_kind kinds[] = {ATAB_VMM, ATAB_IMPORTED};
+    static const enum allocs_kind kinds[] = {ALLOCS_VMM, ALLOCS_IMPORTED};
     if (rc == CUDA_SUCCESS)
         shim_give_back(h, kinds, 2);
     if (rc == CUDA_SUCCESS && shim.swap) {
@@ -99,7 +99,7 @@ SHIM_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemImportFromShareableHandle(h, os_handle, type);
     if (rc == CUDA_SUCCESS)
-        atab_put(&shim.atab, *h, ATAB_IMPORTED, 0, -1);
+        allocs_put(&shim.allocs, *h, ALLOCS_IMPORTED, 0, -1);
     return rc;
 }
 
@@ -109,8 +109,8 @@ SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     GATE_SCOPE();
     if (!REAL(cuMemMap))
         return CUDA_ERROR_NOT_INITIALIZED;
-    struct atab_entry e;
-    bool imported = atab_get(&shim.atab, h, ATAB_IMPORTED, &e) == 0 && e.bytes == 0;
+    struct allocs_entry e;
+    bool imported = allocs_get(&shim.allocs, h, ALLOCS_IMPORTED, &e) == 0 && e.bytes == 0;
     uint64_t charge = imported ? shim_pages(size) : 0;
     int dev = imported ? imported_device(real_handle(h)) : -1;
     if (imported && dev < 0)
@@ -121,7 +121,7 @@ SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     if (rc != CUDA_SUCCESS)
         shim_budget_give(dev, charge);
     else if (imported)
-        atab_put(&shim.atab, h, ATAB_IMPORTED, charge, dev);
+        allocs_put(&shim.allocs, h, ALLOCS_IMPORTED, charge, dev);
     if (rc == CUDA_SUCCESS && shim.swap) {
         pthread_mutex_lock(&shim.swaptable.mu);
         struct swaptable_entry *p = swaptable_by_id(&shim.swaptable, h);

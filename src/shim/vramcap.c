@@ -34,7 +34,7 @@ static void after_fork_child(void)
     /* the child owns none of its parent's GPU memory or contexts */
     if (shim.capped)
         budget_after_fork(&shim.budget);
-    atab_clear(&shim.atab);
+    allocs_clear(&shim.allocs);
     memset(shim.ctx_charged, 0, sizeof shim.ctx_charged);
     swaptable_clear(&shim.swaptable);
     spool_after_fork();
@@ -47,7 +47,7 @@ static void after_fork_child(void)
 __attribute__((constructor)) static void shim_start(void)
 {
     trust_init(); /* first: under vram serve, undumpable before anything is held */
-    atab_init(&shim.atab);
+    allocs_init(&shim.allocs);
     swaptable_init(&shim.swaptable);
     pthread_mutex_init(&shim.ctx_mu, NULL);
     pthread_atfork(NULL, NULL, after_fork_child);
