@@ -1,7 +1,7 @@
 /* ownmem: the device memory libvramcap makes itself under fast swap, so
  * that a suspend can move it and a resume bring it back at the same
  * addresses: a cuMemAlloc's (mem.c), and the chunks of libvramcap's
- * memory pools (sblock.c). Each is one physical allocation of the VMM,
+ * memory pools (arena.c). Each is one physical allocation of the VMM,
  * mapped whole in an address range of its own, recorded in the swap
  * table as libvramcap's (own), and reachable from its own device and from
  * the devices whose contexts enabled peer access to it (reach.h). */

@@ -1,8 +1,8 @@
 /* spool: libvramcap's stream-ordered pools (see spool.h for why): which
  * pool a handle is, each device's default and current pool, the pools'
  * attributes and access, and allocation and free in stream order (a
- * pool's memory and its rules of reuse are sblock.c's; the event each
- * free records, sev.c's; the live blocks by address, amap.c's).
+ * pool's memory and its rules of reuse are arena.c's; the event each
+ * free records, freeevent.c's; the live blocks by address, addrmap.c's).
  *
  * A synchronize is when, as the driver does, a pool gives back to the
  * driver whole free chunks past its release threshold (0 by default);
@@ -20,16 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim/amap.h"
+#include "shim/addrmap.h"
 #include "shim/driver.h"
-#include "shim/sblock.h"
-#include "shim/sev.h"
+#include "shim/arena.h"
+#include "shim/freeevent.h"
 #include "shim/shim.h"
 
 #define MAX_POOLS 256
 
 struct spool {
-    struct sarena a;     /* its memory */
+    struct arena a;      /* its memory */
     CUmemoryPool handle; /* the program's: an empty pool of the driver's, so that
                           * any check the runtime makes of it holds */
     CUmemPoolProps props;
@@ -48,7 +48,7 @@ static unsigned npools;
 static struct spool *defaults[SHIM_MAX_DEVICES];
 static CUmemoryPool current[SHIM_MAX_DEVICES]; /* NULL: the default */
 static bool current_driver[SHIM_MAX_DEVICES];  /* current is the driver's */
-static struct amap live;                       /* the blocks handed out, by address */
+static struct addrmap live;                    /* the blocks handed out, by address */
 
 static bool special(CUstream s)
 {
@@ -70,7 +70,7 @@ static bool maybe_forget(struct spool *p)
 {
     if (!p->destroyed)
         return false;
-    sblock_shrink(&p->a, 0);
+    arena_shrink(&p->a, 0);
     if (p->a.chunks)
         return false;
     forget(p);
@@ -124,20 +124,20 @@ static struct spool *default_of(CUdevice dev)
 /* size bytes of p for stream: from what it holds, or a new chunk; when the
  * driver is out of memory, what the pools on that device hold unused goes
  * back first. Lock held. */
-static struct sblk *take(struct spool *p, uint64_t size, CUstream stream)
+static struct arena_block *take(struct spool *p, uint64_t size, CUstream stream)
 {
-    struct sblk *b = sblock_alloc(&p->a, size, stream);
+    struct arena_block *b = arena_alloc(&p->a, size, stream);
     if (b)
         return b;
-    CUresult rc = sblock_grow(&p->a, size);
+    CUresult rc = arena_grow(&p->a, size);
     for (unsigned i = 0; rc == CUDA_ERROR_OUT_OF_MEMORY && i <= npools; i++) {
         struct spool *q = i < npools ? pools[i] : p; /* p itself last */
         if (q->a.dev == p->a.dev && (q != p || i == npools))
-            sblock_shrink(&q->a, 0);
+            arena_shrink(&q->a, 0);
         if (i == npools)
-            rc = sblock_grow(&p->a, size);
+            rc = arena_grow(&p->a, size);
     }
-    return rc == CUDA_SUCCESS ? sblock_alloc(&p->a, size, stream) : NULL;
+    return rc == CUDA_SUCCESS ? arena_alloc(&p->a, size, stream) : NULL;
 }
 
 /* Whether stream is capturing a graph (or may not be used: then the
@@ -208,15 +208,15 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
     }
     if (size == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    uint64_t want = ((uint64_t)size + SBLOCK_ALIGN - 1) & ~(SBLOCK_ALIGN - 1);
+    uint64_t want = ((uint64_t)size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
     if (want < size)
         return CUDA_ERROR_OUT_OF_MEMORY;
     pthread_mutex_lock(&mu);
     CUresult rc = CUDA_ERROR_OUT_OF_MEMORY;
     p->a.waits = p->reuse[CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES] != 0;
-    struct sblk *b = take(p, want, stream);
-    if (b && amap_put(&live, b->va, b) < 0) /* cannot be found again: not handed out */
-        sblock_free(&p->a, b, NULL, NULL);
+    struct arena_block *b = take(p, want, stream);
+    if (b && addrmap_put(&live, b->va, b) < 0) /* cannot be found again: not handed out */
+        arena_free(&p->a, b, NULL, NULL);
     else if (b) {
         *dptr = b->va;
         *kind = ALLOCS_OWNPOOL;
@@ -226,12 +226,12 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
     return rc;
 }
 
-/* Back to its pool, tagged with stream and the event sev (NULL: known
+/* Back to its pool, tagged with stream and the event of the free (NULL: known
  * done). Lock held; b already out of the live table. */
-static void give_back(struct sblk *b, CUstream stream, struct sev *sev)
+static void give_back(struct arena_block *b, CUstream stream, struct freeevent *event)
 {
     struct spool *p = POOL_OF(b);
-    sblock_free(&p->a, b, stream, sev);
+    arena_free(&p->a, b, stream, event);
     if (p->destroyed)
         maybe_forget(p);
 }
@@ -241,14 +241,14 @@ CUresult spool_free(CUdeviceptr ptr, CUstream stream, bool ptsz)
     if (ptsz && stream == NULL)
         stream = CU_STREAM_PER_THREAD;
     pthread_mutex_lock(&mu);
-    struct sblk *b = amap_get(&live, ptr, 0);
+    struct arena_block *b = addrmap_get(&live, ptr, 0);
     /* during a capture a free is a free node, for graph memory only: the
      * driver says no to ours as it would to its own pool's */
     if (b && !capturing(stream)) {
-        amap_get(&live, ptr, 1);
-        struct sev *s = sev_get();
+        addrmap_get(&live, ptr, 1);
+        struct freeevent *s = freeevent_get();
         if (s && real_cuEventRecord(s->ev, stream) != CUDA_SUCCESS) {
-            sev_put(s);
+            freeevent_put(s);
             s = NULL;
         }
         if (!s) /* no event to follow: the free is done once the stream is */
@@ -264,7 +264,7 @@ CUresult spool_free(CUdeviceptr ptr, CUstream stream, bool ptsz)
 int spool_free_now(CUdeviceptr ptr, CUresult *rc)
 {
     pthread_mutex_lock(&mu);
-    struct sblk *b = amap_get(&live, ptr, 1);
+    struct arena_block *b = addrmap_get(&live, ptr, 1);
     if (b) {
         /* the driver's cuMemFree of pool memory waits for the work before */
         *rc = real_cuCtxSynchronize();
@@ -285,7 +285,7 @@ bool spool_ours(CUmemoryPool h)
 bool spool_has(CUdeviceptr ptr)
 {
     pthread_mutex_lock(&mu);
-    bool r = amap_get(&live, ptr, 0) != NULL;
+    bool r = addrmap_get(&live, ptr, 0) != NULL;
     pthread_mutex_unlock(&mu);
     return r;
 }
@@ -339,7 +339,7 @@ CUresult spool_trim(CUmemoryPool h, size_t keep)
     pthread_mutex_lock(&mu);
     struct spool *p = pool_of(h);
     if (p)
-        sblock_shrink(&p->a, keep);
+        arena_shrink(&p->a, keep);
     pthread_mutex_unlock(&mu);
     return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
@@ -428,7 +428,7 @@ CUresult spool_set_access(CUmemoryPool h, const CUmemAccessDesc *desc, size_t co
         w = desc[i].flags & 2 ? w | bit : w & ~bit;
     }
     if (rc == CUDA_SUCCESS)
-        rc = sblock_access(&p->a, r, w);
+        rc = arena_access(&p->a, r, w);
     pthread_mutex_unlock(&mu);
     return rc;
 }
@@ -512,11 +512,11 @@ void spool_synced(enum spool_sync what, CUstream stream)
     for (unsigned i = npools; i-- > 0;) {
         struct spool *p = pools[i];
         if (what != SPOOL_SYNC_OTHER)
-            sblock_done(&p->a, ctx, what == SPOOL_SYNC_CONTEXT, stream);
+            arena_done(&p->a, ctx, what == SPOOL_SYNC_CONTEXT, stream);
         if (p->a.dirty)
-            sblock_settle(&p->a, false);
+            arena_settle(&p->a, false);
         if (!maybe_forget(p))
-            sblock_shrink(&p->a, p->threshold);
+            arena_shrink(&p->a, p->threshold);
     }
     pthread_mutex_unlock(&mu);
 }
@@ -525,7 +525,7 @@ void spool_each_idle(void (*fn)(uint64_t va, void *arg), void *arg)
 {
     pthread_mutex_lock(&mu);
     for (unsigned i = 0; i < npools; i++)
-        sblock_each_idle(&pools[i]->a, fn, arg);
+        arena_each_idle(&pools[i]->a, fn, arg);
     pthread_mutex_unlock(&mu);
 }
 
@@ -535,7 +535,7 @@ void spool_stream_gone(CUstream s)
         return;
     pthread_mutex_lock(&mu);
     for (unsigned i = 0; i < npools; i++)
-        sblock_stream_gone(&pools[i]->a, s);
+        arena_stream_gone(&pools[i]->a, s);
     pthread_mutex_unlock(&mu);
 }
 
@@ -548,7 +548,7 @@ void spool_after_fork(void)
     memset(defaults, 0, sizeof defaults);
     memset(current, 0, sizeof current);
     memset(current_driver, 0, sizeof current_driver);
-    sev_after_fork();
-    amap_forget(&live);
+    freeevent_after_fork();
+    addrmap_forget(&live);
     atomic_store(&any, false);
 }
