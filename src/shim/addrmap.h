@@ -1,5 +1,5 @@
 /* addrmap: addresses to pointers, for the blocks libvramcap's pools hand out
- * (spool.c): a free finds its block in one probe or a few, whatever the
+ * (ownpool.c): a free finds its block in one probe or a few, whatever the
  * number of live allocations (PyTorch holds thousands). Open addressing
  * with linear probing; no lock (the owner's). */
 #ifndef VRAM_SHIM_ADDRMAP_H

@@ -17,7 +17,7 @@ enum allocs_kind {
     ALLOCS_ARRAY,      /* cuArrayCreate, cuArray3DCreate, cuMipmappedArrayCreate */
     ALLOCS_IPC,        /* cuIpcOpenMemHandle */
     ALLOCS_FIXED,      /* linear memory fast swap cannot move: pitched, or given without VMM */
-    ALLOCS_OWNPOOL,    /* cuMemAllocAsync from libvramcap's own pools (spool.c): movable */
+    ALLOCS_OWNPOOL,    /* cuMemAllocAsync from libvramcap's own pools (ownpool.c): movable */
     ALLOCS_GRAPH,      /* cuMemAllocAsync while capturing: a graph's allocation node */
     ALLOCS_SHARED,     /* another process's memory opened through libvramcap's handles (share.c) */
     ALLOCS_KINDS

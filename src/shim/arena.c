@@ -1,4 +1,4 @@
-/* arena: a stream-ordered pool's memory, chunks cut into blocks (see
+/* arena: a memory pool's memory, chunks cut into blocks (see
  * arena.h). */
 #include "shim/arena.h"
 

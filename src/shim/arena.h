@@ -1,5 +1,5 @@
-/* arena: the memory of one of libvramcap's stream-ordered pools
- * (spool.c): chunks of movable memory (ownmem_chunk) cut into blocks. A
+/* arena: the memory of one of libvramcap's memory pools
+ * (ownpool.c): chunks of movable memory (ownmem_chunk) cut into blocks. A
  * block is live (handed out) or free; a free block sits in a bin by size,
  * tagged with the stream that freed it and an event recorded there at the
  * free (freeevent.c), until a synchronize says the free is done. The driver's

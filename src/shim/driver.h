@@ -79,9 +79,9 @@ typedef void *CUexecAffinityParamPtr;
     X(cuCtxEnablePeerAccess, (CUcontext peer, unsigned flags))                                     \
     X(cuCtxDisablePeerAccess, (CUcontext peer))
 
-/* mpool.c: stream-ordered pools, and the synchronizes at which they give
- * memory back */
-#define DRIVER_MPOOL_WRAPPED(X)                                                                    \
+/* mempool.c: memory pools, and the synchronizes at which they give memory
+ * back */
+#define DRIVER_MEMPOOL_WRAPPED(X)                                                                  \
     X(cuMemPoolCreate, (CUmemoryPool * pool, const CUmemPoolProps *props))                         \
     X(cuMemPoolDestroy, (CUmemoryPool pool))                                                       \
     X(cuMemPoolTrimTo, (CUmemoryPool pool, size_t keep))                                           \
@@ -109,7 +109,7 @@ typedef void *CUexecAffinityParamPtr;
     DRIVER_HOOK_WRAPPED(X)                                                                         \
     DRIVER_MEM_WRAPPED(X)                                                                          \
     DRIVER_VMM_WRAPPED(X)                                                                          \
-    DRIVER_VIEW_WRAPPED(X) DRIVER_PEER_WRAPPED(X) DRIVER_MPOOL_WRAPPED(X)
+    DRIVER_VIEW_WRAPPED(X) DRIVER_PEER_WRAPPED(X) DRIVER_MEMPOOL_WRAPPED(X)
 
 /* The NVML entry points libvramcap wraps (view.c). */
 #define DRIVER_NVML_WRAPPED(X)                                                                     \

@@ -1,4 +1,4 @@
-/* freeevent: the events libvramcap's pools record at each free (spool.c): a free
+/* freeevent: the events libvramcap's pools record at each free (ownpool.c): a free
  * block waits for its event before another stream may reuse it. An event
  * is shared by the blocks one free covers (counted), and once none uses it
  * goes back to a cache for the next free in its context. */

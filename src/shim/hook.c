@@ -21,7 +21,7 @@
 
 #include "shim/gate.h"
 #include "shim/mem.h"
-#include "shim/mpool.h"
+#include "shim/mempool.h"
 #include "shim/peer.h"
 #include "shim/shim.h"
 #include "shim/view.h"

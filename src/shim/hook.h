@@ -1,7 +1,7 @@
 /* hook: the doors between a program and the driver (the dynamic linker,
  * dlsym, cuGetProcAddress), through which libvramcap hands out its
  * wrappers: every entry point driver.h lists as wrapped, each defined by
- * the file that driver.h names (mem.c, vmm.c, view.c, peer.c, mpool.c),
+ * the file that driver.h names (mem.c, vmm.c, view.c, peer.c, mempool.c),
  * whose header declares it. */
 #ifndef VRAM_SHIM_HOOK_H
 #define VRAM_SHIM_HOOK_H

@@ -12,7 +12,7 @@
 #include "shim/ownmem.h"
 #include "shim/share.h"
 #include "shim/shim.h"
-#include "shim/spool.h"
+#include "shim/ownpool.h"
 
 /* Before the driver is asked: the current context's device (where these
  * entry points allocate) into *dev, and bytes taken from its budget.
@@ -114,7 +114,7 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
     CUresult rc;
     if (!shim.swap)
         rc = real_cuMemFree_v2(dptr);
-    else if (!spool_free_now(dptr, &rc)) /* a pool's memory goes back to it */
+    else if (!ownpool_free_now(dptr, &rc)) /* a pool's memory goes back to it */
         rc = ownmem_free(dptr);
     if (rc == CUDA_SUCCESS)
         shim_give_back(dptr, linear_kinds, NLINEAR);
@@ -124,7 +124,7 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 /* A pool hands out memory it may already hold; counting what is handed out
  * (not what the pool reserved) is what the application asked for, and what
  * a pool with the default release threshold holds once it synchronizes.
- * With fast swap on, the pools are libvramcap's (spool.c), so that a
+ * With fast swap on, the pools are libvramcap's (ownpool.c), so that a
  * suspend can move them. */
 static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
                             CUstream stream, bool ptsz)
@@ -136,7 +136,7 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, b
         return rc;
     enum allocs_kind kind = ALLOCS_ASYNC;
     if (shim.swap)
-        rc = spool_alloc(dptr, size, pool, has_pool, stream, ptsz, &kind);
+        rc = ownpool_alloc(dptr, size, pool, has_pool, stream, ptsz, &kind);
     else if (has_pool)
         rc = ptsz ? real_cuMemAllocFromPoolAsync_ptsz(dptr, size, pool, stream)
                   : real_cuMemAllocFromPoolAsync(dptr, size, pool, stream);
@@ -185,7 +185,7 @@ SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
     GATE_SCOPE();
     if (!REAL(cuMemFreeAsync))
         return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = shim.swap ? spool_free(dptr, stream, false) : real_cuMemFreeAsync(dptr, stream);
+    CUresult rc = shim.swap ? ownpool_free(dptr, stream, false) : real_cuMemFreeAsync(dptr, stream);
     if (rc == CUDA_SUCCESS)
         shim_give_back(dptr, linear_kinds, NLINEAR);
     return rc;
@@ -197,7 +197,7 @@ SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
     if (!REAL(cuMemFreeAsync_ptsz))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc =
-        shim.swap ? spool_free(dptr, stream, true) : real_cuMemFreeAsync_ptsz(dptr, stream);
+        shim.swap ? ownpool_free(dptr, stream, true) : real_cuMemFreeAsync_ptsz(dptr, stream);
     if (rc == CUDA_SUCCESS)
         shim_give_back(dptr, linear_kinds, NLINEAR);
     return rc;

@@ -30,7 +30,7 @@ static CUmemAllocationProp device_prop(int dev)
 /* A physical allocation of size bytes on dev, mapped whole in a
  * reservation of its own and recorded as libvramcap's (own): given access
  * for its own device, the peers that enabled access to it (reach.c) and
- * the devices in extra; a pool chunk (spool.c) is marked so that no
+ * the devices in extra; a pool chunk (ownpool.c) is marked so that no
  * cuMemFree takes it. The range and its size (rounded to the granularity)
  * out. */
 static CUresult make_own(int dev, size_t size, uint64_t extra, bool chunk, CUdeviceptr *dptr,

@@ -19,7 +19,7 @@
 CUresult ownmem_alloc(CUdeviceptr *dptr, size_t size, bool *plain);
 CUresult ownmem_free(CUdeviceptr dptr);
 
-/* A chunk of a memory pool (spool.c): the same movable memory, on device
+/* A chunk of a memory pool (ownpool.c): the same movable memory, on device
  * dev whatever context is current, also reachable from the devices in
  * access (bit = CUdevice); its range and size (rounded up) out. No
  * cuMemFree takes it: ownmem_chunk_free does. */

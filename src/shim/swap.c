@@ -5,7 +5,7 @@
  * Resume: create each allocation again, map it where it was, give it the
  * access it had (its own GPU's and its peers', reach.c), copy back, open
  * the gate. The driver's handle changes; the application's does not.
- * Stream-ordered pools are libvramcap's own (spool.c), made of entries of
+ * Stream-ordered pools are libvramcap's own (ownpool.c), made of entries of
  * the table; the memory graphs keep cached goes back to the driver at a
  * suspend (graph.c). Any memory the table cannot move (managed, the
  * driver's pools, a graph's live allocations, arrays, IPC, pieces) makes
@@ -28,7 +28,7 @@
 #include "shim/share.h"
 #include "shim/shim.h"
 #include "shim/spill.h"
-#include "shim/spool.h"
+#include "shim/ownpool.h"
 
 #define STREAMS 4
 #define PIECE   (64ULL << 20)
@@ -573,7 +573,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
     if (share_evict(timeout_ms, err, len) < 0)
         goto refuse;
     evicted = true;
-    spool_each_idle(mark_idle, NULL);
+    ownpool_each_idle(mark_idle, NULL);
     if (place_all(&st->pool_ms, err, len) < 0)
         goto refuse;
     pool_end();

@@ -26,7 +26,7 @@ struct swaptable_entry {
      * and to write: what a resume grants again (reach.c) */
     uint64_t readers, writers;
     bool own;        /* made by libvramcap for a cuMemAlloc: it owns the range */
-    bool chunk;      /* own, a chunk of a stream-ordered pool (spool.c) */
+    bool chunk;      /* own, a chunk of a memory pool (ownpool.c) */
     bool idle;       /* a chunk nothing was allocated from at the suspend: no bytes move */
     bool odd_access; /* access given to a location that is not a device it can name */
     bool made;       /* re-created by the resume under way */

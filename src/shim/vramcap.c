@@ -26,7 +26,7 @@
 #include "shim/pool.h"
 #include "shim/share.h"
 #include "shim/shim.h"
-#include "shim/spool.h"
+#include "shim/ownpool.h"
 #include "shim/trust.h"
 
 static void after_fork_child(void)
@@ -37,7 +37,7 @@ static void after_fork_child(void)
     allocs_clear(&shim.allocs);
     memset(shim.ctx_charged, 0, sizeof shim.ctx_charged);
     swaptable_clear(&shim.swaptable);
-    spool_after_fork();
+    ownpool_after_fork();
     share_after_fork();
     shim.nctx = 0;
     memset(shim.primary_used, 0, sizeof shim.primary_used);

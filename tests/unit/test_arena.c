@@ -148,7 +148,7 @@ static void drain(struct arena *a)
     assert_null(a->chunks);
 }
 
-/* freed on s, an event recorded there as spool.c does */
+/* freed on s, an event recorded there as ownpool.c does */
 static void put(struct arena *a, struct arena_block *b, CUstream s)
 {
     struct freeevent *e = freeevent_get();

@@ -1,8 +1,10 @@
-/* spool: libvramcap's stream-ordered pools (see spool.h for why): which
+/* ownpool: libvramcap's own memory pools (see ownpool.h for why): which
  * pool a handle is, each device's default and current pool, the pools'
  * attributes and access, and allocation and free in stream order (a
  * pool's memory and its rules of reuse are arena.c's; the event each
  * free records, freeevent.c's; the live blocks by address, addrmap.c's).
+ * In libvramcap, "pool" alone is a memory pool; the pinned host memory a
+ * suspend copies into is the host pool (hostmem.c).
  *
  * A synchronize is when, as the driver does, a pool gives back to the
  * driver whole free chunks past its release threshold (0 by default);
@@ -12,7 +14,7 @@
  * processes is the driver's too. One lock guards it all; it is taken
  * before the swap table's (a chunk is made under it), and no suspend can
  * find it held: every entry point here waits at the gate. */
-#include "shim/spool.h"
+#include "shim/ownpool.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,7 +30,7 @@
 
 #define MAX_POOLS 256
 
-struct spool {
+struct ownpool {
     struct arena a;      /* its memory */
     CUmemoryPool handle; /* the program's: an empty pool of the driver's, so that
                           * any check the runtime makes of it holds */
@@ -39,13 +41,13 @@ struct spool {
 };
 
 /* The pool whose memory a block is */
-#define POOL_OF(b) ((struct spool *)((char *)(b)->chunk->arena - offsetof(struct spool, a)))
+#define POOL_OF(b) ((struct ownpool *)((char *)(b)->chunk->arena - offsetof(struct ownpool, a)))
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool any; /* a pool exists: synchronizes have work here */
-static struct spool *pools[MAX_POOLS];
+static struct ownpool *pools[MAX_POOLS];
 static unsigned npools;
-static struct spool *defaults[SHIM_MAX_DEVICES];
+static struct ownpool *defaults[SHIM_MAX_DEVICES];
 static CUmemoryPool current[SHIM_MAX_DEVICES]; /* NULL: the default */
 static bool current_driver[SHIM_MAX_DEVICES];  /* current is the driver's */
 static struct addrmap live;                    /* the blocks handed out, by address */
@@ -55,7 +57,7 @@ static bool special(CUstream s)
     return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
 }
 
-static void forget(struct spool *p)
+static void forget(struct ownpool *p)
 {
     for (unsigned i = 0; i < npools; i++)
         if (pools[i] == p) {
@@ -66,7 +68,7 @@ static void forget(struct spool *p)
 }
 
 /* A destroyed pool goes once nothing of it is left. Lock held. */
-static bool maybe_forget(struct spool *p)
+static bool maybe_forget(struct ownpool *p)
 {
     if (!p->destroyed)
         return false;
@@ -77,11 +79,11 @@ static bool maybe_forget(struct spool *p)
     return true;
 }
 
-static struct spool *pool_new(CUmemoryPool handle, CUdevice dev, const CUmemPoolProps *props)
+static struct ownpool *pool_new(CUmemoryPool handle, CUdevice dev, const CUmemPoolProps *props)
 {
     if (npools == MAX_POOLS)
         return NULL;
-    struct spool *p = calloc(1, sizeof *p);
+    struct ownpool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->handle = handle;
@@ -96,7 +98,7 @@ static struct spool *pool_new(CUmemoryPool handle, CUdevice dev, const CUmemPool
 }
 
 /* Ours, or NULL. Lock held. */
-static struct spool *pool_of(CUmemoryPool h)
+static struct ownpool *pool_of(CUmemoryPool h)
 {
     for (unsigned i = 0; h && i < npools; i++)
         if (pools[i]->handle == h && !pools[i]->destroyed)
@@ -104,7 +106,7 @@ static struct spool *pool_of(CUmemoryPool h)
     return NULL;
 }
 
-static struct spool *default_of(CUdevice dev)
+static struct ownpool *default_of(CUdevice dev)
 {
     if (dev < 0 || dev >= SHIM_MAX_DEVICES)
         return NULL;
@@ -124,14 +126,14 @@ static struct spool *default_of(CUdevice dev)
 /* size bytes of p for stream: from what it holds, or a new chunk; when the
  * driver is out of memory, what the pools on that device hold unused goes
  * back first. Lock held. */
-static struct arena_block *take(struct spool *p, uint64_t size, CUstream stream)
+static struct arena_block *take(struct ownpool *p, uint64_t size, CUstream stream)
 {
     struct arena_block *b = arena_alloc(&p->a, size, stream);
     if (b)
         return b;
     CUresult rc = arena_grow(&p->a, size);
     for (unsigned i = 0; rc == CUDA_ERROR_OUT_OF_MEMORY && i <= npools; i++) {
-        struct spool *q = i < npools ? pools[i] : p; /* p itself last */
+        struct ownpool *q = i < npools ? pools[i] : p; /* p itself last */
         if (q->a.dev == p->a.dev && (q != p || i == npools))
             arena_shrink(&q->a, 0);
         if (i == npools)
@@ -173,8 +175,8 @@ static CUresult driver_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, 
                 : real_cuMemAllocAsync(dptr, size, stream);
 }
 
-CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
-                     CUstream stream, bool ptsz, enum allocs_kind *kind)
+CUresult ownpool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
+                       CUstream stream, bool ptsz, enum allocs_kind *kind)
 {
     *kind = ALLOCS_ASYNC;
     if (ptsz && stream == NULL)
@@ -184,7 +186,7 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
     bool named = has_pool, capture = !named && capturing(stream);
     CUdevice dev = named ? -1 : stream_device(stream, capture);
     pthread_mutex_lock(&mu);
-    struct spool *p = has_pool ? pool_of(pool) : NULL;
+    struct ownpool *p = has_pool ? pool_of(pool) : NULL;
     if (!has_pool && dev >= 0 && dev < SHIM_MAX_DEVICES) {
         if (current_driver[dev]) { /* a pool of the driver's the program chose */
             pool = current[dev];
@@ -230,13 +232,13 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
  * done). Lock held; b already out of the live table. */
 static void give_back(struct arena_block *b, CUstream stream, struct freeevent *event)
 {
-    struct spool *p = POOL_OF(b);
+    struct ownpool *p = POOL_OF(b);
     arena_free(&p->a, b, stream, event);
     if (p->destroyed)
         maybe_forget(p);
 }
 
-CUresult spool_free(CUdeviceptr ptr, CUstream stream, bool ptsz)
+CUresult ownpool_free(CUdeviceptr ptr, CUstream stream, bool ptsz)
 {
     if (ptsz && stream == NULL)
         stream = CU_STREAM_PER_THREAD;
@@ -261,7 +263,7 @@ CUresult spool_free(CUdeviceptr ptr, CUstream stream, bool ptsz)
     return ptsz ? real_cuMemFreeAsync_ptsz(ptr, stream) : real_cuMemFreeAsync(ptr, stream);
 }
 
-int spool_free_now(CUdeviceptr ptr, CUresult *rc)
+int ownpool_free_now(CUdeviceptr ptr, CUresult *rc)
 {
     pthread_mutex_lock(&mu);
     struct arena_block *b = addrmap_get(&live, ptr, 1);
@@ -274,7 +276,7 @@ int spool_free_now(CUdeviceptr ptr, CUresult *rc)
     return b != NULL;
 }
 
-bool spool_ours(CUmemoryPool h)
+bool ownpool_ours(CUmemoryPool h)
 {
     pthread_mutex_lock(&mu);
     bool r = pool_of(h) != NULL;
@@ -282,7 +284,7 @@ bool spool_ours(CUmemoryPool h)
     return r;
 }
 
-bool spool_has(CUdeviceptr ptr)
+bool ownpool_has(CUdeviceptr ptr)
 {
     pthread_mutex_lock(&mu);
     bool r = addrmap_get(&live, ptr, 0) != NULL;
@@ -290,7 +292,7 @@ bool spool_has(CUdeviceptr ptr)
     return r;
 }
 
-CUresult spool_create(CUmemoryPool *out, const CUmemPoolProps *props)
+CUresult ownpool_create(CUmemoryPool *out, const CUmemPoolProps *props)
 {
     int n = 0;
     if (!out || !props || props->allocType != 1 ||
@@ -304,7 +306,7 @@ CUresult spool_create(CUmemoryPool *out, const CUmemPoolProps *props)
     if (rc != CUDA_SUCCESS)
         return rc;
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_new(h, props->location.id, props);
+    struct ownpool *p = pool_new(h, props->location.id, props);
     pthread_mutex_unlock(&mu);
     if (!p) {
         real_cuMemPoolDestroy(h);
@@ -314,10 +316,10 @@ CUresult spool_create(CUmemoryPool *out, const CUmemPoolProps *props)
     return CUDA_SUCCESS;
 }
 
-CUresult spool_destroy(CUmemoryPool h)
+CUresult ownpool_destroy(CUmemoryPool h)
 {
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     CUresult rc = !p || p->is_default ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
     if (rc == CUDA_SUCCESS) {
         for (int d = 0; d < SHIM_MAX_DEVICES; d++)
@@ -334,10 +336,10 @@ CUresult spool_destroy(CUmemoryPool h)
     return rc;
 }
 
-CUresult spool_trim(CUmemoryPool h, size_t keep)
+CUresult ownpool_trim(CUmemoryPool h, size_t keep)
 {
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     if (p)
         arena_shrink(&p->a, keep);
     pthread_mutex_unlock(&mu);
@@ -346,7 +348,7 @@ CUresult spool_trim(CUmemoryPool h, size_t keep)
 
 /* Where attribute attr lives in p: an int (the reuse flags) or a
  * cuuint64_t; NULL for none. */
-static void *attr_of(struct spool *p, int attr, bool *is_int)
+static void *attr_of(struct ownpool *p, int attr, bool *is_int)
 {
     *is_int = attr >= CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES &&
               attr <= CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES;
@@ -368,10 +370,10 @@ static void *attr_of(struct spool *p, int attr, bool *is_int)
     }
 }
 
-CUresult spool_set_attr(CUmemoryPool h, int attr, const void *value)
+CUresult ownpool_set_attr(CUmemoryPool h, int attr, const void *value)
 {
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     bool is_int;
     void *at = p && value ? attr_of(p, attr, &is_int) : NULL;
     uint64_t v = 0;
@@ -393,10 +395,10 @@ CUresult spool_set_attr(CUmemoryPool h, int attr, const void *value)
     return rc;
 }
 
-CUresult spool_get_attr(CUmemoryPool h, int attr, void *value)
+CUresult ownpool_get_attr(CUmemoryPool h, int attr, void *value)
 {
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     bool is_int;
     void *at = p && value ? attr_of(p, attr, &is_int) : NULL;
     if (at)
@@ -405,7 +407,7 @@ CUresult spool_get_attr(CUmemoryPool h, int attr, void *value)
     return at ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult spool_set_access(CUmemoryPool h, const CUmemAccessDesc *desc, size_t count)
+CUresult ownpool_set_access(CUmemoryPool h, const CUmemAccessDesc *desc, size_t count)
 {
     int n = 0;
     if (!desc && count)
@@ -413,7 +415,7 @@ CUresult spool_set_access(CUmemoryPool h, const CUmemAccessDesc *desc, size_t co
     if (!real_cuDeviceGetCount || real_cuDeviceGetCount(&n) != CUDA_SUCCESS)
         return CUDA_ERROR_NOT_INITIALIZED;
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     CUresult rc = p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     uint64_t r = p ? p->a.readers : 0, w = p ? p->a.writers : 0;
     for (size_t i = 0; rc == CUDA_SUCCESS && i < count; i++) {
@@ -433,12 +435,12 @@ CUresult spool_set_access(CUmemoryPool h, const CUmemAccessDesc *desc, size_t co
     return rc;
 }
 
-CUresult spool_get_access(int *flags, CUmemoryPool h, const CUmemLocation *loc)
+CUresult ownpool_get_access(int *flags, CUmemoryPool h, const CUmemLocation *loc)
 {
     if (!flags || !loc)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     CUresult rc =
         p && loc->type == CU_MEM_LOCATION_TYPE_DEVICE && loc->id >= 0 && loc->id < SHIM_MAX_DEVICES
             ? CUDA_SUCCESS
@@ -458,39 +460,39 @@ static bool dev_ok(CUdevice dev)
            real_cuDeviceGetCount(&n) == CUDA_SUCCESS && dev < n;
 }
 
-CUresult spool_default(CUmemoryPool *out, CUdevice dev)
+CUresult ownpool_default(CUmemoryPool *out, CUdevice dev)
 {
     if (!out)
         return CUDA_ERROR_INVALID_VALUE;
     if (!dev_ok(dev))
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&mu);
-    struct spool *p = default_of(dev);
+    struct ownpool *p = default_of(dev);
     if (p)
         *out = p->handle;
     pthread_mutex_unlock(&mu);
     return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
-CUresult spool_current(CUmemoryPool *out, CUdevice dev)
+CUresult ownpool_current(CUmemoryPool *out, CUdevice dev)
 {
     if (!out)
         return CUDA_ERROR_INVALID_VALUE;
     if (!dev_ok(dev))
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&mu);
-    struct spool *p = current[dev] ? NULL : default_of(dev);
+    struct ownpool *p = current[dev] ? NULL : default_of(dev);
     *out = current[dev] ? current[dev] : p ? p->handle : NULL;
     pthread_mutex_unlock(&mu);
     return *out ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
-CUresult spool_set_current(CUdevice dev, CUmemoryPool h, bool driver)
+CUresult ownpool_set_current(CUdevice dev, CUmemoryPool h, bool driver)
 {
     if (!dev_ok(dev))
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&mu);
-    struct spool *p = driver ? NULL : pool_of(h);
+    struct ownpool *p = driver ? NULL : pool_of(h);
     CUresult rc = driver || (p && p->a.dev == dev) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS) {
         current[dev] = h;
@@ -500,19 +502,19 @@ CUresult spool_set_current(CUdevice dev, CUmemoryPool h, bool driver)
     return rc;
 }
 
-void spool_synced(enum spool_sync what, CUstream stream)
+void ownpool_synced(enum ownpool_sync what, CUstream stream)
 {
     if (!atomic_load(&any))
         return;
     CUcontext ctx = NULL;
-    if (what != SPOOL_SYNC_OTHER &&
+    if (what != OWNPOOL_SYNC_OTHER &&
         (!real_cuCtxGetCurrent || real_cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx))
-        what = SPOOL_SYNC_OTHER;
+        what = OWNPOOL_SYNC_OTHER;
     pthread_mutex_lock(&mu);
     for (unsigned i = npools; i-- > 0;) {
-        struct spool *p = pools[i];
-        if (what != SPOOL_SYNC_OTHER)
-            arena_done(&p->a, ctx, what == SPOOL_SYNC_CONTEXT, stream);
+        struct ownpool *p = pools[i];
+        if (what != OWNPOOL_SYNC_OTHER)
+            arena_done(&p->a, ctx, what == OWNPOOL_SYNC_CONTEXT, stream);
         if (p->a.dirty)
             arena_settle(&p->a, false);
         if (!maybe_forget(p))
@@ -521,7 +523,7 @@ void spool_synced(enum spool_sync what, CUstream stream)
     pthread_mutex_unlock(&mu);
 }
 
-void spool_each_idle(void (*fn)(uint64_t va, void *arg), void *arg)
+void ownpool_each_idle(void (*fn)(uint64_t va, void *arg), void *arg)
 {
     pthread_mutex_lock(&mu);
     for (unsigned i = 0; i < npools; i++)
@@ -529,7 +531,7 @@ void spool_each_idle(void (*fn)(uint64_t va, void *arg), void *arg)
     pthread_mutex_unlock(&mu);
 }
 
-void spool_stream_gone(CUstream s)
+void ownpool_stream_gone(CUstream s)
 {
     if (special(s) || !atomic_load(&any))
         return;
@@ -539,7 +541,7 @@ void spool_stream_gone(CUstream s)
     pthread_mutex_unlock(&mu);
 }
 
-void spool_after_fork(void)
+void ownpool_after_fork(void)
 {
     /* the child has none of the parent's GPU memory or events; what the
      * parent's pools held is forgotten, not freed */
