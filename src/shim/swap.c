@@ -1,14 +1,14 @@
 /* swap: the fast path. What moves is the swap table (swaptable.c): physical
  * allocations, each mapped whole at one address. Suspend: close the gate,
- * wait for every context's work, copy each allocation to the pool on
+ * wait for every context's work, copy each allocation to the host pool on
  * several streams, then unmap and release it, keeping its address range.
  * Resume: create each allocation again, map it where it was, give it the
  * access it had (its own GPU's and its peers', reach.c), copy back, open
  * the gate. The driver's handle changes; the application's does not.
- * Stream-ordered pools are libvramcap's own (ownpool.c), made of entries of
+ * Memory pools are libvramcap's own (ownpool.c), made of entries of
  * the table; the memory graphs keep cached goes back to the driver at a
  * suspend (graph.c). Any memory the table cannot move (managed, the
- * driver's pools, a graph's live allocations, arrays, IPC, pieces) makes
+ * driver's memory pools, a graph's live allocations, arrays, IPC, pieces) makes
  * suspend refuse with the reason, so that the caller can use the driver's
  * checkpoint instead. */
 #include "shim/swap.h"
@@ -23,7 +23,7 @@
 #include "shim/driver.h"
 #include "shim/gate.h"
 #include "shim/graph.h"
-#include "shim/pool.h"
+#include "shim/hostmem.h"
 #include "shim/reach.h"
 #include "shim/share.h"
 #include "shim/shim.h"
@@ -126,7 +126,7 @@ static const char *blocker(char *buf, size_t len)
 }
 
 /* What a swap moves: the mapped allocations, their bytes (and count in
- * *n when asked); a pool's chunk with nothing allocated from it is given
+ * *n when asked); a memory pool's chunk with nothing allocated from it is given
  * back and made again, but has no bytes to move. Table locked. */
 static uint64_t mapped_bytes(unsigned *n)
 {
@@ -241,11 +241,11 @@ static CUresult copy_one(unsigned i, bool to_host)
     CUstream s = streams[dev][i % STREAMS];
     for (uint64_t off = 0, n; rc == CUDA_SUCCESS && off < p->size; off += n) {
         n = p->size - off < PIECE ? p->size - off : PIECE;
-        if (pool_in_file(p->host_off + off, &n)) {
+        if (hostmem_in_file(p->host_off + off, &n)) {
             rc = plan_add(p->va + off, p->host_off + off, n, dev);
             continue;
         }
-        char *host = pool_at(p->host_off + off, &n, &rc); /* a piece may end first */
+        char *host = hostmem_at(p->host_off + off, &n, &rc); /* a piece may end first */
         if (!host)
             break;
         rc = to_host ? real_cuMemcpyDtoHAsync_v2(host, p->va + off, n, s)
@@ -316,17 +316,17 @@ static CUresult copied(unsigned i, unsigned j)
     return rc;
 }
 
-/* Places every mapped allocation in the pool (host_off holds its place,
- * pool_at's position, while swapped out). */
+/* Places every mapped allocation in the host pool (host_off holds its place,
+ * hostmem_at's position, while swapped out). */
 static int place_all(uint64_t *grow_ms, char *err, size_t len)
 {
     uint64_t left = mapped_bytes(NULL);
-    pool_begin();
+    hostmem_begin();
     for (unsigned i = 0; i < shim.swaptable.n; i++) {
         struct swaptable_entry *p = &shim.swaptable.v[i];
         if (!p->va || p->idle)
             continue;
-        if (pool_take(p->size, left, &p->host_off, grow_ms, err, len) < 0)
+        if (hostmem_take(p->size, left, &p->host_off, grow_ms, err, len) < 0)
             return -1;
         left -= p->size;
     }
@@ -465,7 +465,7 @@ static int make_all(uint64_t floor, char *err, size_t len)
     bool disk_failed = false;
     uint64_t d0 = clock_mono_ms();
     if (rc == CUDA_SUCCESS && nplan &&
-        spill_in(pool_file(), plan, nplan, spill_enter, err, len) < 0)
+        spill_in(hostmem_file(), plan, nplan, spill_enter, err, len) < 0)
         disk_failed = true;
     disk_in_ms = nplan ? clock_mono_ms() - d0 : 0;
     CUresult r = sync_streams();
@@ -513,7 +513,7 @@ static void restore_refs(void)
     }
 }
 
-/* A pool chunk with nothing allocated from it (no thread can allocate:
+/* A memory pool's chunk with nothing allocated from it (no thread can allocate:
  * they all wait at the gate). Table locked. */
 static void mark_idle(uint64_t va, void *arg)
 {
@@ -526,7 +526,7 @@ static void mark_idle(uint64_t va, void *arg)
 int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len)
 {
     memset(st, 0, sizeof *st);
-    if (pool_daemon() && !pool_held() && pool_file() < 0) {
+    if (hostmem_daemon() && !hostmem_held() && hostmem_file() < 0) {
         snprintf(err, len,
                  "this process swaps into host memory the daemon gives it: ask the daemon "
                  "(vram suspend MODEL)");
@@ -574,9 +574,9 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
         goto refuse;
     evicted = true;
     ownpool_each_idle(mark_idle, NULL);
-    if (place_all(&st->pool_ms, err, len) < 0)
+    if (place_all(&st->hostpool_ms, err, len) < 0)
         goto refuse;
-    pool_end();
+    hostmem_end();
     t = clock_mono_ms();
     if ((rc = copy_out()) != CUDA_SUCCESS) {
         snprintf(err, len, "copying to host memory failed (error %d)", rc);
@@ -587,8 +587,8 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
     if (nplan) {
         uint64_t d0 = clock_mono_ms();
         uint64_t end = plan[nplan - 1].off + plan[nplan - 1].n;
-        int bad = spill_reserve(pool_file(), end, err, len) < 0 ||
-                  spill_out(pool_file(), plan, nplan, spill_enter, err, len) < 0;
+        int bad = spill_reserve(hostmem_file(), end, err, len) < 0 ||
+                  spill_out(hostmem_file(), plan, nplan, spill_enter, err, len) < 0;
         st->disk_ms = clock_mono_ms() - d0;
         if (bad) {
             sync_streams();
@@ -608,7 +608,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
         goto refuse;
     }
     st->bytes = mapped_bytes(&st->allocations);
-    st->disk = pool_file_bytes();
+    st->disk = hostmem_file_bytes();
     suspended = true;
     pthread_mutex_unlock(&shim.swaptable.mu);
     return 0;
@@ -631,10 +631,10 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
     }
     pthread_mutex_lock(&shim.swaptable.mu);
     uint64_t t = clock_mono_ms();
-    /* what comes back is what went out (empty pool chunks are made again
+    /* what comes back is what went out (empty memory pool chunks are made again
      * with no bytes to copy) */
     st->bytes = mapped_bytes(&st->allocations);
-    st->disk = pool_file_bytes();
+    st->disk = hostmem_file_bytes();
     /* the host copy stays intact whatever fails: the process stays out */
     if (make_all(floor, err, len) < 0) {
         pthread_mutex_unlock(&shim.swaptable.mu);
@@ -654,24 +654,24 @@ void swap_after_resume(bool keep_chunks)
 {
     if (suspended)
         return;
-    pool_file_close(); /* its bytes are on the GPU again: the daemon removes it */
+    hostmem_file_close(); /* its bytes are on the GPU again: the daemon removes it */
     /* the daemon's memory back to the daemon (unless it asked to keep it
      * ready for the next suspend), and this process's own too: under the
      * daemon, RAM is held for swaps only as the daemon decides */
-    if (pool_daemon()) {
+    if (hostmem_daemon()) {
         if (!keep_chunks)
-            pool_drop_chunks();
-        pool_drop();
-    } else if (pool_policy() == POOL_NONE) {
-        pool_drop();
+            hostmem_drop_chunks();
+        hostmem_drop();
+    } else if (hostmem_policy() == HOSTMEM_NONE) {
+        hostmem_drop();
     }
 }
 
 void swap_drop(void)
 {
     if (!suspended) {
-        pool_drop_chunks();
-        pool_file_close();
+        hostmem_drop_chunks();
+        hostmem_file_close();
     }
 }
 
@@ -684,18 +684,18 @@ int swap_spill(uint64_t bytes, uint64_t *ms, char *err, size_t len)
     }
     uint64_t t = clock_mono_ms();
     pthread_mutex_lock(&shim.swaptable.mu);
-    int rc = pool_demote(bytes, err, len);
+    int rc = hostmem_demote(bytes, err, len);
     pthread_mutex_unlock(&shim.swaptable.mu);
     *ms = clock_mono_ms() - t;
     return rc;
 }
 
-int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
+int swap_prepare(uint64_t *hostpool_ms, char *err, size_t len)
 {
-    *pool_ms = 0;
+    *hostpool_ms = 0;
     if (suspended)
         return 0;
-    if (pool_daemon()) { /* the daemon's chunks, pinned ahead of the next suspend */
+    if (hostmem_daemon()) { /* the daemon's chunks, pinned ahead of the next suspend */
         uint64_t t = clock_mono_ms(), b;
         unsigned n;
         if (swap_check(&b, &n, err, len) < 0) /* the driver's path will move it */
@@ -708,35 +708,35 @@ int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
             snprintf(err, len, "no GPU memory to swap yet: nothing to prepare for");
             return -1;
         }
-        int rc = pool_pin_chunks(err, len);
-        *pool_ms = clock_mono_ms() - t;
+        int rc = hostmem_pin_chunks(err, len);
+        *hostpool_ms = clock_mono_ms() - t;
         return rc;
     }
     pthread_mutex_lock(&shim.swaptable.mu);
     uint64_t need = mapped_bytes(NULL);
     int rc = 0;
-    uint64_t have = pool_bytes();
+    uint64_t have = hostmem_bytes();
     pthread_mutex_unlock(&shim.swaptable.mu);
     if (need > have)
-        rc = pool_grow(need - have, pool_ms, err, len);
+        rc = hostmem_grow(need - have, hostpool_ms, err, len);
     return rc;
 }
 
-int swap_ready_step(uint64_t step, uint64_t *pool_ms, char *err, size_t len)
+int swap_ready_step(uint64_t step, uint64_t *hostpool_ms, char *err, size_t len)
 {
-    *pool_ms = 0;
-    if (suspended || pool_daemon())
+    *hostpool_ms = 0;
+    if (suspended || hostmem_daemon())
         return 0;
     pthread_mutex_lock(&shim.swaptable.mu);
-    uint64_t need = mapped_bytes(NULL), have = pool_bytes();
+    uint64_t need = mapped_bytes(NULL), have = hostmem_bytes();
     int dev = shim.swaptable.n ? shim.swaptable.v[0].prop.location.id : -1;
     /* pinning wants a context current on this thread */
     CUresult r = need > have && dev_ok(dev) ? enter_device(dev) : CUDA_ERROR_NOT_FOUND;
     pthread_mutex_unlock(&shim.swaptable.mu);
     if (need <= have || r != CUDA_SUCCESS)
         return 0;
-    /* at most a two-hundredth of it a step: the pool has 256 regions */
+    /* at most a two-hundredth of it a step: the host pool has 256 regions */
     uint64_t n = need - have, least = need / 200;
     step = step > least ? step : least;
-    return pool_grow(n < step ? n : step, pool_ms, err, len) < 0 ? -1 : 1;
+    return hostmem_grow(n < step ? n : step, hostpool_ms, err, len) < 0 ? -1 : 1;
 }

@@ -12,7 +12,7 @@
 struct swap_stats {
     uint64_t bytes;       /* moved */
     unsigned allocations; /* moved */
-    uint64_t gate_ms, sync_ms, pool_ms;
+    uint64_t gate_ms, sync_ms, hostpool_ms;
     uint64_t copy_ms; /* copies, with the releases (out) or the re-creation (in) overlapped */
     uint64_t disk;    /* of bytes, in the spill file (the disk tier) */
     uint64_t disk_ms; /* out: the spill file's part, after the host memory's */
@@ -27,7 +27,7 @@ bool swap_suspended(void);
 /* Holds the threads (waiting up to timeout_ms for calls in flight), waits
  * for the GPU, copies everything out and frees the VRAM; into the daemon's
  * chunks first (under the daemon, which must have given some), then this
- * process's own pool. 0, or -1 with err and the process running as
+ * process's own host pool. 0, or -1 with err and the process running as
  * before. */
 int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len);
 
@@ -40,13 +40,13 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len);
 
 /* Grows the host pool to what a suspend would need now ("eager"); under
  * the daemon, pins the chunks it gave ahead of the next suspend. */
-int swap_prepare(uint64_t *pool_ms, char *err, size_t len);
+int swap_prepare(uint64_t *hostpool_ms, char *err, size_t len);
 
 /* Alone (not under the daemon): grows the host pool by about step bytes
  * toward what a suspend would need now (policy "ready": the control
  * thread calls it while the process is idle). 1: grown, more to do; 0:
- * nothing to do; -1 with err. *pool_ms: how long it took. */
-int swap_ready_step(uint64_t step, uint64_t *pool_ms, char *err, size_t len);
+ * nothing to do; -1 with err. *hostpool_ms: how long it took. */
+int swap_ready_step(uint64_t step, uint64_t *hostpool_ms, char *err, size_t len);
 
 /* After a resume has been answered: host memory held for the swap goes
  * back (the daemon's chunks unless keep_chunks, and, under the daemon or

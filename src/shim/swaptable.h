@@ -18,7 +18,7 @@ struct swaptable_entry {
     uint64_t real; /* the driver's handle now; 0 while swapped out */
     uint64_t size;
     uint64_t va;       /* where it is mapped whole; 0 when not */
-    uint64_t host_off; /* where its bytes are in the pool while swapped out */
+    uint64_t host_off; /* where its bytes are in the host pool while swapped out */
     CUmemAllocationProp prop;
     int refs; /* the application's references (own: 0) */
     int maps; /* mappings of it */

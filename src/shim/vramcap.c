@@ -10,7 +10,7 @@
  *   VRAM_SWAP=1     fast swap: device memory made of VMM calls, driver
  *                   entry points gated, a control socket (swap.c, ctl.c);
  *                   VRAM_SWAP_POOL and VRAM_SWAP_HOST_MAX tune its host
- *                   memory (pool.h)
+ *                   memory (hostmem.h)
  *   VRAM_DAEMON     PID:START of the vram serve that started this model: the
  *                   one process (and root) its control socket obeys, and
  *                   the process is made undumpable (trust.h)
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "shim/ctl.h"
-#include "shim/pool.h"
+#include "shim/hostmem.h"
 #include "shim/share.h"
 #include "shim/shim.h"
 #include "shim/ownpool.h"
@@ -54,7 +54,7 @@ __attribute__((constructor)) static void shim_start(void)
     const char *swap = getenv("VRAM_SWAP");
     if (swap && strcmp(swap, "1") == 0) {
         char err[160];
-        if (pool_setup(err, sizeof err) == 0)
+        if (hostmem_setup(err, sizeof err) == 0)
             shim.swap = true;
         else
             fprintf(stderr, "libvramcap: %s; fast swap off\n", err);
