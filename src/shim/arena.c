@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "shim/driver.h"
-#include "shim/ownmem.h"
 #include "shim/freeevent.h"
+#include "shim/ownmem.h"
 
 #define SMALL  (1ULL << 20)
 #define MIDDLE (10ULL << 20)

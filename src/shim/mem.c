@@ -10,9 +10,9 @@
 #include "shim/gate.h"
 #include "shim/mem.h"
 #include "shim/ownmem.h"
+#include "shim/ownpool.h"
 #include "shim/share.h"
 #include "shim/shim.h"
-#include "shim/ownpool.h"
 
 /* Before the driver is asked: the current context's device (where these
  * entry points allocate) into *dev, and bytes taken from its budget.

@@ -8,8 +8,8 @@
 
 #include "shim/driver.h"
 #include "shim/gate.h"
-#include "shim/shim.h"
 #include "shim/ownpool.h"
+#include "shim/shim.h"
 
 #define PASS(name, ...)                                                                            \
     GATE_SCOPE();                                                                                  \

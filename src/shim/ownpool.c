@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "shim/addrmap.h"
-#include "shim/driver.h"
 #include "shim/arena.h"
+#include "shim/driver.h"
 #include "shim/freeevent.h"
 #include "shim/shim.h"
 

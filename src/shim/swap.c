@@ -24,11 +24,11 @@
 #include "shim/gate.h"
 #include "shim/graph.h"
 #include "shim/hostmem.h"
+#include "shim/ownpool.h"
 #include "shim/reach.h"
 #include "shim/share.h"
 #include "shim/shim.h"
 #include "shim/spill.h"
-#include "shim/ownpool.h"
 
 #define STREAMS 4
 #define PIECE   (64ULL << 20)

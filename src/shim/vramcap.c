@@ -24,9 +24,9 @@
 
 #include "shim/ctl.h"
 #include "shim/hostmem.h"
+#include "shim/ownpool.h"
 #include "shim/share.h"
 #include "shim/shim.h"
-#include "shim/ownpool.h"
 #include "shim/trust.h"
 
 static void after_fork_child(void)

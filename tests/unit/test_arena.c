@@ -15,10 +15,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "shim/driver.h"
-#include "shim/ownmem.h"
 #include "shim/arena.h"
+#include "shim/driver.h"
 #include "shim/freeevent.h"
+#include "shim/ownmem.h"
 
 /* ---- a driver that records ---- */
 
