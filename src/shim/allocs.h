@@ -1,6 +1,7 @@
 /* allocs: every live allocation of this process that libvramcap counted,
- * keyed by address (or handle) and kind: what a free gives back, and later
- * the map of what to move out of VRAM and back. O(1) per operation. */
+ * keyed by address (or handle) and kind: what a free gives back, and the
+ * bytes of each kind (fast swap refuses the kinds it cannot move). O(1)
+ * per operation. */
 #ifndef VRAM_SHIM_ALLOCS_H
 #define VRAM_SHIM_ALLOCS_H
 

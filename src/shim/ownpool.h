@@ -3,7 +3,7 @@
  * the program gets (a device's default, or one of cuMemPoolCreate's) is
  * libvramcap's, behind the handle of an empty pool of the driver's (so the
  * runtime's checks of a handle hold); its memory is chunks of the VMM
- * memory fast swap moves (swap.c), handed out in pieces in stream order,
+ * memory fast swap moves (ownmem.c), handed out in pieces in stream order,
  * so the driver never holds a pool's memory and a suspend moves it out and
  * back at the same addresses with the pool's bookkeeping untouched. Pools
  * the program makes exportable to other processes, and every allocation
