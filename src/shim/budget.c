@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "shim/hook.h"
+#include "shim/driver.h"
 
 int budget_device_uuid(int dev, char *out, size_t len)
 {

@@ -31,7 +31,7 @@
 #include "ipc/swapline.h"
 #include "shim/ctl.h"
 #include "shim/gate.h"
-#include "shim/pool.h"
+#include "shim/hostmem.h"
 #include "shim/shim.h"
 #include "shim/swap.h"
 #include "shim/trust.h"
@@ -42,7 +42,7 @@ static int listen_fd = -1;
 static const char *policy_name(void)
 {
     static const char *names[] = {"keep", "none", "eager", "ready"};
-    return names[pool_policy()];
+    return names[hostmem_policy()];
 }
 
 /* The chunks of host memory that came with a request: kept for a suspend
@@ -50,19 +50,19 @@ static const char *policy_name(void)
 static int take_chunks(const struct swapline_req *q, const int *fds, unsigned n, char *err,
                        size_t len)
 {
-    bool keep = pool_daemon() && !swap_suspended() &&
+    bool keep = hostmem_daemon() && !swap_suspended() &&
                 (q->verb == SWAPLINE_SUSPEND || q->verb == SWAPLINE_PREPARE);
     /* the spill file comes last (a suspend's) or alone (a spill's) */
-    bool file = pool_daemon() && q->spill && n &&
+    bool file = hostmem_daemon() && q->spill && n &&
                 ((q->verb == SWAPLINE_SUSPEND && !swap_suspended()) ||
                  (q->verb == SWAPLINE_SPILL && swap_suspended()));
     int rc = 0;
     for (unsigned i = 0; i < n; i++)
         if (file && i == n - 1)
-            rc |= pool_set_file(fds[i], q->spill, err, len);
+            rc |= hostmem_set_file(fds[i], q->spill, err, len);
         else if (!keep)
             close(fds[i]);
-        else if (pool_add_chunk(fds[i], err, len) < 0)
+        else if (hostmem_add_chunk(fds[i], err, len) < 0)
             rc = -1;
     return rc;
 }
@@ -75,7 +75,7 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
     struct swap_stats st;
     memset(&st, 0, sizeof st);
     int rc = 0;
-    uint64_t pool_ms = 0;
+    uint64_t hostpool_ms = 0;
     struct swapline_req q;
     bool parsed = swapline_parse_request(req, &q) == 0;
     if (!parsed) {
@@ -93,14 +93,14 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
     } else if (q.verb == SWAPLINE_RESUME) {
         rc = swap_resume(q.floor, &st, err, sizeof err);
     } else if (q.verb == SWAPLINE_PREPARE) {
-        rc = swap_prepare(&pool_ms, err, sizeof err);
-        st.pool_ms = pool_ms;
+        rc = swap_prepare(&hostpool_ms, err, sizeof err);
+        st.hostpool_ms = hostpool_ms;
     } else if (q.verb == SWAPLINE_DROP) {
         swap_drop();
     } else if (q.verb == SWAPLINE_SPILL) {
         rc = swap_spill(q.spill_bytes, &st.disk_ms, err, sizeof err);
-        if (rc < 0 && !pool_file_bytes()) /* a file given for this, holding nothing */
-            pool_file_close();
+        if (rc < 0 && !hostmem_file_bytes()) /* a file given for this, holding nothing */
+            hostmem_file_close();
     }
     /* a suspend or a prepare that failed keeps none of what it was given:
      * the daemon takes it back */
@@ -109,13 +109,14 @@ static bool answer(int fd, const char *req, const int *fds, unsigned nfds, bool 
     if (rc < 0) {
         snprintf(out, sizeof out, "error %s\n", err);
     } else {
-        struct swapline_info in = {.pool = pool_bytes(),
-                                   .held = pool_held(),
+        /* the line's names (ipc/swapline.h): its pool is the host pool */
+        struct swapline_info in = {.pool = hostmem_bytes(),
+                                   .held = hostmem_held(),
                                    .gate_ms = st.gate_ms,
                                    .sync_ms = st.sync_ms,
-                                   .pool_ms = st.pool_ms,
+                                   .pool_ms = st.hostpool_ms,
                                    .copy_ms = st.copy_ms,
-                                   .disk = pool_file_bytes(),
+                                   .disk = hostmem_file_bytes(),
                                    .disk_ms = st.disk_ms};
         if (swap_check(&in.bytes, &in.allocations, in.why, sizeof in.why) >= 0)
             in.why[0] = '\0';
@@ -236,7 +237,7 @@ static void ahead_tick(uint64_t *last, unsigned long *calls)
     *calls = c;
     if (failed || swap_suspended())
         return;
-    if (pool_policy() == POOL_READY) {
+    if (hostmem_policy() == HOSTMEM_READY) {
         if (idle && swap_ready_step(READY_STEP, &ms, err, sizeof err) < 0) {
             fprintf(stderr, "libvramcap: readying host memory for a suspend: %s\n", err);
             failed = true; /* said once; the suspend grows what is missing */
@@ -244,10 +245,10 @@ static void ahead_tick(uint64_t *last, unsigned long *calls)
         return;
     }
     swap_check(&bytes, &allocs, why, sizeof why);
-    bool grow = bytes > pool_bytes();
+    bool grow = bytes > hostmem_bytes();
     if (bytes == *last && grow) {
         if (swap_prepare(&ms, err, sizeof err) < 0) {
-            fprintf(stderr, "libvramcap: preparing the swap pool: %s\n", err);
+            fprintf(stderr, "libvramcap: preparing the host pool: %s\n", err);
             failed = true; /* said once; the suspend will try again */
         }
     }
@@ -261,12 +262,12 @@ static void *loop(void *arg)
     unsigned long calls = 0;
     for (;;) {
         struct pollfd p = {listen_fd, POLLIN, 0};
-        /* alone, the pool is made ahead; under the daemon it prepares.
+        /* alone, the host pool is made ahead; under the daemon it prepares.
          * Looks come on time whatever the requests (a client asking
          * `info` ten times a second must not starve the readying) */
-        enum pool_policy pp = pool_policy();
-        bool ahead = (pp == POOL_EAGER || pp == POOL_READY) && !pool_daemon();
-        uint64_t now = clock_mono_ms(), every = pp == POOL_READY ? READY_POLL_MS : 2000;
+        enum hostmem_policy pp = hostmem_policy();
+        bool ahead = (pp == HOSTMEM_EAGER || pp == HOSTMEM_READY) && !hostmem_daemon();
+        uint64_t now = clock_mono_ms(), every = pp == HOSTMEM_READY ? READY_POLL_MS : 2000;
         if (ahead && now >= next) {
             ahead_tick(&last, &calls);
             next = now + every;

@@ -18,7 +18,7 @@
 
 #include "gpu/nvproc.h"
 #include "shim/budget.h"
-#include "shim/hook.h"
+#include "shim/driver.h"
 
 #define MAX_PROCS 256
 
@@ -36,15 +36,15 @@ void ctxcost_begin(struct ctxcost *c, CUdevice dev, const struct group *g)
     void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return;
-    nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))hook_real_dlsym(h, "nvmlInit_v2");
+    nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))driver_lookup(h, "nvmlInit_v2");
     nvmlReturn_t (*by_uuid)(const char *, nvmlDevice_t *) =
-        (nvmlReturn_t(*)(const char *, nvmlDevice_t *))hook_real_dlsym(h,
-                                                                       "nvmlDeviceGetHandleByUUID");
-    c->fini = (nvmlReturn_t(*)(void))hook_real_dlsym(h, "nvmlShutdown");
+        (nvmlReturn_t(*)(const char *, nvmlDevice_t *))driver_lookup(h,
+                                                                     "nvmlDeviceGetHandleByUUID");
+    c->fini = (nvmlReturn_t(*)(void))driver_lookup(h, "nvmlShutdown");
     /* the library's own, not libvramcap's view of it (view.c) */
-    c->meminfo = (nvmlReturn_t(*)(nvmlDevice_t, nvmlMemory_v1_t *))hook_real_dlsym(
+    c->meminfo = (nvmlReturn_t(*)(nvmlDevice_t, nvmlMemory_v1_t *))driver_lookup(
         h, "nvmlDeviceGetMemoryInfo");
-    c->procs = (nvml_proclist_fn)hook_real_dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
+    c->procs = (nvml_proclist_fn)driver_lookup(h, "nvmlDeviceGetComputeRunningProcesses_v3");
     if (!init || !by_uuid || !c->fini || init() != NVML_SUCCESS) {
         dlclose(h);
         return;

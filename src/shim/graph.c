@@ -4,8 +4,7 @@
 #include <stdio.h>
 
 #include "core/units.h"
-#include "shim/hook.h"
-#include "shim/shim.h"
+#include "shim/driver.h"
 
 static uint64_t attr(int dev, int which)
 {

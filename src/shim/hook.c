@@ -14,26 +14,18 @@
  * launch never passes through libvramcap, unless fast swap is on: then
  * every driver entry point handed out (wrapped or not) goes through a
  * gate trampoline (gate.c), so that a suspend can hold the threads. */
+#include "shim/hook.h"
+
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "shim/gate.h"
-#include "shim/hook.h"
+#include "shim/mem.h"
+#include "shim/mempool.h"
+#include "shim/peer.h"
 #include "shim/shim.h"
-
-#define SHIM_DEFINE(name, params)      CUresult(*real_##name) params;
-#define SHIM_DEFINE_NVML(name, params) nvmlReturn_t(*real_##name) params;
-SHIM_CUDA_HOOKS(SHIM_DEFINE)
-SHIM_CUDA_HELPERS(SHIM_DEFINE)
-SHIM_NVML_HOOKS(SHIM_DEFINE_NVML)
-
-/* our wrappers, defined in mem.c and view.c under the real names */
-#define SHIM_PROTO(name, params)      CUresult name params;
-#define SHIM_PROTO_NVML(name, params) nvmlReturn_t name params;
-SHIM_CUDA_HOOKS(SHIM_PROTO)
-SHIM_NVML_HOOKS(SHIM_PROTO_NVML)
+#include "shim/view.h"
+#include "shim/vmm.h"
 
 struct hook {
     const char *name;
@@ -42,68 +34,14 @@ struct hook {
 };
 
 static const struct hook hooks[] = {
-#define SHIM_ENTRY(name, params) {#name, (void *)name, (void **)&real_##name},
-    SHIM_CUDA_HOOKS(SHIM_ENTRY) SHIM_NVML_HOOKS(SHIM_ENTRY)
-#undef SHIM_ENTRY
+#define HOOK_ENTRY(name, params) {#name, (void *)name, (void **)&real_##name},
+    DRIVER_WRAPPED(HOOK_ENTRY) DRIVER_NVML_WRAPPED(HOOK_ENTRY)
+#undef HOOK_ENTRY
 };
 #define NHOOKS (sizeof hooks / sizeof hooks[0])
 
-typedef void *(*dlsym_fn)(void *, const char *);
-static dlsym_fn real_dlsym_ptr;
-static atomic_bool cuda_resolved, nvml_resolved;
-static pthread_mutex_t resolve_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static dlsym_fn find_real_dlsym(void)
-{
-    if (!real_dlsym_ptr) {
-        /* glibc 2.34 moved dlsym into libc under a new version */
-        real_dlsym_ptr = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-        if (!real_dlsym_ptr)
-            real_dlsym_ptr = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-    }
-    return real_dlsym_ptr;
-}
-
-void *hook_real_dlsym(void *handle, const char *name)
-{
-    dlsym_fn f = find_real_dlsym();
-    return f ? f(handle, name) : NULL;
-}
-
-/* Looks up every real entry point in an already loaded library. */
-static void resolve(const char *lib, const char *prefix, atomic_bool *done)
-{
-    if (atomic_load(done))
-        return;
-    pthread_mutex_lock(&resolve_mu);
-    void *h = atomic_load(done) ? NULL : dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
-    if (h) {
-        for (size_t i = 0; i < NHOOKS; i++)
-            if (strncmp(hooks[i].name, prefix, strlen(prefix)) == 0)
-                *hooks[i].real = hook_real_dlsym(h, hooks[i].name);
-#define SHIM_HELPER(name, params) real_##name = (CUresult(*) params)hook_real_dlsym(h, #name);
-        if (prefix[0] == 'c') {
-            SHIM_CUDA_HELPERS(SHIM_HELPER)
-        }
-#undef SHIM_HELPER
-        atomic_store(done, true);
-        /* the library stays loaded: dlclose would only drop our reference */
-        dlclose(h);
-    }
-    pthread_mutex_unlock(&resolve_mu);
-}
-
-void hook_resolve_cuda(void)
-{
-    resolve("libcuda.so.1", "cu", &cuda_resolved);
-}
-
-void hook_resolve_nvml(void)
-{
-    resolve("libnvidia-ml.so.1", "nvml", &nvml_resolved);
-}
-
-void *hook_wrapper_for(const void *real)
+/* Our wrapper for a real entry point, or NULL when we do not wrap it. */
+static void *wrapper_for(const void *real)
 {
     if (!real)
         return NULL;
@@ -132,7 +70,7 @@ static bool in_driver(void *fn)
  * one, gated when fast swap is on. */
 static void *hand_out(void *real)
 {
-    void *w = hook_wrapper_for(real);
+    void *w = wrapper_for(real);
     if (!shim.swap)
         return w ? w : real;
     if (w)
@@ -145,12 +83,12 @@ static void *swap(void *answer, const char *name)
     if (!answer || !name)
         return answer;
     if (name[0] == 'c' && name[1] == 'u') {
-        hook_resolve_cuda();
+        driver_resolve_cuda();
         return hand_out(answer);
     }
     if (strncmp(name, "nvml", 4) == 0) {
-        hook_resolve_nvml();
-        void *w = hook_wrapper_for(answer);
+        driver_resolve_nvml();
+        void *w = wrapper_for(answer);
         return w ? w : answer;
     }
     return answer;
@@ -161,7 +99,7 @@ static void *swap(void *answer, const char *name)
  * file is built with -O2 and -foptimize-sibling-calls for that). */
 SHIM_EXPORT void *dlsym(void *handle, const char *name)
 {
-    dlsym_fn f = find_real_dlsym();
+    driver_dlsym_fn f = driver_dlsym();
     if (handle == RTLD_NEXT)
         return f(handle, name);
     return swap(f(handle, name), name);

@@ -6,13 +6,13 @@
  * framework turns into its usual out-of-memory error. */
 #include <string.h>
 
+#include "shim/driver.h"
 #include "shim/gate.h"
-#include "shim/hook.h"
 #include "shim/mem.h"
+#include "shim/ownmem.h"
+#include "shim/ownpool.h"
 #include "shim/share.h"
 #include "shim/shim.h"
-#include "shim/spool.h"
-#include "shim/swap.h"
 
 /* Before the driver is asked: the current context's device (where these
  * entry points allocate) into *dev, and bytes taken from its budget.
@@ -30,30 +30,19 @@ static CUresult take(int *dev, uint64_t bytes)
 
 /* After the driver answered: keep the charge and remember it, or give it
  * back. A table that cannot grow gives the charge back rather than leak it. */
-static CUresult settle(CUresult rc, uint64_t key, enum atab_kind kind, int dev, uint64_t bytes)
+static CUresult settle(CUresult rc, uint64_t key, enum allocs_kind kind, int dev, uint64_t bytes)
 {
     if (rc != CUDA_SUCCESS) {
         shim_budget_give(dev, bytes);
         return rc;
     }
-    if (atab_put(&shim.atab, key, kind, bytes, dev) < 0)
+    if (allocs_put(&shim.allocs, key, kind, bytes, dev) < 0)
         shim_budget_give(dev, bytes);
     return rc;
 }
 
-/* Back to the device the allocation was charged to, whatever is current. */
-void mem_give_back(uint64_t key, const enum atab_kind *kinds, size_t nkinds)
-{
-    struct atab_entry e;
-    for (size_t i = 0; i < nkinds; i++)
-        if (atab_take(&shim.atab, key, kinds[i], &e) == 0) {
-            shim_budget_give(e.dev, e.bytes);
-            return;
-        }
-}
-
-static const enum atab_kind linear_kinds[] = {ATAB_LINEAR, ATAB_ASYNC, ATAB_MANAGED,
-                                              ATAB_FIXED,  ATAB_POOL,  ATAB_GRAPH};
+static const enum allocs_kind linear_kinds[] = {ALLOCS_LINEAR, ALLOCS_ASYNC,   ALLOCS_MANAGED,
+                                                ALLOCS_FIXED,  ALLOCS_OWNPOOL, ALLOCS_GRAPH};
 #define NLINEAR (sizeof linear_kinds / sizeof linear_kinds[0])
 
 SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
@@ -69,9 +58,9 @@ SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
     /* with fast swap on, the memory is the VMM's, so it can leave its
      * addresses and come back to them */
     bool plain = !shim.swap;
-    rc = plain ? real_cuMemAlloc_v2(dptr, size) : swap_alloc(dptr, size, &plain);
-    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, plain && shim.swap ? ATAB_FIXED : ATAB_LINEAR,
-                  dev, charge);
+    rc = plain ? real_cuMemAlloc_v2(dptr, size) : ownmem_alloc(dptr, size, &plain);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0,
+                  plain && shim.swap ? ALLOCS_FIXED : ALLOCS_LINEAR, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
@@ -100,7 +89,7 @@ SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t
             shim_budget_give(dev, charge - real);
         charge = real;
     }
-    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_FIXED, dev, charge);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ALLOCS_FIXED, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned flags)
@@ -114,7 +103,7 @@ SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned 
     if (rc != CUDA_SUCCESS)
         return rc;
     rc = real_cuMemAllocManaged(dptr, size, flags);
-    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ATAB_MANAGED, dev, charge);
+    return settle(rc, rc == CUDA_SUCCESS ? *dptr : 0, ALLOCS_MANAGED, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
@@ -125,17 +114,17 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
     CUresult rc;
     if (!shim.swap)
         rc = real_cuMemFree_v2(dptr);
-    else if (!spool_free_now(dptr, &rc)) /* a pool's memory goes back to it */
-        rc = swap_free(dptr);
+    else if (!ownpool_free_now(dptr, &rc)) /* a pool's memory goes back to it */
+        rc = ownmem_free(dptr);
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, linear_kinds, NLINEAR);
+        shim_give_back(dptr, linear_kinds, NLINEAR);
     return rc;
 }
 
 /* A pool hands out memory it may already hold; counting what is handed out
  * (not what the pool reserved) is what the application asked for, and what
  * a pool with the default release threshold holds once it synchronizes.
- * With fast swap on, the pools are libvramcap's (spool.c), so that a
+ * With fast swap on, the pools are libvramcap's (ownpool.c), so that a
  * suspend can move them. */
 static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
                             CUstream stream, bool ptsz)
@@ -145,9 +134,9 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, b
     CUresult rc = take(&dev, charge);
     if (rc != CUDA_SUCCESS)
         return rc;
-    enum atab_kind kind = ATAB_ASYNC;
+    enum allocs_kind kind = ALLOCS_ASYNC;
     if (shim.swap)
-        rc = spool_alloc(dptr, size, pool, has_pool, stream, ptsz, &kind);
+        rc = ownpool_alloc(dptr, size, pool, has_pool, stream, ptsz, &kind);
     else if (has_pool)
         rc = ptsz ? real_cuMemAllocFromPoolAsync_ptsz(dptr, size, pool, stream)
                   : real_cuMemAllocFromPoolAsync(dptr, size, pool, stream);
@@ -196,9 +185,9 @@ SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
     GATE_SCOPE();
     if (!REAL(cuMemFreeAsync))
         return CUDA_ERROR_NOT_INITIALIZED;
-    CUresult rc = shim.swap ? spool_free(dptr, stream, false) : real_cuMemFreeAsync(dptr, stream);
+    CUresult rc = shim.swap ? ownpool_free(dptr, stream, false) : real_cuMemFreeAsync(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, linear_kinds, NLINEAR);
+        shim_give_back(dptr, linear_kinds, NLINEAR);
     return rc;
 }
 
@@ -208,9 +197,9 @@ SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
     if (!REAL(cuMemFreeAsync_ptsz))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc =
-        shim.swap ? spool_free(dptr, stream, true) : real_cuMemFreeAsync_ptsz(dptr, stream);
+        shim.swap ? ownpool_free(dptr, stream, true) : real_cuMemFreeAsync_ptsz(dptr, stream);
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, linear_kinds, NLINEAR);
+        shim_give_back(dptr, linear_kinds, NLINEAR);
     return rc;
 }
 
@@ -239,7 +228,7 @@ static uint64_t array_bytes(size_t w, size_t h, size_t d, int format, unsigned c
 
 static CUresult array_made(CUresult rc, void *handle, int dev, uint64_t charge)
 {
-    return settle(rc, rc == CUDA_SUCCESS ? (uint64_t)(uintptr_t)handle : 0, ATAB_ARRAY, dev,
+    return settle(rc, rc == CUDA_SUCCESS ? (uint64_t)(uintptr_t)handle : 0, ALLOCS_ARRAY, dev,
                   charge);
 }
 
@@ -303,9 +292,9 @@ SHIM_EXPORT CUresult cuArrayDestroy(CUarray arr)
     if (!REAL(cuArrayDestroy))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuArrayDestroy(arr);
-    static const enum atab_kind kinds[] = {ATAB_ARRAY};
+    static const enum allocs_kind kinds[] = {ALLOCS_ARRAY};
     if (rc == CUDA_SUCCESS)
-        mem_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
+        shim_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
     return rc;
 }
 
@@ -315,10 +304,23 @@ SHIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray arr)
     if (!REAL(cuMipmappedArrayDestroy))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMipmappedArrayDestroy(arr);
-    static const enum atab_kind kinds[] = {ATAB_ARRAY};
+    static const enum allocs_kind kinds[] = {ALLOCS_ARRAY};
     if (rc == CUDA_SUCCESS)
-        mem_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
+        shim_give_back((uint64_t)(uintptr_t)arr, kinds, 1);
     return rc;
+}
+
+/* With fast swap on, memory libvramcap made (ownmem.c) is no driver's
+ * allocation: libvramcap's own handle for it (share.c). */
+SHIM_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr ptr)
+{
+    GATE_SCOPE();
+    if (!REAL(cuIpcGetMemHandle))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc;
+    if (shim.swap && h && share_handle(h, ptr, &rc))
+        return rc;
+    return real_cuIpcGetMemHandle(h, ptr);
 }
 
 /* Memory another process shares over IPC is charged to the importer too:
@@ -350,7 +352,7 @@ SHIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle h, 
             REAL(cuIpcCloseMemHandle)(*dptr);
         return taken;
     }
-    return settle(rc, *dptr, ours ? ATAB_SHARED : ATAB_IPC, dev, charge);
+    return settle(rc, *dptr, ours ? ALLOCS_SHARED : ALLOCS_IPC, dev, charge);
 }
 
 SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
@@ -359,8 +361,8 @@ SHIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
     if (!REAL(cuIpcCloseMemHandle))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = share_close(dptr) ? CUDA_SUCCESS : real_cuIpcCloseMemHandle(dptr);
-    static const enum atab_kind kinds[] = {ATAB_IPC, ATAB_SHARED};
+    static const enum allocs_kind kinds[] = {ALLOCS_IPC, ALLOCS_SHARED};
     if (rc == CUDA_SUCCESS)
-        mem_give_back(dptr, kinds, 2);
+        shim_give_back(dptr, kinds, 2);
     return rc;
 }

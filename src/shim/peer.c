@@ -1,19 +1,17 @@
-/* peer: the peer matrix and each allocation's access. cuCtxEnablePeerAccess
- * is per pair of contexts, and VMM access per device: the pairs are kept
- * (so that disabling one of two that open the same devices keeps the
- * access), and reach[B] says which devices' contexts may reach B's memory.
- * A context destroyed without disabling leaves its pair behind: its device
- * keeps access to the peer's allocations, which costs nothing and breaks
- * nothing. Everything here is guarded by the swap table's lock, taken
- * around each driver call that changes access, so that an allocation made
- * meanwhile cannot miss a grant. */
+/* peer: the pairs of contexts that enabled peer access (see peer.h). The
+ * pairs are kept so that disabling one of two that open the same devices
+ * keeps the access. A context destroyed without disabling leaves its pair
+ * behind: its device keeps access to the peer's allocations, which costs
+ * nothing and breaks nothing. The pairs are guarded by the swap table's
+ * lock, as reach.c's matrix is. */
 #include "shim/peer.h"
 
 #include <pthread.h>
 #include <string.h>
 
+#include "shim/driver.h"
 #include "shim/gate.h"
-#include "shim/hook.h"
+#include "shim/reach.h"
 #include "shim/shim.h"
 
 #define MAX_PAIRS 256
@@ -26,7 +24,6 @@ struct pair {
 static struct pair pairs[MAX_PAIRS];
 static unsigned npairs;
 static bool pairs_lost; /* more pairs than kept: access is never taken back */
-static uint64_t reach[SHIM_MAX_DEVICES];
 
 static bool dev_ok(int dev)
 {
@@ -38,76 +35,11 @@ static void forget_all(void)
     /* a forked child has no contexts */
     npairs = 0;
     pairs_lost = false;
-    memset(reach, 0, sizeof reach);
 }
 
 __attribute__((constructor)) static void peer_start(void)
 {
     pthread_atfork(NULL, NULL, forget_all);
-}
-
-void peer_note(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
-{
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
-        if (!p->va || p->va >= ptr + size || p->va + p->size <= ptr)
-            continue;
-        for (size_t k = 0; k < count; k++) {
-            int id = desc[k].location.id;
-            if (desc[k].location.type != 1 || !dev_ok(id)) {
-                p->odd_access = true;
-                continue;
-            }
-            uint64_t bit = 1ULL << id;
-            p->readers = desc[k].flags & 1 ? p->readers | bit : p->readers & ~bit;
-            p->writers = desc[k].flags & 2 ? p->writers | bit : p->writers & ~bit;
-        }
-    }
-}
-
-void peer_own_access(struct vphys *p)
-{
-    int dev = p->prop.location.id;
-    p->readers = p->writers = dev_ok(dev) ? (1ULL << dev) | reach[dev] : 0;
-}
-
-CUresult peer_grant(const struct vphys *p)
-{
-    CUmemAccessDesc d[SHIM_MAX_DEVICES];
-    size_t n = 0;
-    int own = p->prop.location.id;
-    for (int dev = 0; dev < SHIM_MAX_DEVICES; dev++) {
-        uint64_t bit = 1ULL << dev;
-        int flags = (p->readers & bit ? 1 : 0) | (p->writers & bit ? 2 : 0);
-        if (dev == own)
-            flags = 3;
-        if (flags)
-            d[n++] = (CUmemAccessDesc){{1, dev}, flags};
-    }
-    return real_cuMemSetAccess(p->va, p->size, d, n);
-}
-
-/* Opens (or closes) from's access to every allocation of libvramcap's on
- * to, mapped or swapped out (a resume grants what is recorded). The first
- * error, after trying them all. */
-static CUresult set_reach(int from, int to, bool open)
-{
-    uint64_t bit = 1ULL << from;
-    reach[to] = open ? reach[to] | bit : reach[to] & ~bit;
-    CUresult rc = CUDA_SUCCESS;
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
-        bool has = (p->readers & bit) != 0;
-        if (!p->own || p->prop.location.id != to || has == open)
-            continue;
-        p->readers = open ? p->readers | bit : p->readers & ~bit;
-        p->writers = open ? p->writers | bit : p->writers & ~bit;
-        CUmemAccessDesc d = {{1, from}, open ? 3 : 0};
-        CUresult r = p->real && p->va ? real_cuMemSetAccess(p->va, p->size, &d, 1) : CUDA_SUCCESS;
-        if (rc == CUDA_SUCCESS)
-            rc = r;
-    }
-    return rc;
 }
 
 /* The device of a context that is not current: made current a moment. */
@@ -145,17 +77,17 @@ SHIM_EXPORT CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned flags)
     }
     if (from == to) /* a device always reaches its own memory */
         return rc;
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     bool added = npairs < MAX_PAIRS;
     if (added)
         pairs[npairs++] = (struct pair){cur, peer, from, to};
     else
         pairs_lost = true;
-    if (!(reach[to] & (1ULL << from)) && (rc = set_reach(from, to, true)) != CUDA_SUCCESS) {
-        set_reach(from, to, false);
+    if (!reach_has(from, to) && (rc = reach_set(from, to, true)) != CUDA_SUCCESS) {
+        reach_set(from, to, false);
         npairs -= added;
     }
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     if (rc != CUDA_SUCCESS)
         REAL(cuCtxDisablePeerAccess)(peer);
     return rc;
@@ -171,7 +103,7 @@ SHIM_EXPORT CUresult cuCtxDisablePeerAccess(CUcontext peer)
     if (rc != CUDA_SUCCESS || !shim.swap || !real_cuCtxGetCurrent ||
         real_cuCtxGetCurrent(&cur) != CUDA_SUCCESS)
         return rc;
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     for (unsigned i = 0; i < npairs; i++) {
         if (pairs[i].from != cur || pairs[i].to != peer)
             continue;
@@ -182,9 +114,9 @@ SHIM_EXPORT CUresult cuCtxDisablePeerAccess(CUcontext peer)
             still |= pairs[k].from_dev == gone.from_dev && pairs[k].to_dev == gone.to_dev;
         /* a revoke the driver refuses leaves access that is never used */
         if (!still)
-            set_reach(gone.from_dev, gone.to_dev, false);
+            reach_set(gone.from_dev, gone.to_dev, false);
         break;
     }
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     return rc;
 }

@@ -32,11 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host/clock.h"
 #include "core/units.h"
+#include "host/clock.h"
 #include "ipc/sharewire.h"
+#include "shim/driver.h"
 #include "shim/gate.h"
-#include "shim/hook.h"
 #include "shim/shim.h"
 
 #define MAX_EXPORTS 256
@@ -333,7 +333,7 @@ static bool token_ok(const uint8_t *a, const uint8_t *b)
  * out). Swap table locked by the caller. */
 static int export_fd(uint64_t id)
 {
-    struct vphys *p = vtab_by_id(&shim.vtab, id);
+    struct swaptable_entry *p = swaptable_by_id(&shim.swaptable, id);
     int fd = -1;
     if (!p || !p->real ||
         real_cuMemExportToShareableHandle(&fd, p->real, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
@@ -352,9 +352,9 @@ static void on_open(struct peer *p, const struct sharewire_msg *m)
     }
     a.kind = SHAREWIRE_AWAY; /* a swap under way holds the table: ask again */
     int fd = -1;
-    if (pthread_mutex_trylock(&shim.vtab.mu) == 0) {
+    if (pthread_mutex_trylock(&shim.swaptable.mu) == 0) {
         fd = export_fd(m->id);
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
     if (fd >= 0) {
         a.kind = SHAREWIRE_OK;
@@ -511,17 +511,12 @@ static int start(bool listen_too)
     return running ? 0 : -1;
 }
 
-/* ---- the entry points ---- */
+/* ---- what the entry points ask (mem.c) ---- */
 
-SHIM_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr ptr)
+int share_handle(CUipcMemHandle *h, CUdeviceptr ptr, CUresult *rc)
 {
-    GATE_SCOPE();
-    if (!REAL(cuIpcGetMemHandle))
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!shim.swap || !h)
-        return real_cuIpcGetMemHandle(h, ptr);
-    pthread_mutex_lock(&shim.vtab.mu);
-    struct vphys *p = vtab_by_va(&shim.vtab, ptr);
+    pthread_mutex_lock(&shim.swaptable.mu);
+    struct swaptable_entry *p = swaptable_by_va(&shim.swaptable, ptr);
     struct sharewire_handle w = {.pid = getpid()};
     bool ours = p && p->own && !p->chunk && p->va == ptr;
     bool exportable =
@@ -531,31 +526,32 @@ SHIM_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr ptr)
         w.size = p->size;
         w.dev = (uint32_t)p->prop.location.id;
     }
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     if (!ours) /* the driver's own memory, or no allocation's base: its answer */
-        return real_cuIpcGetMemHandle(h, ptr);
+        return 0;
+    *rc = CUDA_ERROR_NOT_SUPPORTED;
     if (!exportable)
-        return CUDA_ERROR_NOT_SUPPORTED;
+        return 1;
     pthread_mutex_lock(&mu);
-    CUresult rc = start(true) == 0 ? CUDA_SUCCESS : CUDA_ERROR_OPERATING_SYSTEM;
+    *rc = start(true) == 0 ? CUDA_SUCCESS : CUDA_ERROR_OPERATING_SYSTEM;
     struct export *e = export_of(w.id);
-    if (rc == CUDA_SUCCESS && !e) {
+    if (*rc == CUDA_SUCCESS && !e) {
         if (nexports == MAX_EXPORTS) {
-            rc = CUDA_ERROR_OUT_OF_MEMORY;
+            *rc = CUDA_ERROR_OUT_OF_MEMORY;
         } else {
             e = &exports[nexports++];
             *e = (struct export){.id = w.id, .size = w.size, .live = true};
             random_bytes(e->token, sizeof e->token);
         }
     }
-    if (rc == CUDA_SUCCESS) {
+    if (*rc == CUDA_SUCCESS) {
         w.nonce = nonce;
         memcpy(w.token, e->token, sizeof w.token);
         memset(h, 0, sizeof *h);
         sharewire_handle_pack(&w, (unsigned char *)h->reserved);
     }
     pthread_mutex_unlock(&mu);
-    return rc;
+    return 1;
 }
 
 /* Connects to the exporter and gets a descriptor of its memory. */

@@ -18,9 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpu/cuda_api.h"
+#include "shim/driver.h"
 
-#define SHARE_CUDA_HOOKS(X) X(cuIpcGetMemHandle, (CUipcMemHandle * h, CUdeviceptr p))
+/* cuIpcGetMemHandle of memory libvramcap made (ownmem.h): 1 with *rc
+ * (and one of libvramcap's handles in *h when it succeeds), or 0 when ptr
+ * is none of its allocations (the driver answers). Fast swap on. */
+int share_handle(CUipcMemHandle *h, CUdeviceptr ptr, CUresult *rc);
 
 /* cuIpcOpenMemHandle of one of libvramcap's handles: 1 with *rc (and the
  * address and size when it succeeds), or 0 when h is the driver's own. */

@@ -8,10 +8,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "shim/atab.h"
-#include "shim/budget.h"
-#include "shim/vtab.h"
 #include "gpu/cuda_api.h"
+#include "shim/allocs.h"
+#include "shim/budget.h"
+#include "shim/swaptable.h"
 
 #define SHIM_EXPORT      __attribute__((visibility("default")))
 #define SHIM_MAX_DEVICES BUDGET_MAX_DEVICES
@@ -22,8 +22,8 @@ struct shim {
     bool capped;          /* a budget is in force (VRAM_CAP_GROUP or VRAM_CAP) */
     bool swap;            /* fast swap is on (VRAM_SWAP=1) */
     struct budget budget; /* a group per GPU */
-    struct atab atab;
-    struct vtab vtab;
+    struct allocs allocs;
+    struct swaptable swaptable;
     pthread_mutex_t ctx_mu;
     uint64_t ctx_charged[SHIM_MAX_DEVICES];
     CUcontext ctx[SHIM_MAX_CONTEXTS]; /* contexts made with cuCtxCreate */
@@ -62,6 +62,10 @@ static inline void shim_budget_give(int dev, uint64_t bytes)
     if (shim.capped && bytes && (g = budget_of(&shim.budget, dev)))
         group_release(g, bytes);
 }
+
+/* A free gives back what its allocation charged, under whichever of kinds
+ * it was recorded, to the device it was charged to, whatever is current. */
+void shim_give_back(uint64_t key, const enum allocs_kind *kinds, size_t nkinds);
 
 /* The calling thread's device, -1 without a context. */
 int shim_device_now(void);

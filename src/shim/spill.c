@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shim/hook.h"
+#include "shim/driver.h"
 
 #define SLOTS      4
 #define SLOT_BYTES (32ULL << 20)
@@ -200,8 +200,7 @@ static void drop_cache(int fd, bool wrote)
 
 static void io_error(int e, bool write, char *err, size_t len)
 {
-    snprintf(err, len, "%s the spill file failed: %s%s", write ? "writing" : "reading",
-             strerror(e),
+    snprintf(err, len, "%s the spill file failed: %s%s", write ? "writing" : "reading", strerror(e),
              e == ENOSPC || e == EDQUOT ? " (the spill folder's disk is full: lower spill_budget)"
                                         : "");
 }

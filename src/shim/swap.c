@@ -1,14 +1,14 @@
-/* swap: the fast path. What moves is the swap table (vtab.c): physical
+/* swap: the fast path. What moves is the swap table (swaptable.c): physical
  * allocations, each mapped whole at one address. Suspend: close the gate,
- * wait for every context's work, copy each allocation to the pool on
+ * wait for every context's work, copy each allocation to the host pool on
  * several streams, then unmap and release it, keeping its address range.
  * Resume: create each allocation again, map it where it was, give it the
- * access it had (its own GPU's and its peers', peer.c), copy back, open
+ * access it had (its own GPU's and its peers', reach.c), copy back, open
  * the gate. The driver's handle changes; the application's does not.
- * Stream-ordered pools are libvramcap's own (spool.c), made of entries of
+ * Memory pools are libvramcap's own (ownpool.c), made of entries of
  * the table; the memory graphs keep cached goes back to the driver at a
  * suspend (graph.c). Any memory the table cannot move (managed, the
- * driver's pools, a graph's live allocations, arrays, IPC, pieces) makes
+ * driver's memory pools, a graph's live allocations, arrays, IPC, pieces) makes
  * suspend refuse with the reason, so that the caller can use the driver's
  * checkpoint instead. */
 #include "shim/swap.h"
@@ -20,15 +20,15 @@
 
 #include "core/units.h"
 #include "host/clock.h"
+#include "shim/driver.h"
 #include "shim/gate.h"
 #include "shim/graph.h"
-#include "shim/hook.h"
-#include "shim/peer.h"
-#include "shim/pool.h"
+#include "shim/hostmem.h"
+#include "shim/ownpool.h"
+#include "shim/reach.h"
 #include "shim/share.h"
 #include "shim/shim.h"
 #include "shim/spill.h"
-#include "shim/spool.h"
 
 #define STREAMS 4
 #define PIECE   (64ULL << 20)
@@ -40,170 +40,17 @@ static bool suspended;
 static CUcontext primary[SHIM_MAX_DEVICES]; /* the context swaps use, per device */
 static CUevent *events;                     /* one per allocation: its copy is done */
 static unsigned nevents;
-static int events_dev = -1; /* the device whose context made them */
+static int events_dev = -1;                             /* the device whose context made them */
 static CUstream streams[SHIM_MAX_DEVICES][STREAMS + 1]; /* the last: the disk tier's */
 /* The pieces that go to (or come from) the spill file in this move, in
  * place order: copied after the host memory's, through staging. */
 static struct spill_extent *plan;
 static unsigned nplan, cplan;
 static uint64_t disk_in_ms; /* the last resume's reading of the spill file */
-static size_t gran[SHIM_MAX_DEVICES];
-static bool no_export[SHIM_MAX_DEVICES]; /* the driver makes no exportable memory there */
 
 static bool dev_ok(int dev)
 {
     return dev >= 0 && dev < SHIM_MAX_DEVICES;
-}
-
-static CUmemAllocationProp device_prop(int dev)
-{
-    CUmemAllocationProp p;
-    memset(&p, 0, sizeof p);
-    p.type = 1;          /* pinned device memory */
-    p.location.type = 1; /* a device */
-    p.location.id = dev;
-    return p;
-}
-
-/* A physical allocation of size bytes on dev, mapped whole in a
- * reservation of its own and recorded as libvramcap's (own): given access
- * for its own device, the peers that enabled access to it (peer.c) and
- * the devices in extra; a pool chunk (spool.c) is marked so that no
- * cuMemFree takes it. The range and its size (rounded to the granularity)
- * out. */
-static CUresult make_own(int dev, size_t size, uint64_t extra, bool chunk, CUdeviceptr *dptr,
-                         uint64_t *got, bool *no_range)
-{
-    *no_range = false;
-    CUmemAllocationProp prop = device_prop(dev);
-    /* a cuMemAlloc may be shared with another process (share.c): the
-     * memory must be exportable, where the driver allows it */
-    if (!chunk && !no_export[dev])
-        prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-    if (!gran[dev] && real_cuMemGetAllocationGranularity(&gran[dev], &prop, 0) != CUDA_SUCCESS)
-        gran[dev] = SHIM_PAGE;
-    uint64_t g = gran[dev] ? gran[dev] : SHIM_PAGE;
-    uint64_t n = ((uint64_t)(size ? size : 1) + g - 1) / g * g;
-    CUdeviceptr va = 0;
-    CUmemGenericAllocationHandle h = 0;
-    CUresult rc = real_cuMemAddressReserve(&va, n, 0, 0, 0);
-    if (rc != CUDA_SUCCESS) {
-        *no_range = true;
-        return rc;
-    }
-    rc = real_cuMemCreate(&h, n, &prop, 0);
-    if (prop.requestedHandleTypes &&
-        (rc == CUDA_ERROR_NOT_SUPPORTED || rc == CUDA_ERROR_INVALID_VALUE)) {
-        no_export[dev] = true; /* not here: no IPC of it, the rest as before */
-        prop.requestedHandleTypes = 0;
-        rc = real_cuMemCreate(&h, n, &prop, 0);
-    }
-    if (rc == CUDA_SUCCESS && (rc = real_cuMemMap(va, n, 0, h, 0)) == CUDA_SUCCESS) {
-        /* granted under the table's lock: peer access enabled meanwhile
-         * (peer.c) finds it in the table or has already widened the grant */
-        struct vphys p = {
-            .real = h, .size = n, .va = va, .prop = prop, .maps = 1, .own = true, .chunk = chunk};
-        pthread_mutex_lock(&shim.vtab.mu);
-        peer_own_access(&p);
-        p.readers |= extra;
-        p.writers |= extra;
-        p.id = vtab_new_id(&shim.vtab);
-        if ((rc = peer_grant(&p)) == CUDA_SUCCESS && vtab_add(&shim.vtab, &p) < 0)
-            rc = CUDA_ERROR_OUT_OF_MEMORY;
-        pthread_mutex_unlock(&shim.vtab.mu);
-        if (rc != CUDA_SUCCESS)
-            real_cuMemUnmap(va, n);
-    }
-    if (rc != CUDA_SUCCESS) {
-        if (h)
-            real_cuMemRelease(h);
-        real_cuMemAddressFree(va, n);
-        return rc;
-    }
-    *dptr = va;
-    *got = n;
-    return CUDA_SUCCESS;
-}
-
-CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain)
-{
-    int dev = shim_device_now();
-    *plain = false;
-    if (!dptr)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (!dev_ok(dev) || !real_cuMemCreate || !real_cuMemAddressReserve) {
-        *plain = true;
-        return real_cuMemAlloc_v2(dptr, size);
-    }
-    uint64_t got;
-    bool no_range;
-    CUresult rc = make_own(dev, size, 0, false, dptr, &got, &no_range);
-    if (!no_range)
-        return rc;
-    /* no VMM here (the reservation failed): the driver's own, unmovable */
-    *plain = true;
-    return real_cuMemAlloc_v2(dptr, size);
-}
-
-CUresult swap_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, uint64_t *got)
-{
-    bool no_range;
-    if (!dev_ok(dev) || !real_cuMemCreate || !real_cuMemAddressReserve)
-        return CUDA_ERROR_NOT_SUPPORTED;
-    return make_own(dev, size, access, true, dptr, got, &no_range);
-}
-
-/* Unmaps, releases and frees the range of one of libvramcap's own entries
- * (0 when dptr is none, or, unless chunks, a pool's chunk). */
-static int drop_own(CUdeviceptr dptr, bool chunks)
-{
-    struct vphys p = {0};
-    pthread_mutex_lock(&shim.vtab.mu);
-    struct vphys *e = vtab_by_va(&shim.vtab, dptr);
-    if (e && e->own && e->chunk == chunks) {
-        p = *e;
-        vtab_remove(&shim.vtab, e);
-    }
-    pthread_mutex_unlock(&shim.vtab.mu);
-    if (!p.own)
-        return 0;
-    real_cuMemUnmap(p.va, p.size);
-    real_cuMemRelease(p.real);
-    real_cuMemAddressFree(p.va, p.size);
-    if (!chunks) /* whoever opened it keeps what it mapped */
-        share_forget(p.id);
-    return 1;
-}
-
-CUresult swap_free(CUdeviceptr dptr)
-{
-    return drop_own(dptr, false) ? CUDA_SUCCESS : real_cuMemFree_v2(dptr);
-}
-
-void swap_chunk_free(CUdeviceptr dptr)
-{
-    drop_own(dptr, true);
-}
-
-CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
-{
-    CUresult rc = CUDA_SUCCESS;
-    pthread_mutex_lock(&shim.vtab.mu);
-    struct vphys *p = vtab_by_va(&shim.vtab, dptr);
-    if (p && p->chunk) {
-        uint64_t own = 1ULL << p->prop.location.id, gone = (p->readers | p->writers) & ~readers;
-        p->readers = readers | own;
-        p->writers = writers | own;
-        if (p->real) /* swapped out: the resume grants what is recorded */
-            rc = peer_grant(p);
-        for (int dev = 0; rc == CUDA_SUCCESS && p->real && dev < SHIM_MAX_DEVICES; dev++)
-            if (gone & ~own & (1ULL << dev)) {
-                CUmemAccessDesc d = {{1, dev}, 0};
-                rc = real_cuMemSetAccess(p->va, p->size, &d, 1);
-            }
-    }
-    pthread_mutex_unlock(&shim.vtab.mu);
-    return rc;
 }
 
 bool swap_suspended(void)
@@ -216,9 +63,9 @@ bool swap_suspended(void)
 static uint64_t devices_used(void)
 {
     uint64_t d = 0;
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (dev_ok(shim.vtab.v[i].prop.location.id))
-            d |= 1ULL << shim.vtab.v[i].prop.location.id;
+    for (unsigned i = 0; i < shim.swaptable.n; i++)
+        if (dev_ok(shim.swaptable.v[i].prop.location.id))
+            d |= 1ULL << shim.swaptable.v[i].prop.location.id;
     pthread_mutex_lock(&shim.ctx_mu);
     for (int dev = 0; dev < SHIM_MAX_DEVICES; dev++)
         if (shim.primary_used[dev] || primary[dev])
@@ -236,32 +83,33 @@ static CUresult enter_device(int dev);
 static const char *blocker(char *buf, size_t len)
 {
     static const struct {
-        enum atab_kind kind;
+        enum allocs_kind kind;
         const char *what;
     } kinds[] = {
-        {ATAB_MANAGED, "managed memory (cuMemAllocManaged)"},
-        {ATAB_ASYNC, "memory from a stream-ordered pool of the driver's (one made shareable "
-                     "with other processes, imported from one, or not on a GPU)"},
-        {ATAB_ARRAY, "CUDA arrays"},
-        {ATAB_IPC, "memory opened from another process (cuIpcOpenMemHandle)"},
-        {ATAB_IMPORTED, "memory imported from another process"},
-        {ATAB_FIXED, "pitched or non-VMM linear memory"},
+        {ALLOCS_MANAGED, "managed memory (cuMemAllocManaged)"},
+        {ALLOCS_ASYNC, "memory from a stream-ordered pool of the driver's (one made shareable "
+                       "with other processes, imported from one, or not on a GPU)"},
+        {ALLOCS_ARRAY, "CUDA arrays"},
+        {ALLOCS_IPC, "memory opened from another process (cuIpcOpenMemHandle)"},
+        {ALLOCS_IMPORTED, "memory imported from another process"},
+        {ALLOCS_FIXED, "pitched or non-VMM linear memory"},
     };
     char sz[32];
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (shim.atab.bytes[kinds[i].kind]) {
+        if (shim.allocs.bytes[kinds[i].kind]) {
             snprintf(buf, len, "it holds %s of %s",
-                     units_fmt_size(shim.atab.bytes[kinds[i].kind], sz, sizeof sz), kinds[i].what);
+                     units_fmt_size(shim.allocs.bytes[kinds[i].kind], sz, sizeof sz),
+                     kinds[i].what);
             return buf;
         }
-    if (shim.vtab.block[VB_PIECES])
+    if (shim.swaptable.block[SWAPTABLE_PIECES])
         return "it maps physical memory in pieces or more than once";
-    if (shim.vtab.block[VB_EXPORTED])
+    if (shim.swaptable.block[SWAPTABLE_EXPORTED])
         return "it exported GPU memory to another process";
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].odd_access)
+    for (unsigned i = 0; i < shim.swaptable.n; i++)
+        if (shim.swaptable.v[i].odd_access)
             return "it gave memory access to a location that is not a GPU it can name";
-        else if (!dev_ok(shim.vtab.v[i].prop.location.id))
+        else if (!dev_ok(shim.swaptable.v[i].prop.location.id))
             return "it holds memory on a device it cannot name";
     /* asked in one of the device's contexts, where the driver answers */
     uint64_t devs = devices_used();
@@ -278,15 +126,15 @@ static const char *blocker(char *buf, size_t len)
 }
 
 /* What a swap moves: the mapped allocations, their bytes (and count in
- * *n when asked); a pool's chunk with nothing allocated from it is given
+ * *n when asked); a memory pool's chunk with nothing allocated from it is given
  * back and made again, but has no bytes to move. Table locked. */
 static uint64_t mapped_bytes(unsigned *n)
 {
     uint64_t b = 0;
     unsigned k = 0;
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va && !shim.vtab.v[i].idle) {
-            b += shim.vtab.v[i].size;
+    for (unsigned i = 0; i < shim.swaptable.n; i++)
+        if (shim.swaptable.v[i].va && !shim.swaptable.v[i].idle) {
+            b += shim.swaptable.v[i].size;
             k++;
         }
     if (n)
@@ -296,13 +144,13 @@ static uint64_t mapped_bytes(unsigned *n)
 
 int swap_check(uint64_t *bytes, unsigned *allocations, char *why, size_t len)
 {
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     unsigned n;
     uint64_t b = mapped_bytes(&n);
     const char *w = blocker(why, len);
     if (w && w != why)
         snprintf(why, len, "%s", w);
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     *bytes = b;
     *allocations = n;
     return w ? -1 : 0;
@@ -334,8 +182,8 @@ static CUresult enter_device(int dev)
 static CUresult finish_work(void)
 {
     CUresult rc = CUDA_SUCCESS;
-    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++) {
-        int dev = shim.vtab.v[i].prop.location.id;
+    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.swaptable.n; i++) {
+        int dev = shim.swaptable.v[i].prop.location.id;
         if (!primary[dev])
             rc = enter_device(dev);
     }
@@ -385,7 +233,7 @@ static CUresult spill_enter(int dev, CUstream *s)
  * the copies of the others still run. Streams take allocations in turn. */
 static CUresult copy_one(unsigned i, bool to_host)
 {
-    struct vphys *p = &shim.vtab.v[i];
+    struct swaptable_entry *p = &shim.swaptable.v[i];
     int dev = p->prop.location.id;
     if (p->idle)
         return CUDA_SUCCESS;
@@ -393,11 +241,11 @@ static CUresult copy_one(unsigned i, bool to_host)
     CUstream s = streams[dev][i % STREAMS];
     for (uint64_t off = 0, n; rc == CUDA_SUCCESS && off < p->size; off += n) {
         n = p->size - off < PIECE ? p->size - off : PIECE;
-        if (pool_in_file(p->host_off + off, &n)) {
+        if (hostmem_in_file(p->host_off + off, &n)) {
             rc = plan_add(p->va + off, p->host_off + off, n, dev);
             continue;
         }
-        char *host = pool_at(p->host_off + off, &n, &rc); /* a piece may end first */
+        char *host = hostmem_at(p->host_off + off, &n, &rc); /* a piece may end first */
         if (!host)
             break;
         rc = to_host ? real_cuMemcpyDtoHAsync_v2(host, p->va + off, n, s)
@@ -427,16 +275,16 @@ static CUresult sync_streams(void)
 /* One event per allocation, kept between swaps. */
 static CUresult ensure_events(void)
 {
-    if (nevents >= shim.vtab.n)
+    if (nevents >= shim.swaptable.n)
         return CUDA_SUCCESS;
-    CUevent *ne = realloc(events, shim.vtab.n * sizeof *ne);
+    CUevent *ne = realloc(events, shim.swaptable.n * sizeof *ne);
     if (!ne)
         return CUDA_ERROR_OUT_OF_MEMORY;
     events = ne;
     CUresult rc = CUDA_SUCCESS;
     if (events_dev < 0)
-        events_dev = shim.vtab.v[0].prop.location.id;
-    while (rc == CUDA_SUCCESS && nevents < shim.vtab.n) {
+        events_dev = shim.swaptable.v[0].prop.location.id;
+    while (rc == CUDA_SUCCESS && nevents < shim.swaptable.n) {
         if ((rc = enter_device(events_dev)) == CUDA_SUCCESS &&
             (rc = real_cuEventCreate(&events[nevents], 2 /* no timing */)) == CUDA_SUCCESS)
             nevents++;
@@ -449,8 +297,8 @@ static CUresult copy_out(void)
 {
     nplan = 0;
     CUresult rc = ensure_events();
-    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va)
+    for (unsigned i = 0; rc == CUDA_SUCCESS && i < shim.swaptable.n; i++)
+        if (shim.swaptable.v[i].va)
             rc = copy_one(i, true);
     if (rc != CUDA_SUCCESS)
         sync_streams();
@@ -462,23 +310,23 @@ static CUresult copied(unsigned i, unsigned j)
 {
     CUresult rc = CUDA_SUCCESS;
     for (unsigned k = i; rc == CUDA_SUCCESS && k < j; k++)
-        rc = k < nevents && shim.vtab.v[k].prop.location.id == events_dev
+        rc = k < nevents && shim.swaptable.v[k].prop.location.id == events_dev
                  ? real_cuEventSynchronize(events[k])
                  : sync_streams();
     return rc;
 }
 
-/* Places every mapped allocation in the pool (host_off holds its place,
- * pool_at's position, while swapped out). */
+/* Places every mapped allocation in the host pool (host_off holds its place,
+ * hostmem_at's position, while swapped out). */
 static int place_all(uint64_t *grow_ms, char *err, size_t len)
 {
     uint64_t left = mapped_bytes(NULL);
-    pool_begin();
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
+    hostmem_begin();
+    for (unsigned i = 0; i < shim.swaptable.n; i++) {
+        struct swaptable_entry *p = &shim.swaptable.v[i];
         if (!p->va || p->idle)
             continue;
-        if (pool_take(p->size, left, &p->host_off, grow_ms, err, len) < 0)
+        if (hostmem_take(p->size, left, &p->host_off, grow_ms, err, len) < 0)
             return -1;
         left -= p->size;
     }
@@ -493,20 +341,20 @@ static int place_all(uint64_t *grow_ms, char *err, size_t len)
  * their own. */
 static unsigned run_end(unsigned i)
 {
-    const struct vphys *v = shim.vtab.v;
-    long res = v[i].own ? -1 : vtab_res_of(&shim.vtab, v[i].va);
+    const struct swaptable_entry *v = shim.swaptable.v;
+    long res = v[i].own ? -1 : swaptable_res_of(&shim.swaptable, v[i].va);
     unsigned j = i + 1;
-    while (res >= 0 && j < shim.vtab.n && !v[j].own && v[j].va &&
+    while (res >= 0 && j < shim.swaptable.n && !v[j].own && v[j].va &&
            v[j].va == v[j - 1].va + v[j - 1].size && !v[j].real == !v[i].real &&
            v[j].prop.location.id == v[i].prop.location.id &&
-           vtab_res_of(&shim.vtab, v[j].va) == res)
+           swaptable_res_of(&shim.swaptable, v[j].va) == res)
         j++;
     return j;
 }
 
 static uint64_t run_bytes(unsigned i, unsigned j)
 {
-    return shim.vtab.v[j - 1].va + shim.vtab.v[j - 1].size - shim.vtab.v[i].va;
+    return shim.swaptable.v[j - 1].va + shim.swaptable.v[j - 1].size - shim.swaptable.v[i].va;
 }
 
 /* Unmaps and releases everything mapped, each run as soon as its copies
@@ -515,16 +363,16 @@ static uint64_t run_bytes(unsigned i, unsigned j)
 static CUresult drop_all(bool wait_copies)
 {
     CUresult rc = CUDA_SUCCESS;
-    for (unsigned i = 0, j; rc == CUDA_SUCCESS && i < shim.vtab.n; i = j) {
+    for (unsigned i = 0, j; rc == CUDA_SUCCESS && i < shim.swaptable.n; i = j) {
         j = i + 1;
-        if (!shim.vtab.v[i].va || !shim.vtab.v[i].real)
+        if (!shim.swaptable.v[i].va || !shim.swaptable.v[i].real)
             continue;
         j = run_end(i);
         if (wait_copies && (rc = copied(i, j)) != CUDA_SUCCESS)
             break;
-        rc = real_cuMemUnmap(shim.vtab.v[i].va, run_bytes(i, j));
+        rc = real_cuMemUnmap(shim.swaptable.v[i].va, run_bytes(i, j));
         for (unsigned k = i; rc == CUDA_SUCCESS && k < j; k++) {
-            struct vphys *p = &shim.vtab.v[k];
+            struct swaptable_entry *p = &shim.swaptable.v[k];
             /* the application's references and ours: the mapping held one */
             int refs = p->own ? 1 : p->refs;
             for (int r = 0; rc == CUDA_SUCCESS && r < refs; r++)
@@ -539,8 +387,8 @@ static CUresult drop_all(bool wait_copies)
 /* Gives back what make_all made before it failed. */
 static void unmake(void)
 {
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
+    for (unsigned i = 0; i < shim.swaptable.n; i++) {
+        struct swaptable_entry *p = &shim.swaptable.v[i];
         if (p->made) {
             real_cuMemUnmap(p->va, p->size);
             real_cuMemRelease(p->real);
@@ -579,11 +427,11 @@ static int make_all(uint64_t floor, char *err, size_t len)
     uint64_t need = 0, deadline = clock_mono_ms() + OVERLAP_WAIT_MS;
     int dev = 0, floor_dev = -1;
     nplan = 0;
-    for (unsigned i = 0; floor && floor_dev < 0 && i < shim.vtab.n; i++)
-        if (shim.vtab.v[i].va && !shim.vtab.v[i].real)
-            floor_dev = shim.vtab.v[i].prop.location.id;
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
+    for (unsigned i = 0; floor && floor_dev < 0 && i < shim.swaptable.n; i++)
+        if (shim.swaptable.v[i].va && !shim.swaptable.v[i].real)
+            floor_dev = shim.swaptable.v[i].prop.location.id;
+    for (unsigned i = 0; i < shim.swaptable.n; i++) {
+        struct swaptable_entry *p = &shim.swaptable.v[i];
         if (!p->va || p->real)
             continue;
         need += p->size;
@@ -609,14 +457,15 @@ static int make_all(uint64_t floor, char *err, size_t len)
         }
         p->real = h;
         p->made = true;
-        /* the access it had, its peers' included (peer.c) */
-        if ((rc = peer_grant(p)) == CUDA_SUCCESS)
+        /* the access it had, its peers' included (reach.c) */
+        if ((rc = reach_grant(p)) == CUDA_SUCCESS)
             rc = copy_one(i, false);
     }
     /* the disk's part while the host memory's copies run */
     bool disk_failed = false;
     uint64_t d0 = clock_mono_ms();
-    if (rc == CUDA_SUCCESS && nplan && spill_in(pool_file(), plan, nplan, spill_enter, err, len) < 0)
+    if (rc == CUDA_SUCCESS && nplan &&
+        spill_in(hostmem_file(), plan, nplan, spill_enter, err, len) < 0)
         disk_failed = true;
     disk_in_ms = nplan ? clock_mono_ms() - d0 : 0;
     CUresult r = sync_streams();
@@ -629,8 +478,8 @@ static int make_all(uint64_t floor, char *err, size_t len)
         return -1;
     }
     if (rc == CUDA_SUCCESS) {
-        for (unsigned i = 0; i < shim.vtab.n; i++)
-            shim.vtab.v[i].made = shim.vtab.v[i].idle = false;
+        for (unsigned i = 0; i < shim.swaptable.n; i++)
+            shim.swaptable.v[i].made = shim.swaptable.v[i].idle = false;
         return 0;
     }
     unmake();
@@ -651,8 +500,8 @@ static int make_all(uint64_t floor, char *err, size_t len)
  * one reference, which its mapping holds. */
 static void restore_refs(void)
 {
-    for (unsigned i = 0; i < shim.vtab.n; i++) {
-        struct vphys *p = &shim.vtab.v[i];
+    for (unsigned i = 0; i < shim.swaptable.n; i++) {
+        struct swaptable_entry *p = &shim.swaptable.v[i];
         if (p->own || !p->va || !p->real)
             continue;
         if (p->refs == 0)
@@ -664,12 +513,12 @@ static void restore_refs(void)
     }
 }
 
-/* A pool chunk with nothing allocated from it (no thread can allocate:
+/* A memory pool's chunk with nothing allocated from it (no thread can allocate:
  * they all wait at the gate). Table locked. */
 static void mark_idle(uint64_t va, void *arg)
 {
     (void)arg;
-    struct vphys *p = vtab_by_va(&shim.vtab, va);
+    struct swaptable_entry *p = swaptable_by_va(&shim.swaptable, va);
     if (p && p->chunk)
         p->idle = true;
 }
@@ -677,7 +526,7 @@ static void mark_idle(uint64_t va, void *arg)
 int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len)
 {
     memset(st, 0, sizeof *st);
-    if (pool_daemon() && !pool_held() && pool_file() < 0) {
+    if (hostmem_daemon() && !hostmem_held() && hostmem_file() < 0) {
         snprintf(err, len,
                  "this process swaps into host memory the daemon gives it: ask the daemon "
                  "(vram suspend MODEL)");
@@ -696,7 +545,7 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
         return -1;
     }
     st->gate_ms = clock_mono_ms() - t;
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     const char *why = blocker(err, len);
     if (why) {
         if (why != err)
@@ -724,10 +573,10 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
     if (share_evict(timeout_ms, err, len) < 0)
         goto refuse;
     evicted = true;
-    spool_each_idle(mark_idle, NULL);
-    if (place_all(&st->pool_ms, err, len) < 0)
+    ownpool_each_idle(mark_idle, NULL);
+    if (place_all(&st->hostpool_ms, err, len) < 0)
         goto refuse;
-    pool_end();
+    hostmem_end();
     t = clock_mono_ms();
     if ((rc = copy_out()) != CUDA_SUCCESS) {
         snprintf(err, len, "copying to host memory failed (error %d)", rc);
@@ -738,8 +587,8 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
     if (nplan) {
         uint64_t d0 = clock_mono_ms();
         uint64_t end = plan[nplan - 1].off + plan[nplan - 1].n;
-        int bad = spill_reserve(pool_file(), end, err, len) < 0 ||
-                  spill_out(pool_file(), plan, nplan, spill_enter, err, len) < 0;
+        int bad = spill_reserve(hostmem_file(), end, err, len) < 0 ||
+                  spill_out(hostmem_file(), plan, nplan, spill_enter, err, len) < 0;
         st->disk_ms = clock_mono_ms() - d0;
         if (bad) {
             sync_streams();
@@ -759,16 +608,16 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
         goto refuse;
     }
     st->bytes = mapped_bytes(&st->allocations);
-    st->disk = pool_file_bytes();
+    st->disk = hostmem_file_bytes();
     suspended = true;
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     return 0;
 refuse:
-    for (unsigned i = 0; i < shim.vtab.n; i++)
-        shim.vtab.v[i].idle = false;
+    for (unsigned i = 0; i < shim.swaptable.n; i++)
+        shim.swaptable.v[i].idle = false;
     if (evicted) /* the memory is where it was: they may have it again */
         share_back();
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     gate_open();
     return -1;
 }
@@ -780,15 +629,15 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
         snprintf(err, len, "not suspended");
         return -1;
     }
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     uint64_t t = clock_mono_ms();
-    /* what comes back is what went out (empty pool chunks are made again
+    /* what comes back is what went out (empty memory pool chunks are made again
      * with no bytes to copy) */
     st->bytes = mapped_bytes(&st->allocations);
-    st->disk = pool_file_bytes();
+    st->disk = hostmem_file_bytes();
     /* the host copy stays intact whatever fails: the process stays out */
     if (make_all(floor, err, len) < 0) {
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_unlock(&shim.swaptable.mu);
         return -1;
     }
     st->copy_ms = clock_mono_ms() - t;
@@ -796,7 +645,7 @@ int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len)
     restore_refs();
     share_back(); /* whoever let go of this process's memory maps it again */
     suspended = false;
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     gate_open();
     return 0;
 }
@@ -805,24 +654,24 @@ void swap_after_resume(bool keep_chunks)
 {
     if (suspended)
         return;
-    pool_file_close(); /* its bytes are on the GPU again: the daemon removes it */
+    hostmem_file_close(); /* its bytes are on the GPU again: the daemon removes it */
     /* the daemon's memory back to the daemon (unless it asked to keep it
      * ready for the next suspend), and this process's own too: under the
      * daemon, RAM is held for swaps only as the daemon decides */
-    if (pool_daemon()) {
+    if (hostmem_daemon()) {
         if (!keep_chunks)
-            pool_drop_chunks();
-        pool_drop();
-    } else if (pool_policy() == POOL_NONE) {
-        pool_drop();
+            hostmem_drop_chunks();
+        hostmem_drop();
+    } else if (hostmem_policy() == HOSTMEM_NONE) {
+        hostmem_drop();
     }
 }
 
 void swap_drop(void)
 {
     if (!suspended) {
-        pool_drop_chunks();
-        pool_file_close();
+        hostmem_drop_chunks();
+        hostmem_file_close();
     }
 }
 
@@ -834,60 +683,60 @@ int swap_spill(uint64_t bytes, uint64_t *ms, char *err, size_t len)
         return -1;
     }
     uint64_t t = clock_mono_ms();
-    pthread_mutex_lock(&shim.vtab.mu);
-    int rc = pool_demote(bytes, err, len);
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
+    int rc = hostmem_demote(bytes, err, len);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     *ms = clock_mono_ms() - t;
     return rc;
 }
 
-int swap_prepare(uint64_t *pool_ms, char *err, size_t len)
+int swap_prepare(uint64_t *hostpool_ms, char *err, size_t len)
 {
-    *pool_ms = 0;
+    *hostpool_ms = 0;
     if (suspended)
         return 0;
-    if (pool_daemon()) { /* the daemon's chunks, pinned ahead of the next suspend */
+    if (hostmem_daemon()) { /* the daemon's chunks, pinned ahead of the next suspend */
         uint64_t t = clock_mono_ms(), b;
         unsigned n;
         if (swap_check(&b, &n, err, len) < 0) /* the driver's path will move it */
             return -1;
-        pthread_mutex_lock(&shim.vtab.mu);
-        int dev = shim.vtab.n ? shim.vtab.v[0].prop.location.id : -1;
+        pthread_mutex_lock(&shim.swaptable.mu);
+        int dev = shim.swaptable.n ? shim.swaptable.v[0].prop.location.id : -1;
         CUresult r = dev_ok(dev) ? enter_device(dev) : CUDA_ERROR_NOT_FOUND;
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_unlock(&shim.swaptable.mu);
         if (r != CUDA_SUCCESS) {
             snprintf(err, len, "no GPU memory to swap yet: nothing to prepare for");
             return -1;
         }
-        int rc = pool_pin_chunks(err, len);
-        *pool_ms = clock_mono_ms() - t;
+        int rc = hostmem_pin_chunks(err, len);
+        *hostpool_ms = clock_mono_ms() - t;
         return rc;
     }
-    pthread_mutex_lock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
     uint64_t need = mapped_bytes(NULL);
     int rc = 0;
-    uint64_t have = pool_bytes();
-    pthread_mutex_unlock(&shim.vtab.mu);
+    uint64_t have = hostmem_bytes();
+    pthread_mutex_unlock(&shim.swaptable.mu);
     if (need > have)
-        rc = pool_grow(need - have, pool_ms, err, len);
+        rc = hostmem_grow(need - have, hostpool_ms, err, len);
     return rc;
 }
 
-int swap_ready_step(uint64_t step, uint64_t *pool_ms, char *err, size_t len)
+int swap_ready_step(uint64_t step, uint64_t *hostpool_ms, char *err, size_t len)
 {
-    *pool_ms = 0;
-    if (suspended || pool_daemon())
+    *hostpool_ms = 0;
+    if (suspended || hostmem_daemon())
         return 0;
-    pthread_mutex_lock(&shim.vtab.mu);
-    uint64_t need = mapped_bytes(NULL), have = pool_bytes();
-    int dev = shim.vtab.n ? shim.vtab.v[0].prop.location.id : -1;
+    pthread_mutex_lock(&shim.swaptable.mu);
+    uint64_t need = mapped_bytes(NULL), have = hostmem_bytes();
+    int dev = shim.swaptable.n ? shim.swaptable.v[0].prop.location.id : -1;
     /* pinning wants a context current on this thread */
     CUresult r = need > have && dev_ok(dev) ? enter_device(dev) : CUDA_ERROR_NOT_FOUND;
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     if (need <= have || r != CUDA_SUCCESS)
         return 0;
-    /* at most a two-hundredth of it a step: the pool has 256 regions */
+    /* at most a two-hundredth of it a step: the host pool has 256 regions */
     uint64_t n = need - have, least = need / 200;
     step = step > least ? step : least;
-    return pool_grow(n < step ? n : step, pool_ms, err, len) < 0 ? -1 : 1;
+    return hostmem_grow(n < step ? n : step, hostpool_ms, err, len) < 0 ? -1 : 1;
 }

@@ -12,7 +12,7 @@
 struct swap_stats {
     uint64_t bytes;       /* moved */
     unsigned allocations; /* moved */
-    uint64_t gate_ms, sync_ms, pool_ms;
+    uint64_t gate_ms, sync_ms, hostpool_ms;
     uint64_t copy_ms; /* copies, with the releases (out) or the re-creation (in) overlapped */
     uint64_t disk;    /* of bytes, in the spill file (the disk tier) */
     uint64_t disk_ms; /* out: the spill file's part, after the host memory's */
@@ -27,7 +27,7 @@ bool swap_suspended(void);
 /* Holds the threads (waiting up to timeout_ms for calls in flight), waits
  * for the GPU, copies everything out and frees the VRAM; into the daemon's
  * chunks first (under the daemon, which must have given some), then this
- * process's own pool. 0, or -1 with err and the process running as
+ * process's own host pool. 0, or -1 with err and the process running as
  * before. */
 int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t len);
 
@@ -38,31 +38,15 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
  * 0, or -1 with err and the process still suspended. */
 int swap_resume(uint64_t floor, struct swap_stats *st, char *err, size_t len);
 
-/* A cuMemAlloc / cuMemFree made of VMM calls, so that the memory can be
- * moved. Where the driver has no VMM, a plain allocation, and *plain says
- * so. */
-CUresult swap_alloc(CUdeviceptr *dptr, size_t size, bool *plain);
-CUresult swap_free(CUdeviceptr dptr);
-
-/* A chunk of a stream-ordered pool (spool.c): the same movable memory, on
- * device dev whatever context is current, also reachable from the devices
- * in access (bit = CUdevice); its range and size (rounded up) out. No
- * cuMemFree takes it: swap_chunk_free does. */
-CUresult swap_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, uint64_t *got);
-void swap_chunk_free(CUdeviceptr dptr);
-/* Who may reach a chunk besides its own device (cuMemPoolSetAccess), now
- * and after every resume. */
-CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers);
-
 /* Grows the host pool to what a suspend would need now ("eager"); under
  * the daemon, pins the chunks it gave ahead of the next suspend. */
-int swap_prepare(uint64_t *pool_ms, char *err, size_t len);
+int swap_prepare(uint64_t *hostpool_ms, char *err, size_t len);
 
 /* Alone (not under the daemon): grows the host pool by about step bytes
  * toward what a suspend would need now (policy "ready": the control
  * thread calls it while the process is idle). 1: grown, more to do; 0:
- * nothing to do; -1 with err. *pool_ms: how long it took. */
-int swap_ready_step(uint64_t step, uint64_t *pool_ms, char *err, size_t len);
+ * nothing to do; -1 with err. *hostpool_ms: how long it took. */
+int swap_ready_step(uint64_t step, uint64_t *hostpool_ms, char *err, size_t len);
 
 /* After a resume has been answered: host memory held for the swap goes
  * back (the daemon's chunks unless keep_chunks, and, under the daemon or

@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shim/ctxcost.h"
 #include "shim/ctl.h"
+#include "shim/ctxcost.h"
+#include "shim/driver.h"
 #include "shim/gate.h"
-#include "shim/hook.h"
 #include "shim/shim.h"
 #include "shim/view.h"
 
@@ -294,8 +294,8 @@ static struct group *capped_gpu(nvmlDevice_t d)
         void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD);
         if (!h)
             return NULL;
-        get_uuid = (nvmlReturn_t(*)(nvmlDevice_t, char *, unsigned))hook_real_dlsym(
-            h, "nvmlDeviceGetUUID");
+        get_uuid =
+            (nvmlReturn_t(*)(nvmlDevice_t, char *, unsigned))driver_lookup(h, "nvmlDeviceGetUUID");
         dlclose(h);
         if (!get_uuid)
             return NULL;
@@ -309,7 +309,7 @@ static struct group *capped_gpu(nvmlDevice_t d)
 SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_v1_t *m)
 {
     if (!real_nvmlDeviceGetMemoryInfo)
-        hook_resolve_nvml();
+        driver_resolve_nvml();
     if (!real_nvmlDeviceGetMemoryInfo)
         return NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t rc = real_nvmlDeviceGetMemoryInfo(d, m);
@@ -327,7 +327,7 @@ SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_v1_t
 SHIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
 {
     if (!real_nvmlDeviceGetMemoryInfo_v2)
-        hook_resolve_nvml();
+        driver_resolve_nvml();
     if (!real_nvmlDeviceGetMemoryInfo_v2)
         return NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t rc = real_nvmlDeviceGetMemoryInfo_v2(d, m);

@@ -7,9 +7,9 @@
  * swap the driver's handle is a new one, the application's is not. */
 #include <string.h>
 
+#include "shim/driver.h"
 #include "shim/gate.h"
-#include "shim/hook.h"
-#include "shim/mem.h"
+#include "shim/reach.h"
 #include "shim/shim.h"
 #include "shim/vmm.h"
 
@@ -18,9 +18,9 @@ static uint64_t real_handle(uint64_t id)
 {
     if (!shim.swap)
         return id;
-    pthread_mutex_lock(&shim.vtab.mu);
-    uint64_t r = vtab_real_of(&shim.vtab, id);
-    pthread_mutex_unlock(&shim.vtab.mu);
+    pthread_mutex_lock(&shim.swaptable.mu);
+    uint64_t r = swaptable_real_of(&shim.swaptable, id);
+    pthread_mutex_unlock(&shim.swaptable.mu);
     return r;
 }
 
@@ -44,16 +44,16 @@ SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
     if (shim.swap && prop) {
         /* the application gets a handle of ours: the driver's changes with
          * every swap, and a value it frees may come back for another */
-        struct vphys p = {.real = *h, .size = size, .prop = *prop, .refs = 1};
-        pthread_mutex_lock(&shim.vtab.mu);
-        p.id = vtab_new_id(&shim.vtab);
-        if (vtab_add(&shim.vtab, &p) == 0)
+        struct swaptable_entry p = {.real = *h, .size = size, .prop = *prop, .refs = 1};
+        pthread_mutex_lock(&shim.swaptable.mu);
+        p.id = swaptable_new_id(&shim.swaptable);
+        if (swaptable_add(&shim.swaptable, &p) == 0)
             *h = p.id;
         else
-            shim.vtab.block[VB_PIECES]++; /* untracked: never swap this process */
-        pthread_mutex_unlock(&shim.vtab.mu);
+            shim.swaptable.block[SWAPTABLE_PIECES]++; /* untracked: never swap this process */
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
-    if (atab_put(&shim.atab, *h, ATAB_VMM, charge, dev) < 0)
+    if (allocs_put(&shim.allocs, *h, ALLOCS_VMM, charge, dev) < 0)
         shim_budget_give(dev, charge);
     return rc;
 }
@@ -64,15 +64,15 @@ SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
     if (!REAL(cuMemRelease))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemRelease(real_handle(h));
-    static const enum atab_kind kinds[] = {ATAB_VMM, ATAB_IMPORTED};
+    static const enum allocs_kind kinds[] = {ALLOCS_VMM, ALLOCS_IMPORTED};
     if (rc == CUDA_SUCCESS)
-        mem_give_back(h, kinds, 2);
+        shim_give_back(h, kinds, 2);
     if (rc == CUDA_SUCCESS && shim.swap) {
-        pthread_mutex_lock(&shim.vtab.mu);
-        struct vphys *p = vtab_by_id(&shim.vtab, h);
+        pthread_mutex_lock(&shim.swaptable.mu);
+        struct swaptable_entry *p = swaptable_by_id(&shim.swaptable, h);
         if (p && --p->refs <= 0 && p->maps == 0)
-            vtab_remove(&shim.vtab, p);
-        pthread_mutex_unlock(&shim.vtab.mu);
+            swaptable_remove(&shim.swaptable, p);
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
     return rc;
 }
@@ -99,7 +99,7 @@ SHIM_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemImportFromShareableHandle(h, os_handle, type);
     if (rc == CUDA_SUCCESS)
-        atab_put(&shim.atab, *h, ATAB_IMPORTED, 0, -1);
+        allocs_put(&shim.allocs, *h, ALLOCS_IMPORTED, 0, -1);
     return rc;
 }
 
@@ -109,8 +109,8 @@ SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     GATE_SCOPE();
     if (!REAL(cuMemMap))
         return CUDA_ERROR_NOT_INITIALIZED;
-    struct atab_entry e;
-    bool imported = atab_get(&shim.atab, h, ATAB_IMPORTED, &e) == 0 && e.bytes == 0;
+    struct allocs_entry e;
+    bool imported = allocs_get(&shim.allocs, h, ALLOCS_IMPORTED, &e) == 0 && e.bytes == 0;
     uint64_t charge = imported ? shim_pages(size) : 0;
     int dev = imported ? imported_device(real_handle(h)) : -1;
     if (imported && dev < 0)
@@ -121,17 +121,17 @@ SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     if (rc != CUDA_SUCCESS)
         shim_budget_give(dev, charge);
     else if (imported)
-        atab_put(&shim.atab, h, ATAB_IMPORTED, charge, dev);
+        allocs_put(&shim.allocs, h, ALLOCS_IMPORTED, charge, dev);
     if (rc == CUDA_SUCCESS && shim.swap) {
-        pthread_mutex_lock(&shim.vtab.mu);
-        struct vphys *p = vtab_by_id(&shim.vtab, h);
+        pthread_mutex_lock(&shim.swaptable.mu);
+        struct swaptable_entry *p = swaptable_by_id(&shim.swaptable, h);
         if (p && p->maps == 0 && offset == 0 && size == p->size)
             p->va = ptr;
         else if (p)
-            shim.vtab.block[VB_PIECES]++;
+            shim.swaptable.block[SWAPTABLE_PIECES]++;
         if (p)
             p->maps++;
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
     return rc;
 }
@@ -145,16 +145,16 @@ SHIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
     if (rc == CUDA_SUCCESS && shim.swap) {
         /* one call may unmap several allocations (PyTorch unmaps a run of
          * its segment's pages at once); walk down, removal moves the last */
-        pthread_mutex_lock(&shim.vtab.mu);
-        for (unsigned i = shim.vtab.n; i-- > 0;) {
-            struct vphys *p = &shim.vtab.v[i];
+        pthread_mutex_lock(&shim.swaptable.mu);
+        for (unsigned i = shim.swaptable.n; i-- > 0;) {
+            struct swaptable_entry *p = &shim.swaptable.v[i];
             if (p->own || !p->va || p->va < ptr || p->va - ptr >= size)
                 continue;
             p->va = 0;
             if (--p->maps <= 0 && p->refs <= 0)
-                vtab_remove(&shim.vtab, p);
+                swaptable_remove(&shim.swaptable, p);
         }
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
     return rc;
 }
@@ -169,10 +169,10 @@ SHIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t a
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemAddressReserve(ptr, size, align, addr, flags);
     if (rc == CUDA_SUCCESS && shim.swap && ptr) {
-        pthread_mutex_lock(&shim.vtab.mu);
-        if (vtab_res_add(&shim.vtab, *ptr, size) < 0)
-            shim.vtab.block[VB_PIECES]++; /* unknown bounds: never swap this process */
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_lock(&shim.swaptable.mu);
+        if (swaptable_res_add(&shim.swaptable, *ptr, size) < 0)
+            shim.swaptable.block[SWAPTABLE_PIECES]++; /* unknown bounds: never swap this process */
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
     return rc;
 }
@@ -184,16 +184,16 @@ SHIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemAddressFree(ptr, size);
     if (rc == CUDA_SUCCESS && shim.swap) {
-        pthread_mutex_lock(&shim.vtab.mu);
-        vtab_res_del(&shim.vtab, ptr);
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_lock(&shim.swaptable.mu);
+        swaptable_res_del(&shim.swaptable, ptr);
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
     return rc;
 }
 
 /* Access to other GPUs (PyTorch gives its peers access to its expandable
  * segments) is recorded on each entry the range maps, so that a resume
- * grants it again (peer.c). */
+ * grants it again (reach.c). */
 SHIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
                                     size_t count)
 {
@@ -202,9 +202,9 @@ SHIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcc
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemSetAccess(ptr, size, desc, count);
     if (rc == CUDA_SUCCESS && shim.swap && desc) {
-        pthread_mutex_lock(&shim.vtab.mu);
-        peer_note(ptr, size, desc, count);
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_lock(&shim.swaptable.mu);
+        reach_note(ptr, size, desc, count);
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
     return rc;
 }
@@ -216,13 +216,13 @@ SHIM_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemRetainAllocationHandle(h, addr);
     if (rc == CUDA_SUCCESS && shim.swap && h) {
-        pthread_mutex_lock(&shim.vtab.mu);
-        struct vphys *p = vtab_by_real(&shim.vtab, *h);
+        pthread_mutex_lock(&shim.swaptable.mu);
+        struct swaptable_entry *p = swaptable_by_real(&shim.swaptable, *h);
         if (p) {
             *h = p->id;
             p->refs++;
         }
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
     return rc;
 }
@@ -245,9 +245,9 @@ SHIM_EXPORT CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocat
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real_cuMemExportToShareableHandle(out, real_handle(h), type, flags);
     if (rc == CUDA_SUCCESS && shim.swap) {
-        pthread_mutex_lock(&shim.vtab.mu);
-        shim.vtab.block[VB_EXPORTED]++;
-        pthread_mutex_unlock(&shim.vtab.mu);
+        pthread_mutex_lock(&shim.swaptable.mu);
+        shim.swaptable.block[SWAPTABLE_EXPORTED]++;
+        pthread_mutex_unlock(&shim.swaptable.mu);
     }
     return rc;
 }

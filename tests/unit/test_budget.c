@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shim/budget.h"
-#include "shim/hook.h"
 #include "rundir.h"
+#include "shim/budget.h"
+#include "shim/driver.h"
 
 #define GiB (1ULL << 30)
 

@@ -8,39 +8,39 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "shim/amap.h"
+#include "shim/addrmap.h"
 
 #define N 20000
 
 static void finds_what_lives(void **st)
 {
     (void)st;
-    struct amap m = {0};
+    struct addrmap m = {0};
     static int vals[N];
     uint64_t base = 0x7f0000000000ULL;
     for (unsigned i = 0; i < N; i++) /* pool blocks: 512-byte steps */
-        assert_int_equal(amap_put(&m, base + (uint64_t)i * 512, &vals[i]), 0);
+        assert_int_equal(addrmap_put(&m, base + (uint64_t)i * 512, &vals[i]), 0);
     for (unsigned i = 0; i < N; i++)
-        assert_ptr_equal(amap_get(&m, base + (uint64_t)i * 512, 0), &vals[i]);
-    assert_null(amap_get(&m, base + 256, 0));
-    assert_null(amap_get(&m, 0, 0));
-    assert_null(amap_get(&m, 1, 0));
+        assert_ptr_equal(addrmap_get(&m, base + (uint64_t)i * 512, 0), &vals[i]);
+    assert_null(addrmap_get(&m, base + 256, 0));
+    assert_null(addrmap_get(&m, 0, 0));
+    assert_null(addrmap_get(&m, 1, 0));
     /* every other one freed, then allocated again at once: deleted slots
      * fill and the table never fills up with them */
     for (int round = 0; round < 50; round++) {
         for (unsigned i = 0; i < N; i += 2)
-            assert_ptr_equal(amap_get(&m, base + (uint64_t)i * 512, 1), &vals[i]);
+            assert_ptr_equal(addrmap_get(&m, base + (uint64_t)i * 512, 1), &vals[i]);
         for (unsigned i = 0; i < N; i += 2)
-            assert_null(amap_get(&m, base + (uint64_t)i * 512, 0));
+            assert_null(addrmap_get(&m, base + (uint64_t)i * 512, 0));
         for (unsigned i = 1; i < N; i += 2)
-            assert_ptr_equal(amap_get(&m, base + (uint64_t)i * 512, 0), &vals[i]);
+            assert_ptr_equal(addrmap_get(&m, base + (uint64_t)i * 512, 0), &vals[i]);
         for (unsigned i = 0; i < N; i += 2)
-            assert_int_equal(amap_put(&m, base + (uint64_t)i * 512, &vals[i]), 0);
+            assert_int_equal(addrmap_put(&m, base + (uint64_t)i * 512, &vals[i]), 0);
     }
     assert_true(m.cap < 8 * N);
     for (unsigned i = 0; i < N; i++)
-        assert_ptr_equal(amap_get(&m, base + (uint64_t)i * 512, 1), &vals[i]);
-    assert_null(amap_get(&m, base, 0));
+        assert_ptr_equal(addrmap_get(&m, base + (uint64_t)i * 512, 1), &vals[i]);
+    assert_null(addrmap_get(&m, base, 0));
     free(m.s);
 }
 

@@ -15,10 +15,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "shim/hook.h"
-#include "shim/sblock.h"
-#include "shim/sev.h"
-#include "shim/swap.h"
+#include "shim/arena.h"
+#include "shim/driver.h"
+#include "shim/freeevent.h"
+#include "shim/ownmem.h"
 
 /* ---- a driver that records ---- */
 
@@ -83,7 +83,7 @@ CUresult (*real_cuEventSynchronize)(CUevent) = ev_sync;
 CUresult (*real_cuStreamWaitEvent)(CUstream, CUevent, unsigned) = wait_event;
 CUresult (*real_cuThreadExchangeStreamCaptureMode)(CUstreamCaptureMode *) = mode_swap;
 
-CUresult swap_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, uint64_t *got)
+CUresult ownmem_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, uint64_t *got)
 {
     (void)dev;
     (void)access;
@@ -94,13 +94,13 @@ CUresult swap_chunk(int dev, size_t size, uint64_t access, CUdeviceptr *dptr, ui
     return CUDA_SUCCESS;
 }
 
-void swap_chunk_free(CUdeviceptr dptr)
+void ownmem_chunk_free(CUdeviceptr dptr)
 {
     (void)dptr;
     live_chunks--;
 }
 
-CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
+CUresult ownmem_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
 {
     (void)dptr;
     (void)readers;
@@ -113,65 +113,65 @@ CUresult swap_chunk_access(CUdeviceptr dptr, uint64_t readers, uint64_t writers)
 #define S1 ((CUstream)0x51)
 #define S2 ((CUstream)0x52)
 
-static struct sarena arena(void)
+static struct arena arena(void)
 {
-    struct sarena a;
+    struct arena a;
     memset(&a, 0, sizeof a);
     a.waits = true;
     return a;
 }
 
 /* a block of size from a, its chunk made if needed */
-static struct sblk *get(struct sarena *a, uint64_t size, CUstream s)
+static struct arena_block *get(struct arena *a, uint64_t size, CUstream s)
 {
-    struct sblk *b = sblock_alloc(a, size, s);
-    if (!b && sblock_grow(a, size) == CUDA_SUCCESS)
-        b = sblock_alloc(a, size, s);
+    struct arena_block *b = arena_alloc(a, size, s);
+    if (!b && arena_grow(a, size) == CUDA_SUCCESS)
+        b = arena_alloc(a, size, s);
     assert_non_null(b);
     return b;
 }
 
 /* everything given back: what is handed out, freed, every free done */
-static void drain(struct sarena *a)
+static void drain(struct arena *a)
 {
-    struct sblk *held[64];
+    struct arena_block *held[64];
     unsigned n = 0;
-    for (struct schunk *c = a->chunks; c; c = c->next)
-        for (struct sblk *b = c->first; b && n < 64; b = b->next)
+    for (struct arena_chunk *c = a->chunks; c; c = c->next)
+        for (struct arena_block *b = c->first; b && n < 64; b = b->next)
             if (!b->free)
                 held[n++] = b;
     for (unsigned i = 0; i < n; i++)
-        sblock_free(a, held[i], NULL, NULL);
-    sblock_done(a, CTX, true, NULL);
-    sblock_settle(a, false);
-    sblock_shrink(a, 0);
+        arena_free(a, held[i], NULL, NULL);
+    arena_done(a, CTX, true, NULL);
+    arena_settle(a, false);
+    arena_shrink(a, 0);
     assert_null(a->chunks);
 }
 
-/* freed on s, an event recorded there as spool.c does */
-static void put(struct sarena *a, struct sblk *b, CUstream s)
+/* freed on s, an event recorded there as ownpool.c does */
+static void put(struct arena *a, struct arena_block *b, CUstream s)
 {
-    struct sev *e = sev_get();
+    struct freeevent *e = freeevent_get();
     assert_non_null(e);
     done[(uintptr_t)e->ev] = 0;
-    sblock_free(a, b, s, e);
+    arena_free(a, b, s, e);
 }
 
 static void same_stream_reuses_without_waiting(void **st)
 {
     (void)st;
-    struct sarena a = arena();
-    struct sblk *b = get(&a, 1 << 20, S1);
+    struct arena a = arena();
+    struct arena_block *b = get(&a, 1 << 20, S1);
     uint64_t va = b->va;
     put(&a, b, S1);
     waits = 0;
-    b = sblock_alloc(&a, 1 << 20, S1);
+    b = arena_alloc(&a, 1 << 20, S1);
     assert_non_null(b);
     assert_true(b->va == va);
     assert_int_equal(waits, 0);
     /* the legacy stream, under either name, is one stream */
     put(&a, b, NULL);
-    b = sblock_alloc(&a, 1 << 20, CU_STREAM_LEGACY);
+    b = arena_alloc(&a, 1 << 20, CU_STREAM_LEGACY);
     assert_true(b->va == va);
     assert_int_equal(waits, 0);
     assert_int_equal((int)a.used, 1 << 20);
@@ -181,25 +181,25 @@ static void same_stream_reuses_without_waiting(void **st)
 static void another_stream_waits_for_the_free(void **st)
 {
     (void)st;
-    struct sarena a = arena();
-    struct sblk *b = get(&a, 4096, S1);
+    struct arena a = arena();
+    struct arena_block *b = get(&a, 4096, S1);
     uint64_t va = b->va;
     put(&a, b, S1);
-    CUevent ev = b->sev->ev;
+    CUevent ev = b->event->ev;
     waits = 0;
-    b = sblock_alloc(&a, 4096, S2);
+    b = arena_alloc(&a, 4096, S2);
     assert_true(b->va == va);
     assert_int_equal(waits, 1);
     assert_ptr_equal(waited_on, ev);
     assert_ptr_equal(waited_by, S2);
     /* a thread's own default stream is never the same stream */
     put(&a, b, CU_STREAM_PER_THREAD);
-    b = sblock_alloc(&a, 4096, CU_STREAM_PER_THREAD);
+    b = arena_alloc(&a, 4096, CU_STREAM_PER_THREAD);
     assert_int_equal(waits, 2);
     /* without internal dependencies, a free not known done is passed over */
     put(&a, b, S1);
     a.waits = false;
-    b = sblock_alloc(&a, 4096, S2);
+    b = arena_alloc(&a, 4096, S2);
     assert_true(b == NULL || b->va != va);
     assert_int_equal(waits, 2);
     drain(&a);
@@ -208,22 +208,22 @@ static void another_stream_waits_for_the_free(void **st)
 static void done_frees_need_no_wait(void **st)
 {
     (void)st;
-    struct sarena a = arena();
-    struct sblk *b = get(&a, 8192, S1);
+    struct arena a = arena();
+    struct arena_block *b = get(&a, 8192, S1);
     uint64_t va = b->va;
     put(&a, b, S1);
-    sblock_done(&a, CTX, false, S2); /* another stream's synchronize: nothing known */
+    arena_done(&a, CTX, false, S2); /* another stream's synchronize: nothing known */
     waits = 0;
-    b = sblock_alloc(&a, 8192, S2);
+    b = arena_alloc(&a, 8192, S2);
     assert_int_equal(waits, 1);
     put(&a, b, S1);
-    sblock_done(&a, CTX, false, S1); /* that stream's */
-    b = sblock_alloc(&a, 8192, S2);
+    arena_done(&a, CTX, false, S1); /* that stream's */
+    b = arena_alloc(&a, 8192, S2);
     assert_true(b->va == va);
     assert_int_equal(waits, 1);
     put(&a, b, S1);
-    sblock_done(&a, CTX, true, NULL); /* the context's */
-    b = sblock_alloc(&a, 8192, S2);
+    arena_done(&a, CTX, true, NULL); /* the context's */
+    b = arena_alloc(&a, 8192, S2);
     assert_int_equal(waits, 1);
     drain(&a);
 }
@@ -231,10 +231,10 @@ static void done_frees_need_no_wait(void **st)
 static void frees_merge_and_chunks_go_back_when_done(void **st)
 {
     (void)st;
-    struct sarena a = arena();
+    struct arena a = arena();
     live_chunks = 0;
-    struct sblk *x = get(&a, 512 << 10, S1), *y = get(&a, 512 << 10, S1);
-    struct sblk *z = get(&a, 64 << 20, S2); /* a chunk of its own */
+    struct arena_block *x = get(&a, 512 << 10, S1), *y = get(&a, 512 << 10, S1);
+    struct arena_block *z = get(&a, 64 << 20, S2); /* a chunk of its own */
     assert_int_equal(live_chunks, 2);
     assert_true(y->va == x->va + (512 << 10)); /* one 2 MiB chunk, cut */
     uint64_t reserved = a.reserved;
@@ -243,21 +243,21 @@ static void frees_merge_and_chunks_go_back_when_done(void **st)
     put(&a, z, S2);
     assert_int_equal((int)a.used, 0);
     /* frees not known done: nothing can go */
-    sblock_shrink(&a, 0);
+    arena_shrink(&a, 0);
     assert_int_equal(live_chunks, 2);
     assert_true(a.reserved == reserved);
     /* the small chunk's frees have completed; the large one's has not */
     for (int e = 1; e <= nevents; e++)
         done[e] = 1;
-    done[(uintptr_t)z->sev->ev] = 0;
-    sblock_shrink(&a, 0);
+    done[(uintptr_t)z->event->ev] = 0;
+    arena_shrink(&a, 0);
     assert_int_equal(live_chunks, 1);
     assert_true(a.reserved == (64ULL << 20));
     /* once it is done too, a shrink down to what is kept */
-    done[(uintptr_t)z->sev->ev] = 1;
-    sblock_shrink(&a, 64ULL << 20);
+    done[(uintptr_t)z->event->ev] = 1;
+    arena_shrink(&a, 64ULL << 20);
     assert_int_equal(live_chunks, 1);
-    sblock_shrink(&a, 0);
+    arena_shrink(&a, 0);
     assert_int_equal(live_chunks, 0);
     assert_true(a.reserved == 0);
 }
@@ -265,12 +265,12 @@ static void frees_merge_and_chunks_go_back_when_done(void **st)
 static void a_destroyed_streams_handle_is_not_trusted(void **st)
 {
     (void)st;
-    struct sarena a = arena();
-    struct sblk *b = get(&a, 4096, S1);
+    struct arena a = arena();
+    struct arena_block *b = get(&a, 4096, S1);
     put(&a, b, S1);
-    sblock_stream_gone(&a, S1);
+    arena_stream_gone(&a, S1);
     waits = 0;
-    b = sblock_alloc(&a, 4096, S1); /* a new stream with the old handle */
+    b = arena_alloc(&a, 4096, S1); /* a new stream with the old handle */
     assert_int_equal(waits, 1);
     drain(&a);
 }
@@ -288,12 +288,12 @@ static void saw(uint64_t va, void *arg)
 static void idle_chunks_are_named(void **st)
 {
     (void)st;
-    struct sarena a = arena();
+    struct arena a = arena();
     get(&a, 4096, S1); /* its chunk is in use */
-    struct sblk *z = get(&a, 32 << 20, S1);
+    struct arena_block *z = get(&a, 32 << 20, S1);
     uint64_t zva = z->va;
     put(&a, z, S1); /* this one's is not */
-    sblock_each_idle(&a, saw, NULL);
+    arena_each_idle(&a, saw, NULL);
     assert_int_equal(nseen, 1);
     assert_true(seen[0] == zva);
     drain(&a);

@@ -1,26 +1,26 @@
-/* sev: the events libvramcap's pools record at each free (spool.c): a free
+/* freeevent: the events libvramcap's pools record at each free (ownpool.c): a free
  * block waits for its event before another stream may reuse it. An event
  * is shared by the blocks one free covers (counted), and once none uses it
  * goes back to a cache for the next free in its context. */
-#ifndef VRAM_SHIM_SEV_H
-#define VRAM_SHIM_SEV_H
+#ifndef VRAM_SHIM_FREEEVENT_H
+#define VRAM_SHIM_FREEEVENT_H
 
 #include "gpu/cuda_api.h"
 
-struct sev {
+struct freeevent {
     CUevent ev;
     CUcontext ctx; /* where it was made, and may be recorded */
     int refs;
-    struct sev *next; /* in the cache */
+    struct freeevent *next; /* in the cache */
 };
 
 /* An event of the current context (one reference), or NULL. */
-struct sev *sev_get(void);
+struct freeevent *freeevent_get(void);
 
 /* One reference less (s may be NULL). */
-void sev_put(struct sev *s);
+void freeevent_put(struct freeevent *s);
 
 /* A forked child's events are not its own. */
-void sev_after_fork(void);
+void freeevent_after_fork(void);
 
 #endif

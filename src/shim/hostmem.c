@@ -1,4 +1,4 @@
-/* pool: pieces of pinned host memory, placed end to end: first the
+/* hostmem: the host pool, pieces of pinned host memory placed end to end: first the
  * daemon's chunks (memfds mapped here, pinned ahead by `prepare` or as the
  * copies reach them), then the daemon's spill file (the disk tier,
  * shim/spill.h: a place there is its offset in the file), then regions of
@@ -9,7 +9,7 @@
  * allocation may span two pieces. Under the daemon there are no regions of
  * the process's own: host_budget holds what the daemon gives, and what
  * does not fit goes to disk or the suspend is refused. */
-#include "shim/pool.h"
+#include "shim/hostmem.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -56,21 +56,21 @@ static uint64_t cursor; /* the placement pass's next free byte, over all */
 static int file_fd = -1;
 static uint64_t file_from, file_max;
 
-static enum pool_policy policy;
+static enum hostmem_policy policy;
 static bool by_daemon;
 static uint64_t host_max = UINT64_MAX;
 
-int pool_setup(char *err, size_t len)
+int hostmem_setup(char *err, size_t len)
 {
     const char *p = getenv("VRAM_SWAP_POOL");
     if (!p || !*p || strcmp(p, "ready") == 0)
-        policy = POOL_READY;
+        policy = HOSTMEM_READY;
     else if (strcmp(p, "keep") == 0)
-        policy = POOL_KEEP;
+        policy = HOSTMEM_KEEP;
     else if (strcmp(p, "none") == 0)
-        policy = POOL_NONE;
+        policy = HOSTMEM_NONE;
     else if (strcmp(p, "eager") == 0)
-        policy = POOL_EAGER;
+        policy = HOSTMEM_EAGER;
     else {
         snprintf(err, len, "VRAM_SWAP_POOL='%s' is not ready, keep, none or eager", p);
         return -1;
@@ -85,12 +85,12 @@ int pool_setup(char *err, size_t len)
     return 0;
 }
 
-enum pool_policy pool_policy(void)
+enum hostmem_policy hostmem_policy(void)
 {
     return policy;
 }
 
-bool pool_daemon(void)
+bool hostmem_daemon(void)
 {
     return by_daemon;
 }
@@ -103,17 +103,17 @@ static uint64_t sum(const struct piece *v, unsigned n)
     return b;
 }
 
-uint64_t pool_held(void)
+uint64_t hostmem_held(void)
 {
     return sum(chunks, nchunks);
 }
 
-uint64_t pool_bytes(void)
+uint64_t hostmem_bytes(void)
 {
     return sum(regions, nregions);
 }
 
-int pool_add_chunk(int fd, char *err, size_t len)
+int hostmem_add_chunk(int fd, char *err, size_t len)
 {
     struct stat st;
     int rc = -1;
@@ -152,7 +152,7 @@ static CUresult pin(struct piece *c)
     return rc;
 }
 
-int pool_pin_chunks(char *err, size_t len)
+int hostmem_pin_chunks(char *err, size_t len)
 {
     for (unsigned i = 0; i < nchunks; i++) {
         CUresult rc = pin(&chunks[i]);
@@ -172,18 +172,18 @@ static void release(struct piece *c)
     c->pinned = false;
 }
 
-void pool_drop_chunks(void)
+void hostmem_drop_chunks(void)
 {
     for (unsigned i = 0; i < nchunks; i++)
         release(&chunks[i]);
     nchunks = 0;
 }
 
-void pool_begin(void)
+void hostmem_begin(void)
 {
     cursor = 0;
     if (file_fd >= 0)
-        file_from = pool_held();
+        file_from = hostmem_held();
 }
 
 struct fill {
@@ -215,7 +215,7 @@ static int grow(uint64_t size, char *err, size_t len)
         snprintf(err, len, "the host pool has %u regions already", MAX_REGIONS);
         return -1;
     }
-    if (pool_bytes() + size > host_max) {
+    if (hostmem_bytes() + size > host_max) {
         units_fmt_size(size, a, sizeof a);
         units_fmt_size(host_max, b, sizeof b);
         snprintf(err, len, "needs %s more of pinned host RAM; VRAM_SWAP_HOST_MAX allows %s", a, b);
@@ -262,9 +262,9 @@ static int grow(uint64_t size, char *err, size_t len)
     return 0;
 }
 
-int pool_take(uint64_t n, uint64_t want, uint64_t *pos, uint64_t *grow_ms, char *err, size_t len)
+int hostmem_take(uint64_t n, uint64_t want, uint64_t *pos, uint64_t *grow_ms, char *err, size_t len)
 {
-    uint64_t total = pool_held() + (file_fd >= 0 ? file_max : 0) + pool_bytes();
+    uint64_t total = hostmem_held() + (file_fd >= 0 ? file_max : 0) + hostmem_bytes();
     if (want < n)
         want = n;
     if (total - cursor < n && by_daemon) {
@@ -272,19 +272,19 @@ int pool_take(uint64_t n, uint64_t want, uint64_t *pos, uint64_t *grow_ms, char 
         snprintf(err, len,
                  "the daemon's host memory (%s) and spill file (%s) hold less than the %s to "
                  "move: not suspended",
-                 units_fmt_size(pool_held(), a, sizeof a),
+                 units_fmt_size(hostmem_held(), a, sizeof a),
                  units_fmt_size(file_fd >= 0 ? file_max : 0, b, sizeof b),
                  units_fmt_size(cursor + want, c, sizeof c));
         return -1;
     }
-    if (total - cursor < n && pool_grow(cursor + want - total, grow_ms, err, len) < 0)
+    if (total - cursor < n && hostmem_grow(cursor + want - total, grow_ms, err, len) < 0)
         return -1;
     *pos = cursor;
     cursor += n;
     return 0;
 }
 
-void pool_end(void)
+void hostmem_end(void)
 {
     /* chunks past the last place were never pinned: the daemon's again */
     uint64_t at = 0;
@@ -294,12 +294,12 @@ void pool_end(void)
     for (unsigned i = keep; i < nchunks; i++)
         release(&chunks[i]);
     nchunks = keep;
-    file_from = pool_held();
+    file_from = hostmem_held();
     if (file_fd >= 0 && cursor <= file_from) /* all of it fitted in host memory */
-        pool_file_close();
+        hostmem_file_close();
 }
 
-bool pool_in_file(uint64_t pos, uint64_t *n)
+bool hostmem_in_file(uint64_t pos, uint64_t *n)
 {
     if (file_fd < 0 || pos < file_from || pos - file_from >= file_max)
         return false;
@@ -308,7 +308,7 @@ bool pool_in_file(uint64_t pos, uint64_t *n)
     return true;
 }
 
-char *pool_at(uint64_t pos, uint64_t *n, CUresult *rc)
+char *hostmem_at(uint64_t pos, uint64_t *n, CUresult *rc)
 {
     *rc = CUDA_SUCCESS;
     if (file_fd >= 0 && pos >= file_from) { /* the file's places come before the regions */
@@ -339,7 +339,7 @@ char *pool_at(uint64_t pos, uint64_t *n, CUresult *rc)
     return NULL;
 }
 
-int pool_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len)
+int hostmem_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len)
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -349,14 +349,14 @@ int pool_grow(uint64_t size, uint64_t *grow_ms, char *err, size_t len)
     return rc;
 }
 
-void pool_drop(void)
+void hostmem_drop(void)
 {
     for (unsigned i = 0; i < nregions; i++)
         release(&regions[i]);
     nregions = 0;
 }
 
-int pool_set_file(int fd, uint64_t max, char *err, size_t len)
+int hostmem_set_file(int fd, uint64_t max, char *err, size_t len)
 {
     if (file_fd >= 0) {
         close(fd);
@@ -368,24 +368,24 @@ int pool_set_file(int fd, uint64_t max, char *err, size_t len)
         return -1;
     }
     file_fd = fd;
-    file_from = pool_held();
+    file_from = hostmem_held();
     file_max = max;
     return 0;
 }
 
-int pool_file(void)
+int hostmem_file(void)
 {
     return file_fd;
 }
 
-uint64_t pool_file_bytes(void)
+uint64_t hostmem_file_bytes(void)
 {
     if (file_fd < 0 || cursor <= file_from)
         return 0;
     return cursor - file_from < file_max ? cursor - file_from : file_max;
 }
 
-void pool_file_close(void)
+void hostmem_file_close(void)
 {
     if (file_fd >= 0)
         close(file_fd);
@@ -393,7 +393,7 @@ void pool_file_close(void)
     file_from = file_max = 0;
 }
 
-int pool_demote(uint64_t bytes, char *err, size_t len)
+int hostmem_demote(uint64_t bytes, char *err, size_t len)
 {
     if (file_fd < 0) {
         snprintf(err, len, "no spill file to move host memory to");
@@ -412,7 +412,8 @@ int pool_demote(uint64_t bytes, char *err, size_t len)
         v[n++] = (struct spill_host){chunks[i].p, at, used};
         at += chunks[i].size;
     }
-    if (spill_reserve(file_fd, cursor, err, len) < 0 || spill_write_host(file_fd, v, n, err, len) < 0)
+    if (spill_reserve(file_fd, cursor, err, len) < 0 ||
+        spill_write_host(file_fd, v, n, err, len) < 0)
         return -1;
     /* the places from start on are now the file's: those chunks go back */
     uint64_t end = file_from + file_max > cursor ? file_from + file_max : cursor;

@@ -1,19 +1,19 @@
-/* vtab: a plain array searched linearly. Allocators cache what they get
+/* swaptable: a plain array searched linearly. Allocators cache what they get
  * (PyTorch, JAX and CuPy call the driver a few hundred times for a whole
  * model), so a scan of a few hundred entries per call costs less than the
  * driver call it accompanies, and the table stays easy to walk for a swap. */
-#include "shim/vtab.h"
+#include "shim/swaptable.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void vtab_init(struct vtab *t)
+void swaptable_init(struct swaptable *t)
 {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->mu, NULL);
 }
 
-void vtab_clear(struct vtab *t)
+void swaptable_clear(struct swaptable *t)
 {
     free(t->v);
     free(t->res);
@@ -36,9 +36,9 @@ static void *grow(void *v, unsigned n, unsigned *cap, size_t size, unsigned firs
     return nv;
 }
 
-int vtab_add(struct vtab *t, const struct vphys *p)
+int swaptable_add(struct swaptable *t, const struct swaptable_entry *p)
 {
-    struct vphys *v = grow(t->v, t->n, &t->cap, sizeof *v, 64);
+    struct swaptable_entry *v = grow(t->v, t->n, &t->cap, sizeof *v, 64);
     if (!v)
         return -1;
     t->v = v;
@@ -46,7 +46,7 @@ int vtab_add(struct vtab *t, const struct vphys *p)
     return 0;
 }
 
-struct vphys *vtab_by_id(struct vtab *t, uint64_t id)
+struct swaptable_entry *swaptable_by_id(struct swaptable *t, uint64_t id)
 {
     for (unsigned i = 0; i < t->n; i++)
         if (t->v[i].id == id)
@@ -54,7 +54,7 @@ struct vphys *vtab_by_id(struct vtab *t, uint64_t id)
     return NULL;
 }
 
-struct vphys *vtab_by_real(struct vtab *t, uint64_t real)
+struct swaptable_entry *swaptable_by_real(struct swaptable *t, uint64_t real)
 {
     for (unsigned i = 0; i < t->n; i++)
         if (t->v[i].real == real)
@@ -62,7 +62,7 @@ struct vphys *vtab_by_real(struct vtab *t, uint64_t real)
     return NULL;
 }
 
-struct vphys *vtab_by_va(struct vtab *t, uint64_t va)
+struct swaptable_entry *swaptable_by_va(struct swaptable *t, uint64_t va)
 {
     for (unsigned i = 0; va && i < t->n; i++)
         if (t->v[i].va == va)
@@ -70,33 +70,33 @@ struct vphys *vtab_by_va(struct vtab *t, uint64_t va)
     return NULL;
 }
 
-void vtab_remove(struct vtab *t, struct vphys *p)
+void swaptable_remove(struct swaptable *t, struct swaptable_entry *p)
 {
     *p = t->v[--t->n];
 }
 
-uint64_t vtab_real_of(struct vtab *t, uint64_t id)
+uint64_t swaptable_real_of(struct swaptable *t, uint64_t id)
 {
-    struct vphys *p = vtab_by_id(t, id);
+    struct swaptable_entry *p = swaptable_by_id(t, id);
     return p ? p->real : id;
 }
 
-uint64_t vtab_new_id(struct vtab *t)
+uint64_t swaptable_new_id(struct swaptable *t)
 {
     return 0x7672616d00000000ULL | (++t->next_id & 0xffffffffULL);
 }
 
-int vtab_res_add(struct vtab *t, uint64_t start, uint64_t size)
+int swaptable_res_add(struct swaptable *t, uint64_t start, uint64_t size)
 {
-    struct vres *r = grow(t->res, t->nres, &t->capres, sizeof *r, 16);
+    struct swaptable_res *r = grow(t->res, t->nres, &t->capres, sizeof *r, 16);
     if (!r)
         return -1;
     t->res = r;
-    t->res[t->nres++] = (struct vres){start, size};
+    t->res[t->nres++] = (struct swaptable_res){start, size};
     return 0;
 }
 
-void vtab_res_del(struct vtab *t, uint64_t start)
+void swaptable_res_del(struct swaptable *t, uint64_t start)
 {
     for (unsigned i = 0; i < t->nres; i++)
         if (t->res[i].start == start) {
@@ -105,7 +105,7 @@ void vtab_res_del(struct vtab *t, uint64_t start)
         }
 }
 
-long vtab_res_of(const struct vtab *t, uint64_t va)
+long swaptable_res_of(const struct swaptable *t, uint64_t va)
 {
     for (unsigned i = 0; i < t->nres; i++)
         if (va >= t->res[i].start && va - t->res[i].start < t->res[i].size)

@@ -1,26 +1,26 @@
-/* sev: events recorded at frees, cached per context (see sev.h). */
-#include "shim/sev.h"
+/* freeevent: events recorded at frees, cached per context (see freeevent.h). */
+#include "shim/freeevent.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "shim/hook.h"
+#include "shim/driver.h"
 
 #define KEEP 256 /* unused events kept for the next frees */
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static struct sev *cache;
+static struct freeevent *cache;
 static unsigned cached;
 
-struct sev *sev_get(void)
+struct freeevent *freeevent_get(void)
 {
     CUcontext ctx = NULL;
     if (!real_cuCtxGetCurrent || real_cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
         return NULL;
     pthread_mutex_lock(&mu);
-    struct sev *s = NULL;
-    for (struct sev **p = &cache; *p; p = &(*p)->next)
+    struct freeevent *s = NULL;
+    for (struct freeevent **p = &cache; *p; p = &(*p)->next)
         if ((*p)->ctx == ctx) {
             s = *p;
             *p = s->next;
@@ -40,7 +40,7 @@ struct sev *sev_get(void)
     return s;
 }
 
-void sev_put(struct sev *s)
+void freeevent_put(struct freeevent *s)
 {
     if (!s || --s->refs > 0)
         return;
@@ -59,7 +59,7 @@ void sev_put(struct sev *s)
     }
 }
 
-void sev_after_fork(void)
+void freeevent_after_fork(void)
 {
     pthread_mutex_init(&mu, NULL);
     cache = NULL;

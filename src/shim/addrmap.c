@@ -1,5 +1,5 @@
-/* amap: addresses to pointers (see amap.h). */
-#include "shim/amap.h"
+/* addrmap: addresses to pointers (see addrmap.h). */
+#include "shim/addrmap.h"
 
 #include <stdlib.h>
 
@@ -9,23 +9,23 @@ static size_t slot_of(uint64_t key, size_t cap)
     return (size_t)(((key >> 9) * 0x9e3779b97f4a7c15ULL) >> 7) & (cap - 1);
 }
 
-static void place(struct amap *m, uint64_t key, void *v)
+static void place(struct addrmap *m, uint64_t key, void *v)
 {
     size_t i = slot_of(key, m->cap);
     while (m->s[i].key > 1)
         i = (i + 1) & (m->cap - 1);
     if (m->s[i].key == 0)
         m->used++;
-    m->s[i] = (struct amap_slot){key, v};
+    m->s[i] = (struct addrmap_slot){key, v};
 }
 
 /* Twice as large (or as large, to drop deleted slots), all rehashed. */
-static int regrow(struct amap *m, size_t live)
+static int regrow(struct addrmap *m, size_t live)
 {
     size_t nc = m->cap ? m->cap : 1024;
     while (live * 2 >= nc)
         nc *= 2;
-    struct amap_slot *old = m->s, *ns = calloc(nc, sizeof *ns);
+    struct addrmap_slot *old = m->s, *ns = calloc(nc, sizeof *ns);
     size_t oc = m->cap;
     if (!ns)
         return -1;
@@ -39,7 +39,7 @@ static int regrow(struct amap *m, size_t live)
     return 0;
 }
 
-int amap_put(struct amap *m, uint64_t key, void *v)
+int addrmap_put(struct addrmap *m, uint64_t key, void *v)
 {
     if ((m->used + 1) * 4 > m->cap * 3) {
         size_t live = 0;
@@ -52,7 +52,7 @@ int amap_put(struct amap *m, uint64_t key, void *v)
     return 0;
 }
 
-void *amap_get(struct amap *m, uint64_t key, int take)
+void *addrmap_get(struct addrmap *m, uint64_t key, int take)
 {
     if (!m->cap || key <= 1)
         return NULL;
@@ -65,7 +65,7 @@ void *amap_get(struct amap *m, uint64_t key, int take)
     return NULL;
 }
 
-void amap_forget(struct amap *m)
+void addrmap_forget(struct addrmap *m)
 {
     m->s = NULL;
     m->cap = m->used = 0;

@@ -1,15 +1,15 @@
-/* amap: addresses to pointers, for the blocks libvramcap's pools hand out
- * (spool.c): a free finds its block in one probe or a few, whatever the
+/* addrmap: addresses to pointers, for the blocks libvramcap's pools hand out
+ * (ownpool.c): a free finds its block in one probe or a few, whatever the
  * number of live allocations (PyTorch holds thousands). Open addressing
  * with linear probing; no lock (the owner's). */
-#ifndef VRAM_SHIM_AMAP_H
-#define VRAM_SHIM_AMAP_H
+#ifndef VRAM_SHIM_ADDRMAP_H
+#define VRAM_SHIM_ADDRMAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct amap {
-    struct amap_slot {
+struct addrmap {
+    struct addrmap_slot {
         uint64_t key; /* 0 empty, 1 a deleted slot */
         void *v;
     } * s;
@@ -17,12 +17,12 @@ struct amap {
 };
 
 /* Adds key (not 0 or 1, not present) -> v: 0, or -1 out of memory. */
-int amap_put(struct amap *m, uint64_t key, void *v);
+int addrmap_put(struct addrmap *m, uint64_t key, void *v);
 
 /* The value of key, removed with take; NULL when absent. */
-void *amap_get(struct amap *m, uint64_t key, int take);
+void *addrmap_get(struct addrmap *m, uint64_t key, int take);
 
 /* Forgets everything without freeing (a forked child's copy). */
-void amap_forget(struct amap *m);
+void addrmap_forget(struct addrmap *m);
 
 #endif

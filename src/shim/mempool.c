@@ -1,14 +1,15 @@
-/* mpool: the pool entry points, passed to libvramcap's pools (spool.c)
+/* mempool: the memory pool entry points, passed to libvramcap's own pools
+ * (ownpool.c)
  * when the handle is one of theirs, to the driver otherwise. A pool the
  * program asks to be exportable to other processes (handle types), or
  * that lives anywhere but on a device, is the driver's: fast swap cannot
  * move what another process may map, and says so (swap.c). */
-#include "shim/mpool.h"
+#include "shim/mempool.h"
 
+#include "shim/driver.h"
 #include "shim/gate.h"
-#include "shim/hook.h"
+#include "shim/ownpool.h"
 #include "shim/shim.h"
-#include "shim/spool.h"
 
 #define PASS(name, ...)                                                                            \
     GATE_SCOPE();                                                                                  \
@@ -22,61 +23,61 @@ SHIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *p
     PASS(cuMemPoolCreate, pool, props);
     if (props && props->handleTypes == CU_MEM_HANDLE_TYPE_NONE &&
         props->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
-        return spool_create(pool, props);
+        return ownpool_create(pool, props);
     return real_cuMemPoolCreate(pool, props);
 }
 
 SHIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
 {
     PASS(cuMemPoolDestroy, pool);
-    return spool_ours(pool) ? spool_destroy(pool) : real_cuMemPoolDestroy(pool);
+    return ownpool_ours(pool) ? ownpool_destroy(pool) : real_cuMemPoolDestroy(pool);
 }
 
 SHIM_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
 {
     PASS(cuMemPoolTrimTo, pool, keep);
-    return spool_ours(pool) ? spool_trim(pool, keep) : real_cuMemPoolTrimTo(pool, keep);
+    return ownpool_ours(pool) ? ownpool_trim(pool, keep) : real_cuMemPoolTrimTo(pool, keep);
 }
 
 SHIM_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool pool, int attr, void *value)
 {
     PASS(cuMemPoolSetAttribute, pool, attr, value);
-    return spool_ours(pool) ? spool_set_attr(pool, attr, value)
-                            : real_cuMemPoolSetAttribute(pool, attr, value);
+    return ownpool_ours(pool) ? ownpool_set_attr(pool, attr, value)
+                              : real_cuMemPoolSetAttribute(pool, attr, value);
 }
 
 SHIM_EXPORT CUresult cuMemPoolGetAttribute(CUmemoryPool pool, int attr, void *value)
 {
     PASS(cuMemPoolGetAttribute, pool, attr, value);
-    return spool_ours(pool) ? spool_get_attr(pool, attr, value)
-                            : real_cuMemPoolGetAttribute(pool, attr, value);
+    return ownpool_ours(pool) ? ownpool_get_attr(pool, attr, value)
+                              : real_cuMemPoolGetAttribute(pool, attr, value);
 }
 
 SHIM_EXPORT CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *desc,
                                         size_t count)
 {
     PASS(cuMemPoolSetAccess, pool, desc, count);
-    return spool_ours(pool) ? spool_set_access(pool, desc, count)
-                            : real_cuMemPoolSetAccess(pool, desc, count);
+    return ownpool_ours(pool) ? ownpool_set_access(pool, desc, count)
+                              : real_cuMemPoolSetAccess(pool, desc, count);
 }
 
 SHIM_EXPORT CUresult cuMemPoolGetAccess(int *flags, CUmemoryPool pool, CUmemLocation *loc)
 {
     PASS(cuMemPoolGetAccess, flags, pool, loc);
-    return spool_ours(pool) ? spool_get_access(flags, pool, loc)
-                            : real_cuMemPoolGetAccess(flags, pool, loc);
+    return ownpool_ours(pool) ? ownpool_get_access(flags, pool, loc)
+                              : real_cuMemPoolGetAccess(flags, pool, loc);
 }
 
 SHIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
 {
     PASS(cuDeviceGetDefaultMemPool, pool, dev);
-    return spool_default(pool, dev);
+    return ownpool_default(pool, dev);
 }
 
 SHIM_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
     PASS(cuDeviceGetMemPool, pool, dev);
-    return spool_current(pool, dev);
+    return ownpool_current(pool, dev);
 }
 
 /* The driver is told too: each of our pools is also an empty one of the
@@ -85,7 +86,7 @@ SHIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
     PASS(cuDeviceSetMemPool, dev, pool);
     CUresult rc = real_cuDeviceSetMemPool(dev, pool);
-    return rc == CUDA_SUCCESS ? spool_set_current(dev, pool, !spool_ours(pool)) : rc;
+    return rc == CUDA_SUCCESS ? ownpool_set_current(dev, pool, !ownpool_ours(pool)) : rc;
 }
 
 /* Ours were made with no handle types: the driver refuses those too */
@@ -93,14 +94,14 @@ SHIM_EXPORT CUresult cuMemPoolExportToShareableHandle(void *out, CUmemoryPool po
                                                       unsigned long long flags)
 {
     PASS(cuMemPoolExportToShareableHandle, out, pool, type, flags);
-    return spool_ours(pool) ? CUDA_ERROR_INVALID_VALUE
-                            : real_cuMemPoolExportToShareableHandle(out, pool, type, flags);
+    return ownpool_ours(pool) ? CUDA_ERROR_INVALID_VALUE
+                              : real_cuMemPoolExportToShareableHandle(out, pool, type, flags);
 }
 
 SHIM_EXPORT CUresult cuMemPoolExportPointer(void *data, CUdeviceptr ptr)
 {
     PASS(cuMemPoolExportPointer, data, ptr);
-    return spool_has(ptr) ? CUDA_ERROR_INVALID_VALUE : real_cuMemPoolExportPointer(data, ptr);
+    return ownpool_has(ptr) ? CUDA_ERROR_INVALID_VALUE : real_cuMemPoolExportPointer(data, ptr);
 }
 
 SHIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
@@ -108,7 +109,7 @@ SHIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
     PASS(cuStreamSynchronize, s);
     CUresult rc = real_cuStreamSynchronize(s);
     if (rc == CUDA_SUCCESS)
-        spool_synced(SPOOL_SYNC_STREAM, s);
+        ownpool_synced(OWNPOOL_SYNC_STREAM, s);
     return rc;
 }
 
@@ -117,7 +118,7 @@ SHIM_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
     PASS(cuStreamSynchronize_ptsz, s);
     CUresult rc = real_cuStreamSynchronize_ptsz(s);
     if (rc == CUDA_SUCCESS)
-        spool_synced(SPOOL_SYNC_STREAM, s ? s : CU_STREAM_PER_THREAD);
+        ownpool_synced(OWNPOOL_SYNC_STREAM, s ? s : CU_STREAM_PER_THREAD);
     return rc;
 }
 
@@ -126,7 +127,7 @@ SHIM_EXPORT CUresult cuEventSynchronize(CUevent e)
     PASS(cuEventSynchronize, e);
     CUresult rc = real_cuEventSynchronize(e);
     if (rc == CUDA_SUCCESS)
-        spool_synced(SPOOL_SYNC_OTHER, NULL);
+        ownpool_synced(OWNPOOL_SYNC_OTHER, NULL);
     return rc;
 }
 
@@ -139,7 +140,7 @@ SHIM_EXPORT CUresult cuCtxSynchronize(void)
     if (!shim.swap)
         return rc;
     if (rc == CUDA_SUCCESS)
-        spool_synced(SPOOL_SYNC_CONTEXT, NULL);
+        ownpool_synced(OWNPOOL_SYNC_CONTEXT, NULL);
     return rc;
 }
 
@@ -148,6 +149,6 @@ SHIM_EXPORT CUresult cuStreamDestroy_v2(CUstream s)
     PASS(cuStreamDestroy_v2, s);
     CUresult rc = real_cuStreamDestroy_v2(s);
     if (rc == CUDA_SUCCESS)
-        spool_stream_gone(s);
+        ownpool_stream_gone(s);
     return rc;
 }

@@ -1,8 +1,10 @@
-/* spool: libvramcap's stream-ordered pools (see spool.h for why): which
+/* ownpool: libvramcap's own memory pools (see ownpool.h for why): which
  * pool a handle is, each device's default and current pool, the pools'
  * attributes and access, and allocation and free in stream order (a
- * pool's memory and its rules of reuse are sblock.c's; the event each
- * free records, sev.c's; the live blocks by address, amap.c's).
+ * pool's memory and its rules of reuse are arena.c's; the event each
+ * free records, freeevent.c's; the live blocks by address, addrmap.c's).
+ * In libvramcap, "pool" alone is a memory pool; the pinned host memory a
+ * suspend copies into is the host pool (hostmem.c).
  *
  * A synchronize is when, as the driver does, a pool gives back to the
  * driver whole free chunks past its release threshold (0 by default);
@@ -12,7 +14,7 @@
  * processes is the driver's too. One lock guards it all; it is taken
  * before the swap table's (a chunk is made under it), and no suspend can
  * find it held: every entry point here waits at the gate. */
-#include "shim/spool.h"
+#include "shim/ownpool.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,16 +22,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim/amap.h"
-#include "shim/hook.h"
-#include "shim/sblock.h"
-#include "shim/sev.h"
+#include "shim/addrmap.h"
+#include "shim/arena.h"
+#include "shim/driver.h"
+#include "shim/freeevent.h"
 #include "shim/shim.h"
 
 #define MAX_POOLS 256
 
-struct spool {
-    struct sarena a;     /* its memory */
+struct ownpool {
+    struct arena a;      /* its memory */
     CUmemoryPool handle; /* the program's: an empty pool of the driver's, so that
                           * any check the runtime makes of it holds */
     CUmemPoolProps props;
@@ -39,23 +41,23 @@ struct spool {
 };
 
 /* The pool whose memory a block is */
-#define POOL_OF(b) ((struct spool *)((char *)(b)->chunk->arena - offsetof(struct spool, a)))
+#define POOL_OF(b) ((struct ownpool *)((char *)(b)->chunk->arena - offsetof(struct ownpool, a)))
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool any; /* a pool exists: synchronizes have work here */
-static struct spool *pools[MAX_POOLS];
+static struct ownpool *pools[MAX_POOLS];
 static unsigned npools;
-static struct spool *defaults[SHIM_MAX_DEVICES];
+static struct ownpool *defaults[SHIM_MAX_DEVICES];
 static CUmemoryPool current[SHIM_MAX_DEVICES]; /* NULL: the default */
 static bool current_driver[SHIM_MAX_DEVICES];  /* current is the driver's */
-static struct amap live;                       /* the blocks handed out, by address */
+static struct addrmap live;                    /* the blocks handed out, by address */
 
 static bool special(CUstream s)
 {
     return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
 }
 
-static void forget(struct spool *p)
+static void forget(struct ownpool *p)
 {
     for (unsigned i = 0; i < npools; i++)
         if (pools[i] == p) {
@@ -66,22 +68,22 @@ static void forget(struct spool *p)
 }
 
 /* A destroyed pool goes once nothing of it is left. Lock held. */
-static bool maybe_forget(struct spool *p)
+static bool maybe_forget(struct ownpool *p)
 {
     if (!p->destroyed)
         return false;
-    sblock_shrink(&p->a, 0);
+    arena_shrink(&p->a, 0);
     if (p->a.chunks)
         return false;
     forget(p);
     return true;
 }
 
-static struct spool *pool_new(CUmemoryPool handle, CUdevice dev, const CUmemPoolProps *props)
+static struct ownpool *pool_new(CUmemoryPool handle, CUdevice dev, const CUmemPoolProps *props)
 {
     if (npools == MAX_POOLS)
         return NULL;
-    struct spool *p = calloc(1, sizeof *p);
+    struct ownpool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->handle = handle;
@@ -96,7 +98,7 @@ static struct spool *pool_new(CUmemoryPool handle, CUdevice dev, const CUmemPool
 }
 
 /* Ours, or NULL. Lock held. */
-static struct spool *pool_of(CUmemoryPool h)
+static struct ownpool *pool_of(CUmemoryPool h)
 {
     for (unsigned i = 0; h && i < npools; i++)
         if (pools[i]->handle == h && !pools[i]->destroyed)
@@ -104,7 +106,7 @@ static struct spool *pool_of(CUmemoryPool h)
     return NULL;
 }
 
-static struct spool *default_of(CUdevice dev)
+static struct ownpool *default_of(CUdevice dev)
 {
     if (dev < 0 || dev >= SHIM_MAX_DEVICES)
         return NULL;
@@ -124,20 +126,20 @@ static struct spool *default_of(CUdevice dev)
 /* size bytes of p for stream: from what it holds, or a new chunk; when the
  * driver is out of memory, what the pools on that device hold unused goes
  * back first. Lock held. */
-static struct sblk *take(struct spool *p, uint64_t size, CUstream stream)
+static struct arena_block *take(struct ownpool *p, uint64_t size, CUstream stream)
 {
-    struct sblk *b = sblock_alloc(&p->a, size, stream);
+    struct arena_block *b = arena_alloc(&p->a, size, stream);
     if (b)
         return b;
-    CUresult rc = sblock_grow(&p->a, size);
+    CUresult rc = arena_grow(&p->a, size);
     for (unsigned i = 0; rc == CUDA_ERROR_OUT_OF_MEMORY && i <= npools; i++) {
-        struct spool *q = i < npools ? pools[i] : p; /* p itself last */
+        struct ownpool *q = i < npools ? pools[i] : p; /* p itself last */
         if (q->a.dev == p->a.dev && (q != p || i == npools))
-            sblock_shrink(&q->a, 0);
+            arena_shrink(&q->a, 0);
         if (i == npools)
-            rc = sblock_grow(&p->a, size);
+            rc = arena_grow(&p->a, size);
     }
-    return rc == CUDA_SUCCESS ? sblock_alloc(&p->a, size, stream) : NULL;
+    return rc == CUDA_SUCCESS ? arena_alloc(&p->a, size, stream) : NULL;
 }
 
 /* Whether stream is capturing a graph (or may not be used: then the
@@ -173,10 +175,10 @@ static CUresult driver_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, 
                 : real_cuMemAllocAsync(dptr, size, stream);
 }
 
-CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
-                     CUstream stream, bool ptsz, enum atab_kind *kind)
+CUresult ownpool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has_pool,
+                       CUstream stream, bool ptsz, enum allocs_kind *kind)
 {
-    *kind = ATAB_ASYNC;
+    *kind = ALLOCS_ASYNC;
     if (ptsz && stream == NULL)
         stream = CU_STREAM_PER_THREAD;
     /* asked once, and only where it is needed: to name the stream's
@@ -184,7 +186,7 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
     bool named = has_pool, capture = !named && capturing(stream);
     CUdevice dev = named ? -1 : stream_device(stream, capture);
     pthread_mutex_lock(&mu);
-    struct spool *p = has_pool ? pool_of(pool) : NULL;
+    struct ownpool *p = has_pool ? pool_of(pool) : NULL;
     if (!has_pool && dev >= 0 && dev < SHIM_MAX_DEVICES) {
         if (current_driver[dev]) { /* a pool of the driver's the program chose */
             pool = current[dev];
@@ -203,52 +205,52 @@ CUresult spool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, bool has
     if (capture) {
         /* an allocation node: graph memory, the driver's (with the
          * properties of the driver's pool behind the handle) */
-        *kind = ATAB_GRAPH;
+        *kind = ALLOCS_GRAPH;
         return driver_alloc(dptr, size, p->handle, true, stream, ptsz);
     }
     if (size == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    uint64_t want = ((uint64_t)size + SBLOCK_ALIGN - 1) & ~(SBLOCK_ALIGN - 1);
+    uint64_t want = ((uint64_t)size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
     if (want < size)
         return CUDA_ERROR_OUT_OF_MEMORY;
     pthread_mutex_lock(&mu);
     CUresult rc = CUDA_ERROR_OUT_OF_MEMORY;
     p->a.waits = p->reuse[CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES] != 0;
-    struct sblk *b = take(p, want, stream);
-    if (b && amap_put(&live, b->va, b) < 0) /* cannot be found again: not handed out */
-        sblock_free(&p->a, b, NULL, NULL);
+    struct arena_block *b = take(p, want, stream);
+    if (b && addrmap_put(&live, b->va, b) < 0) /* cannot be found again: not handed out */
+        arena_free(&p->a, b, NULL, NULL);
     else if (b) {
         *dptr = b->va;
-        *kind = ATAB_POOL;
+        *kind = ALLOCS_OWNPOOL;
         rc = CUDA_SUCCESS;
     }
     pthread_mutex_unlock(&mu);
     return rc;
 }
 
-/* Back to its pool, tagged with stream and the event sev (NULL: known
+/* Back to its pool, tagged with stream and the event of the free (NULL: known
  * done). Lock held; b already out of the live table. */
-static void give_back(struct sblk *b, CUstream stream, struct sev *sev)
+static void give_back(struct arena_block *b, CUstream stream, struct freeevent *event)
 {
-    struct spool *p = POOL_OF(b);
-    sblock_free(&p->a, b, stream, sev);
+    struct ownpool *p = POOL_OF(b);
+    arena_free(&p->a, b, stream, event);
     if (p->destroyed)
         maybe_forget(p);
 }
 
-CUresult spool_free(CUdeviceptr ptr, CUstream stream, bool ptsz)
+CUresult ownpool_free(CUdeviceptr ptr, CUstream stream, bool ptsz)
 {
     if (ptsz && stream == NULL)
         stream = CU_STREAM_PER_THREAD;
     pthread_mutex_lock(&mu);
-    struct sblk *b = amap_get(&live, ptr, 0);
+    struct arena_block *b = addrmap_get(&live, ptr, 0);
     /* during a capture a free is a free node, for graph memory only: the
      * driver says no to ours as it would to its own pool's */
     if (b && !capturing(stream)) {
-        amap_get(&live, ptr, 1);
-        struct sev *s = sev_get();
+        addrmap_get(&live, ptr, 1);
+        struct freeevent *s = freeevent_get();
         if (s && real_cuEventRecord(s->ev, stream) != CUDA_SUCCESS) {
-            sev_put(s);
+            freeevent_put(s);
             s = NULL;
         }
         if (!s) /* no event to follow: the free is done once the stream is */
@@ -261,10 +263,10 @@ CUresult spool_free(CUdeviceptr ptr, CUstream stream, bool ptsz)
     return ptsz ? real_cuMemFreeAsync_ptsz(ptr, stream) : real_cuMemFreeAsync(ptr, stream);
 }
 
-int spool_free_now(CUdeviceptr ptr, CUresult *rc)
+int ownpool_free_now(CUdeviceptr ptr, CUresult *rc)
 {
     pthread_mutex_lock(&mu);
-    struct sblk *b = amap_get(&live, ptr, 1);
+    struct arena_block *b = addrmap_get(&live, ptr, 1);
     if (b) {
         /* the driver's cuMemFree of pool memory waits for the work before */
         *rc = real_cuCtxSynchronize();
@@ -274,7 +276,7 @@ int spool_free_now(CUdeviceptr ptr, CUresult *rc)
     return b != NULL;
 }
 
-bool spool_ours(CUmemoryPool h)
+bool ownpool_ours(CUmemoryPool h)
 {
     pthread_mutex_lock(&mu);
     bool r = pool_of(h) != NULL;
@@ -282,15 +284,15 @@ bool spool_ours(CUmemoryPool h)
     return r;
 }
 
-bool spool_has(CUdeviceptr ptr)
+bool ownpool_has(CUdeviceptr ptr)
 {
     pthread_mutex_lock(&mu);
-    bool r = amap_get(&live, ptr, 0) != NULL;
+    bool r = addrmap_get(&live, ptr, 0) != NULL;
     pthread_mutex_unlock(&mu);
     return r;
 }
 
-CUresult spool_create(CUmemoryPool *out, const CUmemPoolProps *props)
+CUresult ownpool_create(CUmemoryPool *out, const CUmemPoolProps *props)
 {
     int n = 0;
     if (!out || !props || props->allocType != 1 ||
@@ -304,7 +306,7 @@ CUresult spool_create(CUmemoryPool *out, const CUmemPoolProps *props)
     if (rc != CUDA_SUCCESS)
         return rc;
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_new(h, props->location.id, props);
+    struct ownpool *p = pool_new(h, props->location.id, props);
     pthread_mutex_unlock(&mu);
     if (!p) {
         real_cuMemPoolDestroy(h);
@@ -314,10 +316,10 @@ CUresult spool_create(CUmemoryPool *out, const CUmemPoolProps *props)
     return CUDA_SUCCESS;
 }
 
-CUresult spool_destroy(CUmemoryPool h)
+CUresult ownpool_destroy(CUmemoryPool h)
 {
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     CUresult rc = !p || p->is_default ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
     if (rc == CUDA_SUCCESS) {
         for (int d = 0; d < SHIM_MAX_DEVICES; d++)
@@ -334,19 +336,19 @@ CUresult spool_destroy(CUmemoryPool h)
     return rc;
 }
 
-CUresult spool_trim(CUmemoryPool h, size_t keep)
+CUresult ownpool_trim(CUmemoryPool h, size_t keep)
 {
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     if (p)
-        sblock_shrink(&p->a, keep);
+        arena_shrink(&p->a, keep);
     pthread_mutex_unlock(&mu);
     return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 /* Where attribute attr lives in p: an int (the reuse flags) or a
  * cuuint64_t; NULL for none. */
-static void *attr_of(struct spool *p, int attr, bool *is_int)
+static void *attr_of(struct ownpool *p, int attr, bool *is_int)
 {
     *is_int = attr >= CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES &&
               attr <= CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES;
@@ -368,10 +370,10 @@ static void *attr_of(struct spool *p, int attr, bool *is_int)
     }
 }
 
-CUresult spool_set_attr(CUmemoryPool h, int attr, const void *value)
+CUresult ownpool_set_attr(CUmemoryPool h, int attr, const void *value)
 {
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     bool is_int;
     void *at = p && value ? attr_of(p, attr, &is_int) : NULL;
     uint64_t v = 0;
@@ -393,10 +395,10 @@ CUresult spool_set_attr(CUmemoryPool h, int attr, const void *value)
     return rc;
 }
 
-CUresult spool_get_attr(CUmemoryPool h, int attr, void *value)
+CUresult ownpool_get_attr(CUmemoryPool h, int attr, void *value)
 {
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     bool is_int;
     void *at = p && value ? attr_of(p, attr, &is_int) : NULL;
     if (at)
@@ -405,7 +407,7 @@ CUresult spool_get_attr(CUmemoryPool h, int attr, void *value)
     return at ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult spool_set_access(CUmemoryPool h, const CUmemAccessDesc *desc, size_t count)
+CUresult ownpool_set_access(CUmemoryPool h, const CUmemAccessDesc *desc, size_t count)
 {
     int n = 0;
     if (!desc && count)
@@ -413,7 +415,7 @@ CUresult spool_set_access(CUmemoryPool h, const CUmemAccessDesc *desc, size_t co
     if (!real_cuDeviceGetCount || real_cuDeviceGetCount(&n) != CUDA_SUCCESS)
         return CUDA_ERROR_NOT_INITIALIZED;
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     CUresult rc = p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     uint64_t r = p ? p->a.readers : 0, w = p ? p->a.writers : 0;
     for (size_t i = 0; rc == CUDA_SUCCESS && i < count; i++) {
@@ -428,17 +430,17 @@ CUresult spool_set_access(CUmemoryPool h, const CUmemAccessDesc *desc, size_t co
         w = desc[i].flags & 2 ? w | bit : w & ~bit;
     }
     if (rc == CUDA_SUCCESS)
-        rc = sblock_access(&p->a, r, w);
+        rc = arena_access(&p->a, r, w);
     pthread_mutex_unlock(&mu);
     return rc;
 }
 
-CUresult spool_get_access(int *flags, CUmemoryPool h, const CUmemLocation *loc)
+CUresult ownpool_get_access(int *flags, CUmemoryPool h, const CUmemLocation *loc)
 {
     if (!flags || !loc)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&mu);
-    struct spool *p = pool_of(h);
+    struct ownpool *p = pool_of(h);
     CUresult rc =
         p && loc->type == CU_MEM_LOCATION_TYPE_DEVICE && loc->id >= 0 && loc->id < SHIM_MAX_DEVICES
             ? CUDA_SUCCESS
@@ -458,39 +460,39 @@ static bool dev_ok(CUdevice dev)
            real_cuDeviceGetCount(&n) == CUDA_SUCCESS && dev < n;
 }
 
-CUresult spool_default(CUmemoryPool *out, CUdevice dev)
+CUresult ownpool_default(CUmemoryPool *out, CUdevice dev)
 {
     if (!out)
         return CUDA_ERROR_INVALID_VALUE;
     if (!dev_ok(dev))
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&mu);
-    struct spool *p = default_of(dev);
+    struct ownpool *p = default_of(dev);
     if (p)
         *out = p->handle;
     pthread_mutex_unlock(&mu);
     return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
-CUresult spool_current(CUmemoryPool *out, CUdevice dev)
+CUresult ownpool_current(CUmemoryPool *out, CUdevice dev)
 {
     if (!out)
         return CUDA_ERROR_INVALID_VALUE;
     if (!dev_ok(dev))
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&mu);
-    struct spool *p = current[dev] ? NULL : default_of(dev);
+    struct ownpool *p = current[dev] ? NULL : default_of(dev);
     *out = current[dev] ? current[dev] : p ? p->handle : NULL;
     pthread_mutex_unlock(&mu);
     return *out ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
-CUresult spool_set_current(CUdevice dev, CUmemoryPool h, bool driver)
+CUresult ownpool_set_current(CUdevice dev, CUmemoryPool h, bool driver)
 {
     if (!dev_ok(dev))
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&mu);
-    struct spool *p = driver ? NULL : pool_of(h);
+    struct ownpool *p = driver ? NULL : pool_of(h);
     CUresult rc = driver || (p && p->a.dev == dev) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS) {
         current[dev] = h;
@@ -500,46 +502,46 @@ CUresult spool_set_current(CUdevice dev, CUmemoryPool h, bool driver)
     return rc;
 }
 
-void spool_synced(enum spool_sync what, CUstream stream)
+void ownpool_synced(enum ownpool_sync what, CUstream stream)
 {
     if (!atomic_load(&any))
         return;
     CUcontext ctx = NULL;
-    if (what != SPOOL_SYNC_OTHER &&
+    if (what != OWNPOOL_SYNC_OTHER &&
         (!real_cuCtxGetCurrent || real_cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx))
-        what = SPOOL_SYNC_OTHER;
+        what = OWNPOOL_SYNC_OTHER;
     pthread_mutex_lock(&mu);
     for (unsigned i = npools; i-- > 0;) {
-        struct spool *p = pools[i];
-        if (what != SPOOL_SYNC_OTHER)
-            sblock_done(&p->a, ctx, what == SPOOL_SYNC_CONTEXT, stream);
+        struct ownpool *p = pools[i];
+        if (what != OWNPOOL_SYNC_OTHER)
+            arena_done(&p->a, ctx, what == OWNPOOL_SYNC_CONTEXT, stream);
         if (p->a.dirty)
-            sblock_settle(&p->a, false);
+            arena_settle(&p->a, false);
         if (!maybe_forget(p))
-            sblock_shrink(&p->a, p->threshold);
+            arena_shrink(&p->a, p->threshold);
     }
     pthread_mutex_unlock(&mu);
 }
 
-void spool_each_idle(void (*fn)(uint64_t va, void *arg), void *arg)
+void ownpool_each_idle(void (*fn)(uint64_t va, void *arg), void *arg)
 {
     pthread_mutex_lock(&mu);
     for (unsigned i = 0; i < npools; i++)
-        sblock_each_idle(&pools[i]->a, fn, arg);
+        arena_each_idle(&pools[i]->a, fn, arg);
     pthread_mutex_unlock(&mu);
 }
 
-void spool_stream_gone(CUstream s)
+void ownpool_stream_gone(CUstream s)
 {
     if (special(s) || !atomic_load(&any))
         return;
     pthread_mutex_lock(&mu);
     for (unsigned i = 0; i < npools; i++)
-        sblock_stream_gone(&pools[i]->a, s);
+        arena_stream_gone(&pools[i]->a, s);
     pthread_mutex_unlock(&mu);
 }
 
-void spool_after_fork(void)
+void ownpool_after_fork(void)
 {
     /* the child has none of the parent's GPU memory or events; what the
      * parent's pools held is forgotten, not freed */
@@ -548,7 +550,7 @@ void spool_after_fork(void)
     memset(defaults, 0, sizeof defaults);
     memset(current, 0, sizeof current);
     memset(current_driver, 0, sizeof current_driver);
-    sev_after_fork();
-    amap_forget(&live);
+    freeevent_after_fork();
+    addrmap_forget(&live);
     atomic_store(&any, false);
 }

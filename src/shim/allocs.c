@@ -1,8 +1,8 @@
-/* atab: every live allocation libvramcap counted, in an open-addressing
+/* allocs: every live allocation libvramcap counted, in an open-addressing
  * hash table (linear probing, deleted-slot markers, grown at half full), so
  * an allocation or a free costs one hash and a probe or two whatever the
  * number of allocations. */
-#include "shim/atab.h"
+#include "shim/allocs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +20,13 @@ static uint64_t mix(uint64_t key, unsigned kind)
     return x;
 }
 
-void atab_init(struct atab *t)
+void allocs_init(struct allocs *t)
 {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->mu, NULL);
 }
 
-void atab_free(struct atab *t)
+void allocs_free(struct allocs *t)
 {
     free(t->v);
     t->v = NULL;
@@ -34,13 +34,13 @@ void atab_free(struct atab *t)
 }
 
 /* The slot holding (key, kind), or -1. Lock held. */
-static long find(const struct atab *t, uint64_t key, unsigned kind)
+static long find(const struct allocs *t, uint64_t key, unsigned kind)
 {
     if (!t->cap)
         return -1;
     size_t mask = t->cap - 1;
     for (size_t i = mix(key, kind) & mask, n = 0; n < t->cap; i = (i + 1) & mask, n++) {
-        const struct atab_entry *e = &t->v[i];
+        const struct allocs_entry *e = &t->v[i];
         if (e->kind == 0)
             return -1;
         if (e->kind == kind && e->key == key)
@@ -49,7 +49,7 @@ static long find(const struct atab *t, uint64_t key, unsigned kind)
     return -1;
 }
 
-static void insert(struct atab_entry *v, size_t cap, const struct atab_entry *e)
+static void insert(struct allocs_entry *v, size_t cap, const struct allocs_entry *e)
 {
     size_t mask = cap - 1;
     size_t i = mix(e->key, e->kind) & mask;
@@ -58,11 +58,11 @@ static void insert(struct atab_entry *v, size_t cap, const struct atab_entry *e)
     v[i] = *e;
 }
 
-static int grow(struct atab *t)
+static int grow(struct allocs *t)
 {
     /* half full of live entries: double; mostly deleted slots: rehash in place */
     size_t cap = t->cap == 0 ? 256 : t->live * 4 < t->cap ? t->cap : t->cap * 2;
-    struct atab_entry *v = calloc(cap, sizeof *v);
+    struct allocs_entry *v = calloc(cap, sizeof *v);
     if (!v)
         return -1;
     for (size_t i = 0; i < t->cap; i++)
@@ -75,7 +75,7 @@ static int grow(struct atab *t)
     return 0;
 }
 
-int atab_put(struct atab *t, uint64_t key, enum atab_kind kind, uint64_t bytes, int dev)
+int allocs_put(struct allocs *t, uint64_t key, enum allocs_kind kind, uint64_t bytes, int dev)
 {
     pthread_mutex_lock(&t->mu);
     int rc = 0;
@@ -91,7 +91,7 @@ int atab_put(struct atab *t, uint64_t key, enum atab_kind kind, uint64_t bytes, 
         rc = -1;
         goto out;
     }
-    struct atab_entry e = {key, bytes, (uint8_t)kind, (int8_t)dev, 0, 0};
+    struct allocs_entry e = {key, bytes, (uint8_t)kind, (int8_t)dev, 0, 0};
     size_t mask = t->cap - 1;
     size_t i = mix(key, kind) & mask;
     while (t->v[i].kind != 0 && t->v[i].kind != DELETED)
@@ -106,7 +106,7 @@ out:
     return rc;
 }
 
-int atab_take(struct atab *t, uint64_t key, enum atab_kind kind, struct atab_entry *out)
+int allocs_take(struct allocs *t, uint64_t key, enum allocs_kind kind, struct allocs_entry *out)
 {
     pthread_mutex_lock(&t->mu);
     long at = find(t, key, kind);
@@ -121,7 +121,7 @@ int atab_take(struct atab *t, uint64_t key, enum atab_kind kind, struct atab_ent
     return at >= 0 ? 0 : -1;
 }
 
-int atab_get(struct atab *t, uint64_t key, enum atab_kind kind, struct atab_entry *out)
+int allocs_get(struct allocs *t, uint64_t key, enum allocs_kind kind, struct allocs_entry *out)
 {
     pthread_mutex_lock(&t->mu);
     long at = find(t, key, kind);
@@ -131,7 +131,7 @@ int atab_get(struct atab *t, uint64_t key, enum atab_kind kind, struct atab_entr
     return at >= 0 ? 0 : -1;
 }
 
-void atab_each(struct atab *t, void (*fn)(const struct atab_entry *e, void *arg), void *arg)
+void allocs_each(struct allocs *t, void (*fn)(const struct allocs_entry *e, void *arg), void *arg)
 {
     pthread_mutex_lock(&t->mu);
     for (size_t i = 0; i < t->cap; i++)
@@ -140,7 +140,7 @@ void atab_each(struct atab *t, void (*fn)(const struct atab_entry *e, void *arg)
     pthread_mutex_unlock(&t->mu);
 }
 
-void atab_clear(struct atab *t)
+void allocs_clear(struct allocs *t)
 {
     pthread_mutex_lock(&t->mu);
     if (t->v)
