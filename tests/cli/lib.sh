@@ -18,11 +18,19 @@ JOBS=""
 GiB=1073741824
 MiB=1048576
 
+# AT_EXIT: commands run when the test ends, before its folder goes
+# (users.sh's users are removed so)
+AT_EXIT=""
 cleanup() {
     for p in $JOBS; do kill -9 "$p" 2>/dev/null; done
+    eval "$AT_EXIT"
     rm -rf "$T"
 }
 trap cleanup EXIT
+# killed (meson's timeout sends TERM): the same cleanup, on the way out
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'exit 129' HUP
 
 ok() { PASS=$((PASS + 1)); echo "ok - $1"; }
 not_ok() { FAIL=$((FAIL + 1)); echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }

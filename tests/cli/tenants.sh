@@ -1,7 +1,7 @@
 #!/bin/sh
 # Users and models as mutually distrusting tenants of one machine (issue
-# 28), played by two unprivileged users this test creates (vramsec_a,
-# vramsec_b) beside root's vram serve, on one simulated machine (two 16 GiB
+# 28), played by two unprivileged users this test creates (A and B,
+# users.sh) beside root's vram serve, on one simulated machine (two 16 GiB
 # GPUs; a notebook holds 1 GiB of GPU 0):
 #   5   root's daemon places no model in memory a user's `vram run` slice
 #       promised, and every model of the daemon (capped or not) is a
