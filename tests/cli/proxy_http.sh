@@ -15,7 +15,9 @@
 : "${TESTMODEL:?}"
 cp "$TESTMODEL" "$T/testmodel-http"
 TM="$T/testmodel-http"
-HM="$SRC/tests/helpers/httpmodel.py"
+# a copy of its own: what the exit kills is this test's models, no one else's
+cp "$SRC/tests/helpers/httpmodel.py" "$T/httpmodel.py"
+HM="$T/httpmodel.py"
 export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
