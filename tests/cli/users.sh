@@ -14,17 +14,26 @@ users_ok() { [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null && command -v
 
 # user_make LETTER: a new user of this test alone, vramt<PID>LETTER, with a
 # group of its own, no home and no shell; USER_MADE its name. It goes, with
-# its group and every process it runs, when the test ends (a user of that
-# name already there was left by a killed run of the same pid: it goes
-# first). Tests run in parallel: useradd and userdel wait for the lock
-# another holds.
+# its group and every process it runs, when the test ends. One of that name
+# already there is removed first if a killed run of the same pid left it
+# (its comment says so), else another name is taken: no user this test did
+# not make is touched. Tests run in parallel: useradd and userdel wait for
+# the lock another holds.
+USER_MARK="vram test user (removed at the test end)"
 user_make() {
-    USER_MADE="vramt$$$1"
-    user_gone "$USER_MADE"
-    for _ in $(seq 1 100); do
-        useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
-            --user-group "$USER_MADE" >/dev/null 2>&1 && break
-        sleep 0.1
+    for _n in "" 1 2 3 4 5 6 7 8 9; do
+        USER_MADE="vramt$$$1$_n"
+        if id -u "$USER_MADE" >/dev/null 2>&1; then
+            [ "$(getent passwd "$USER_MADE" | cut -d: -f5)" = "$USER_MARK" ] || continue
+            user_gone "$USER_MADE"
+        fi
+        getent group "$USER_MADE" >/dev/null && continue
+        for _ in $(seq 1 100); do
+            useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+                --user-group --comment "$USER_MARK" "$USER_MADE" >/dev/null 2>&1 && break
+            sleep 0.1
+        done
+        break
     done
     id -u "$USER_MADE" >/dev/null 2>&1 || return 1
     USERS_MADE="${USERS_MADE:-} $USER_MADE"
