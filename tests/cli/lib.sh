@@ -6,9 +6,11 @@ set -u
 # As root (CI), a test is a machine of its own for what other programs could
 # share with it: a network namespace of its own, its loopback up (its ports
 # are free whatever else runs: the other tests, an installed vram serve on
-# 11500), and a mount namespace where vram's system places are empty
-# folders (an installed vram's /etc/vram/vram.conf, which vram fit and
-# vram serve read as root, its state, logs and socket are not the test's).
+# 11500), and a mount namespace where the system places vram reads are
+# empty folders: an installed vram's /etc/vram/vram.conf (vram fit and
+# vram serve read it as root), its state, logs and socket, and the models
+# of an Ollama service (/usr/share/ollama, which vram fit lists and
+# discover = all serves whatever HOME says) are not the test's.
 # The script starts again in them (the same pid: exec). Not root, or no
 # namespaces to be had (a container may refuse them): it runs as it is.
 if [ -z "${VRAM_TEST_WORLD:-}" ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null &&
@@ -16,7 +18,7 @@ if [ -z "${VRAM_TEST_WORLD:-}" ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/
     export VRAM_TEST_WORLD=1
     exec unshare --net --mount --propagation private sh -c '
         ip link set lo up || exit 1
-        for d in /etc/vram /var/lib/vram /var/log/vram /run/vram; do
+        for d in /etc/vram /var/lib/vram /var/log/vram /run/vram /usr/share/ollama; do
             [ ! -d "$d" ] || mount -t tmpfs -o mode=0755 vram-test "$d" || exit 1
         done
         exec "$@"' test-world "$0" "$@"
