@@ -27,6 +27,18 @@ T=$(mktemp -d /tmp/vram-cli-XXXXXX)
 # libvramcap is preloaded into test programs that may be built with ASan,
 # whose runtime then is not first in the library list: that is fine here
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+# a home of its own, and none of the settings vram (and what it reads)
+# takes from the environment of whoever runs the tests: a person who uses
+# Ollama may have OLLAMA_KEEP_ALIVE set, a GPU machine CUDA_VISIBLE_DEVICES,
+# a shell VRAM_SOCKET; a test sets what it needs
+export HOME="$T/home"
+mkdir -p "$HOME"
+unset VRAM_CONFIG VRAM_SOCKET VRAM_SHIM VRAM_CAP VRAM_CAP_GROUP VRAM_SWAP VRAM_SWAP_POOL \
+    VRAM_SWAP_HOST_MAX VRAM_SWAP_DAEMON VRAM_SIM VRAM_SIM_LIBDIR VRAM_SIM_PIDNS VRAM_SIM_PDH \
+    VRAM_SIM_NVML_DELAY_MS VRAM_SIM_GRAPHICS VRAM_TEST_DIE_AT OLLAMA_MODELS OLLAMA_KEEP_ALIVE \
+    OLLAMA_MAX_LOADED_MODELS OLLAMA_MAX_QUEUE OLLAMA_ORIGINS HF_HOME HF_HUB_CACHE LLAMA_CACHE \
+    XDG_CONFIG_HOME XDG_STATE_HOME XDG_CACHE_HOME XDG_DATA_HOME XDG_RUNTIME_DIR \
+    CUDA_VISIBLE_DEVICES NO_COLOR NOTIFY_SOCKET JOURNAL_STREAM DISPLAY WAYLAND_DISPLAY PAGER
 export VRAM_SIM_STATE="$T/ledger"
 # each test script is its own machine: its own slices and admission lock
 export VRAM_RUN_DIR="$T"

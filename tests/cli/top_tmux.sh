@@ -8,6 +8,10 @@ export VRAM_SIM="$WS"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 S="vramtest$$"
 export TMUX_TMPDIR="$T"
+# no configuration but tmux's own (a status line of one's ~/.tmux.conf or
+# /etc/tmux.conf would take a row of the 80x24 screen): the server reads
+# it when it starts, with the first session
+tmux() { command tmux -f /dev/null "$@"; }
 
 screen() { tmux capture-pane -p -t "$S"; }
 # wait_for PATTERN: until the screen shows it (30 s at most: the wait ends
