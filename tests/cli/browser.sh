@@ -29,7 +29,9 @@
 : "${TESTMODEL:?}"
 cp "$TESTMODEL" "$T/testmodel-browser"
 TM="$T/testmodel-browser"
-HM="$SRC/tests/helpers/httpmodel.py"
+# a copy of its own: what the exit kills is this test's models, no one else's
+cp "$SRC/tests/helpers/httpmodel.py" "$T/httpmodel.py"
+HM="$T/httpmodel.py"
 daemon_env 23 700
 ANY=$((LISTEN + 1))
 conf() { # extra [serve] lines on stdin

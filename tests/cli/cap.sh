@@ -68,22 +68,31 @@ kill $P
 wait $BG 2>/dev/null
 
 # 6. one budget for all the processes of one vram run
+# (the second starts once the first holds its 2 GiB: under load a fixed
+# pause let the second go first, take its 2 GiB, exit, and leave them to
+# the first: two ready, none refused)
 OUT=$("$VRAM" run --quiet --vram 4G -- sh -c \
-    "'$SIMALLOC' --bytes 2G --hold & A=\$!; sleep 0.3; '$SIMALLOC' --bytes 2G </dev/null;
-     kill \$A; wait" 2>&1)
+    "'$SIMALLOC' --bytes 2G --hold >'$T/six.out' 2>&1 & A=\$!
+     until grep -q '^ready\\|^oom' '$T/six.out' || ! kill -0 \$A; do sleep 0.05; done; cat '$T/six.out'
+     '$SIMALLOC' --bytes 2G </dev/null; kill \$A; wait" 2>&1)
 expect_eq "two processes of one group: one gets 2 GiB, the other is refused" \
     "$(echo "$OUT" | grep -c '^ready') $(echo "$OUT" | grep -c '^oom 2')" "1 1"
 
 # 7. a member killed with SIGKILL gives its share back
+# (killed once it holds them, not after a pause it may not have used)
 OUT=$("$VRAM" run --quiet --vram 4G -- sh -c \
-    "'$SIMALLOC' --bytes 3G --hold & A=\$!; sleep 0.5; kill -9 \$A; wait \$A;
+    "'$SIMALLOC' --bytes 3G --hold >'$T/seven.out' 2>&1 & A=\$!
+     until grep -q '^ready\\|^oom' '$T/seven.out' || ! kill -0 \$A; do sleep 0.05; done; kill -9 \$A; wait \$A
      '$SIMALLOC' --bytes 3G </dev/null" 2>&1)
+expect_match "the member killed held its 3 GiB first" "$(cat "$T/seven.out")" "^ready"
 expect_match "after SIGKILL, its 3 GiB are free for the next member" "$OUT" \
     "ready [0-9]+ free $((GiB - CTX))"
 
 # 8. no overshoot: 4 processes x 8 threads allocating 64 MiB at the same instant
+# a copy of its own: what is killed after is this test's hammers, no one else's
+cp "$HAMMER" "$T/hammer"
 run_bg hammer --quiet --vram 3G -- sh -c \
-    "for i in 1 2 3 4; do '$HAMMER' 8 64M '$T/go' & done; wait"
+    "for i in 1 2 3 4; do '$T/hammer' 8 64M '$T/go' & done; wait"
 for _ in $(seq 1 100); do
     [ "$(grep -c '^ctx' "$T/hammer.out" 2>/dev/null)" -ge 4 ] && break
     sleep 0.05
@@ -99,7 +108,7 @@ HELD=$("$VRAM" status --json | jq '[.gpus[0].processes[] | select(.cap != null) 
     not_ok "no overshoot" "held $HELD > $((3 * GiB))"
 [ "$HELD" -gt $((3 * GiB - 64 * MiB)) ] && ok "and the cap was really reachable" ||
     not_ok "the cap was reachable" "held only $HELD"
-pkill -x hammer
+pkill -f "^$T/hammer"
 wait $BG 2>/dev/null
 
 # 10. members in PID namespaces of their own, each with its own /proc, as

@@ -9,6 +9,12 @@ export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
 export PATH="$(dirname "$VRAM"):$PATH"
 C="$SRC/completions"
+# a home of its own, in an empty folder (fish offers the files there)
+export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" XDG_DATA_HOME="$T/home/.local/share" \
+    XDG_CACHE_HOME="$T/home/.cache"
+unset BASH_ENV ENV
+mkdir -p "$HOME" "$T/empty"
+cd "$T/empty"
 PORTS=$((10000 + ($$ * 11) % 20000))
 
 # a daemon with a model whose name only the daemon knows
@@ -68,9 +74,10 @@ else
     not_ok "zsh is installed"
 fi
 
-# fish: complete -C asks for what TAB would offer, without a terminal
+# fish: complete -C asks for what TAB would offer, without a terminal;
+# --no-config: no configuration read, and no folder to load completions from
 if command -v fish >/dev/null; then
-    fish_complete() { fish -c "source '$C/vram.fish'; complete -C '$1'" | cut -f1; }
+    fish_complete() { fish --no-config -c "source '$C/vram.fish'; complete -C '$1'" | cut -f1; }
     expect_eq "fish: vram su -> suspend" "$(fish_complete "vram su")" suspend
     expect_eq "fish: vram status --ener -> --energy" "$(fish_complete "vram status --ener")" --energy
     expect_eq "fish: vram load: the daemon's model" "$(fish_complete "vram load qwen-c")" "qwen-compl-$$"
@@ -78,6 +85,8 @@ if command -v fish >/dev/null; then
     expect_match "fish: vram suspend: the GPU job's pid" "$(fish_complete "vram suspend ")" "^$JOB\$"
     expect_eq "fish: vram import ll -> llama-swap" "$(fish_complete "vram import ll")" llama-swap
     expect_eq "fish: vram load org/q: a name with '/' and ':'" "$(fish_complete "vram load org/q")" "org/qwen-compl:$$"
+    expect_eq "fish: without the script nothing completes (the harness can fail)" \
+        "$(fish --no-config -c "complete -C 'vram su'" | grep -c suspend)" 0
 else
     not_ok "fish is installed"
 fi

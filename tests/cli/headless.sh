@@ -152,7 +152,7 @@ if make_users; then
     L="$T/a/tree"
     rm -rf "$L/etc/X11/xorg.conf.d"
     ln -s "$T/outside" "$L/etc/X11/xorg.conf.d"
-    chown -hR vramsec_a:vramsec_a "$L"
+    chown -hR "$USER_A:$USER_A" "$L"
     LINKED=$(print_tree "$L")
     run timeout 10 "$VRAM" headless on --yes --root "$L"
     expect_eq "a link out of the tree: root's on --yes refuses (exit 1)" "$RC" 1
@@ -161,8 +161,8 @@ if make_users; then
     expect_eq "a link out of the tree: nothing written outside it" "$(ls -A "$T/outside")" ""
     expect_eq "a link out of the tree: nothing changed in it" "$(print_tree "$L")" "$LINKED"
     # the record's own folder a link out of the tree
-    rm "$L/etc/X11/xorg.conf.d" && mkdir "$L/etc/X11/xorg.conf.d" && chown vramsec_a "$L/etc/X11/xorg.conf.d"
-    mkdir -p "$T/outside/lib" && ln -s "$T/outside" "$L/var" && chown -h vramsec_a "$L/var"
+    rm "$L/etc/X11/xorg.conf.d" && mkdir "$L/etc/X11/xorg.conf.d" && chown "$USER_A" "$L/etc/X11/xorg.conf.d"
+    mkdir -p "$T/outside/lib" && ln -s "$T/outside" "$L/var" && chown -h "$USER_A" "$L/var"
     run timeout 10 "$VRAM" headless on --yes --root "$L"
     expect_eq "var a link out of the tree: refused" "$RC" 1
     expect_eq "var a link out of the tree: no record written outside" "$(find "$T/outside" -mindepth 1 | grep -v '/lib$')" ""
@@ -177,8 +177,8 @@ if make_users; then
     chmod 755 "$F/var/lib/vram/headless/backup/1"
     printf 'vram-headless 1 100\nwrite etc/important\naside etc/cron.d/evil var/lib/vram/headless/backup/1\n' \
         >"$F/var/lib/vram/headless/manifest"
-    chown vramsec_a:vramsec_a "$F" "$F/var" "$F/var/lib"
-    chown -R vramsec_a:vramsec_a "$F/var/lib/vram"
+    chown "$USER_A:$USER_A" "$F" "$F/var" "$F/var/lib"
+    chown -R "$USER_A:$USER_A" "$F/var/lib/vram"
     run timeout 10 "$VRAM" headless off --yes --root "$F"
     expect_eq "A's record: root's off --yes refuses (exit 1)" "$RC" 1
     expect_match "A's record: says whose it is, and what to do" "$OUT" \
@@ -217,7 +217,7 @@ if make_users; then
     wait_for 5 waits || not_ok "B's writer waits on its FIFO"
     ln -s "$T/b/fifo" "$RT/sys/class/drm/card4/device/vendor"
     ln -s "$T/outside/proc4321" "$RT/proc/4321"
-    chown -hR vramsec_a:vramsec_a "$RT"
+    chown -hR "$USER_A:$USER_A" "$RT"
     run timeout 10 "$VRAM" headless --root "$RT"
     expect_eq "links in the tree: root's status answers" "$RC" 0
     expect_eq "no card read through a link out of the tree" "$(echo "$OUT" | grep -cE 'card[234]')" 0
@@ -230,7 +230,7 @@ if make_users; then
     # B runs on for its own tree with a link in it: the same rule for every user
     cp -a "$T/a/tree" "$T/b/tree"
     ln -s /tmp "$T/b/tree/etc/environment.d"
-    chown -hR vramsec_b:vramsec_b "$T/b/tree"
+    chown -hR "$USER_B:$USER_B" "$T/b/tree"
     run timeout 10 $AS_B "$VRAM" headless on --yes --root "$T/b/tree"
     expect_match "B's own tree with a link: refused too" "$OUT" "environment.d: a symbolic link on the way"
 else

@@ -17,7 +17,7 @@
 #     not exist, root, a member of the socket's group, a model file it may
 #     not read, libvramcap it may not read (and a model whose user lost
 #     libvramcap after the check is not run: its own process checks).
-# Then the same attack under a user's daemon (as vramsec_a, users.sh),
+# Then the same attack under a user's daemon (as USER_A, users.sh),
 # where both models run as that user: still nothing found, nothing obeyed.
 # Before the fix, every model ran as root: the hostile model read the
 # victim's bytes through /proc/<daemon>/fd and /proc/<victim>/mem, and the
@@ -183,7 +183,7 @@ if make_users; then
     $AS_A "$VRAM" serve --config "$T/a/vram.conf" >"$T/serve-a.log" 2>&1 &
     D=$!
     JOBS="$JOBS $D"
-    wait_for 20 as_a "$VRAM" ps >/dev/null 2>&1 || not_ok "vramsec_a's daemon starts" "$(cat "$T/serve-a.log")"
+    wait_for 20 as_a "$VRAM" ps >/dev/null 2>&1 || not_ok "$USER_A's daemon starts" "$(cat "$T/serve-a.log")"
     as_a "$VRAM" load victim >/dev/null 2>&1
     as_a "$VRAM" load hostile >/dev/null 2>&1
     field() { as_a "$VRAM" ps --json | jq -r ".models[] | select(.name == \"$1\") | .$2"; }

@@ -3,10 +3,42 @@
 # Needs VRAM, SIMALLOC and SRC in the environment (meson sets them).
 set -u
 : "${VRAM:?}" "${SIMALLOC:?}" "${SRC:?}"
+# As root (CI), a test is a machine of its own for what other programs could
+# share with it: a network namespace of its own, its loopback up (its ports
+# are free whatever else runs: the other tests, an installed vram serve on
+# 11500), and a mount namespace where the system places vram reads are
+# empty folders: an installed vram's /etc/vram/vram.conf (vram fit and
+# vram serve read it as root), its state, logs and socket, and the models
+# of an Ollama service (/usr/share/ollama, which vram fit lists and
+# discover = all serves whatever HOME says) are not the test's.
+# The script starts again in them (the same pid: exec). Not root, or no
+# namespaces to be had (a container may refuse them): it runs as it is.
+if [ -z "${VRAM_TEST_WORLD:-}" ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null &&
+    unshare --net --mount sh -c 'ip link set lo up' 2>/dev/null; then
+    export VRAM_TEST_WORLD=1
+    exec unshare --net --mount --propagation private sh -c '
+        ip link set lo up || exit 1
+        for d in /etc/vram /var/lib/vram /var/log/vram /run/vram /usr/share/ollama; do
+            [ ! -d "$d" ] || mount -t tmpfs -o mode=0755 vram-test "$d" || exit 1
+        done
+        exec "$@"' test-world "$0" "$@"
+fi
 T=$(mktemp -d /tmp/vram-cli-XXXXXX)
 # libvramcap is preloaded into test programs that may be built with ASan,
 # whose runtime then is not first in the library list: that is fine here
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+# a home of its own, and none of the settings vram (and what it reads)
+# takes from the environment of whoever runs the tests: a person who uses
+# Ollama may have OLLAMA_KEEP_ALIVE set, a GPU machine CUDA_VISIBLE_DEVICES,
+# a shell VRAM_SOCKET; a test sets what it needs
+export HOME="$T/home"
+mkdir -p "$HOME"
+unset VRAM_CONFIG VRAM_SOCKET VRAM_SHIM VRAM_CAP VRAM_CAP_GROUP VRAM_SWAP VRAM_SWAP_POOL \
+    VRAM_SWAP_HOST_MAX VRAM_SWAP_DAEMON VRAM_SIM VRAM_SIM_LIBDIR VRAM_SIM_PIDNS VRAM_SIM_PDH \
+    VRAM_SIM_NVML_DELAY_MS VRAM_SIM_GRAPHICS VRAM_TEST_DIE_AT OLLAMA_MODELS OLLAMA_KEEP_ALIVE \
+    OLLAMA_MAX_LOADED_MODELS OLLAMA_MAX_QUEUE OLLAMA_ORIGINS HF_HOME HF_HUB_CACHE LLAMA_CACHE \
+    XDG_CONFIG_HOME XDG_STATE_HOME XDG_CACHE_HOME XDG_DATA_HOME XDG_RUNTIME_DIR \
+    CUDA_VISIBLE_DEVICES NO_COLOR NOTIFY_SOCKET JOURNAL_STREAM DISPLAY WAYLAND_DISPLAY PAGER
 export VRAM_SIM_STATE="$T/ledger"
 # As root, vram serve runs its models as vram-model (the package makes that
 # user): made here as the package does, and $T open to it as /dev/shm is
@@ -39,11 +71,19 @@ JOBS=""
 GiB=1073741824
 MiB=1048576
 
+# AT_EXIT: commands run when the test ends, before its folder goes
+# (users.sh's users are removed so)
+AT_EXIT=""
 cleanup() {
     for p in $JOBS; do kill -9 "$p" 2>/dev/null; done
+    eval "$AT_EXIT"
     rm -rf "$T"
 }
 trap cleanup EXIT
+# killed (meson's timeout sends TERM): the same cleanup, on the way out
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'exit 129' HUP
 
 ok() { PASS=$((PASS + 1)); echo "ok - $1"; }
 not_ok() { FAIL=$((FAIL + 1)); echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }

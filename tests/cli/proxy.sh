@@ -22,14 +22,16 @@ budget = 15G
 port_base = $PORTS
 listen = 127.0.0.1:$LISTEN
 max_body = 64K
-wait = 10s
+; how long a request waits for its model: more than three models' turns
+; take on a loaded machine, less than slow's start
+wait = 30s
 CONF
 # sparse simulated memory: fast swap would copy 9 GiB each time (see serve.sh)
 for m in p1 p2 p3; do
     printf '\n[model %s]\ncommand = %s --bytes 9G --chunks 8 --chunk-ms 100\nvram = 10G\ngpu = 0\nswap = driver\n' \
         "$m" "$TESTMODEL" >>"$T/vram.conf"
 done
-printf '\n[model slow]\ncommand = %s --bytes 1G --startup 30\nvram = 2G\ngpu = 1\n' "$TESTMODEL" >>"$T/vram.conf"
+printf '\n[model slow]\ncommand = %s --bytes 1G --startup 90\nvram = 2G\ngpu = 1\n' "$TESTMODEL" >>"$T/vram.conf"
 printf '\n[model broken]\ncommand = /nonexistent/model-server\nvram = 1G\ngpu = 1\n' >>"$T/vram.conf"
 
 "$VRAM" serve --config "$T/vram.conf" >"$T/serve.log" 2>&1 &
@@ -58,7 +60,7 @@ expect_match "streaming: the whole answer arrives" "$(cat "$T/stream")" 'data: \
 # three models, one GPU that holds one at a time: every request succeeds
 W=""
 for m in p1 p2 p3; do
-    chat "$m" 60 >"$T/c.$m" &
+    chat "$m" 120 >"$T/c.$m" &
     W="$W $!"
 done
 wait $W
@@ -94,7 +96,7 @@ expect_eq "a 6000-byte header in the answer reaches the client whole" \
     "$(printf '%s\n' "$H" | tr -d '\r' | sed -n 's/^X-Echo: //p')" "$LONG"
 
 # waiting has a bound: 503 with Retry-After; a model that cannot start: 502 with why
-H=$(curl -s -m 30 -D - -o "$T/slow" "$P/m/slow/echo")
+H=$(curl -s -m 60 -D - -o "$T/slow" "$P/m/slow/echo")
 expect_match "a model slower than wait: 503" "$H" "^HTTP/1.1 503"
 expect_match "a model slower than wait: Retry-After" "$H" "Retry-After: [0-9]+"
 expect_match "a model slower than wait: says why" "$(cat "$T/slow")" "timed out waiting"
@@ -122,7 +124,7 @@ expect_match "Ollama's route: /api/generate by its model field, answered in Olla
     "$(curl -sN -m 20 "$P/api/generate" -d '{"model":"p1","prompt":"hi"}')" '"done":true,"done_reason":"stop"'
 
 # a token, set by a reload: without it 401, with it served
-sed -i "s/^wait = 10s$/wait = 10s\ntoken = s3cret/" "$T/vram.conf"
+sed -i "s/^wait = 30s$/wait = 30s\ntoken = s3cret/" "$T/vram.conf"
 RELOADS=$(grep -c 'configuration reloaded' "$T/serve.log")
 kill -HUP "$DAEMON"
 wait_for 10 sh -c "[ \$(grep -c 'configuration reloaded' '$T/serve.log') -gt $RELOADS ]"

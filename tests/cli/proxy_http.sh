@@ -15,7 +15,9 @@
 : "${TESTMODEL:?}"
 cp "$TESTMODEL" "$T/testmodel-http"
 TM="$T/testmodel-http"
-HM="$SRC/tests/helpers/httpmodel.py"
+# a copy of its own: what the exit kills is this test's models, no one else's
+cp "$SRC/tests/helpers/httpmodel.py" "$T/httpmodel.py"
+HM="$T/httpmodel.py"
 export VRAM_SIM="$SRC/tests/fixtures/machines/two-16g.json"
 export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 export VRAM_SOCKET="$T/vram.sock"
@@ -34,7 +36,10 @@ port_base = $PORTS
 listen = 127.0.0.1:$LISTEN
 metrics = 127.0.0.1:$METRICS
 token = s3cret
-wait = 5s
+; how long a request waits for its model: the broken model's failure must
+; come within it (a 502, not a 503) on a loaded machine too; slow's start
+; is longer (the 503)
+wait = 20s
 
 [model up]
 command = python3 $HM
@@ -56,7 +61,7 @@ gpu = 0
 swap = driver
 
 [model slow]
-command = $TM --bytes 64M --startup 30
+command = $TM --bytes 64M --startup 60
 vram = 1G
 gpu = 0
 swap = driver
@@ -192,7 +197,7 @@ expect_match "... and the answer arrives whole once it reads" "$(cat "$T/slowrea
 
 # 3. the metrics address: /metrics only, even where the token would open
 #    the control API
-code() { curl -s -m 10 -o "$T/body" -w '%{http_code}' "$@"; }
+code() { curl -s -m 60 -o "$T/body" -w '%{http_code}' "$@"; }
 expect_eq "metrics address: GET /metrics" "$(code "$M/metrics")" 200
 expect_eq "metrics address: unload refused" "$(code -X POST "$M/v1/models/up/unload")" 404
 expect_eq "metrics address: unload with the token refused" \

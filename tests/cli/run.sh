@@ -86,18 +86,24 @@ JOBS="$JOBS $R2"
 pid_of "$T/dead.out"
 kill -9 $R2 $P
 wait $R2 2>/dev/null
-sleep 0.2
+# until the job is gone from the process table (an orphan is reaped by
+# init, which a loaded machine may not run at once): a zombie still holds
+# its pid, and its slice
+wait_for 10 sh -c "[ ! -e /proc/$P ]"
 run "$VRAM" run --quiet --vram 10G -- true
 expect_eq "after a vram run died, its slice is free again" "$RC" 0
 
 # what a job leaves behind: named, and with --reap stopped
-run "$VRAM" run -- sh -c "'$SIMALLOC' --bytes 1G --hold >/dev/null 2>&1 & sleep 0.5"
+# (the command ends once its orphan holds the memory, not after a pause
+# the orphan may not have used)
+orphan() { echo "'$SIMALLOC' --bytes 1G --hold >'$T/$1' 2>&1 & until grep -q '^ready' '$T/$1' || ! kill -0 \$!; do sleep 0.05; done"; }
+run "$VRAM" run -- sh -c "$(orphan orphan1.out)"
 expect_match "an orphan still holding VRAM is named" "$OUT" \
     "pid [0-9]+ \(simalloc\) still holds 1.29 GiB on GPU 0"
 expect_match "with the way to stop it" "$OUT" "--reap would stop it"
 # stop that orphan (by its pid: other tests' jobs run beside this one)
 kill "$(echo "$OUT" | sed -n 's/^vram run: pid \([0-9]*\) (simalloc) still holds.*/\1/p' | head -1)"
-run "$VRAM" run --reap -- sh -c "'$SIMALLOC' --bytes 1G --hold >/dev/null 2>&1 & sleep 0.5"
+run "$VRAM" run --reap -- sh -c "$(orphan orphan2.out)"
 expect_match "--reap stops it and says the memory is back" "$OUT" \
     "reaped 1 process; their memory is back"
 R=$(echo "$OUT" | sed -n 's/^vram run: pid \([0-9]*\) (simalloc) still holds.*/\1/p' | head -1)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # What one local user can do to another's vram (docs/security.md), played
-# by two unprivileged users this test creates (vramsec_a attacks,
-# vramsec_b is the victim), on one simulated machine. Each attack fails,
+# by two unprivileged users this test creates (A attacks, B is the
+# victim), on one simulated machine. Each attack fails,
 # and the victim's own commands finish, correctly, in seconds:
 #   - A suspends or resumes B's process by pid: refused (issue 17, item 5);
 #   - A squats the name of B's fast-swap socket before B's process binds it:
@@ -154,7 +154,7 @@ run timeout 10 "$VRAM" serve --config "$T/root-sock.conf"
 expect_eq "config: root's daemon with socket = A's file: exit 1" "$RC" 1
 expect_eq "config: A's file is still there, intact" "$(cat "$T/shared/a-file")" precious
 # a configuration B's daemon would run commands from, written by A
-cp "$T/b/good.conf" "$T/shared/a.conf" && chown vramsec_a "$T/shared/a.conf"
+cp "$T/b/good.conf" "$T/shared/a.conf" && chown "$USER_A" "$T/shared/a.conf"
 check "$T/shared/a.conf"
 expect_match "config: another user's file: refused" "$OUT" \
     "a.conf: owned by uid $UID_A, neither root nor this user: its commands would run as this user"

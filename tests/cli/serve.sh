@@ -121,11 +121,16 @@ expect_match "suspend d" "$OUT" "^d: suspended"
 expect_eq "d's host RAM is reported" "$([ "$(state d host_bytes)" -gt 0 ] && echo yes)" yes
 
 # the event stream and the metrics
-curl -s -N -m 3 --unix-socket "$T/vram.sock" http://x/v1/events >"$T/events" 2>/dev/null &
+# (read until the change comes, not for 3 s: a loaded machine may take
+# that long to answer the stream's head)
+curl -s -N -m 120 --unix-socket "$T/vram.sock" http://x/v1/events >"$T/events" 2>/dev/null &
 EV=$!
-wait_for 3 grep -q '^: vram serve events' "$T/events"
+JOBS="$JOBS $EV"
+wait_for 30 grep -q '^: vram serve events' "$T/events"
 "$VRAM" unload c >/dev/null
-wait $EV
+wait_for 30 grep -q '"model":"c","event":"stopping"' "$T/events"
+kill $EV 2>/dev/null
+wait $EV 2>/dev/null
 expect_match "/v1/events streams the changes as they happen" "$(cat "$T/events")" \
     '^data: \{.*"model":"c","event":"stopping"'
 M=$(curl -s -m 5 --unix-socket "$T/vram.sock" http://x/metrics)

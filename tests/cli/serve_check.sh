@@ -94,7 +94,7 @@ expect_match "--check names the user's own places" "$CHECK_OUT" \
     "socket $T/a/run/vram/vram.sock, state $H/.local/state/vram/vram.db, logs $H/.local/state/vram/logs"
 expect_match "and says it would start" "$CHECK_OUT" "vram serve would start as you"
 expect_eq "the folders are the user's, private" "$(stat -c '%a %U' "$H/.local/state/vram" "$T/a/run/vram" | sort -u)" \
-    "700 vramsec_a"
+    "700 $USER_A"
 
 # 2. the system daemon's places, as the example named them before: a
 # user may not make /run/vram

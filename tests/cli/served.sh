@@ -79,7 +79,7 @@ case "$OUT" in
 esac
 expect_match "reclaim --idle: left to vram serve, with the fix" "$OUT" \
     "left to vram serve: $M, model m \(vram-model, idle\): .* vram unload m frees it"
-expect_match "reclaim --idle: the other user's look-alike is a target" "$OUT" "would stop $F \(testmodel-served, vramsec_b, idle\)"
+expect_match "reclaim --idle: the other user's look-alike is a target" "$OUT" "would stop $F \(testmodel-served, $USER_B, idle\)"
 run "$VRAM" reclaim --idle 2s --yes --grace 1
 expect_eq "reclaim --idle --yes: the model and its worker still run" \
     "$(kill -0 "$M" 2>/dev/null && kill -0 "$W" 2>/dev/null && echo running)" running

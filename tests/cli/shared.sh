@@ -1,6 +1,6 @@
 #!/bin/sh
 # Slices on a shared machine (issue 17, items 1 to 4), as two unprivileged
-# users this test makes: vramgrp_b attacks, vramgrp_a's commands must finish
+# users this test makes (users.sh): B attacks, A's commands must finish
 # (within `timeout 5`: a hang is the failure, the time is only reported)
 # and answer as if the attack were not there.
 #   1. a forged group file anyone may write, promising 15G, its lock held:
@@ -13,15 +13,16 @@
 #      its context: the driver's sum, sampled, never passes the cap
 # Runs as root (CI does); skipped otherwise.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/users.sh"
 : "${GROUPFORGE:?}" "${LEDGERSUM:?}" "${TESTMODEL:?}"
-if [ "$(id -u)" != 0 ]; then
-    echo "1..0 # SKIP needs root, to make the users vramgrp_a and vramgrp_b"
+if ! users_ok; then
+    echo "1..0 # SKIP needs root, useradd and setpriv to make two users"
     exit 77
 fi
-for u in vramgrp_a vramgrp_b; do
-    id -u "$u" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$u" ||
-        { not_ok "useradd $u"; finish; exit 1; }
-done
+user_make a || { not_ok "useradd"; finish; exit 1; }
+GA=$USER_MADE
+user_make b || { not_ok "useradd"; finish; exit 1; }
+GB=$USER_MADE
 
 # the build's binaries, where both users can run them whatever the modes
 # of the build tree (the copies are the same files; an ASan build needs
@@ -46,12 +47,12 @@ as() { # USER CMD...: CMD as USER, this environment kept
     shift
     setpriv --reuid="$_u" --regid="$(id -g "$_u")" --clear-groups "$@"
 }
-# victim NAME CMD...: CMD as vramgrp_a under timeout 5; OUT, RC
+# victim NAME CMD...: CMD as A under timeout 5; OUT, RC
 victim() {
     _name=$1
     shift
     _t0=$(date +%s%N)
-    OUT=$(timeout 5 setpriv --reuid=vramgrp_a --regid="$(id -g vramgrp_a)" --clear-groups "$@" 2>&1)
+    OUT=$(timeout 5 setpriv --reuid="$GA" --regid="$(id -g "$GA")" --clear-groups "$@" 2>&1)
     RC=$?
     echo "# $_name: $((($(date +%s%N) - _t0) / 1000000)) ms"
     [ "$RC" != 124 ] && ok "$_name: finishes" || not_ok "$_name: finishes" "still running after 5 s"
@@ -66,12 +67,12 @@ bg_as() { # NAME USER CMD...: in the background, output to $T/NAME.out; BG its p
 }
 
 # what A sees with no attack, to compare with
-DOCTOR_RC=$(as vramgrp_a "$V" doctor >/dev/null 2>&1; echo $?)
-RECLAIM_RC=$(as vramgrp_a "$V" reclaim >/dev/null 2>&1; echo $?)
+DOCTOR_RC=$(as "$GA" "$V" doctor >/dev/null 2>&1; echo $?)
+RECLAIM_RC=$(as "$GA" "$V" reclaim >/dev/null 2>&1; echo $?)
 
 # 1. B's forged group file: anyone may write it, it promises 15G, B holds
 # its lock
-bg_as forge vramgrp_b "$BIN/groupforge" "$RUN/vram-group-forged" 15G $UUID --mode 0666 --hold
+bg_as forge "$GB" "$BIN/groupforge" "$RUN/vram-group-forged" 15G $UUID --mode 0666 --hold
 wait_for 5 grep -q holding "$T/forge.out" || not_ok "the forger holds the lock" "$(cat "$T/forge.out")"
 FORGER=$BG
 victim "1: status with a forged, locked group file" "$V" status
@@ -114,7 +115,7 @@ rm -f "$RUN/vram-group-forged"
 # the same file as B's own (0644), its lock held: still no reader waits;
 # B's live promise counts as B's (a slice is a promise), and the refusal
 # says whose it is
-bg_as forge2 vramgrp_b "$BIN/groupforge" "$RUN/vram-group-mine" 15G $UUID --hold
+bg_as forge2 "$GB" "$BIN/groupforge" "$RUN/vram-group-mine" 15G $UUID --hold
 wait_for 5 grep -q holding "$T/forge2.out" || not_ok "the forger holds the lock" "$(cat "$T/forge2.out")"
 FORGER=$BG
 victim "1: status with B's own locked group file" "$V" status
@@ -122,7 +123,7 @@ expect_match "1: status answers" "$OUT" "GPU 0 +NVIDIA GeForce RTX 5070 Ti"
 victim "1: run --vram 10G beside B's 15G promise" "$V" run --quiet --vram 10G -- true
 expect_eq "1: refused (exit 1)" "$RC" 1
 expect_match "1: naming the user who holds the promise" "$OUT" \
-    "no GPU has room: .*the largest promise there: 15.0 GiB, user vramgrp_b's"
+    "no GPU has room: .*the largest promise there: 15.0 GiB, user $GB's"
 kill "$FORGER"
 wait "$FORGER" 2>/dev/null
 # once its maker is gone, the file is no promise: B's leftover blocks no one
@@ -131,12 +132,12 @@ expect_eq "1: B's file without its maker counts for nothing" "$RC" 0
 expect_eq "1: and A cannot remove it, nor needs to" "$(ls "$RUN" | grep -c vram-group-mine)" 1
 
 # a FIFO, a flood of files, a file naming A's process as its member
-as vramgrp_b mkfifo "$RUN/vram-group-fifo"
-as vramgrp_b sh -c "i=0; while [ \$i -lt 300 ]; do cat '$RUN/vram-group-mine' >'$RUN/vram-group-flood-'\$i; i=\$((i + 1)); done"
-bg_as held vramgrp_a "$V" run --quiet --vram 4G -- "$BIN/simalloc" --bytes 256M --hold
+as "$GB" mkfifo "$RUN/vram-group-fifo"
+as "$GB" sh -c "i=0; while [ \$i -lt 300 ]; do cat '$RUN/vram-group-mine' >'$RUN/vram-group-flood-'\$i; i=\$((i + 1)); done"
+bg_as held "$GA" "$V" run --quiet --vram 4G -- "$BIN/simalloc" --bytes 256M --hold
 wait_for 5 grep -q '^ready' "$T/held.out" || not_ok "A's job started" "$(cat "$T/held.out")"
 HELD=$(sed -n 's/^ready \([0-9]*\).*/\1/p' "$T/held.out")
-as vramgrp_b "$BIN/groupforge" "$RUN/vram-group-claims-a" 1G $UUID --member "$HELD"
+as "$GB" "$BIN/groupforge" "$RUN/vram-group-claims-a" 1G $UUID --member "$HELD"
 victim "1: status with a FIFO and 300 more files" "$V" status --json
 expect_eq "1: A's process keeps A's slice, not the one B's file claims for it" \
     "$(echo "$OUT" | jq ".gpus[0].processes[] | select(.pid == $HELD) | .cap")" $((4 * GiB))
@@ -149,7 +150,7 @@ rm -f "$RUN"/vram-group-flood-* "$RUN/vram-group-fifo" "$RUN/vram-group-claims-a
 # held by B with flock
 : >"$RUN/vram-run.lock"
 chmod 666 "$RUN/vram-run.lock"
-bg_as flock vramgrp_b sh -c "exec 3<>'$RUN/vram-run.lock'; flock 3; echo held; exec sleep 600"
+bg_as flock "$GB" sh -c "exec 3<>'$RUN/vram-run.lock'; flock 3; echo held; exec sleep 600"
 wait_for 5 grep -q held "$T/flock.out" || not_ok "B holds the lock" "$(cat "$T/flock.out")"
 LOCKER=$BG
 victim "2: run while B holds vram-run.lock" "$V" run --quiet --vram 1G -- true
@@ -160,13 +161,13 @@ kill "$LOCKER"
 rm -f "$RUN/vram-run.lock"
 
 # 3. B's 10G slice, before it allocates much: a promise A's admission sees
-bg_as b10 vramgrp_b "$V" run --quiet --vram 10G -- "$BIN/simalloc" --bytes 256M --hold
+bg_as b10 "$GB" "$V" run --quiet --vram 10G -- "$BIN/simalloc" --bytes 256M --hold
 wait_for 5 grep -q '^ready' "$T/b10.out" || not_ok "B's job started" "$(cat "$T/b10.out")"
 BJOB=$(sed -n 's/^ready \([0-9]*\).*/\1/p' "$T/b10.out")
 victim "3: run --vram 10G beside B's 10G slice" "$V" run --vram 10G -- true
 expect_eq "3: refused (exit 1): the same memory is not promised twice" "$RC" 1
 expect_match "3: and says whose promise is in the way" "$OUT" \
-    "no GPU has room: 10.0 GiB free.*user vramgrp_b's \(vram run [0-9]+\)"
+    "no GPU has room: 10.0 GiB free.*user $GB's \(vram run [0-9]+\)"
 victim "3: status" "$V" status --json
 expect_eq "3: A sees B's slice" \
     "$(echo "$OUT" | jq ".gpus[0].processes[] | select(.pid == $BJOB) | .cap")" $((10 * GiB))
@@ -179,14 +180,15 @@ expect_eq "3: admitted" "$RC" 0
 BOTH=0
 ONE=0
 for i in $(seq 1 10); do
-    for u in vramgrp_a vramgrp_b; do
-        bg_as "race$i$u" $u sh -c "while [ ! -e '$T/go$i' ]; do :; done
-            exec '$V' run --quiet --vram 10G -- sh -c 'echo ran; sleep 0.5'"
-        eval "P_$u=\$BG"
-    done
+    RACE="while [ ! -e '$T/go$i' ]; do :; done
+        exec '$V' run --quiet --vram 10G -- sh -c 'echo ran; sleep 0.5'"
+    bg_as "race${i}a" "$GA" sh -c "$RACE"
+    PA=$BG
+    bg_as "race${i}b" "$GB" sh -c "$RACE"
+    PB=$BG
     touch "$T/go$i"
-    wait "$P_vramgrp_a" "$P_vramgrp_b" 2>/dev/null
-    N=$(cat "$T/race${i}vramgrp_a.out" "$T/race${i}vramgrp_b.out" | grep -c '^ran')
+    wait "$PA" "$PB" 2>/dev/null
+    N=$(cat "$T/race${i}a.out" "$T/race${i}b.out" | grep -c '^ran')
     [ "$N" -eq 2 ] && BOTH=$((BOTH + 1))
     [ "$N" -eq 1 ] && ONE=$((ONE + 1))
 done
@@ -198,12 +200,12 @@ expect_eq "3: A and B deciding at once are never both given the same 10G" "$BOTH
 # 4. A's group is full; processes joining it are refused before the driver
 # holds their contexts
 mkdir -p "$T/a"
-chown vramgrp_a "$T/a"
+chown "$GA" "$T/a"
 "$BIN/ledgersum" "$T/machine.json" 0 1G "$T/stop4" >"$T/sum4.out" 2>&1 &
 SAMPLER=$!
 JOBS="$JOBS $SAMPLER"
 wait_for 5 grep -qs '^sampling' "$T/sum4.out" || not_ok "the sampler started"
-OUT=$(timeout 60 setpriv --reuid=vramgrp_a --regid="$(id -g vramgrp_a)" --clear-groups "$V" run --quiet --vram 1G -- sh -c "
+OUT=$(timeout 60 setpriv --reuid="$GA" --regid="$(id -g "$GA")" --clear-groups "$V" run --quiet --vram 1G -- sh -c "
     '$BIN/simalloc' --bytes 700M --hold >'$T/a/full.out' 2>&1 &
     H=\$!
     while ! grep -q ready '$T/a/full.out'; do sleep 0.05; done

@@ -30,8 +30,10 @@ for m in a b c; do
         "$m" "$TM" >>"$T/vram.conf"
 done
 printf '\n[model k]\ncommand = %s --bytes 32M\nvram = 100M\ngpu = 1\nkeep_alive = 1s\n' "$TM" >>"$T/vram.conf"
-printf '\n[model s]\ncommand = sh -c "setsid sleep 987654 & exec %s --bytes 32M"\nvram = 100M\ngpu = 1\n' \
-    "$TM" >>"$T/vram.conf"
+# s's child: a sleep of this test's own (tests run in parallel, and so may this one)
+SLEEPER="sleep 9876$$"
+printf '\n[model s]\ncommand = sh -c "setsid %s & exec %s --bytes 32M"\nvram = 100M\ngpu = 1\n' \
+    "$SLEEPER" "$TM" >>"$T/vram.conf"
 printf '\n[model w]\ncommand = %s --bytes 32M --startup 4\nvram = 100M\ngpu = 1\n' "$TM" >>"$T/vram.conf"
 printf '\n[model q]\ncommand = %s --bytes 16M\nvram = 50M\ngpu = 1\n' "$TM" >>"$T/vram.conf"
 # z's parent closes inherited descriptors and puts another file at 3
@@ -48,7 +50,7 @@ start_daemon() {
     JOBS="$JOBS $DAEMON"
     wait_for 10 "$VRAM" ps >/dev/null 2>&1
 }
-trap 'kill -TERM $DAEMON 2>/dev/null; sleep 0.3; pkill -9 -f "$TM" 2>/dev/null; pkill -9 -f "sleep 987654" 2>/dev/null; [ -n "${KEEP:-}" ] && cp -r "$T" /tmp/switch-keep; cleanup' EXIT
+trap 'kill -TERM $DAEMON 2>/dev/null; sleep 0.3; pkill -9 -f "$TM" 2>/dev/null; pkill -9 -fx "$SLEEPER" 2>/dev/null; [ -n "${KEEP:-}" ] && cp -r "$T" /tmp/switch-keep; cleanup' EXIT
 start_daemon || { not_ok "the daemon starts" "$(cat "$T/serve.log")"; finish; }
 curl -sN -m 120 --unix-socket "$T/vram.sock" http://x/v1/events >"$T/events" 2>/dev/null &
 JOBS="$JOBS $!"
@@ -131,11 +133,11 @@ expect_eq "(the check sees the daemon's sockets)" "$([ -s "$T/dfd" ] && echo yes
 
 # 7. unload ends a child the model's command put in a session of its own
 "$VRAM" load s >/dev/null
-wait_for 5 pgrep -f "sleep 987654" >/dev/null
-expect_eq "s's setsid child runs" "$(pgrep -fc 'sleep 987654')" 1
+wait_for 5 pgrep -fx "$SLEEPER" >/dev/null
+expect_eq "s's setsid child runs" "$(pgrep -fxc "$SLEEPER")" 1
 "$VRAM" unload s >/dev/null
-wait_for 10 sh -c "! pgrep -f 'sleep 987654' >/dev/null"
-expect_eq "unload s: its setsid child is gone too" "$(pgrep -fc 'sleep 987654')" 0
+wait_for 10 sh -c "! pgrep -fx '$SLEEPER' >/dev/null"
+expect_eq "unload s: its setsid child is gone too" "$(pgrep -fxc "$SLEEPER")" 0
 
 # 7b. a model stopped the moment it is started (its TERM reaches the child
 #     between fork and exec, with the daemon's signal handlers): the

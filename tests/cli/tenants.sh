@@ -1,7 +1,7 @@
 #!/bin/sh
 # Users and models as mutually distrusting tenants of one machine (issue
-# 28), played by two unprivileged users this test creates (vramsec_a,
-# vramsec_b) beside root's vram serve, on one simulated machine (two 16 GiB
+# 28), played by two unprivileged users this test creates (A and B,
+# users.sh) beside root's vram serve, on one simulated machine (two 16 GiB
 # GPUs; a notebook holds 1 GiB of GPU 0):
 #   5   root's daemon places no model in memory a user's `vram run` slice
 #       promised, and every model of the daemon (capped or not) is a
@@ -180,7 +180,7 @@ as_a mkdir -p "$S14/blobs" "$S14/manifests/registry.ollama.ai/library/tiny"
 as_a cp "$T/tiny.gguf" "$S14/blobs/sha256-$D14"
 as_a sh -c "printf '{\"schemaVersion\":2,\"layers\":[{\"mediaType\":\"application/vnd.ollama.image.model\",\"digest\":\"sha256:%s\",\"size\":1}]}' $D14 >'$S14/manifests/registry.ollama.ai/library/tiny/1b'"
 "$MKMODEL" gguf "$T/b/secret.gguf" 0.05 >/dev/null
-chown vramsec_b:vramsec_b "$T/b/secret.gguf"
+chown "$USER_B:$USER_B" "$T/b/secret.gguf"
 chmod 600 "$T/b/secret.gguf"
 mkdir -p "$T/d14"
 ln -sf "$SRC/tests/helpers/fake-llama-server" "$T/d14/llama-server"

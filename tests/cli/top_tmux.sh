@@ -14,11 +14,16 @@ export LD_LIBRARY_PATH="$(dirname "$VRAM")/sim"
 S="vramtest$$"
 export TMUX_TMPDIR="$T"
 export LANG=C.UTF-8
+# no configuration but tmux's own (a status line of one's ~/.tmux.conf or
+# /etc/tmux.conf would take a row of the 80x24 screen): the server reads
+# it when it starts, with the first session
+tmux() { command tmux -f /dev/null "$@"; }
 
 screen() { tmux capture-pane -p -t "$S"; }
-# wait_for PATTERN: until the screen shows it (10 s at most: two cores shared)
+# wait_for PATTERN: until the screen shows it (30 s at most: the wait ends
+# with the screen, a loaded machine may take long to start vram top)
 wait_for() {
-    for _ in $(seq 1 100); do
+    for _ in $(seq 1 300); do
         screen | grep -Eq -- "$1" && return 0
         sleep 0.1
     done
@@ -29,11 +34,14 @@ check_screen() {
 }
 keys() { tmux send-keys -t "$S" "$@"; }
 first_row() { screen | sed -n '/^ *PID USER/{n;p;q}'; }
-first_is() { for _ in $(seq 1 100); do first_row | grep -Eq -- "$1" && return 0; sleep 0.1; done; return 1; }
+first_is() { for _ in $(seq 1 300); do first_row | grep -Eq -- "$1" && return 0; sleep 0.1; done; return 1; }
 check_first() { if first_is "$2"; then ok "$1"; else not_ok "$1" "first row not /$2/:" "$(screen)"; fi; }
+# quit: until the session ends with vram top, and none of that name is left
+# for the next (a fixed pause was not always enough: "duplicate session")
 quit() {
     keys q
-    for _ in $(seq 1 50); do tmux has-session -t "$S" 2>/dev/null || return 0; sleep 0.1; done
+    for _ in $(seq 1 300); do tmux has-session -t "$S" 2>/dev/null || return 0; sleep 0.1; done
+    tmux kill-session -t "$S" 2>/dev/null
     return 1
 }
 ME=$(id -un)
@@ -132,7 +140,7 @@ keys x
 check_screen "x asks too" "stop $JOB \(simalloc\) with TERM\? y/n"
 keys y
 check_screen "y sends TERM" "sent TERM to $JOB"
-for _ in $(seq 1 50); do kill -0 $JOB 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq 1 300); do kill -0 $JOB 2>/dev/null || break; sleep 0.1; done
 kill -0 $JOB 2>/dev/null && not_ok "the job ended" || ok "the job ended"
 keys / C-u Enter
 check_screen "its memory is back on the bar" '^0 +RTX 5070 Ti +3\.4/16\.0 +GiB'
@@ -156,7 +164,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
     kill -0 $R 2>/dev/null && ok "root's job still runs" || not_ok "root's job still runs"
     "$VRAM" status --json | jq -e ".gpus[0].processes[] | select(.pid == $R) | .used > 0" >/dev/null &&
         ok "and still holds its memory" || not_ok "and still holds its memory"
-    quit
+    quit || not_ok "q quits nobody's top"
 fi
 
 # 200x60: every column and the meters on one line

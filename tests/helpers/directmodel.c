@@ -2,7 +2,8 @@
  * driver-API parts of some runtimes are (ggml's VMM pool), so its calls to
  * the entry points libvramcap wraps reach the wrappers by name, not
  * through a trampoline. It holds 64 MiB and a thread allocates and frees
- * 4 MiB in a loop; FILE gets "ops N" ten times a second.
+ * 4 MiB in a loop; FILE gets "ops N" and "writes W" ten times a second (W
+ * counts the writes, as swapmodel's).
  *   directmodel STATUS_FILE */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -51,10 +52,10 @@ int main(int argc, char **argv)
     /* the count replaces the file whole (a reader never sees it empty) */
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", argv[1]);
-    for (;;) {
+    for (unsigned long long writes = 1;; writes++) {
         FILE *f = fopen(tmp, "w");
         if (f) {
-            fprintf(f, "ops %llu\n", (unsigned long long)atomic_load(&ops));
+            fprintf(f, "ops %llu\nwrites %llu\n", (unsigned long long)atomic_load(&ops), writes);
             if (fclose(f) == 0)
                 rename(tmp, argv[1]);
         }

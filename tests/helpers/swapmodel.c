@@ -10,7 +10,9 @@
  *             [--churn] [--status FILE]
  * Prints "ready PID" once set up. SIGUSR1: check every weight byte (the
  * check itself goes through the driver, so it waits while suspended),
- * then print "weights ok". FILE gets "ops N" ten times a second. */
+ * then print "weights ok". FILE gets "ops N" and "writes W" ten times a
+ * second, W counting its writes: a reader that sees W go up twice has an
+ * ops N counted after it began waiting. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -229,11 +231,13 @@ int main(int argc, char **argv)
             check_weights();
         }
         if (status) {
+            static unsigned long long writes;
             char tmp[512];
             snprintf(tmp, sizeof tmp, "%s.tmp", status);
             FILE *f = fopen(tmp, "w");
             if (f) {
-                fprintf(f, "ops %llu\n", (unsigned long long)atomic_load(&ops));
+                fprintf(f, "ops %llu\nwrites %llu\n", (unsigned long long)atomic_load(&ops),
+                        ++writes);
                 fclose(f);
                 rename(tmp, status);
             }

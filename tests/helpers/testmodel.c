@@ -11,7 +11,8 @@
  * --chunk-ms; GET /crash-stream sends two and dies; GET /cancelled says how
  * many streams a client cut short; GET /echo answers "ok" at once (or its
  * X-Echo header, as a header and as the body); GET /v1/models answers an
- * empty list (a health route of another name).
+ * empty list (a health route of another name). With --until FILE a stream
+ * ends (its [DONE]) only once FILE exists: a test says when it may.
  *
  * Over several GPUs (--all-gpus), as tensor-parallel models run: --vmm
  * makes its memory with the virtual memory API (reserve, create, map,
@@ -177,6 +178,7 @@ static struct event_base *eb;
 static const char *openai; /* --openai NAME */
 static unsigned answers;
 static unsigned nchunks = 5, chunk_ms = 50, cancelled;
+static const char *until; /* --until FILE */
 
 struct stream {
     struct evhttp_request *req;
@@ -218,6 +220,9 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
                             right ? "true" : "false");
         evhttp_send_reply_chunk(st->req, b);
         struct timeval tv = {chunk_ms / 1000, (suseconds_t)(chunk_ms % 1000) * 1000};
+        evtimer_add(st->tick, &tv);
+    } else if (until && access(until, F_OK) != 0) {
+        struct timeval tv = {0, 50 * 1000};
         evtimer_add(st->tick, &tv);
     } else {
         evbuffer_add_printf(b, "data: [DONE]\n\n");
@@ -515,6 +520,8 @@ int main(int argc, char **argv)
             nchunks = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--chunk-ms") && i + 1 < argc)
             chunk_ms = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--until") && i + 1 < argc)
+            until = argv[++i];
         else if (!strcmp(argv[i], "--all-gpus"))
             ndev = -1;
         else if (!strcmp(argv[i], "--openai") && i + 1 < argc)
@@ -531,8 +538,9 @@ int main(int argc, char **argv)
             peer_mode = argv[++i];
         else {
             fprintf(stderr, "usage: testmodel --bytes SIZE [--startup SECONDS] [--chunks N] "
-                            "[--chunk-ms MS] [--all-gpus] [--vmm] [--peer enable|grant] [--openai NAME] "
-                            "[--share] (PORT in the environment)\n");
+                            "[--chunk-ms MS] [--until FILE] [--all-gpus] [--vmm] "
+                            "[--peer enable|grant] [--openai NAME] [--share] (PORT in the "
+                            "environment)\n");
             return 2;
         }
     }

@@ -72,7 +72,9 @@ expect_eq "sinfo: the node's GRES, vram's beside gpu and shard" "$(sinfo -h -o %
 sub() {
     u=$1
     shift
-    setpriv --reuid="$u" --regid="$u" --clear-groups -- sbatch --parsable -D "$T/${u#vramsec_}" "$@"
+    d=b
+    [ "$u" = "$USER_A" ] && d=a
+    setpriv --reuid="$u" --regid="$u" --clear-groups -- sbatch --parsable -D "$T/$d" "$@"
 }
 state() { squeue -h -j "$1" -o %T 2>/dev/null; }
 # ready FILE: simalloc or swapmodel's "ready PID" in the job's output, 20 s at most
@@ -91,22 +93,22 @@ expect_match "sbatch --vram=0: refused" "$OUT" "^sbatch: error: --vram=0: give a
 OUT=$(salloc --vram=6Q true 2>&1)
 expect_match "salloc --vram=6Q: refused" "$OUT" "^salloc: error: --vram=6Q: give a size of at least 1M"
 expect_match "srun --help lists --vram" "$(srun --help 2>&1)" "--vram=SIZE +cap the GPU memory"
-OUT=$(setpriv --reuid=vramsec_a --regid=vramsec_a --clear-groups -- \
+OUT=$(setpriv --reuid="$USER_A" --regid="$USER_A" --clear-groups -- \
     srun -D "$T/a" --gres=vram:6 true 2>&1)
 expect_eq "--gres=vram:6 (6 bytes): the step fails" "$?" 1
 expect_match "saying what to ask" "$OUT" \
     "vram: --gres=vram:6 asks for 6 bytes of GPU memory: give a size with its unit, such as --gres=vram:6G"
-OUT=$(setpriv --reuid=vramsec_a --regid=vramsec_a --clear-groups -- \
+OUT=$(setpriv --reuid="$USER_A" --regid="$USER_A" --clear-groups -- \
     srun -D "$T/a" --gres=vram:4G --vram=8G true 2>&1)
 expect_match "--vram over the job's GRES: refused, and why" "$OUT" \
     "vram: --vram=8G is more than the job's --gres=vram \(4.00 GiB, what Slurm counted for it on this node\); ask --gres=vram:8G"
 
 # two jobs of --vram=6G side by side on the 16 GiB GPU, two users; a
 # third waits (cli_filter.lua asked Slurm for --gres=vram:6G for each)
-A=$(sub vramsec_a -o "$T/a/A.out" --vram=6G -t 5 \
+A=$(sub "$USER_A" -o "$T/a/A.out" --vram=6G -t 5 \
     --wrap "exec $BIN/swapmodel --linear 256M --workers 0")
 # B first goes past its cap, then holds 1 GiB like any job
-B=$(sub vramsec_b -o "$T/b/B.out" --vram=6G -t 5 \
+B=$(sub "$USER_B" -o "$T/b/B.out" --vram=6G -t 5 \
     --wrap "$BIN/simalloc --bytes 7G </dev/null; exec $BIN/simalloc --bytes 1G --hold")
 PA=$(ready_pid "$T/a/A.out")
 PB=$(ready_pid "$T/b/B.out")
@@ -119,7 +121,7 @@ expect_match "B's tasks see the cap as their GPU's memory" "$(cat "$T/b/B.out")"
 kill -USR1 "$PA" 2>/dev/null
 wait_for 20 grep -q 'weights ok\|CORRUPT' "$T/a/A.out"
 expect_match "A's bytes are intact after its neighbour's failure" "$(cat "$T/a/A.out")" "^weights ok"
-C=$(sub vramsec_a -o "$T/a/C.out" --vram=6G -t 5 --wrap "exec $BIN/simalloc --bytes 1G --hold")
+C=$(sub "$USER_A" -o "$T/a/C.out" --vram=6G -t 5 --wrap "exec $BIN/simalloc --bytes 1G --hold")
 expect_match "cli_filter.lua: --vram=6G asked Slurm for the memory" "$(scontrol show job "$C")" \
     "TresPerNode=gres:vram:6G"
 wait_for 10 sh -c "squeue -h -j $C -o %r | grep -q Resources"
@@ -144,9 +146,9 @@ expect_match "C's" "$(scontrol show job "$C")" \
     "AdminComment=vram batch step: peak VRAM 1.29 GiB of 6.00 GiB on GPU 0"
 
 # srun: the step's peak on srun's stderr; --vram under the GRES caps tighter
-# as_a_srun ARGS...: srun as vramsec_a, without srun's lines about the queue
+# as_a_srun ARGS...: srun as USER_A, without srun's lines about the queue
 as_a_srun() {
-    setpriv --reuid=vramsec_a --regid=vramsec_a --clear-groups -- srun -D "$T/a" "$@" \
+    setpriv --reuid="$USER_A" --regid="$USER_A" --clear-groups -- srun -D "$T/a" "$@" \
         >"$T/srun.out" 2>&1
     _rc=$?
     grep -v '^srun: job [0-9]* \(queued and waiting\|has been allocated\)' "$T/srun.out"
@@ -180,7 +182,7 @@ expect_match "no libvramcap: the step fails, saying so" "$OUT" \
     "vram: VRAM_SHIM=$T/none.so: No such file or directory"
 
 # a process the job left behind, holding GPU memory: the epilog ends it
-D=$(sub vramsec_a -o "$T/a/D.out" --gres=vram:1G -t 5 --wrap "
+D=$(sub "$USER_A" -o "$T/a/D.out" --gres=vram:1G -t 5 --wrap "
     setsid $BIN/simalloc --bytes 512M --hold >$T/a/orphan.out 2>&1 </dev/null &
     for i in \$(seq 200); do grep -q ^ready $T/a/orphan.out && break; sleep 0.05; done")
 wait_for 30 ended "$D"

@@ -2,14 +2,16 @@
  * while the loop goes on, and its report comes back on the loop's thread,
  * whole, with its model, its direction and its error. */
 #include <event2/event.h>
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "move/worker.h"
@@ -22,13 +24,24 @@ struct seen {
     bool on_loop[8];
 };
 
+/* Posted by done() once the two quick jobs have reported back. */
+static sem_t quick_reported;
+
 /* A stand-in for move.c: slow for model 0 (a checkpoint), quick for the
- * others (fast swap); model 2 fails. */
+ * others (fast swap); model 2 fails. The slow one lasts until the quick
+ * ones have reported back (10 s at most): only jobs that do not wait for
+ * one another get there, however slowly a loaded machine runs threads (a
+ * fixed 200 ms could pass before they ran). */
 static void fake_move(void *arg, const struct worker_job *j, struct worker_report *r)
 {
     (void)arg;
-    if (j->model == 0)
-        usleep(200 * 1000);
+    if (j->model == 0) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 10;
+        while (sem_timedwait(&quick_reported, &until) < 0 && errno == EINTR)
+            ;
+    }
     r->ok = j->model != 2;
     r->fast = j->model != 0;
     if (!r->ok)
@@ -40,6 +53,11 @@ static void done(void *arg, const struct worker_report *r)
     struct seen *s = arg;
     s->on_loop[s->n] = pthread_equal(pthread_self(), s->loop_thread);
     s->r[s->n++] = *r;
+    unsigned quick = 0;
+    for (unsigned k = 0; k < s->n; k++)
+        quick += s->r[k].model != 0;
+    if (r->model != 0 && quick == 2)
+        sem_post(&quick_reported);
     if (s->n == 3)
         event_base_loopbreak(s->base);
 }
@@ -48,6 +66,7 @@ static void jobs_report_back_on_the_loop(void **st)
 {
     (void)st;
     struct seen s = {.base = event_base_new(), .loop_thread = pthread_self()};
+    assert_int_equal(sem_init(&quick_reported, 0, 0), 0);
     struct worker *w = worker_new(s.base, fake_move, NULL, done, &s);
     assert_non_null(w);
     char err[100];
@@ -76,6 +95,7 @@ static void jobs_report_back_on_the_loop(void **st)
     }
     worker_free(w);
     event_base_free(s.base);
+    sem_destroy(&quick_reported);
 }
 
 int main(void)
