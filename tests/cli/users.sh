@@ -82,7 +82,7 @@ make_users() {
     chmod 1777 "$T/shared" # what /dev/shm is: anyone writes, only the owner removes
     cp "$VRAM" "$T/bin/vram"
     cp "$SHIM" "$T/bin/libvramcap.so"
-    cp -P "$(dirname "$VRAM")"/sim/lib*.so* "$T/bin/sim/"
+    for f in "$(dirname "$VRAM")"/sim/lib*.so*; do [ -d "$f" ] || cp -P "$f" "$T/bin/sim/"; done
     for p in ${SWAPMODEL:-} ${TESTMODEL:-}; do cp "$p" "$T/bin/"; done
     cp "$SRC/tests/fixtures/machines/two-16g.json" "$T/bin/machine.json"
     chmod -R a+rX "$T/bin"

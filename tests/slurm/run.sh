@@ -9,6 +9,11 @@
 # each job's peak in its output and AdminComment; a process a job left
 # holding GPU memory is ended by the epilog; options typed wrong get
 # Slurm's kind of error. Everything is stopped at the end, failed or not.
+# Not in a network namespace of its own (lib.sh's test world): Slurm's
+# daemons ask getaddrinfo for their listening address with AI_ADDRCONFIG,
+# which finds none where the loopback is the only interface. Its ports are
+# its own anyway (cluster.sh), and it reads none of vram's system places.
+export VRAM_TEST_WORLD=none
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/../cli/users.sh"
 : "${SWAPMODEL:?}"
