@@ -24,7 +24,8 @@ screen() { tmux capture-pane -p -t "$S"; }
 # with the screen, a loaded machine may take long to start vram top)
 wait_for() {
     for _ in $(seq 1 300); do
-        screen | grep -Eq -- "$1" && return 0
+        _screen=$(screen 2>&1) || break # no session: vram top ended
+        printf '%s\n' "$_screen" | grep -Eq -- "$1" && return 0
         sleep 0.1
     done
     return 1
