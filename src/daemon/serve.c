@@ -363,8 +363,8 @@ int serve_check(const char *config_path, struct serve_summary *sum, bool *input,
     int rc = start(d, config_path, true, input, sum->shim_why, sizeof sum->shim_why, err, len);
     api_remove_socket(d->api);
     if (rc == 0 && (sum->nproblems = precheck_models(&d->cfg, sum->problems, sizeof sum->problems))) {
-        snprintf(err, len, "%zu problem%s above: vram serve would start, but the model%s "
-                 "named would fail at %s first request",
+        snprintf(err, len, "%zu problem%s above: the model%s named would fail at %s "
+                 "first request, though the daemon itself would start",
                  sum->nproblems, sum->nproblems > 1 ? "s" : "", sum->nproblems > 1 ? "s" : "",
                  sum->nproblems > 1 ? "their" : "its");
         rc = -1;
