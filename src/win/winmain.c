@@ -10,10 +10,6 @@
 #include "cli/cmd.h"
 #include "cli/color.h"
 #include "core/err.h"
-#include "win/windoctor.h"
-#include "win/winheadless.h"
-#include "win/winstatus.h"
-#include "win/wintop.h"
 
 #ifndef VRAM_VERSION
 #define VRAM_VERSION "0.1.0"
@@ -34,10 +30,10 @@ static const struct cmd_entry help_entry = {
 };
 
 const struct cmd_entry *const cmd_table[] = {
-    &winstatus_entry,
-    &wintop_entry,
-    &windoctor_entry,
-    &winheadless_entry,
+    &cmd_status_entry,
+    &cmd_top_entry,
+    &cmd_doctor_entry,
+    &cmd_headless_entry,
     &help_entry,
 };
 

@@ -77,6 +77,11 @@ void probe_exiting(struct probe *p)
     nvml_skip_shutdown(p->nvml);
 }
 
+void probe_ending(struct probe *p)
+{
+    nvml_ending(p->nvml);
+}
+
 const char *winprobe_counters_why(const struct probe *p)
 {
     return p->counters_why;
@@ -153,7 +158,7 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         nvml_fast(p->nvml, i, g);
         if (what & PROBE_ACTIVITY)
             activity_watch(&p->act[i], p->nvml, i);
-        if (what & PROBE_SLOW)
+        if (what & (PROBE_SLOW | PROBE_DISPLAY)) /* the display's part of it is no cheaper here */
             nvml_slow(p->nvml, i, g);
         if (what & PROBE_METERS)
             nvml_meters(p->nvml, i, g);
