@@ -45,17 +45,14 @@ int probe_open_ahead(struct probe **out, const char *procroot, unsigned ahead, c
 {
     (void)procroot; /* Windows has none: its commands offer no --proc-root */
     (void)ahead;
-    *out = NULL;
     struct probe *p = calloc(1, sizeof *p);
-    if (!p)
-        return VRAM_EFAIL;
-    int rc = nvml_open(&p->nvml, err, errlen);
+    int rc = p ? nvml_open(&p->nvml, err, errlen) : VRAM_EFAIL;
     if (rc < 0) {
         free(p);
-        return rc;
+        p = NULL;
     }
     *out = p;
-    return VRAM_OK;
+    return rc < 0 ? rc : VRAM_OK;
 }
 
 void probe_close(struct probe *p)
