@@ -1,8 +1,8 @@
 /* cmd: what every command shares, on Linux (cli/main.c's table) and on
- * Windows (win/winmain.c's): finding a command, parsing the options its
- * entry declares (getopt_long, built from the entry) into its struct, its
- * usage and --help written from the same declarations, a bad usage's
- * message and exit code. */
+ * Windows (win/winmain.c's): the front (the options before the command,
+ * the command found), parsing the options its entry declares (getopt_long,
+ * built from the entry) into its struct, its usage and --help written from
+ * the same declarations, a bad usage's message and exit code. */
 #include "cli/cmd.h"
 
 #include <getopt.h>
@@ -342,4 +342,70 @@ void cmd_usage(const struct cmd_entry *e, int to_stderr)
     }
     if (e->help)
         fprintf(out, "\n%s", e->help);
+}
+
+#ifndef VRAM_VERSION
+#define VRAM_VERSION "0.1.0"
+#endif
+
+void cmd_list(FILE *out)
+{
+    for (size_t i = 0; i < cmd_count; i++)
+        if (!cmd_table[i]->hidden)
+            fprintf(out, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
+}
+
+/* The options every vram takes before its command, at argv[*i]: -1 to go
+ * on, else the exit code. */
+static int front_option(int argc, char **argv, int *i, const struct cmd_front *f)
+{
+    const char *a = argv[*i];
+    if (f->option && f->option(argc, argv, i))
+        return -1;
+    if (!strcmp(a, "--color") || !strncmp(a, "--color=", 8)) {
+        const char *when = a[7] == '=' ? a + 8 : *i + 1 < argc ? argv[++*i] : "";
+        enum color_when w;
+        if (color_parse(when, &w) < 0) {
+            fprintf(stderr, "vram: --color '%s': auto, always or never\n", when);
+            return 2;
+        }
+        color_choose(w);
+        return -1;
+    }
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        f->usage(stdout);
+        return 0;
+    }
+    if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+        printf("vram %s\n", VRAM_VERSION);
+        return 0;
+    }
+    fprintf(stderr, "vram: unknown option '%s'\n", a);
+    f->usage(stderr);
+    return 2;
+}
+
+int cmd_front(int argc, char **argv, const struct cmd_front *f)
+{
+    int i = 1, rc;
+    for (; i < argc && argv[i][0] == '-'; i++)
+        if ((rc = front_option(argc, argv, &i, f)) >= 0)
+            return rc;
+    if (i >= argc) {
+        f->usage(stderr);
+        return 2;
+    }
+    if (f->ready && (rc = f->ready(argv)) != 0)
+        return rc;
+    const struct cmd_entry *e = cmd_find(argv[i]);
+    if (e)
+        return cmd_exec(e, argc - i, argv + i);
+    const char *hint = f->hint ? f->hint(argv[i]) : NULL;
+    if (hint) { /* what they meant, not the whole list */
+        fprintf(stderr, "vram: %s\n(vram --help lists the commands)\n", hint);
+        return 2;
+    }
+    fprintf(stderr, "vram: unknown command '%s'\n", argv[i]);
+    f->usage(stderr);
+    return 2;
 }

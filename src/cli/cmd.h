@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum cmd_opt_kind {
     CMD_OPT_FLAG,    /* bool: true when given */
@@ -126,9 +127,14 @@ extern const struct cmd_entry cmd_slurm_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_complete_entry;
 
-/* The table of commands (cli/main.c), for help and completion. */
+/* The table of commands (cli/main.c; win/winmain.c for vram.exe), for
+ * the front, help and completion: CMD_TABLE(&cmd_status_entry, ...)
+ * defines both. */
 extern const struct cmd_entry *const cmd_table[];
 extern const size_t cmd_count;
+#define CMD_TABLE(...)                                                                             \
+    const struct cmd_entry *const cmd_table[] = {__VA_ARGS__};                                     \
+    const size_t cmd_count = sizeof cmd_table / sizeof cmd_table[0]
 
 /* The command named name, or NULL. */
 const struct cmd_entry *cmd_find(const char *name);
@@ -149,5 +155,26 @@ int cmd_no_driver(const struct cmd_entry *e, const char *err, int rc);
 /* For commands: fail with exit code 2 and a pointer to --help. */
 int cmd_bad_usage(const struct cmd_entry *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* What a program's front (Linux's cli/main.c, vram.exe's win/winmain.c)
+ * adds to cmd_front's. */
+struct cmd_front {
+    void (*usage)(FILE *out); /* the program's usage, for --help and errors */
+    /* an option of this OS's at argv[*i] (*i moved past its value): true
+     * when it was one; NULL: none */
+    bool (*option)(int argc, char **argv, int *i);
+    /* before the command runs: 0, or the exit code; NULL: nothing to do */
+    int (*ready)(char **argv);
+    /* what to tell of a word that is no command (NULL: the usage) */
+    const char *(*hint)(const char *word);
+};
+
+/* vram's front: the options before the command (--color WHEN, -h, --help,
+ * -V, --version, then f's own), then the command named, run. The exit
+ * code. */
+int cmd_front(int argc, char **argv, const struct cmd_front *f);
+
+/* The table's commands, a line each (those not hidden), for a usage. */
+void cmd_list(FILE *out);
 
 #endif

@@ -1,5 +1,7 @@
 /* cmd_doctor: `vram doctor`, one report of what wastes this machine's VRAM,
- * each finding with its cost and its fix. Changes nothing. */
+ * each finding with its cost and its fix. Changes nothing. The same body on
+ * Linux and Windows (vram.exe): the OS's own facts and fixes are
+ * cli/doctor_os.h's. */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,11 +9,12 @@
 #include "host/clock.h"
 #include "app/render_json.h"
 #include "cli/cmd.h"
+#include "cli/cmdos.h"
 #include "cli/color.h"
+#include "cli/doctor_os.h"
 #include "core/doctor.h"
 #include "core/err.h"
 #include "core/units.h"
-#include "host/sysgpu.h"
 #include "cli/idlewatch.h"
 #include "cli/served.h"
 #include "probe/probe.h"
@@ -30,11 +33,9 @@ static const struct cmd_opt doctor_opts[] = {
     {"idle", 'i', CMD_SECONDS(O, idle, 1, 86400), .arg = "DURATION",
      .fix = "a duration from 1s to 24h, like 30s or 10m",
      .help = "also watch the GPUs this long (30s, 10m) and report processes that hold memory "
-             "but did no GPU work"},
-    {"proc-root", 0, CMD_STRING(O, procroot), .arg = "DIR",
-     .help = "read processes from DIR instead of /proc"},
-    {"sys-root", 0, CMD_STRING(O, sysroot), .arg = "DIR",
-     .help = "read devices from DIR instead of /sys"},
+             "but did no GPU work" CMDOS_DOCTOR_IDLE_HELP},
+    CMDOS_PROCROOT_OPT(O, procroot, "read processes from DIR instead of /proc")
+    CMDOS_SYSROOT_OPT(O, sysroot)
     CMD_COLOR_OPT,
     {NULL},
 };
@@ -42,15 +43,10 @@ static const struct cmd_opt doctor_opts[] = {
 
 const struct cmd_entry cmd_doctor_entry = {
     .name = "doctor",
-    .args = "[--json] [--idle DURATION] [--proc-root DIR] [--sys-root DIR] [--color WHEN]",
+    .args = "[--json] [--idle DURATION]" CMDOS_PROCROOT_ARG CMDOS_SYSROOT_ARG " [--color WHEN]",
     .summary = "what wastes this machine's VRAM, and how to get it back",
     .opts = doctor_opts,
-    .help = "Looks for: VRAM held by the desktop (and whether another GPU could drive\n"
-            "it), the driver's reserve, memory no visible process holds, defunct and\n"
-            "stopped processes holding memory, high power at idle, persistence mode,\n"
-            "compute mode, MIG, an MPS daemon. Changes nothing: vram reclaim and\n"
-            "vram headless act on what it finds.\n"
-            "\n"
+    .help = CMDOS_DOCTOR_HELP "\n"
             "Exit status: 0 when nothing needs doing, 1 when something does (a warning),\n"
             "2 for bad usage, 3 without a GPU driver.\n",
     .size = sizeof(struct doctor_opts),
@@ -66,7 +62,7 @@ static void say_json(const struct doc_finding *f, size_t n, int warnings)
     json_decref(doc);
 }
 
-static void say_text(const struct doc_finding *f, size_t n, int warnings)
+static void say_text(struct probe *p, const struct doc_finding *f, size_t n, int warnings)
 {
     bool col = color_on(stdout);
     const char *warn = col ? "\033[1;33m!\033[0m" : "!", *dim = col ? "\033[2m" : "",
@@ -79,6 +75,7 @@ static void say_text(const struct doc_finding *f, size_t n, int warnings)
             printf("%s %s\n", mark, f[i].what);
         printf("      %sfix:%s %s\n", dim, off, f[i].fix);
     }
+    doctor_os_notes(p, stdout);
     printf(warnings ? "%d thing%s to do\n" : "nothing to do\n", warnings, warnings == 1 ? "" : "s");
 }
 
@@ -111,23 +108,22 @@ static int cmd_doctor(const void *opts, int argc, char **argv)
         probe_close(p);
         return 1;
     }
-    if (!strcmp(o->procroot, "/proc")) /* vram serve's models, the daemon's to stop */
+    /* vram serve's models, the daemon's to stop (none on Windows) */
+    if (!strcmp(o->procroot, "/proc"))
         served_mark(&s);
     struct doc_host host;
     memset(&host, 0, sizeof host);
-    host.igpu = sysgpu_other_gpu(o->sysroot, host.igpu_name, sizeof host.igpu_name);
-    host.mps_pid = sysgpu_find_process(o->procroot, "nvidia-cuda-mps-control");
     host.idle_s = o->idle;
     host.now_ms = clock_wall_ms();
     struct doc_finding f[128];
-    size_t n = doctor_examine(&s, &host, f, 128);
+    size_t n = doctor_os_examine(&s, &host, o->procroot, o->sysroot, f, 128);
     int warnings = 0;
     for (size_t i = 0; i < n; i++)
         warnings += f[i].level == DOC_WARN;
     if (o->json)
         say_json(f, n, warnings);
     else
-        say_text(f, n, warnings);
+        say_text(p, f, n, warnings);
     snap_free(&s);
     probe_exiting(p);
     probe_close(p);

@@ -1,5 +1,7 @@
 /* cmd_status: `vram status`, where every byte of VRAM went, once or every N
- * seconds; text for people, JSON (one document per line) for scripts. */
+ * seconds; text for people, JSON (one document per line) for scripts. The
+ * same body on Linux and Windows (vram.exe): what differs is below it, in
+ * the probe (probe/probe.h) and cli/cmdos.h's options and help. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 
 #include "host/clock.h"
 #include "cli/cmd.h"
+#include "cli/cmdos.h"
 #include "cli/color.h"
 #include "cli/served.h"
 #include "core/err.h"
@@ -29,18 +32,16 @@ static const struct cmd_opt status_opts[] = {
     {"json", 'j', CMD_FLAG(O, json),
      .help = "one JSON document (schema: docs/status-json.md); with --watch, one document per "
              "line"},
-    {"processes", 'p', CMD_FLAG(O, processes),
-     .help = "list every process on each GPU, those that hold /dev/nvidia* with no memory "
-             "too (found by a scan of every process's descriptors: milliseconds a thousand)"},
+    {"processes", 'p', CMD_FLAG(O, processes), .help = CMDOS_STATUS_PROCESSES_HELP},
     {"energy", 'e', CMD_FLAG(O, energy), .help = "read each GPU's energy counter too (3 ms a GPU)"},
     {"watch", 'w', CMD_SECONDS(O, watch, 0.1, 86400), .arg = "SECONDS",
      .fix = "give seconds from 0.1 to 86400, such as 2, 0.5 or 500ms",
      .help = "print again every SECONDS (0.1 to 86400; 500ms, 2s, 1m)"},
     {"count", 'n', CMD_NUMBER(O, count, 1, 1e9), .arg = "N",
      .help = "with --watch, stop after N reports"},
-    {"proc-root", 0, CMD_STRING(O, procroot), .arg = "DIR",
-     .help = "read processes from DIR instead of /proc (a container with the host's /proc "
-             "mounted, or a test fixture)"},
+    CMDOS_PROCROOT_OPT(O, procroot,
+                       "read processes from DIR instead of /proc (a container with the host's "
+                       "/proc mounted, or a test fixture)")
     CMD_COLOR_OPT,
     {NULL},
 };
@@ -48,14 +49,11 @@ static const struct cmd_opt status_opts[] = {
 
 const struct cmd_entry cmd_status_entry = {
     .name = "status",
-    .args = "[--json] [--processes] [--energy] [--watch SECONDS [--count N]] [--proc-root DIR] "
-            "[--color WHEN]",
+    .args = "[--json] [--processes] [--energy] [--watch SECONDS [--count N]]" CMDOS_PROCROOT_ARG
+            " [--color WHEN]",
     .summary = "where every byte of VRAM went, per GPU",
     .opts = status_opts,
-    .help = "Parts: driver reserved (the driver's own), desktop / display (X, Wayland\n"
-            "compositors and graphics clients), workloads (compute processes), other,\n"
-            "unattributed (used by no process you can see: other users, containers,\n"
-            "leaks), free. They add up to the total.\n",
+    .help = CMDOS_STATUS_HELP,
     .size = sizeof(struct status_opts),
     .defaults = &(const struct status_opts){.procroot = "/proc"},
     .exec = cmd_status,
@@ -70,7 +68,9 @@ static int report(struct probe *p, struct snap *s, unsigned what, bool json, uns
         fprintf(stderr, "vram status: could not read the GPUs\n");
         return rc;
     }
-    if (host) /* this machine's processes (not a --proc-root's): vram serve's models named */
+    /* this machine's processes (not a --proc-root's): vram serve's models
+     * named (none on Windows, which has no vram serve) */
+    if (host)
         served_mark(s);
     if (json) {
         json_t *doc = render_json(s);
@@ -124,8 +124,7 @@ static int cmd_status(const void *opts, int argc, char **argv)
                     !strcmp(procroot, "/proc"));
         if (rc < 0 || !watch || (count && i + 1 >= count))
             break;
-        struct timespec ts = {(time_t)watch, (long)((watch - (double)(time_t)watch) * 1e9)};
-        nanosleep(&ts, NULL);
+        clock_sleep(watch);
     }
     snap_free(&s);
     probe_ending(p); /* the process ends with the command (quick_end) */

@@ -1,5 +1,5 @@
 /* top_draw: drawing the live view of `vram top`, and the state it draws,
- * which the loop (cmd_top.c, win/wintop.c) keeps up to date through
+ * which the loop (cmd_top.c, on Linux and Windows) keeps up to date through
  * top_rows.h and top_keys.h. */
 #ifndef VRAM_CLI_TOP_DRAW_H
 #define VRAM_CLI_TOP_DRAW_H

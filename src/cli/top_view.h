@@ -1,7 +1,7 @@
-/* top_view: what `vram top` does alike on Linux (cmd_top.c) and Windows
- * (win/wintop.c): the options of the view (--once, --json, --sort,
- * --reverse, --tree, --filter, --interval), the state they start, what
- * each refresh samples, and what follows a sample. */
+/* top_view: the view of `vram top` (cmd_top.c, on Linux and Windows): its
+ * options (--once, --json, --sort, --reverse, --tree, --filter,
+ * --interval), the state they start, what each refresh samples, and what
+ * follows a sample. */
 #ifndef VRAM_CLI_TOP_VIEW_H
 #define VRAM_CLI_TOP_VIEW_H
 

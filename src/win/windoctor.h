@@ -1,10 +1,8 @@
-/* windoctor: `vram doctor` on Windows: doctor's rules (core/doctor.c) with
- * the Windows facts and fixes (core/doctor_win.c), printed as on Linux. */
+/* windoctor: what `vram doctor` asks of Windows (cli/doctor_os.h): the
+ * display adapters, HwSchMode, the record of `vram headless on`. */
 #ifndef VRAM_WIN_WINDOCTOR_H
 #define VRAM_WIN_WINDOCTOR_H
 
-#include "cli/cmd.h"
-
-extern const struct cmd_entry windoctor_entry;
+#include "cli/doctor_os.h"
 
 #endif

@@ -1,7 +1,7 @@
-/* winheadless: `vram headless status|on|off` on Windows. The display
- * adapters come from SetupAPI, the settings from the registry (winstate.c),
- * and disabling an adapter is left to pnputil, as an administrator would do
- * it. */
+/* winheadless: `vram headless status|on|off` on Windows, below the command
+ * (cli/headless_os.h). The display adapters come from SetupAPI, the
+ * settings from the registry (winstate.c), and disabling an adapter is left
+ * to pnputil, as an administrator would do it. */
 #include "win/winheadless.h"
 
 #include <windows.h>
@@ -16,39 +16,6 @@
 #include "core/headless.h"
 #include "core/headless_win.h"
 #include "win/winstate.h"
-
-struct headless_opts {
-    bool yes, disable_device;
-};
-
-static int cmd_headless(const void *opts, int argc, char **argv);
-
-#define O struct headless_opts
-static const struct cmd_opt headless_opts[] = {
-    {"yes", 'y', CMD_FLAG(O, yes), .help = "act (without it: print the plan, change nothing)"},
-    {"disable-device", 0, CMD_FLAG(O, disable_device),
-     .help = "with on: also disable the NVIDIA display adapter, which frees all of its memory "
-             "from the desktop, but CUDA cannot use a disabled adapter either until `vram "
-             "headless off`"},
-    {NULL},
-};
-#undef O
-
-const struct cmd_entry winheadless_entry = {
-    .name = "headless",
-    .args = "[status|on|off] [--yes] [--disable-device]",
-    .summary = "move the desktop to another GPU, leave the NVIDIA card to compute",
-    .intro = "  status            the display adapters and hardware-accelerated GPU scheduling\n"
-             "                    (the default)\n"
-             "  on                turn on hardware-accelerated GPU scheduling (HwSchMode = 2)\n"
-             "  off               put back what `on` changed\n",
-    .opts = headless_opts,
-    .help = "Plug the monitor into the motherboard first. Changes take effect after a\n"
-            "restart; on and off need an Administrator prompt.\n",
-    .size = sizeof(struct headless_opts),
-    .max_operands = 1,
-    .exec = cmd_headless,
-};
 
 static void scan(struct hw_state *s)
 {
@@ -202,15 +169,18 @@ void winheadless_scan(struct hw_state *s)
     scan(s);
 }
 
-static int cmd_headless(const void *opts, int argc, char **argv)
+int headless_os_check(const char *verb, const struct headless_opts *o, char *why, size_t len)
 {
-    const struct headless_opts *o = opts;
-    const char *verb = argc ? argv[0] : "status";
-    if (strcmp(verb, "status") && strcmp(verb, "on") && strcmp(verb, "off"))
-        return cmd_bad_usage(&winheadless_entry, "'%s': say status, on or off", verb);
+    if (o->disable_device && strcmp(verb, "on")) {
+        snprintf(why, len, "--disable-device goes with on");
+        return -1;
+    }
+    return 0;
+}
+
+int headless_os_run(const char *verb, const struct headless_opts *o)
+{
     if (!strcmp(verb, "on"))
         return turn_on(o->yes, o->disable_device);
-    if (o->disable_device)
-        return cmd_bad_usage(&winheadless_entry, "--disable-device goes with on");
     return !strcmp(verb, "off") ? turn_off(o->yes) : show_status();
 }

@@ -1,7 +1,7 @@
 /* winmain: vram.exe, vram on Windows: where the desktop's VRAM went
  * (status, top), what wastes it (doctor) and the switch that frees it
- * (headless). The same table of commands, strings and exit codes as on
- * Linux (cli/cmd.c), with the commands that exist here. */
+ * (headless). Linux's commands and front (cli/cmd.c), with the table of
+ * those that exist here, its usage, its help and the console's colours. */
 #include <windows.h>
 
 #include <stdio.h>
@@ -10,14 +10,6 @@
 #include "cli/cmd.h"
 #include "cli/color.h"
 #include "core/err.h"
-#include "win/windoctor.h"
-#include "win/winheadless.h"
-#include "win/winstatus.h"
-#include "win/wintop.h"
-
-#ifndef VRAM_VERSION
-#define VRAM_VERSION "0.1.0"
-#endif
 
 static int cmd_help(const void *opts, int argc, char **argv);
 
@@ -33,15 +25,7 @@ static const struct cmd_entry help_entry = {
     .exec = cmd_help,
 };
 
-const struct cmd_entry *const cmd_table[] = {
-    &winstatus_entry,
-    &wintop_entry,
-    &windoctor_entry,
-    &winheadless_entry,
-    &help_entry,
-};
-
-const size_t cmd_count = sizeof cmd_table / sizeof cmd_table[0];
+CMD_TABLE(&cmd_status_entry, &cmd_top_entry, &cmd_doctor_entry, &cmd_headless_entry, &help_entry);
 
 /* Without a driver, vram.exe says the error alone: the hint Linux's
  * build adds names a command vram.exe does not have. */
@@ -72,8 +56,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: vram [--color WHEN] COMMAND [ARGS]\n\n"
                  "Get the most out of your GPUs' memory.\n\ncommands:\n");
-    for (size_t i = 0; i < cmd_count; i++)
-        fprintf(out, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
+    cmd_list(out);
     fprintf(out, "\noptions:\n"
                  "  --color WHEN   colour: auto (on a console, unless NO_COLOR is set),\n"
                  "                 always, never\n"
@@ -100,36 +83,5 @@ static void console_colors(void)
 int main(int argc, char **argv)
 {
     console_colors();
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        if (!strcmp(argv[i], "--color") || !strncmp(argv[i], "--color=", 8)) {
-            const char *when = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : "";
-            enum color_when w;
-            if (color_parse(when, &w) < 0) {
-                fprintf(stderr, "vram: --color '%s': auto, always or never\n", when);
-                return 2;
-            }
-            color_choose(w);
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
-            printf("vram %s\n", VRAM_VERSION);
-            return 0;
-        } else {
-            fprintf(stderr, "vram: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (i >= argc) {
-        usage(stderr);
-        return 2;
-    }
-    const struct cmd_entry *e = cmd_find(argv[i]);
-    if (e)
-        return cmd_exec(e, argc - i, argv + i);
-    fprintf(stderr, "vram: unknown command '%s'\n", argv[i]);
-    usage(stderr);
-    return 2;
+    return cmd_front(argc, argv, &(const struct cmd_front){.usage = usage});
 }

@@ -45,17 +45,14 @@ int probe_open_ahead(struct probe **out, const char *procroot, unsigned ahead, c
 {
     (void)procroot; /* Windows has none: its commands offer no --proc-root */
     (void)ahead;
-    *out = NULL;
     struct probe *p = calloc(1, sizeof *p);
-    if (!p)
-        return VRAM_EFAIL;
-    int rc = nvml_open(&p->nvml, err, errlen);
+    int rc = p ? nvml_open(&p->nvml, err, errlen) : VRAM_EFAIL;
     if (rc < 0) {
         free(p);
-        return rc;
+        p = NULL;
     }
     *out = p;
-    return VRAM_OK;
+    return rc < 0 ? rc : VRAM_OK;
 }
 
 void probe_close(struct probe *p)
@@ -75,6 +72,11 @@ void probe_close(struct probe *p)
 void probe_exiting(struct probe *p)
 {
     nvml_skip_shutdown(p->nvml);
+}
+
+void probe_ending(struct probe *p)
+{
+    nvml_ending(p->nvml);
 }
 
 const char *winprobe_counters_why(const struct probe *p)
@@ -153,7 +155,7 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         nvml_fast(p->nvml, i, g);
         if (what & PROBE_ACTIVITY)
             activity_watch(&p->act[i], p->nvml, i);
-        if (what & PROBE_SLOW)
+        if (what & (PROBE_SLOW | PROBE_DISPLAY)) /* the display's part of it is no cheaper here */
             nvml_slow(p->nvml, i, g);
         if (what & PROBE_METERS)
             nvml_meters(p->nvml, i, g);
