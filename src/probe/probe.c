@@ -30,6 +30,7 @@
 #include "host/usercache.h"
 #include "ipc/slices.h"
 #include "probe/activity.h"
+#include "probe/clockcache.h"
 #include "probe/cpuuse.h"
 #include "probe/pcie.h"
 #include "probe/slowcalls.h"
@@ -326,15 +327,19 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
             return VRAM_EFAIL;
         what |= PROBE_PROCS | (what & PROBE_DISPLAY ? 0 : PROBE_SLOW);
     }
-    /* the slow tier first, on its threads, the rest meanwhile here */
-    unsigned shown = (1u << NVML_PART_DISPLAY) | (1u << NVML_PART_DRIVER_MODEL);
-    unsigned parts = what & PROBE_SLOW ? (1u << NVML_PARTS) - 1 : what & PROBE_DISPLAY ? shown : 0;
-    struct slowcalls *slow = slowcalls_start(p->nvml, s, parts);
     if (first) {
         nvml_system(p->nvml, s);
         for (unsigned i = 0; i < count; i++)
             nvml_static(p->nvml, i, &s->gpus[i]);
     }
+    /* the slow tier first, on its threads, the rest meanwhile here; the
+     * max clocks from the user's cache when it knows every GPU's */
+    unsigned shown = (1u << NVML_PART_DISPLAY) | (1u << NVML_PART_DRIVER_MODEL);
+    unsigned parts = what & PROBE_SLOW ? (1u << NVML_PARTS) - 1 : what & PROBE_DISPLAY ? shown : 0;
+    const unsigned clocks = 1u << NVML_PART_MAX_CLOCKS;
+    if ((parts & clocks) && clockcache_fill(s))
+        parts &= ~clocks;
+    struct slowcalls *slow = slowcalls_start(p->nvml, s, parts);
     if (what & PROBE_CUDA)
         cuda_version(p, s->driver_version);
     s->cuda_version = p->cuda_version; /* 0 until some sample asks */
@@ -374,6 +379,8 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         cpuuse_apply(&p->cpu, s, now_ms);
     }
     slowcalls_finish(slow);
+    if (parts & clocks)
+        clockcache_save(s);
     return rc;
 }
 

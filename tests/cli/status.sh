@@ -121,6 +121,21 @@ echo "575.51.03 12090" >"$XDG_CACHE_HOME/vram/cuda-version"
 expect_eq "another driver's cache: asked again" \
     "$("$VRAM" --sim "$WS" status --json | jq .driver.cuda_version)" 13000
 expect_eq "... and cached anew" "$(cat "$XDG_CACHE_HOME/vram/cuda-version")" "580.95.05 13000"
+# the max clocks too (5 ms of a first sample on an H100), per GPU, for the
+# driver they were read under
+U0=$("$VRAM" --sim "$WS" status --json | jq -r '.gpus[0].uuid')
+expect_eq "--json: each GPU's max clocks cached under its UUID and driver" \
+    "$(cat "$XDG_CACHE_HOME/vram/max-clocks")" "580.95.05 $U0 3090 14001"
+echo "580.95.05 $U0 2100 9001" >"$XDG_CACHE_HOME/vram/max-clocks"
+expect_eq "the cache is what --json says, for that GPU and driver" \
+    "$("$VRAM" --sim "$WS" status --json | jq -c '.gpus[0].max_clocks_mhz')" '{"sm":2100,"memory":9001}'
+echo "575.51.03 $U0 2100 9001" >"$XDG_CACHE_HOME/vram/max-clocks"
+expect_eq "another driver's: asked again" \
+    "$("$VRAM" --sim "$WS" status --json | jq -c '.gpus[0].max_clocks_mhz')" '{"sm":3090,"memory":14001}'
+printf 'junk\n580.95.05 GPU-other 1 1\n' >"$XDG_CACHE_HOME/vram/max-clocks"
+expect_eq "lines that do not parse or name another GPU: asked again" \
+    "$("$VRAM" --sim "$WS" status --json | jq -c '.gpus[0].max_clocks_mhz')" '{"sm":3090,"memory":14001}'
+expect_eq "... and cached anew" "$(cat "$XDG_CACHE_HOME/vram/max-clocks")" "580.95.05 $U0 3090 14001"
 if [ "$(id -u)" -eq 0 ]; then
     echo "580.95.05 12070" >"$XDG_CACHE_HOME/vram/cuda-version"
     chown 65534 "$XDG_CACHE_HOME/vram"
