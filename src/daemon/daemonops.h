@@ -1,16 +1,15 @@
 /* daemonops: the daemon's parts as its scheduler step calls them: one
- * table of operations, filled by serve.c (serve_parts) and set in
- * d->ops. daemon.c decides (the scheduler's step, the queue of events,
- * the demands and their answers) and includes none of the parts that act:
- * starting and stopping processes (procs.c), moves (moves.c), placement
- * (promised.c), reports (report.c), the control API (api.c), the proxy's
- * queues and the loop's wake-up (runloop.c). They call the core back
- * (daemon_step, daemon_post) through daemon.h. Every operation runs on the
- * loop's thread and returns at once; one that raises an event posts it
- * (daemon_post, or daemon_step, which queues it while a step runs): it
- * is applied after the actions being carried out, never re-entrantly.
- * The unit test of the step fills the table with fakes
- * (tests/unit/test_dstep.c). */
+ * table of operations, filled by serve.c and set in d->ops. daemon.c
+ * decides (the scheduler's step, the queue of events, the demands and
+ * their answers) and includes none of the parts that act: processes
+ * (procs.c), moves (moves.c), placement (promised.c), reports (report.c),
+ * the control API (api.c), the proxy's queues, the loop's wake-up
+ * (runloop.c). They call the core back (daemon_step, daemon_post) through
+ * daemon.h. Every operation runs on the loop's thread and returns at
+ * once; one that raises an event posts it (daemon_post, or daemon_step,
+ * which queues it while a step runs): it is applied after the actions
+ * being carried out, never re-entrantly. The unit test of the step fills
+ * the table with fakes (tests/unit/test_dstep.c). */
 #ifndef VRAM_DAEMON_DAEMONOPS_H
 #define VRAM_DAEMON_DAEMONOPS_H
 
