@@ -1,8 +1,9 @@
-/* serve: `vram serve` from its configuration to its loop: the store, the
- * GPU snapshot, the checkpoint library and libvramcap found, the model
- * table made, the processes a previous daemon left running adopted (same
- * pid, same start time; suspended ones too, others it recorded forgotten),
- * then the control API and the proxy listen. */
+/* serve: `vram serve` from its configuration to its loop: the daemon's
+ * parts set in its table (daemonops.h), the store, the GPU snapshot, the
+ * checkpoint library and libvramcap found, the model table made, the
+ * processes a previous daemon left running adopted (same pid, same start
+ * time; suspended ones too, others it recorded forgotten), then the
+ * control API and the proxy listen. */
 #include "daemon/serve.h"
 
 #include <signal.h>

@@ -87,8 +87,7 @@ static void stop(struct daemon *d, unsigned i)
     inside--;
 }
 
-static void move(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t overlap,
-                 bool preempt)
+static void move(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t overlap, bool preempt)
 {
     (void)overlap;
     (void)preempt;
@@ -113,7 +112,16 @@ static void settled(struct daemon *d)
     inside--;
 }
 
-static const struct daemonops fakes = {place, waiting, changed, start, stop, move, stepped, settled};
+static const struct daemonops fakes = {
+    .place = place,
+    .waiting = waiting,
+    .changed = changed,
+    .start = start,
+    .stop = stop,
+    .move = move,
+    .stepped = stepped,
+    .settled = settled,
+};
 
 /* The askers: what each heard, as one line. */
 static char heard[512];
@@ -121,8 +129,7 @@ static char heard[512];
 static void granted(void *arg, unsigned model)
 {
     size_t at = strlen(heard);
-    snprintf(heard + at, sizeof heard - at, "%s%s granted m%u", at ? "; " : "", (char *)arg,
-             model);
+    snprintf(heard + at, sizeof heard - at, "%s%s granted m%u", at ? "; " : "", (char *)arg, model);
 }
 
 static void refused(void *arg, unsigned model, enum sched_refusal why, const char *text)
