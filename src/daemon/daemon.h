@@ -1,20 +1,17 @@
-/* daemon: `vram serve`'s loop and model table. One thread runs it all on
- * libevent: it turns the world into scheduler events (requests, health
- * answers, exits, suspend reports, the clock, the GPU snapshot) and the
- * scheduler's actions into the world (processes, signals, suspends,
- * answers to whoever asked). The parts around it own their own state:
- *   api.h      the control API and the requests it keeps waiting
- *   events.h   the live event stream (/v1/events)
- *   proxy.h    the proxy: its requests, per-model queues, backend pool
- *   worker.h   suspends and resumes, on threads of their own
- *   demand.h   who asked the scheduler for what
- * and reach the scheduler only through daemon_step, daemon_demand and
+/* daemon: `vram serve`'s core and model table. One thread runs it all on
+ * libevent. The core decides: it feeds one event at a time to the pure
+ * scheduler (core/sched.c), queues the events raised meanwhile, and hands
+ * the scheduler's actions to the parts that act, through the table
+ * serve.c fills (daemonops.h): processes (procs.c), moves (moves.c),
+ * placement (promised.c), reports (report.c), the control API (api.c),
+ * the loop's clock and signals (runloop.c). It includes none of them;
+ * they own their own state, read the table below and reach the scheduler
+ * only through daemon_step, daemon_post, daemon_demand and
  * daemon_release. */
 #ifndef VRAM_DAEMON_DAEMON_H
 #define VRAM_DAEMON_DAEMON_H
 
 #include <event2/event.h>
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -37,6 +34,7 @@ struct health;
 struct sampler;
 struct discover;
 struct disktier;
+struct daemonops;
 
 /* A model's process, as the supervisor sees it. */
 struct dmodel {
@@ -93,6 +91,7 @@ struct dmodel {
 };
 
 struct daemon {
+    const struct daemonops *ops; /* the parts that act (serve.c's table) */
     struct event_base *base;
     struct config cfg;
     struct sched sched;
@@ -139,22 +138,9 @@ uint64_t daemon_now_ms(void);
 /* A time of daemon_now_ms's, on the wall clock, for people and scripts. */
 uint64_t daemon_wall_ms(uint64_t mono_ms);
 
-/* The parts the loop needs before anything listens: 0, or -1. */
-int daemon_init(struct daemon *d);
-
-/* Runs the loop until SIGTERM/SIGINT has stopped every model. */
-int daemon_loop(struct daemon *d);
-
-/* The latest snapshot (the sampler's, or one taken now before the loop
- * runs): memory used by others per GPU; adopted models that died; models
- * that answered their health check, measured. */
-void daemon_refresh(struct daemon *d);
-
-/* The model's timer, once its slot is filled. */
-void daemon_init_model(struct daemon *d, unsigned i);
-
-/* Feeds one event to the scheduler and carries out what it decides; events
- * raised meanwhile are applied after, never re-entrantly. */
+/* Feeds one event to the scheduler and carries out what it decides
+ * through d->ops; events raised meanwhile are applied after, never
+ * re-entrantly. */
 void daemon_step(struct daemon *d, const struct sched_event *e);
 
 /* Asks the scheduler for model, held busy until daemon_release when hold;
@@ -196,14 +182,5 @@ void daemon_post(struct daemon *d, const struct sched_event *e);
 
 /* The model named name (not removed by a reload), or -1. */
 int daemon_model_index(const struct daemon *d, const char *name);
-
-/* What happened to a model, said once: to the log, the store and the
- * event stream. */
-void daemon_emit(struct daemon *d, unsigned model, const char *kind, double seconds,
-                 const char *detail);
-/* The same with what the event carries as data too (reason: its "reason"
- * object, taken; NULL: none). */
-void daemon_emit_reason(struct daemon *d, unsigned model, const char *kind, double seconds,
-                        const char *detail, json_t *reason);
 
 #endif

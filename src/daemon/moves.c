@@ -15,6 +15,7 @@
 #include "app/log.h"
 #include "core/units.h"
 #include "daemon/disktier.h"
+#include "daemon/emit.h"
 #include "daemon/hostpool.h"
 #include "daemon/mgroup.h"
 #include "host/meminfo.h"
@@ -364,7 +365,7 @@ static void spill_done(struct daemon *d, const struct worker_report *r)
     snprintf(b, sizeof b, "%s (%s on disk, %s in host memory), %.0f MB/s",
              units_fmt_size(moved, a, sizeof a), units_fmt_size(r->disk, c, sizeof c),
              units_fmt_size(r->held, e, sizeof e), s > 0 ? (double)moved / 1e6 / s : 0.0);
-    daemon_emit(d, r->model, "moved to disk", s, b);
+    emit_event(d, r->model, "moved to disk", s, b);
 }
 
 /* A prepare or drop is done: the model's chunks are pinned, or back. */

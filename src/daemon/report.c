@@ -8,6 +8,7 @@
 #include "app/store.h"
 #include "core/modelname.h"
 #include "daemon/discover.h"
+#include "daemon/emit.h"
 #include "daemon/evictwhy.h"
 #include "daemon/moves.h"
 
@@ -60,20 +61,20 @@ static enum sched_state result(struct daemon *d, unsigned i, enum sched_state wa
         return was;
     if (ev->kind == SCHED_EV_SUSPENDED && was == SCHED_SUSPENDING && m->state != SCHED_SUSPENDED) {
         if (!ev->ok) { /* it runs on (a preemption refused), or is stopped */
-            daemon_emit(d, i, "suspend failed", took, ev->error && *ev->error ? ev->error : "?");
+            emit_event(d, i, "suspend failed", took, ev->error && *ev->error ? ev->error : "?");
             return m->state;
         }
         dm->last_suspend_s = took;
         hist_observe(&dm->suspend_h, took);
         dm->suspends++;
-        daemon_emit(d, i, "suspended", took,
-                    strcmp(dm->how, "fast") ? "driver checkpoint" : "fast swap");
+        emit_event(d, i, "suspended", took,
+                   strcmp(dm->how, "fast") ? "driver checkpoint" : "fast swap");
         return SCHED_SUSPENDED;
     }
     bool up = m->state == SCHED_READY || m->state == SCHED_BUSY;
     if (ev->kind == SCHED_EV_RESUMED && was == SCHED_RESUMING && !ev->ok &&
         m->state != SCHED_SUSPENDED) {
-        daemon_emit(d, i, "resume failed", took, ev->error && *ev->error ? ev->error : "?");
+        emit_event(d, i, "resume failed", took, ev->error && *ev->error ? ev->error : "?");
         return SCHED_SUSPENDED;
     }
     if (ev->kind == SCHED_EV_RESUMED && was == SCHED_RESUMING && ev->ok && !up) {
@@ -82,7 +83,7 @@ static enum sched_state result(struct daemon *d, unsigned i, enum sched_state wa
         hist_observe(&dm->resume_h, took);
         dm->resumes++;
         dm->host_bytes = 0;
-        daemon_emit(d, i, "resumed", took, gpus_text(m, where, sizeof where));
+        emit_event(d, i, "resumed", took, gpus_text(m, where, sizeof where));
         return SCHED_READY;
     }
     return was;
@@ -130,13 +131,13 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
             char key[MODELNAME_MAX + 32];
             discover_footprint_name(d, i, key, sizeof key);
             store_set_footprint(d->store, key, d->gpu_name[m->gpu], m->need);
-            daemon_emit(d, i, "ready", took, detail);
+            emit_event(d, i, "ready", took, detail);
         } else if (was == SCHED_RESUMING) {
             dm->last_resume_s = took;
             hist_observe(&dm->resume_h, took);
             dm->resumes++;
             dm->host_bytes = 0;
-            daemon_emit(d, i, "resumed", took, where);
+            emit_event(d, i, "resumed", took, where);
         }
         break;
     case SCHED_SUSPENDED:
@@ -145,24 +146,24 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
             dm->last_suspend_s = took;
             hist_observe(&dm->suspend_h, took);
             dm->suspends++;
-            daemon_emit(d, i, "suspended", took,
-                        strcmp(dm->how, "fast") ? "driver checkpoint" : "fast swap");
+            emit_event(d, i, "suspended", took,
+                       strcmp(dm->how, "fast") ? "driver checkpoint" : "fast swap");
         } else {
-            daemon_emit(d, i, "resume failed", took, m->error);
+            emit_event(d, i, "resume failed", took, m->error);
         }
         break;
     case SCHED_STOPPED:
         if (was == SCHED_FAILED) { /* unloaded (or the daemon stopping): nothing ran */
-            daemon_emit(d, i, "stopped", 0, "its failure cleared: the next request starts it");
+            emit_event(d, i, "stopped", 0, "its failure cleared: the next request starts it");
         } else if (was != SCHED_STOPPING) {
             dm->restarts++;
-            daemon_emit(d, i, was == SCHED_STARTING ? "start failed" : "crashed", 0, m->error);
+            emit_event(d, i, was == SCHED_STARTING ? "start failed" : "crashed", 0, m->error);
         } else {
-            daemon_emit(d, i, "stopped", 0, NULL);
+            emit_event(d, i, "stopped", 0, NULL);
         }
         break;
     case SCHED_FAILED:
-        daemon_emit(d, i, "failed", 0, m->error);
+        emit_event(d, i, "failed", 0, m->error);
         break;
     case SCHED_SUSPENDING:
         if (m->preempted) { /* mid-request, for another model: a time slice */
@@ -172,7 +173,7 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
             evictwhy_text(d, i, why, sizeof why);
             snprintf(detail, sizeof detail, "%s, %u request%s held, preemption %u; %s", where,
                      m->holds, m->holds == 1 ? "" : "s", m->preemptions, why);
-            daemon_emit_reason(d, i, "preempted", 0, detail, evictwhy_json(d, i));
+            emit_event_reason(d, i, "preempted", 0, detail, evictwhy_json(d, i));
             break;
         }
         /* fall through */
@@ -194,10 +195,10 @@ void report_change(struct daemon *d, unsigned i, enum sched_state was, const str
             evictwhy_note(d, i);
             evictwhy_text(d, i, why, sizeof why);
             snprintf(text, sizeof text, "%s; %s", at ? at : "", why);
-            daemon_emit_reason(d, i, sched_state_name(m->state), 0, text, evictwhy_json(d, i));
+            emit_event_reason(d, i, sched_state_name(m->state), 0, text, evictwhy_json(d, i));
             break;
         }
-        daemon_emit(d, i, sched_state_name(m->state), 0, at);
+        emit_event(d, i, sched_state_name(m->state), 0, at);
         break;
     }
     case SCHED_BUSY:

@@ -1,8 +1,9 @@
-/* serve: `vram serve` from its configuration to its loop: the store, the
- * GPU snapshot, the checkpoint library and libvramcap found, the model
- * table made, the processes a previous daemon left running adopted (same
- * pid, same start time; suspended ones too, others it recorded forgotten),
- * then the control API and the proxy listen. */
+/* serve: `vram serve` from its configuration to its loop: the daemon's
+ * parts set in its table (daemonops.h), the store, the GPU snapshot, the
+ * checkpoint library and libvramcap found, the model table made, the
+ * processes a previous daemon left running adopted (same pid, same start
+ * time; suspended ones too, others it recorded forgotten), then the
+ * control API and the proxy listen. */
 #include "daemon/serve.h"
 
 #include <signal.h>
@@ -21,23 +22,71 @@
 #include "core/units.h"
 #include "daemon/api.h"
 #include "daemon/daemon.h"
+#include "daemon/daemonops.h"
 #include "conf/confstores.h"
 #include "conf/confuser.h"
 #include "daemon/discover.h"
 #include "daemon/disktier.h"
+#include "daemon/emit.h"
+#include "daemon/events.h"
 #include "daemon/hostpool.h"
 #include "host/meminfo.h"
 #include "daemon/mgroup.h"
+#include "daemon/moves.h"
 #include "daemon/names.h"
 #include "daemon/precheck.h"
+#include "daemon/procs.h"
+#include "daemon/promised.h"
 #include "host/notify.h"
 #include "proxy/proxy.h"
 #include "daemon/super.h"
 #include "daemon/reload.h"
+#include "daemon/report.h"
+#include "daemon/runloop.h"
 #include "daemon/table.h"
 #include "daemon/toproxy.h"
 #include "move/ckpt.h"
+#include "move/worker.h"
 #include "probe/probe.h"
+
+/* ---- the daemon's parts, as its scheduler step calls them (daemonops.h) ---- */
+
+static unsigned waiting(struct daemon *d, unsigned i)
+{
+    return proxy_waiting(d->proxy, i);
+}
+
+static void stepped(struct daemon *d, uint64_t now_ms)
+{
+    if (d->api) /* none yet while adopting */
+        api_states_changed(d->api, now_ms);
+}
+
+static void settled(struct daemon *d)
+{
+    moves_plan(d);
+    runloop_wake(d);
+}
+
+static const struct daemonops parts = {
+    .place = promised_apply,
+    .waiting = waiting,
+    .changed = report_change,
+    .start = procs_start,
+    .stop = procs_stop,
+    .move = moves_start,
+    .stepped = stepped,
+    .settled = settled,
+};
+
+/* The parts the loop needs before anything listens: the event stream and
+ * the worker that carries out moves. 0, or -1. */
+static int parts_init(struct daemon *d)
+{
+    d->events = events_new();
+    d->worker = worker_new(d->base, moves_job, d, moves_done, d);
+    return d->events && d->worker ? 0 : -1;
+}
 
 /* preload = : the models started with the daemon (llama-swap's
  * hooks.on_startup.preload), each a demand as vram load makes; what came
@@ -132,7 +181,7 @@ static void adopt(struct daemon *d)
                 m->need = v[k].bytes;
         }
         m->last_used_ms = m->resident_ms = daemon_now_ms();
-        daemon_emit(d, (unsigned)i, "adopted", 0, v[k].state);
+        emit_event(d, (unsigned)i, "adopted", 0, v[k].state);
     }
 }
 
@@ -270,6 +319,7 @@ static int make_folders(const struct config *c, char *err, size_t len)
 static int start(struct daemon *d, const char *config_path, bool check, bool *input, char *why,
                  size_t wlen, char *err, size_t len)
 {
+    d->ops = &parts;
     *input = true;
     if (config_load(config_path, &d->cfg, err, len) < 0 ||
         config_check_socket(&d->cfg, err, len) < 0 || confstores_add(&d->cfg, err, len) < 0 ||
@@ -297,7 +347,7 @@ static int start(struct daemon *d, const char *config_path, bool check, bool *in
     if (ec)
         event_config_free(ec);
     d->disc = calloc(1, sizeof *d->disc);
-    if (!d->base || !d->disc || daemon_init(d) < 0) {
+    if (!d->base || !d->disc || parts_init(d) < 0) {
         snprintf(err, len, "out of memory");
         return -1;
     }
@@ -463,7 +513,7 @@ int serve_run(const char *config_path, char *err, size_t len)
         users[i] = user_of(d, (int)i);
     mgroup_sweep(users, d->cfg.nmodels); /* the slices of models that died while no daemon ran */
     open_pool(d);
-    daemon_refresh(d); /* what others use, before the first decision */
+    procs_refresh(d); /* what others use, before the first decision */
     if (api_listen(d, &d->api, err, len) < 0 || toproxy_listen(d, err, len) < 0)
         goto out;
     if (d->cfg.notes[0])
@@ -477,7 +527,7 @@ int serve_run(const char *config_path, char *err, size_t len)
     snprintf(st, sizeof st, "READY=1\nSTATUS=%zu models, %zu GPUs", d->sched.nmodels,
              d->sched.ngpus);
     notify_send(st);
-    rc = reload_listen(d) < 0 || daemon_loop(d) < 0 ? -1 : 0;
+    rc = reload_listen(d) < 0 || runloop_run(d) < 0 ? -1 : 0;
     api_remove_socket(d->api);
     proxy_exiting(d->proxy);
 out:

@@ -11,6 +11,7 @@
 #include "app/store.h"
 #include "core/estimate.h"
 #include "daemon/discover.h"
+#include "daemon/procs.h"
 #include "model/modelfile.h"
 
 /* What the model holds on each of its GPUs (vram is per GPU, as `vram run
@@ -86,6 +87,6 @@ void table_add(struct daemon *d, const struct config_model *c)
     d->dm[i].left_gpu = -1;
     d->dm[i].spill_fd = -1;
     table_set(d, i, c);
-    daemon_init_model(d, i);
+    procs_init_model(d, i);
 }
 
