@@ -89,11 +89,12 @@ void reload_config(struct daemon *d)
     settings_reload(&d->cfg, c, restart, sizeof restart);
     d->sched.max_loaded = d->cfg.max_loaded;
     d->sched.max_loaded_gpu = d->cfg.max_loaded_gpu;
+    bool some = strchr(restart, ',') != NULL;
     if (restart[0])
         log_msg(LOG_LV_WARN,
                 "%s changed in %s: a reload cannot apply %s; the running daemon keeps the old "
-                "value until it restarts (systemctl restart vram)",
-                restart, c->path, strchr(restart, ',') ? "them" : "it");
+                "%s until it restarts (systemctl restart vram, or vram serve again)",
+                restart, c->path, some ? "them" : "it", some ? "values" : "value");
     if (c->notes[0])
         log_msg(LOG_LV_WARN, "%s", c->notes);
     log_msg(LOG_LV_NOTICE, "configuration reloaded (%zu models)", c->nmodels);
