@@ -23,8 +23,8 @@
 #include "core/modelname.h"
 #include "conf/confdefaults.h"
 #include "conf/conftext.h"
-#include "conf/confvalue.h"
 #include "conf/origins.h"
+#include "conf/settings.h"
 #include "core/units.h"
 #include "model/reader.h"
 
@@ -35,11 +35,10 @@ struct parse {
     /* [model NAME] sections too long for inih, read as [model @K] */
     char (*long_names)[CONFTEXT_SECTION_MAX];
     size_t nlong;
-    bool keep_set, loaded_set, queue_set; /* [serve]'s, over Ollama's variables */
+    bool given[SETTINGS_MAX_ROWS]; /* per row of settings.h: the file says it */
 };
 
-/* The line of name= in [section], for messages; 0 if not found. */
-static unsigned line_of(const char *text, const char *section, const char *name)
+unsigned config_line_of(const char *text, const char *section, const char *name)
 {
     unsigned line = 1;
     bool in = section == NULL;
@@ -71,344 +70,27 @@ static unsigned line_of(const char *text, const char *section, const char *name)
         char what_[400];                                                                           \
         snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
         snprintf(ps->err, sizeof ps->err, "%s:%u: %s", ps->c->path,                                \
-                 line_of(ps->text, section, name), what_);                                         \
+                 config_line_of(ps->text, section, name), what_);                                  \
         return 0;                                                                                  \
     } while (0)
 
-/* A text setting kept whole, or refused: a value cut to fit would be
- * another value (a token cut short gets every client a 401). */
-#define COPY(dst, fix)                                                                             \
-    do {                                                                                           \
-        if (strlen(v) >= sizeof(dst))                                                              \
-            FAIL("%s: %zu characters, more than the %zu vram keeps: %s", name, strlen(v),          \
-                 sizeof(dst) - 1, fix);                                                            \
-        memcpy(dst, v, strlen(v) + 1);                                                             \
-    } while (0)
-
-#define PATH_FIX "a shorter path"
-#define MAX_WAIT (24 * 3600.0) /* a duration past this is a typo, and overflows milliseconds */
-#define MAX_BODY (16ULL << 30)
-
-/* [serve]'s defaults for the models and the proxy's queue: 1 when name is
- * one of them (0 with ps->err), -1 when it is not. */
-static int serve_defaults_key(struct parse *ps, const char *section, const char *name,
-                              const char *v)
+/* One setting of the file, by its row (settings.h). */
+static int setting(struct parse *ps, enum settings_section sec, struct config_model *m,
+                   const char *section, const char *name, const char *v)
 {
-    struct config *c = ps->c;
-    char *end;
-    if (!strcmp(name, "keep_alive")) {
-        if (!confdefaults_keep(v, &c->keep_alive_s))
-            FAIL("keep_alive '%s': a duration, like 5m (0: right after each answer), or forever",
-                 v);
-        ps->keep_set = true;
-    } else if (!strcmp(name, "max_loaded")) {
-        if (!confdefaults_max_loaded(v, &c->max_loaded, &c->max_loaded_gpu))
-            FAIL("max_loaded '%s': models loaded at once in all (6), on each GPU (2 per gpu), "
-                 "or both (6, 2 per gpu); 0: no limit",
-                 v);
-        ps->loaded_set = true;
-    } else if (!strcmp(name, "max_queue")) {
-        unsigned long n = strtoul(v, &end, 10);
-        if (*end || !isdigit((unsigned char)*v) || n < 1 || n > CONFIG_MAX_QUEUE)
-            FAIL("max_queue '%s': proxied requests that may wait at once, 1 to %d (more get 503)",
-                 v, CONFIG_MAX_QUEUE);
-        c->max_queue = (unsigned)n;
-        ps->queue_set = true;
-    } else if (!strcmp(name, "preload")) {
-        char buf[INI_MAX_LINE * 8], *save = NULL;
-        snprintf(buf, sizeof buf, "%s", v);
-        for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-            const char *bad = modelname_check(t);
-            if (bad)
-                FAIL("preload: '%.130s': %s", t, bad);
-            if (c->npreload == CONFIG_MAX_MODELS)
-                FAIL("preload: more than %d models", CONFIG_MAX_MODELS);
-            snprintf(c->preload[c->npreload++], sizeof c->preload[0], "%s", t);
-        }
-    } else {
-        return -1;
+    const struct settings_row *row = settings_find(sec, name);
+    if (!row) {
+        char names[600];
+        settings_names(sec, names, sizeof names);
+        if (sec == SETTINGS_SERVE)
+            FAIL("unknown setting '%s' in [serve] (%s)", name, names);
+        FAIL("unknown setting '%s' (%s)", name, names);
     }
-    return 1;
-}
-
-#define SPILL_OFF "\x01" /* spill = no, until the defaults are settled */
-
-static int serve_key(struct parse *ps, const char *section, const char *name, const char *v)
-{
-    struct config *c = ps->c;
-    double d;
-    int mine = serve_defaults_key(ps, section, name, v);
-    if (mine >= 0)
-        return mine;
-    if (!strcmp(name, "socket")) {
-        COPY(c->socket, PATH_FIX);
-        c->socket_line = line_of(ps->text, section, name);
-        if (strlen(v) >= sizeof(((struct sockaddr_un *)0)->sun_path))
-            FAIL("socket '%s': a Unix socket's path has at most %zu characters: a shorter path", v,
-                 sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
-    } else if (!strcmp(name, "state"))
-        COPY(c->state, PATH_FIX);
-    else if (!strcmp(name, "logs"))
-        COPY(c->logs, PATH_FIX);
-    else if (!strcmp(name, "metrics"))
-        COPY(c->metrics, "HOST:PORT");
-    else if (!strcmp(name, "listen"))
-        COPY(c->listen, "HOST:PORT");
-    else if (!strcmp(name, "ui"))
-        COPY(c->ui, "HOST:PORT");
-    else if (!strcmp(name, "token")) {
-        COPY(c->token, "a shorter token (openssl rand -hex 32 makes one of 64)");
-        const char *why = keys_add(&c->keys, "token", v);
-        if (why)
-            FAIL("token: %s", why);
-    } else if (!strcmp(name, "tokens")) {
-        char why[300];
-        if (keys_parse(&c->keys, v, why, sizeof why) < 0)
-            FAIL("tokens: %s (tokens = NAME:KEY, ... or a key file's path)", why);
-    } else if (!strcmp(name, "origins") || !strcmp(name, "hosts")) {
-        const char *why = name[0] == 'o' ? origins_check(v) : origins_check_hosts(v);
-        if (why)
-            FAIL("%s '%s': %s", name, v, why);
-        if (name[0] == 'o')
-            COPY(c->origins, "fewer origins, or patterns (http://localhost:*)");
-        else
-            COPY(c->hosts, "fewer names, or *.DOMAIN");
-        c->origins_set |= name[0] == 'o';
-    }
-    else if (!strcmp(name, "max_body")) {
-        if (units_parse_size(v, &c->max_body) < 0 || c->max_body < 1024 || c->max_body > MAX_BODY)
-            FAIL("max_body '%s': a size from 1K to 16G, like 16M", v);
-    } else if (!strcmp(name, "wait")) {
-        if (units_parse_seconds(v, &c->wait_s) < 0 || c->wait_s < 1 || c->wait_s > MAX_WAIT)
-            FAIL("wait '%s': a duration from 1s to 24h, like 5m", v);
-    } else if (!strcmp(name, "client_timeout")) {
-        if (units_parse_seconds(v, &c->client_timeout_s) < 0 || c->client_timeout_s < 1 ||
-            c->client_timeout_s > 86400)
-            FAIL("client_timeout '%s': a duration from 1s, like 60s", v);
-    } else if (!strcmp(name, "budget")) {
-        if (!confvalue_budget(v, c))
-            FAIL("budget '%s': a size for every GPU (22G) or per GPU (0:22G,1:20G)", v);
-    } else if (!strcmp(name, "margin")) {
-        if (units_parse_size(v, &c->margin) < 0)
-            FAIL("margin '%s': a size, like 512M", v);
-    } else if (!strcmp(name, "host_budget")) {
-        if (units_parse_size(v, &c->host_budget) < 0)
-            FAIL("host_budget '%s': a size, like 64G", v);
-    } else if (!strcmp(name, "spill")) {
-        bool on = true;
-        if (confvalue_bool(v, &on) && on)
-            FAIL("spill '%s': a folder on a local disk (a fast NVMe's), or no", v);
-        if (on)
-            COPY(c->spill, PATH_FIX);
-        else
-            snprintf(c->spill, sizeof c->spill, "%s", SPILL_OFF);
-    } else if (!strcmp(name, "spill_budget")) {
-        if (units_parse_size(v, &c->spill_budget) < 0)
-            FAIL("spill_budget '%s': a size, like 200G", v);
-    } else if (!strcmp(name, "min_resident")) {
-        c->min_resident_auto = !strcmp(v, "auto");
-        if (!c->min_resident_auto &&
-            (units_parse_seconds(v, &c->min_resident_s) < 0 || c->min_resident_s > 3600))
-            FAIL("min_resident '%s': auto, or a duration up to 1h, like 1s", v);
-    } else if (!strcmp(name, "preempt_gap")) {
-        if (units_parse_seconds(v, &c->preempt_gap_s) < 0 || c->preempt_gap_s > 3600)
-            FAIL("preempt_gap '%s': a duration up to 1h, like 1s", v);
-    } else if (!strcmp(name, "overlap")) {
-        if (!confvalue_bool(v, &c->overlap))
-            FAIL("overlap '%s': yes or no", v);
-    } else if (!strcmp(name, "port_base")) {
-        if (units_parse_seconds(v, &d) < 0 || d < 1024 || d > 65000 || d != (unsigned)d)
-            FAIL("port_base '%s': a port from 1024 to 65000", v);
-        c->port_base = (unsigned)d;
-    } else if (!strcmp(name, "discover")) {
-        if (!confvalue_stores(v, c->discover, sizeof c->discover))
-            FAIL("discover '%s': the stores whose GGUF models to serve, of ollama, huggingface, "
-                 "lmstudio, llamacpp (or all)",
-                 v);
-    } else if (!strcmp(name, "discover_exclude")) {
-        COPY(c->discover_exclude, "fewer patterns");
-    } else if (!strcmp(name, "llama_server")) {
-        COPY(c->llama_server, PATH_FIX);
-    } else if (!strcmp(name, "user") || !strcmp(name, "group")) {
-        const char *why = confvalue_account(v);
-        if (why)
-            FAIL("%s '%.60s': %s", name, v, why);
-        if (name[0] == 'u')
-            COPY(c->user, "a shorter user name");
-        else
-            COPY(c->group, "a shorter group name");
-    } else if (!strcmp(name, "discover_ctx")) {
-        uint64_t n;
-        if (units_parse_tokens(v, &n) < 0 || n < 256 || n > 10000000)
-            FAIL("discover_ctx '%s': a context in tokens from 256, like 8192 or 32k", v);
-        c->discover_ctx = (unsigned)n;
-    } else
-        FAIL("unknown setting '%s' in [serve] (socket, state, logs, metrics, listen, ui, token, "
-             "tokens, origins, hosts, "
-             "max_body, wait, client_timeout, budget, margin, host_budget, spill, spill_budget, "
-             "min_resident, overlap, preempt_gap, port_base, discover, discover_exclude, "
-             "discover_ctx, llama_server, keep_alive, max_loaded, max_queue, preload, user, group)",
-             name);
-    return 1;
-}
-
-static int model_key(struct parse *ps, struct config_model *m, const char *section,
-                     const char *name, const char *v)
-{
-    char *end;
-    if (!strcmp(name, "command")) { /* again: an indented line that continues it */
-        size_t have = strlen(m->command);
-        if (have + (have > 0) + strlen(v) >= sizeof m->command)
-            FAIL("command longer than %d characters", CONFIG_CMD_MAX - 1);
-        snprintf(m->command + have, sizeof m->command - have, "%s%s", have ? " " : "", v);
-    } else if (!strcmp(name, "file"))
-        COPY(m->file, PATH_FIX);
-    else if (!strcmp(name, "vram")) {
-        if (strcmp(v, "auto") && (units_parse_size(v, &m->vram) < 0 || !m->vram))
-            FAIL("vram '%s': a size (6G) or auto", v);
-        m->vram_line = line_of(ps->text, section, name);
-    } else if (!strcmp(name, "gpus")) {
-        m->gpus_line = line_of(ps->text, section, name);
-        if (!confvalue_gpus(v, m))
-            FAIL("gpus '%s': how many GPUs it spans (1, 2...: any with room), or which "
-                 "(0,1: a list); one given GPU: gpu = 0",
-                 v);
-    } else if (!strcmp(name, "gpu")) {
-        m->gpus_line = line_of(ps->text, section, name);
-        long g = strtol(v, &end, 10);
-        if (!strcmp(v, "any") || !strcmp(v, "auto")) {
-            m->gpus = 0;
-            m->width = 1;
-        } else if (*end || !*v || g < 0 || g >= SCHED_MAX_GPUS) {
-            FAIL("gpu '%s': a GPU's index, or any", v);
-        } else {
-            m->gpus = 1u << g;
-            m->width = 1;
-        }
-    } else if (!strcmp(name, "keep_alive") || !strcmp(name, "idle")) {
-        if (!confdefaults_keep(v, &m->keep_alive_s))
-            FAIL("%s '%s': a duration, like 5m, or forever", name, v);
-        m->keep_alive_set = true;
-        if (!strcmp(name, "idle") && !ps->c->notes[0])
-            snprintf(ps->c->notes, sizeof ps->c->notes,
-                     "%s:%u: idle is now keep_alive (a model unused that long gives its memory "
-                     "back; under pressure one is evicted at once): rename it",
-                     ps->c->path, line_of(ps->text, section, name));
-    } else if (!strcmp(name, "evict")) {
-        if (!strcmp(v, "suspend"))
-            m->evict = SCHED_EVICT_SUSPEND;
-        else if (!strcmp(v, "stop"))
-            m->evict = SCHED_EVICT_STOP;
-        else
-            FAIL("evict '%s': suspend or stop", v);
-    } else if (!strcmp(name, "priority")) {
-        long p = strtol(v, &end, 10);
-        if (*end || !*v || p < 0 || p > 100)
-            FAIL("priority '%s': a number from 0 to 100", v);
-        m->priority = (int)p;
-    } else if (!strcmp(name, "pinned")) {
-        if (!confvalue_bool(v, &m->pinned))
-            FAIL("pinned '%s': yes or no", v);
-    } else if (!strcmp(name, "cap")) {
-        if (!confvalue_bool(v, &m->cap))
-            FAIL("cap '%s': yes or no", v);
-    } else if (!strcmp(name, "swap")) {
-        if (strcmp(v, "fast") && strcmp(v, "driver"))
-            FAIL("swap '%s': fast (libvramcap's pinned copies) or driver (the driver's "
-                 "checkpoint)",
-                 v);
-        m->fast = !strcmp(v, "fast");
-    } else if (!strcmp(name, "swap_pool")) {
-        if (strcmp(v, "keep") && strcmp(v, "none") && strcmp(v, "eager"))
-            FAIL("swap_pool '%s': keep, none or eager", v);
-        snprintf(m->swap_pool, sizeof m->swap_pool, "%s", v);
-    } else if (!strcmp(name, "health")) {
-        if (v[0] != '/' && strcmp(v, "none"))
-            FAIL("health '%s': a path on the model's server, like /health, or none (ready "
-                 "once its port takes a connection)",
-                 v);
-        if (!strcmp(v, "none"))
-            m->health[0] = '\0';
-        else
-            COPY(m->health, "a shorter path");
-    } else if (!strcmp(name, "stop")) { /* again: an indented line that continues it */
-        size_t have = strlen(m->stop);
-        if (have + (have > 0) + strlen(v) >= sizeof m->stop)
-            FAIL("stop longer than %d characters", CONFIG_CMD_MAX - 1);
-        snprintf(m->stop + have, sizeof m->stop - have, "%s%s", have ? " " : "", v);
-    } else if (!strcmp(name, "stop_timeout")) {
-        if (units_parse_seconds(v, &m->stop_timeout_s) < 0 || m->stop_timeout_s < 0.1 ||
-            m->stop_timeout_s > 3600)
-            FAIL("stop_timeout '%s': a duration from 100ms to 1h, like 10s", v);
-    } else if (!strcmp(name, "upstream_name")) {
-        for (const char *k = v; *k; k++)
-            if ((unsigned char)*k < 0x20 || *k == 0x7f)
-                FAIL("upstream_name: a control character in it");
-        COPY(m->upstream_name, "a shorter name");
-    } else if (!strcmp(name, "concurrency")) {
-        long n = strtol(v, &end, 10);
-        if (*end || !*v || n < 0 || n > 10000)
-            FAIL("concurrency '%s': requests at once, 0 for no limit", v);
-        m->concurrency = (unsigned)n;
-    } else if (!strcmp(name, "preempt")) {
-        bool b;
-        if (!confvalue_bool(v, &b))
-            FAIL("preempt '%s': yes or no (a model answering may be suspended mid-request "
-                 "for another, its requests held)",
-                 v);
-        m->preempt = b;
-    } else if (!strcmp(name, "slice")) {
-        if (units_parse_seconds(v, &m->slice_s) < 0 || m->slice_s < 0.1 || m->slice_s > 86400)
-            FAIL("slice '%s': a duration from 100ms, like 5s", v);
-    } else if (!strcmp(name, "api_key")) {
-        if (strlen(v) >= sizeof m->api_key)
-            FAIL("api_key: at most %zu characters", sizeof m->api_key - 1);
-        snprintf(m->api_key, sizeof m->api_key, "%s", v);
-    } else if (!strcmp(name, "start_timeout")) {
-        if (units_parse_seconds(v, &m->start_timeout_s) < 0 || m->start_timeout_s < 1 ||
-            m->start_timeout_s > MAX_WAIT)
-            FAIL("start_timeout '%s': a duration from 1s to 24h, like 2m", v);
-    } else if (!strcmp(name, "api")) {
-        if (!strcmp(v, "openai"))
-            m->api = CONFIG_API_OPENAI;
-        else if (!strcmp(v, "ollama"))
-            m->api = CONFIG_API_OLLAMA;
-        else if (!strcmp(v, "both"))
-            m->api = CONFIG_API_BOTH;
-        else
-            FAIL("api '%s': openai (its backend speaks /v1/... only), ollama (/api/... only) "
-                 "or both",
-                 v);
-        m->api_set = true;
-    } else if (!strcmp(name, "aliases")) {
-        char buf[512];
-        snprintf(buf, sizeof buf, "%s", v);
-        char *save = NULL;
-        for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-            const char *bad = modelname_check(t);
-            if (bad)
-                FAIL("alias '%.130s': %s (docs/serve.md, Names)", t, bad);
-            if (m->naliases == CONFIG_ALIASES)
-                FAIL("more than %d aliases", CONFIG_ALIASES);
-            snprintf(m->aliases[m->naliases++], sizeof m->aliases[0], "%s", t);
-        }
-    } else if (!strcmp(name, "env")) { /* again: an indented line that continues it */
-        const char *why = confvalue_env(v, m);
-        if (why)
-            FAIL("env: %s (env = KEY=VALUE KEY2=\"with blanks\")", why);
-    } else if (!strcmp(name, "user") || !strcmp(name, "group")) {
-        const char *why = confvalue_account(v);
-        if (why)
-            FAIL("%s '%.60s': %s", name, v, why);
-        if (name[0] == 'u')
-            COPY(m->user, "a shorter user name");
-        else
-            COPY(m->group, "a shorter group name");
-    } else
-        FAIL("unknown setting '%s' (command, file, vram, gpu, gpus, keep_alive, evict, priority, "
-             "pinned, cap, swap, swap_pool, health, start_timeout, concurrency, preempt, slice, "
-             "api, aliases, env, api_key, stop, stop_timeout, upstream_name, user, group)",
-             name);
+    struct settings_ctx x = {
+        .c = ps->c, .m = m, .name = name, .text = ps->text, .section = section, .given = ps->given};
+    const char *why = settings_set(row, &x, v);
+    if (why)
+        FAIL("%s", why);
     return 1;
 }
 
@@ -416,15 +98,9 @@ void config_model_defaults(struct config_model *m, const char *name)
 {
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
-    m->width = 1;
-    m->keep_alive_s = 300;
-    m->preempt = -1;
-    m->slice_s = 5;
-    m->priority = 5;
-    m->start_timeout_s = 120;
-    m->stop_timeout_s = 10;
-    m->fast = true;
-    snprintf(m->health, sizeof m->health, "/health");
+    m->keep_alive_s = 300; /* [serve]'s keep_alive's default, until config_parse has [serve]'s */
+    m->preempt = -1;       /* where fast swap can */
+    settings_defaults(SETTINGS_MODEL, NULL, m);
 }
 
 static struct config_model *model_named(struct parse *ps, const char *name)
@@ -446,7 +122,7 @@ static int handler(void *user, const char *section, const char *name, const char
     if (ps->err[0])
         return 0;
     if (!strcmp(section, "serve"))
-        return serve_key(ps, section, name, value);
+        return setting(ps, SETTINGS_SERVE, NULL, section, name, value);
     if (!strncmp(section, "model ", 6)) {
         const char *mname = section + 6;
         char full[CONFTEXT_SECTION_MAX + 8];
@@ -462,7 +138,7 @@ static int handler(void *user, const char *section, const char *name, const char
         struct config_model *m = model_named(ps, mname);
         if (!m)
             FAIL("more than %d models", CONFIG_MAX_MODELS);
-        return model_key(ps, m, section, name, value);
+        return setting(ps, SETTINGS_MODEL, m, section, name, value);
     }
     FAIL("unknown section [%s]: [serve] or [model NAME]", section);
 }
@@ -492,10 +168,75 @@ static void config_check_names(const struct config *c, size_t i, const char *tex
             snprintf(ps->err, sizeof ps->err,
                      "%s:%u: alias '%s' of [model %s] is also [model %s]'s name or alias: a "
                      "name must lead to one model",
-                     c->path, line_of(text, sec, "aliases"), al, m->name, clash);
+                     c->path, config_line_of(text, sec, "aliases"), al, m->name, clash);
             return;
         }
     }
+}
+
+/* A whole number from 0 to max, or -1. */
+static long number(const char *v, unsigned long max)
+{
+    char *end;
+    if (!isdigit((unsigned char)*v))
+        return -1;
+    unsigned long n = strtoul(v, &end, 10);
+    return *end || n > max ? -1 : (long)n;
+}
+
+/* Ollama's variables into c where [serve] said nothing of them (given:
+ * settings.h's rows the file says), naming those used in c->from_env:
+ * read only where the file is silent, so that the file stays what
+ * decides; a variable set to nonsense is an error, as a bad line of the
+ * file is, rather than a default quietly kept. 0, or -1 with err (the
+ * variable named, and the setting that overrides it). */
+static int from_env(struct config *c, const bool *given, char *err, size_t len)
+{
+    bool keep_set = given[settings_find(SETTINGS_SERVE, "keep_alive") - settings_rows];
+    bool loaded_set = given[settings_find(SETTINGS_SERVE, "max_loaded") - settings_rows];
+    bool queue_set = given[settings_find(SETTINGS_SERVE, "max_queue") - settings_rows];
+    const char *v;
+    long n;
+    size_t at = 0;
+#define USED(var)                                                                                  \
+    if (at < sizeof c->from_env)                                                                   \
+    at += (size_t)snprintf(c->from_env + at, sizeof c->from_env - at, "%s%s=%.40s", at ? " " : "", \
+                           var, v)
+    c->from_env[0] = '\0';
+    if (!keep_set && (v = getenv("OLLAMA_KEEP_ALIVE")) && *v) {
+        if (!confdefaults_keep(v, &c->keep_alive_s)) {
+            snprintf(err, len,
+                     "%s: OLLAMA_KEEP_ALIVE='%.60s' (from the environment): a duration, like 5m, "
+                     "or -1 for good; or keep_alive = in [serve], which wins",
+                     c->path, v);
+            return -1;
+        }
+        USED("OLLAMA_KEEP_ALIVE");
+    }
+    if (!loaded_set && (v = getenv("OLLAMA_MAX_LOADED_MODELS")) && *v) {
+        if ((n = number(v, 1000)) < 0) {
+            snprintf(err, len,
+                     "%s: OLLAMA_MAX_LOADED_MODELS='%.60s' (from the environment): a number of "
+                     "models (0: no limit); or max_loaded = in [serve], which wins",
+                     c->path, v);
+            return -1;
+        }
+        c->max_loaded = (unsigned)n; /* Ollama's 0 is its default; here, no limit */
+        USED("OLLAMA_MAX_LOADED_MODELS");
+    }
+    if (!queue_set && (v = getenv("OLLAMA_MAX_QUEUE")) && *v) {
+        if ((n = number(v, 1000000)) < 1) {
+            snprintf(err, len,
+                     "%s: OLLAMA_MAX_QUEUE='%.60s' (from the environment): a number of "
+                     "requests; or max_queue = in [serve], which wins",
+                     c->path, v);
+            return -1;
+        }
+        c->max_queue = n > CONFIG_MAX_QUEUE ? CONFIG_MAX_QUEUE : (unsigned)n;
+        USED("OLLAMA_MAX_QUEUE");
+    }
+#undef USED
+    return 0;
 }
 
 enum config_api config_guess_api(const char *command)
@@ -521,16 +262,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     paths_default(&def);
     snprintf(c->socket, sizeof c->socket, "%s", def.socket);
     snprintf(c->state, sizeof c->state, "%s", def.state);
-    c->margin = 512ULL << 20;
-    c->port_base = 21000;
-    c->max_body = 16ULL << 20;
-    c->wait_s = 300;
-    c->client_timeout_s = 60;
-    c->min_resident_s = 1;
-    c->min_resident_auto = true;
-    c->overlap = true;
-    c->preempt_gap_s = 1;
-    c->keep_alive_s = 300;
+    settings_defaults(SETTINGS_SERVE, c, NULL);
     struct parse ps = {.c = c, .text = text};
     size_t long_len;
     unsigned long_at = conftext_long_line(text, &long_len);
@@ -558,7 +290,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
         const struct config_model *m = &c->models[i];
         char sec[MODELNAME_MAX + 8];
         snprintf(sec, sizeof sec, "model %s", m->name);
-        unsigned line = line_of(text, sec, NULL);
+        unsigned line = config_line_of(text, sec, NULL);
         if (!m->command[0])
             snprintf(ps.err, sizeof ps.err, "%s:%u: [model %s] has no command = ...", path, line,
                      m->name);
@@ -571,9 +303,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
     for (size_t i = 0; !ps.err[0] && i < c->nmodels; i++)
         config_check_names(c, i, text, &ps);
     if (!ps.err[0])
-        confdefaults_env(c, ps.keep_set, ps.loaded_set, ps.queue_set, ps.err, sizeof ps.err);
-    if (!c->max_queue)
-        c->max_queue = 512; /* Ollama's default */
+        from_env(c, ps.given, ps.err, sizeof ps.err);
     for (size_t i = 0; i < c->nmodels; i++)
         if (!c->models[i].keep_alive_set)
             c->models[i].keep_alive_s = c->keep_alive_s;
@@ -587,7 +317,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
         if (!found)
             snprintf(ps.err, sizeof ps.err,
                      "%s:%u: preload: no model '%.130s' (a [model NAME] of this file, or an alias)",
-                     path, line_of(text, "serve", "preload"), c->preload[k]);
+                     path, config_line_of(text, "serve", "preload"), c->preload[k]);
     }
     for (size_t i = 0; i < c->nmodels; i++)
         if (!c->models[i].api_set)
@@ -618,7 +348,7 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
         else
             snprintf(c->logs, sizeof c->logs, "logs");
     }
-    if (!strcmp(c->spill, SPILL_OFF)) {
+    if (!strcmp(c->spill, CONFIG_SPILL_OFF)) {
         c->spill[0] = '\0';
     } else if (!c->spill[0]) { /* beside the state: the daemon's own folder */
         snprintf(c->spill, sizeof c->spill, "%s", c->state);

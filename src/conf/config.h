@@ -25,8 +25,8 @@ enum config_api {
     CONFIG_API_OLLAMA, /* /api/... only */
     CONFIG_API_BOTH,   /* both: every request passes through as it is */
 };
-#define CONFIG_MAX_BYTES  (1 << 20) /* a larger file is no vram.conf */
 #define CONFIG_MAX_QUEUE  1024      /* max_queue's largest (core/sched.h's queue holds it) */
+#define CONFIG_SPILL_OFF  "\x01"     /* spill = no, until the defaults are settled */
 
 struct config_model {
     char name[MODELNAME_MAX]; /* core/modelname.h's rules */
@@ -35,8 +35,8 @@ struct config_model {
     uint64_t vram;                /* 0: auto */
     unsigned vram_line;           /* where vram = is, for messages */
     uint32_t gpus;                /* the GPUs it may use, a bit each; 0: any */
-    unsigned gpus_line;           /* where gpu = or gpus = is (0: not given), for messages */
     unsigned width;               /* how many it spans at once (all or none) */
+    unsigned gpus_line;           /* where gpu = or gpus = is (0: not given), for messages */
     double keep_alive_s;          /* unused this long: evicted; < 0: forever */
     enum sched_evict evict;
     int priority;
@@ -156,8 +156,12 @@ int config_check_sizes(const struct config *c, const uint64_t *holds, size_t ngp
  * with err "FILE:LINE: ..." and the fix. */
 int config_check_socket(const struct config *c, char *err, size_t len);
 
+/* The line of name = in [section] of text (name NULL: the section's own
+ * line), for messages; 0 if not found. */
+unsigned config_line_of(const char *text, const char *section, const char *name);
+
 /* Reads and checks path: a regular file (not a FIFO, a device...) under
- * CONFIG_MAX_BYTES, owned by root or this user, writable by no one else.
+ * CONFTEXT_MAX_BYTES, owned by root or this user, writable by no one else.
  * Returns 0, or -1 with err "FILE:LINE: what, and the fix". */
 int config_load(const char *path, struct config *c, char *err, size_t len);
 /* The same from text already read (path names it in messages). */

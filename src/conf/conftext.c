@@ -14,11 +14,10 @@
 #include <unistd.h>
 
 #include "core/modelname.h"
-#include "conf/config.h"
 #include "model/reader.h"
 
 /* The configuration's text: a regular file only (a FIFO would wedge the
- * daemon on SIGHUP), at most CONFIG_MAX_BYTES, and one only root or this
+ * daemon on SIGHUP), at most CONFTEXT_MAX_BYTES, and one only root or this
  * user can change, since its commands run as this user. */
 char *conftext_read(const char *path, char *err, size_t len)
 {
@@ -45,7 +44,7 @@ char *conftext_read(const char *path, char *err, size_t len)
                  "%s: %s, not a regular file: vram serve reads its configuration only "
                  "from a file",
                  path, reader_kind(st.st_mode));
-    else if (st.st_size >= CONFIG_MAX_BYTES)
+    else if (st.st_size >= CONFTEXT_MAX_BYTES)
         snprintf(err, len, "%s: larger than 1 MiB: not a vram config", path);
     else if (st.st_uid != 0 && st.st_uid != geteuid())
         snprintf(err, len,
@@ -58,12 +57,12 @@ char *conftext_read(const char *path, char *err, size_t len)
                  "%s: others may write it (mode %04o): its commands would run as this user; "
                  "chmod go-w it",
                  path, (unsigned)(st.st_mode & 07777));
-    else if (!(t = calloc(1, CONFIG_MAX_BYTES + 1)))
+    else if (!(t = calloc(1, CONFTEXT_MAX_BYTES + 1)))
         snprintf(err, len, "out of memory");
     else {
         size_t n = 0;
         ssize_t r;
-        while (n < CONFIG_MAX_BYTES && (r = read(fd, t + n, CONFIG_MAX_BYTES - n)) != 0) {
+        while (n < CONFTEXT_MAX_BYTES && (r = read(fd, t + n, CONFTEXT_MAX_BYTES - n)) != 0) {
             if (r < 0 && errno == EINTR)
                 continue;
             if (r < 0) {
@@ -72,7 +71,7 @@ char *conftext_read(const char *path, char *err, size_t len)
             }
             n += (size_t)r;
         }
-        if (err[0] || n == CONFIG_MAX_BYTES) { /* it grew while read */
+        if (err[0] || n == CONFTEXT_MAX_BYTES) { /* it grew while read */
             if (!err[0])
                 snprintf(err, len, "%s: larger than 1 MiB: not a vram config", path);
             free(t);

@@ -6,8 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define CONFTEXT_MAX_BYTES (1 << 20) /* a larger file is no vram.conf */
+
 /* The configuration's text (malloc'd): a regular file only (a FIFO would
- * wedge the daemon on SIGHUP), at most CONFIG_MAX_BYTES, and one only
+ * wedge the daemon on SIGHUP), at most CONFTEXT_MAX_BYTES, and one only
  * root or this user can change, since its commands run as this user.
  * NULL with err. */
 char *conftext_read(const char *path, char *err, size_t len);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sched.h"
 #include "core/units.h"
 
 bool confvalue_bool(const char *v, bool *out)
@@ -22,20 +23,20 @@ bool confvalue_bool(const char *v, bool *out)
 }
 
 /* "any" (one GPU), "N" (any N), or a list "0,1" (those, all at once). */
-bool confvalue_gpus(const char *v, struct config_model *m)
+bool confvalue_gpus(const char *v, uint32_t *gpus, unsigned *width)
 {
     char *end;
     if (!strcmp(v, "any")) {
-        m->gpus = 0;
-        m->width = 1;
+        *gpus = 0;
+        *width = 1;
         return true;
     }
     if (!strchr(v, ',')) {
         long n = strtol(v, &end, 10);
         if (*end || !*v || n < 1 || n > SCHED_MAX_GPUS)
             return false;
-        m->gpus = 0;
-        m->width = (unsigned)n;
+        *gpus = 0;
+        *width = (unsigned)n;
         return true;
     }
     uint32_t mask = 0;
@@ -50,13 +51,13 @@ bool confvalue_gpus(const char *v, struct config_model *m)
         else if (*p)
             return false;
     }
-    m->gpus = mask;
-    m->width = (unsigned)__builtin_popcount(mask);
+    *gpus = mask;
+    *width = (unsigned)__builtin_popcount(mask);
     return mask != 0;
 }
 
 /* "22G" for every GPU, or "0:22G,1:20G". */
-bool confvalue_budget(const char *v, struct config *c)
+bool confvalue_budget(const char *v, uint64_t *budget, bool *set)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", v);
@@ -68,8 +69,8 @@ bool confvalue_budget(const char *v, struct config *c)
             if (units_parse_size(tok, &bytes) < 0 || !bytes)
                 return false;
             for (int g = 0; g < SCHED_MAX_GPUS; g++) {
-                c->budget[g] = bytes;
-                c->budget_set[g] = true;
+                budget[g] = bytes;
+                set[g] = true;
             }
             continue;
         }
@@ -79,8 +80,8 @@ bool confvalue_budget(const char *v, struct config *c)
         if (*end || g < 0 || g >= SCHED_MAX_GPUS || units_parse_size(colon + 1, &bytes) < 0 ||
             !bytes)
             return false;
-        c->budget[g] = bytes;
-        c->budget_set[g] = true;
+        budget[g] = bytes;
+        set[g] = true;
     }
     return true;
 }
@@ -89,7 +90,7 @@ bool confvalue_budget(const char *v, struct config *c)
  * \" and \\, or '...') when it holds blanks. The names vram sets itself
  * are refused: a model's placement and its tie to the daemon are not the
  * configuration's to change. NULL, or what is wrong. */
-const char *confvalue_env(const char *v, struct config_model *m)
+const char *confvalue_env(const char *v, char *env, size_t cap, size_t *len, unsigned *nenv)
 {
     const char *p = v;
     while (*p) {
@@ -110,7 +111,7 @@ const char *confvalue_env(const char *v, struct config_model *m)
             (kl == 10 && !strncmp(k, "LD_PRELOAD", 10)))
             return "PORT, CUDA_VISIBLE_DEVICES, LD_PRELOAD and VRAM_* are vram's to set";
         p++;
-        char val[CONFIG_ENV_MAX];
+        char val[1024];
         size_t n = 0;
         while (*p && *p != ' ' && *p != '\t') {
             char q = *p;
@@ -132,12 +133,12 @@ const char *confvalue_env(const char *v, struct config_model *m)
         }
         val[n] = '\0';
         size_t need = kl + 1 + n + 1;
-        if (m->env_len + need > sizeof m->env)
-            return "too long: at most 1023 characters in all";
-        memcpy(m->env + m->env_len, k, kl + 1); /* KEY= */
-        memcpy(m->env + m->env_len + kl + 1, val, n + 1);
-        m->env_len += need;
-        m->nenv++;
+        if (*len + need > cap)
+            return "too long: at most 1023 characters in all"; /* CONFIG_ENV_MAX's */
+        memcpy(env + *len, k, kl + 1); /* KEY= */
+        memcpy(env + *len + kl + 1, val, n + 1);
+        *len += need;
+        (*nenv)++;
     }
     return NULL;
 }

@@ -6,16 +6,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "conf/config.h"
+#include <stdint.h>
 
 /* yes/true/on/1 or no/false/off/0 */
 bool confvalue_bool(const char *v, bool *out);
-/* gpus = "any" (one GPU), "N" (any N), or a list "0,1" (those, all at once), into m */
-bool confvalue_gpus(const char *v, struct config_model *m);
-/* budget = "22G" for every GPU, or "0:22G,1:20G", into c */
-bool confvalue_budget(const char *v, struct config *c);
-/* env = KEY=VALUE ... into m: NULL, or what is wrong */
-const char *confvalue_env(const char *v, struct config_model *m);
+/* gpus = "any" (one GPU), "N" (any N), or a list "0,1" (those, all at
+ * once): the GPUs, a bit each (0: any), and how many it spans */
+bool confvalue_gpus(const char *v, uint32_t *gpus, unsigned *width);
+/* budget = "22G" for every GPU, or "0:22G,1:20G": into budget and set,
+ * SCHED_MAX_GPUS each */
+bool confvalue_budget(const char *v, uint64_t *budget, bool *set);
+/* env = KEY=VALUE ... appended to env (of cap bytes, *len used), each
+ * entry NUL-terminated, *n of them: NULL, or what is wrong */
+const char *confvalue_env(const char *v, char *env, size_t cap, size_t *len, unsigned *n);
 /* user =, group =: a name as useradd takes one (letters, digits, '.',
  * '_', '-', not first, at most 32): NULL, or what is wrong */
 const char *confvalue_account(const char *v);

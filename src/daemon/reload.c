@@ -1,8 +1,9 @@
 /* reload: SIGHUP. The configuration is read again and checked whole; a
  * broken file is refused and the models run on. Models added appear,
  * removed ones stop, changed ones restart (once idle, never mid-request);
- * what the proxy reads per request follows the file, the addresses it
- * listens on stay until a restart. */
+ * each setting takes effect as its row in conf/settings.c says: [serve]'s
+ * that a reload cannot apply (the addresses, the memory's limits) are
+ * named in the log and wait for a restart. */
 #include "daemon/reload.h"
 
 #include <event2/event.h>
@@ -14,6 +15,7 @@
 #include "app/log.h"
 #include "conf/confstores.h"
 #include "conf/confuser.h"
+#include "conf/settings.h"
 #include "daemon/serve.h"
 #include "host/notify.h"
 #include "daemon/table.h"
@@ -55,12 +57,16 @@ void reload_config(struct daemon *d)
         for (size_t k = 0; k < c->nmodels; k++)
             if (!strcmp(c->models[k].name, d->smodels[i].name))
                 nm = &c->models[k];
-        bool changed = nm && (strcmp(nm->command, d->dm[i].cfg.command) ||
-                              nm->vram != d->dm[i].cfg.vram || nm->gpus != d->dm[i].cfg.gpus ||
-                              nm->width != d->dm[i].cfg.width ||
-                              nm->env_len != d->dm[i].cfg.env_len ||
-                              memcmp(nm->env, d->dm[i].cfg.env, nm->env_len) ||
+        /* what the rows say a change restarts it for (conf/settings.c), or
+         * who it runs as, resolved again */
+        char names[256];
+        bool changed = nm && (settings_model_differs(nm, &d->dm[i].cfg, SETTINGS_RESTARTS, names,
+                                                     sizeof names) ||
                               !runas_same(&nm->run, &d->dm[i].cfg.run));
+        if (nm && !changed && d->smodels[i].state != SCHED_STOPPED &&
+            settings_model_differs(nm, &d->dm[i].cfg, SETTINGS_STARTS, names, sizeof names))
+            log_msg(LOG_LV_NOTICE, "model %s: %s changed: at its next start (vram unload %s)",
+                    nm->name, names, nm->name);
         if (changed && d->smodels[i].state == SCHED_BUSY) {
             d->dm[i].reconfigure = true; /* not mid-request: once it is released */
         } else if (!nm || changed) {     /* stopped now; starts again on demand */
@@ -77,16 +83,18 @@ void reload_config(struct daemon *d)
             table_add(d, &c->models[k]);
     memcpy(d->cfg.models, c->models, sizeof c->models);
     d->cfg.nmodels = c->nmodels;
-    /* what the proxy reads per request follows the file; the addresses it
-     * listens on stay until a restart */
-    memcpy(d->cfg.token, c->token, sizeof c->token);
-    d->cfg.keys = c->keys;
-    memcpy(d->cfg.origins, c->origins, sizeof c->origins);
-    memcpy(d->cfg.hosts, c->hosts, sizeof c->hosts);
-    d->cfg.wait_s = c->wait_s;
-    d->cfg.max_queue = c->max_queue;
-    d->sched.max_loaded = d->cfg.max_loaded = c->max_loaded;
-    d->sched.max_loaded_gpu = d->cfg.max_loaded_gpu = c->max_loaded_gpu;
+    /* [serve]'s settings that a reload applies, by their rows
+     * (conf/settings.c); the rest wait for a restart, and the log says so */
+    char restart[512];
+    settings_reload(&d->cfg, c, restart, sizeof restart);
+    d->sched.max_loaded = d->cfg.max_loaded;
+    d->sched.max_loaded_gpu = d->cfg.max_loaded_gpu;
+    bool some = strchr(restart, ',') != NULL;
+    if (restart[0])
+        log_msg(LOG_LV_WARN,
+                "%s changed in %s: a reload cannot apply %s; the running daemon keeps the old "
+                "%s until it restarts (systemctl restart vram, or vram serve again)",
+                restart, c->path, some ? "them" : "it", some ? "values" : "value");
     if (c->notes[0])
         log_msg(LOG_LV_WARN, "%s", c->notes);
     log_msg(LOG_LV_NOTICE, "configuration reloaded (%zu models)", c->nmodels);

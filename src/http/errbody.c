@@ -95,20 +95,14 @@ static void put_escaped(struct out *o, const char *msg)
     }
 }
 
-static bool flat_dialect(const char *uri)
-{
-    return uri && (!strncmp(uri, "/api/", 5) || !strncmp(uri, "/vram/", 6) || !strcmp(uri, "/ui") ||
-                   !strncmp(uri, "/ui/", 4) || !strncmp(uri, "/ui?", 4));
-}
-
-size_t errbody_render(const char *uri, enum errbody_kind kind, const char *msg, char *buf,
+size_t errbody_render(enum errbody_dialect d, enum errbody_kind kind, const char *msg, char *buf,
                       size_t len)
 {
     if ((unsigned)kind >= sizeof kinds / sizeof kinds[0])
         kind = ERRBODY_INTERNAL;
     char tail[128];
     size_t tn;
-    if (flat_dialect(uri)) {
+    if (d == ERRBODY_PLAIN) {
         memcpy(tail, "\"}\n", tn = 3);
     } else {
         const char *type = kinds[kind].type, *code = kinds[kind].code;
@@ -127,7 +121,7 @@ size_t errbody_render(const char *uri, enum errbody_kind kind, const char *msg, 
         tn = t.n;
     }
     struct out o = {buf, 0, len - tn - 1};
-    if (flat_dialect(uri))
+    if (d == ERRBODY_PLAIN)
         put(&o, "{\"error\":\"", 10);
     else
         put(&o, "{\"error\":{\"message\":\"", 21);

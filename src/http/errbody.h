@@ -1,8 +1,8 @@
-/* errbody: the proxy's error answers, each rendered in the dialect of the
- * route it answers: Ollama's {"error": "text"} under /api/ (and on the
- * control API's routes, /vram/ and /ui, which speak the same), OpenAI's
- * {"error": {"message", "type", "param", "code"}} everywhere else. One
- * table says each kind's status, type and code. */
+/* errbody: the error answers of vram's HTTP servers, each rendered in the
+ * dialect of the route it answers (the route's to say: proxy/routes.c for
+ * the proxy's address): OpenAI's {"error": {"message", "type", "param",
+ * "code"}}, or the plain {"error": "text"} of Ollama's API and of the
+ * control API. One table says each kind's status, type and code. */
 #ifndef VRAM_DAEMON_ERRBODY_H
 #define VRAM_DAEMON_ERRBODY_H
 
@@ -26,14 +26,19 @@ enum errbody_kind {
     ERRBODY_KINDS
 };
 
+enum errbody_dialect {
+    ERRBODY_PLAIN,  /* {"error": "text"}: Ollama's, the control API's */
+    ERRBODY_OPENAI, /* {"error": {"message", "type", "param", "code"}} */
+};
+
 /* The HTTP status of kind. */
 int errbody_status(enum errbody_kind kind);
 
 /* The body of an error of kind saying msg (any bytes: escaped, invalid
- * UTF-8 replaced), for the route whose path or URI is uri (NULL: OpenAI's
- * dialect). Written NUL-terminated into buf, cut short (still JSON) when it
- * does not fit; returns its length. len must be at least 128. */
-size_t errbody_render(const char *uri, enum errbody_kind kind, const char *msg, char *buf,
+ * UTF-8 replaced), in dialect d. Written NUL-terminated into buf, cut
+ * short (still JSON) when it does not fit; returns its length. len must
+ * be at least 128. */
+size_t errbody_render(enum errbody_dialect d, enum errbody_kind kind, const char *msg, char *buf,
                       size_t len);
 
 #endif

@@ -252,7 +252,9 @@ void front_reply(struct front_req *r, int status, const char *const *names,
 void front_error(struct front_req *r, enum errbody_kind kind, const char *msg, int retry_after)
 {
     char body[1024], ra[24];
-    size_t len = errbody_render(front_uri(r), kind, msg, body, sizeof body);
+    const struct front *f = r->c->f;
+    enum errbody_dialect d = f->ops->dialect ? f->ops->dialect(f->arg, front_uri(r)) : ERRBODY_PLAIN;
+    size_t len = errbody_render(d, kind, msg, body, sizeof body);
     snprintf(ra, sizeof ra, "%d", retry_after);
     const char *names[3] = {"Content-Type"}, *values[3] = {"application/json"};
     size_t n = 1;

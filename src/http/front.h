@@ -30,6 +30,10 @@ struct front_ops {
      * request() gets it without one and its connection closes after the
      * answer, which is request()'s refusal. NULL: every request passes */
     bool (*head)(void *arg, const struct front_req *r);
+    /* the dialect of the route uri names (its request line's, as far as it
+     * came), for error answers (front_error, and the server's own: 408,
+     * 413, 431, 501). NULL: ERRBODY_PLAIN, the control API's */
+    enum errbody_dialect (*dialect)(void *arg, const char *uri);
 };
 
 struct front_limits {

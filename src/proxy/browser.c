@@ -117,16 +117,11 @@ static void preflight(struct front_req *r, const char *origin)
     front_reply(r, 204, names, values, n, "", 0);
 }
 
-static bool ui_page(const char *path)
-{
-    return !strcmp(path, "/ui") || !strncmp(path, "/ui/", 4);
-}
-
 /* What the Host, Origin and Sec-Fetch-* of r say: NULL when it may go on
  * (*foreign: from an allowed origin elsewhere), else why not, in msg. */
 static const char *verdict(const struct browser *b, const char *origins, const char *hosts,
-                           const struct front_req *r, const char *path, bool *foreign, char *msg,
-                           size_t len)
+                           const struct front_req *r, enum browser_rule rule, bool *foreign,
+                           char *msg, size_t len)
 {
     const char *host = front_header(r, "Host");
     *foreign = false;
@@ -158,7 +153,7 @@ static const char *verdict(const struct browser *b, const char *origins, const c
         /* an image, a script, a prefetch another page asked for; a link
          * followed to the dashboard's page (it holds no data) is fine */
         const char *mode = front_header(r, "Sec-Fetch-Mode");
-        if (!(mode && !strcmp(mode, "navigate") && ui_page(path) &&
+        if (!(mode && !strcmp(mode, "navigate") && rule == BROWSER_PAGE &&
               (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD)))
             return "a page elsewhere asked for this without saying where it is from "
                    "(Sec-Fetch-Site without Origin): refused";
@@ -166,22 +161,26 @@ static const char *verdict(const struct browser *b, const char *origins, const c
     return NULL;
 }
 
-bool browser_head_ok(const struct browser *b, const char *origins, const char *hosts,
-                     const struct front_req *r)
-{
-    char path[256], msg[400];
-    const char *uri = front_uri(r);
-    snprintf(path, sizeof path, "%.*s", (int)strcspn(uri, "?"), uri);
-    bool foreign;
-    return !verdict(b, origins, hosts, r, path, &foreign, msg, sizeof msg);
-}
-
-bool browser_screen(const struct browser *b, const char *origins, const char *hosts,
-                    struct front_req *r, const char *path)
+bool browser_head_pass(const struct browser *b, const char *origins, const char *hosts,
+                       const struct front_req *r, enum browser_rule rule)
 {
     char msg[400];
     bool foreign;
-    const char *why = verdict(b, origins, hosts, r, path, &foreign, msg, sizeof msg);
+    return !verdict(b, origins, hosts, r, rule, &foreign, msg, sizeof msg);
+}
+
+bool browser_head_ok(const struct browser *b, const char *origins, const char *hosts,
+                     const struct front_req *r)
+{
+    return browser_head_pass(b, origins, hosts, r, BROWSER_READS);
+}
+
+bool browser_screen(const struct browser *b, const char *origins, const char *hosts,
+                    struct front_req *r, enum browser_rule rule)
+{
+    char msg[400];
+    bool foreign;
+    const char *why = verdict(b, origins, hosts, r, rule, &foreign, msg, sizeof msg);
     if (why) {
         front_error(r, ERRBODY_FORBIDDEN, why, 0);
         return true;
@@ -193,7 +192,7 @@ bool browser_screen(const struct browser *b, const char *origins, const char *ho
         preflight(r, origin);
         return true;
     }
-    if (cmd == EVHTTP_REQ_OPTIONS && strncmp(path, "/m/", 3)) { /* the backend's, under /m/ */
+    if (cmd == EVHTTP_REQ_OPTIONS && rule != BROWSER_BACKEND) { /* a model's own, under /m/ */
         static const char *const an[] = {"Allow"};
         static const char *const av[] = {FRONT_ALLOW};
         front_reply(r, 204, an, av, 1, "", 0);
@@ -210,8 +209,7 @@ bool browser_screen(const struct browser *b, const char *origins, const char *ho
      * text/plain); multipart is never the JSON the model is read from */
     const char *type = front_header(r, "Content-Type");
     bool json = type && json_type(type);
-    if ((!strncmp(path, "/v1/", 4) || !strncmp(path, "/api/", 5)) &&
-        evbuffer_get_length(front_body(r)) &&
+    if (rule == BROWSER_JSON && evbuffer_get_length(front_body(r)) &&
         (((origin || site) && !json) || (type && !strncasecmp(type, "multipart/", 10)))) {
         snprintf(msg, sizeof msg,
                  "%s must be JSON, Content-Type: application/json (this one says %.80s)%s",

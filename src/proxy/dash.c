@@ -21,6 +21,7 @@
 #include "http/wbuf.h"
 #include "proxy/browser.h"
 #include "proxy/panel.h"
+#include "proxy/routes.h"
 #include "proxy/uikey.h"
 
 struct dash {
@@ -41,7 +42,7 @@ static void on_request(void *arg, struct front_req *r)
     char path[2048];
     wbuf_copy(path, sizeof path, uri, q ? (size_t)(q - uri) : strlen(uri));
     /* no origins =: a page elsewhere has nothing to ask of the dashboard */
-    if (browser_screen(ds->browser, "", cfg->hosts, r, path) ||
+    if (browser_screen(ds->browser, "", cfg->hosts, r, routes_browser(path)) ||
         uikey_exchange(ds->uikey, r, path, q ? q + 1 : NULL))
         return;
     int key = cfg->keys.n ? keys_match(&cfg->keys, front_header(r, "Authorization")) : -1;
@@ -62,10 +63,17 @@ static void on_closed(void *arg, struct front_req *r, void *req_arg)
 static bool on_head(void *arg, const struct front_req *r)
 {
     const struct dash *ds = arg;
-    return browser_head_ok(ds->browser, "", ds->ops->cfg->hosts, r);
+    return browser_head_pass(ds->browser, "", ds->ops->cfg->hosts, r, routes_browser(front_uri(r)));
 }
 
-static const struct front_ops dash_ops = {on_request, on_closed, NULL, on_head};
+/* the proxy's rows say it for the routes both addresses have (/ui, /vram/) */
+static enum errbody_dialect on_dialect(void *arg, const char *uri)
+{
+    (void)arg;
+    return routes_dialect(uri);
+}
+
+static const struct front_ops dash_ops = {on_request, on_closed, NULL, on_head, on_dialect};
 
 /* A listening socket on host:port (port 0: the kernel's pick, told in
  * *bound): its descriptor, or -1 with err. */

@@ -207,7 +207,7 @@ static json_t *entry(struct ollamaroutes *o, unsigned i)
                      "digest", digest, "details", details_json(dt));
 }
 
-static void tags(struct ollamaroutes *o, struct front_req *r)
+void ollamaroutes_tags(struct ollamaroutes *o, struct front_req *r)
 {
     json_t *a = json_array();
     struct proxyops_model v;
@@ -217,7 +217,7 @@ static void tags(struct ollamaroutes *o, struct front_req *r)
     answer(r, 200, json_pack("{s:o}", "models", a));
 }
 
-static void ps(struct ollamaroutes *o, struct front_req *r)
+void ollamaroutes_ps(struct ollamaroutes *o, struct front_req *r)
 {
     json_t *a = json_array();
     struct proxyops_model v;
@@ -246,7 +246,7 @@ static void ps(struct ollamaroutes *o, struct front_req *r)
     answer(r, 200, json_pack("{s:o}", "models", a));
 }
 
-static void show(struct ollamaroutes *o, struct front_req *r)
+void ollamaroutes_show(struct ollamaroutes *o, struct front_req *r)
 {
     struct evbuffer *b = front_body(r);
     size_t n = evbuffer_get_length(b);
@@ -308,61 +308,16 @@ static void show(struct ollamaroutes *o, struct front_req *r)
                      "capabilities", "completion", "modified_at", t));
 }
 
-/* Ollama's routes that manage its store: vram serve has none of its own
- * (it serves what is on the machine), so each says what to do instead,
- * in Ollama's {"error": ...}, as 501: Ollama's clients show that text. */
-static const struct {
-    const char *path, *says;
-} not_here[] = {
-    {"/api/pull", "vram serve does not download models: it serves what is on this machine. Get "
-                  "it with Ollama (ollama pull NAME: vram fit and discover = ollama read "
-                  "Ollama's store) or hf download, then serve it (discover = all in vram.conf, "
-                  "or a [model] section); vram fit NAME says whether it fits"},
-    {"/api/push", "vram serve uploads no models: push from Ollama (ollama push NAME)"},
-    {"/api/create", "vram serve makes no models: a [model NAME] section in vram.conf serves a "
-                    "file as NAME (command, file =); or create it with Ollama and serve "
-                    "Ollama's store (discover = ollama)"},
-    {"/api/copy", "vram serve copies no models: another name for one is aliases = NAME in its "
-                  "[model] section of vram.conf"},
-    {"/api/delete", "vram serve deletes no models: remove one where it was downloaded (ollama rm "
-                    "NAME, hf cache delete); vram unload NAME stops one that runs"},
-    {"/api/blobs/", "vram serve takes no blobs: they are for /api/create, which it does not do "
-                    "(a [model NAME] section in vram.conf serves a file)"},
-};
-
-bool ollamaroutes_route(struct ollamaroutes *o, struct front_req *r, const char *path)
+void ollamaroutes_root(struct ollamaroutes *o, struct front_req *r)
 {
-    for (size_t k = 0; k < sizeof not_here / sizeof not_here[0]; k++) {
-        size_t n = strlen(not_here[k].path);
-        if (!strncmp(path, not_here[k].path, n) && (!path[n] || not_here[k].path[n - 1] == '/')) {
-            front_error(r, ERRBODY_NOT_IMPLEMENTED, not_here[k].says, 0);
-            return true;
-        }
-    }
-    enum evhttp_cmd_type cmd = front_method(r);
+    (void)o;
     static const char *const text[] = {"Content-Type"};
     static const char *const plain[] = {"text/plain; charset=utf-8"};
-    /* HEAD as GET, as Ollama answers these three (front sends no body for it) */
-    bool get = cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD;
-    if (!strcmp(path, "/") && get) {
-        front_reply(r, 200, text, plain, 1, "Ollama is running", 17);
-        return true;
-    }
-    if (!strcmp(path, "/api/version") && get) {
-        answer(r, 200, json_pack("{s:s}", "version", OLLAMA_API_VERSION));
-        return true;
-    }
-    if (!strcmp(path, "/api/tags") && get) {
-        tags(o, r);
-        return true;
-    }
-    if (!strcmp(path, "/api/ps") && cmd == EVHTTP_REQ_GET) {
-        ps(o, r);
-        return true;
-    }
-    if (!strcmp(path, "/api/show") && cmd == EVHTTP_REQ_POST) {
-        show(o, r);
-        return true;
-    }
-    return false;
+    front_reply(r, 200, text, plain, 1, "Ollama is running", 17);
+}
+
+void ollamaroutes_version(struct ollamaroutes *o, struct front_req *r)
+{
+    (void)o;
+    answer(r, 200, json_pack("{s:s}", "version", OLLAMA_API_VERSION));
 }

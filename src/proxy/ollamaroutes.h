@@ -1,8 +1,8 @@
 /* ollamaroutes: Ollama's own routes on the proxy's address, answered by the
- * daemon's model table (proxyops.h) and the models' files: GET and HEAD /
- * ("Ollama is running"), /api/version, /api/tags, /api/ps, /api/show. It
- * owns what it read of each model's file (details), read once per file
- * version. */
+ * daemon's model table (proxyops.h) and the models' files: / ("Ollama is
+ * running"), /api/version, /api/tags, /api/ps, /api/show (the routes'
+ * rows are in proxy/routes.c). It owns what it read of each model's file
+ * (details), read once per file version. */
 #ifndef VRAM_PROXY_OLLAMAROUTES_H
 #define VRAM_PROXY_OLLAMAROUTES_H
 
@@ -19,7 +19,13 @@ struct ollamaroutes;
 /* ops: the daemon's table (proxyops.h), kept by the caller. */
 struct ollamaroutes *ollamaroutes_new(const struct proxyops *ops);
 
-/* Answers r when path is one of the routes above; false when it is not. */
-bool ollamaroutes_route(struct ollamaroutes *o, struct front_req *r, const char *path);
+/* Each answers r (its route, its method: proxy/routes.c): GET and HEAD /
+ * ("Ollama is running", as Ollama answers HEAD too), /api/version and
+ * /api/tags; GET /api/ps; POST /api/show. */
+void ollamaroutes_root(struct ollamaroutes *o, struct front_req *r);
+void ollamaroutes_version(struct ollamaroutes *o, struct front_req *r);
+void ollamaroutes_tags(struct ollamaroutes *o, struct front_req *r);
+void ollamaroutes_ps(struct ollamaroutes *o, struct front_req *r);
+void ollamaroutes_show(struct ollamaroutes *o, struct front_req *r);
 
 #endif

@@ -28,11 +28,12 @@
 #include "http/front.h"
 #include "http/hdrs.h"
 #include "conf/keys.h"
-#include "proxy/ollamaroutes.h"
 #include "proxy/modelpath.h"
+#include "proxy/ollamaroutes.h"
 #include "proxy/panel.h"
 #include "proxy/proxy.h"
 #include "proxy/reqlog.h"
+#include "proxy/routes.h"
 #include "http/relay.h"
 #include "proxy/translate.h"
 #include "proxy/dash.h"
@@ -507,38 +508,6 @@ double proxy_last_ttfb(const struct proxy *px, unsigned model)
 
 /* ---- routing ---- */
 
-/* OpenAI's model object, in the list and alone (GET /v1/models/NAME),
- * with its state in an extra field, as llama-swap's: "ready" and "busy"
- * are loaded, "suspended" in host RAM. */
-static json_t *model_object(const struct proxyops_model *v)
-{
-    return json_pack("{s:s, s:s, s:i, s:s, s:s}", "id", v->name, "object", "model", "created", 0,
-                     "owned_by", "vram", "state", sched_state_name(v->state));
-}
-
-static void reply_json(struct front_req *r, json_t *j)
-{
-    char *text = j ? json_dumps(j, JSON_COMPACT | RENDER_JSON_REALS) : NULL;
-    static const char *const names[] = {"Content-Type"};
-    static const char *const values[] = {"application/json"};
-    if (text)
-        front_reply(r, 200, names, values, 1, text, strlen(text));
-    else
-        front_error(r, ERRBODY_INTERNAL, "out of memory", 0);
-    free(text);
-    json_decref(j);
-}
-
-static void list_models(const struct proxyops *o, struct front_req *r)
-{
-    json_t *a = json_array();
-    struct proxyops_model v;
-    for (unsigned i = 0, n = o->count(o->d); i < n; i++)
-        if (o->model(o->d, i, &v))
-            json_array_append_new(a, model_object(&v));
-    reply_json(r, json_pack("{s:s, s:o}", "object", "list", "data", a));
-}
-
 /* A keep-alive as Ollama takes it: a duration ("5m", "30s", "0") or a
  * number of seconds; negative is forever. false when it is neither. */
 static bool keep_alive_of(json_t *v, uint64_t *ms)
@@ -638,61 +607,15 @@ static const char *shape_body(struct proxy *px, struct preq *p, unsigned model, 
     return why;
 }
 
-static void on_request(void *arg, struct front_req *r)
+/* A request for a model, by its route (routes.c): the model named in its
+ * JSON body, or in its path (/m/NAME/...). */
+static void to_model(void *arg, struct front_req *r, const char *path, const struct route *rt,
+                     int key)
 {
     struct proxy *px = arg;
     const struct proxyops *o = &px->ops;
-    const struct config *cfg = o->cfg;
     const char *uri = front_uri(r);
-    char path[2048], name[MODELNAME_MAX] = "";
-    const char *q = strchr(uri, '?');
-    wbuf_copy(path, sizeof path, uri, q ? (size_t)(q - uri) : strlen(uri));
-    enum evhttp_cmd_type cmd = front_method(r);
-    if (browser_screen(px->browser, cfg->origins, cfg->hosts, r, path))
-        return;
-    if (!strcmp(path, "/ui") || !strncmp(path, "/ui/", 4)) {
-        if (px->dash) /* never on this origin, which the models' pages share */
-            dash_redirect(px->dash, r);
-        else
-            front_error(r, ERRBODY_NO_ROUTE, "the dashboard has no address (the log says why)", 0);
-        return;
-    }
-    const struct keys *ks = &cfg->keys;
-    int key = ks->n ? keys_match(ks, front_header(r, "Authorization")) : -1;
-    if (panel_route(px->panel, r, path, ks->n > 0, key >= 0)) /* no session: dash.h */
-        return;
-    if (ks->n && key < 0) {
-        front_error(r, ERRBODY_UNAUTHORIZED, "this address wants Authorization: Bearer TOKEN", 0);
-        return;
-    }
-    if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD && !strncmp(path, "/v1/models", 10) &&
-        (!path[10] || path[10] == '/')) {
-        front_add_header(r, "Allow", "GET, HEAD");
-        front_error(r, ERRBODY_METHOD, "the models are read with GET", 0);
-        return;
-    }
-    if ((cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD) && !strcmp(path, "/v1/models")) {
-        list_models(o, r);
-        return;
-    }
-    if ((cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD) && !strncmp(path, "/v1/models/", 11)) {
-        /* the official clients encode the name (llama3.1%3A8b) */
-        char *asked = evhttp_uridecode(path + 11, 0, NULL);
-        int i = asked ? o->find(o->d, asked) : -1; /* an alias, NAME:latest */
-        if (i < 0) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "no model '%.100s' here (GET /v1/models lists them)",
-                     asked ? asked : path + 11);
-            front_error(r, ERRBODY_NO_MODEL, msg, 0);
-        } else {
-            struct proxyops_model v = view_of(px, (unsigned)i);
-            reply_json(r, model_object(&v));
-        }
-        free(asked);
-        return;
-    }
-    if (ollamaroutes_route(px->ollama, r, path))
-        return;
+    char name[MODELNAME_MAX] = "";
     struct preq *p = calloc(1, sizeof *p);
     json_t *body = NULL; /* a JSON body's, when it names the model */
     if (!p || !(p->body = evbuffer_new())) {
@@ -702,25 +625,21 @@ static void on_request(void *arg, struct front_req *r)
     }
     p->px = px;
     p->client = r;
-    p->cmd = cmd;
+    p->cmd = front_method(r);
     p->key = key;
     p->t0 = clock_mono_us();
     evbuffer_add_buffer(p->body, front_body(r));
     const char *why = NULL;
     char msg[200];
     enum errbody_kind kind = ERRBODY_BAD_REQUEST;
-    if (!strncmp(path, "/m/", 3)) {
-        const char *slash = modelpath_split(o, path + 3, name, sizeof name);
-        const char *rest = slash ? uri + (slash - path) : "/";
-        wbuf_copy(p->uri, sizeof p->uri, rest, strlen(rest));
-    } else if (!strncmp(path, "/v1/", 4) || !strcmp(path, "/api/generate") ||
-               !strcmp(path, "/api/chat") || !strcmp(path, "/api/embed") ||
-               !strcmp(path, "/api/embeddings")) {
+    if (rt->body == ROUTES_BODY_MODEL) {
         why = model_of_body(p->body, name, sizeof name, p, &body);
         wbuf_copy(p->uri, sizeof p->uri, uri, strlen(uri));
-    } else {
-        why = "no route: /v1/... and /api/... name the model in the body, /m/NAME/... in the path";
-        kind = ERRBODY_NO_ROUTE;
+    } else { /* /m/NAME/...: the rest of the path is the model's */
+        size_t at = strlen(rt->path) - 1;
+        const char *slash = modelpath_split(o, path + at, name, sizeof name);
+        const char *rest = slash ? uri + (slash - path) : "/";
+        wbuf_copy(p->uri, sizeof p->uri, rest, strlen(rest));
     }
     /* the same for clients that cannot add a field (OpenAI's SDKs): a header */
     const char *kh = why ? NULL : front_header(r, "X-Vram-Keep-Alive");
@@ -757,6 +676,28 @@ static void on_request(void *arg, struct front_req *r)
     admit(p);
 }
 
+static void on_request(void *arg, struct front_req *r)
+{
+    struct proxy *px = arg;
+    const struct config *cfg = px->ops.cfg;
+    const char *uri = front_uri(r);
+    char path[2048];
+    const char *q = strchr(uri, '?');
+    wbuf_copy(path, sizeof path, uri, q ? (size_t)(q - uri) : strlen(uri));
+    const struct route *rt = routes_find(path, strlen(path));
+    if (browser_screen(px->browser, cfg->origins, cfg->hosts, r,
+                       rt ? rt->browser : BROWSER_READS))
+        return;
+    const struct keys *ks = &cfg->keys;
+    int key = ks->n ? keys_match(ks, front_header(r, "Authorization")) : -1;
+    if (ks->n && key < 0 && !(rt && rt->own_key)) {
+        front_error(r, ERRBODY_UNAUTHORIZED, "this address wants Authorization: Bearer TOKEN", 0);
+        return;
+    }
+    struct routes_ctx x = {&px->ops, px->ollama, px->panel, px->dash, key, to_model, px};
+    routes_answer(&x, rt, r, path);
+}
+
 /* The client has taken most of what waited for it: its backend is read again. */
 static void client_drained(void *arg, struct front_req *r, void *req_arg)
 {
@@ -772,10 +713,18 @@ static void client_drained(void *arg, struct front_req *r, void *req_arg)
 static bool client_head(void *arg, const struct front_req *r)
 {
     const struct proxy *px = arg;
-    return browser_head_ok(px->browser, px->ops.cfg->origins, px->ops.cfg->hosts, r);
+    return browser_head_pass(px->browser, px->ops.cfg->origins, px->ops.cfg->hosts, r,
+                           routes_browser(front_uri(r)));
 }
 
-static const struct front_ops front_ops = {on_request, client_closed, client_drained, client_head};
+static enum errbody_dialect client_dialect(void *arg, const char *uri)
+{
+    (void)arg;
+    return routes_dialect(uri);
+}
+
+static const struct front_ops front_ops = {on_request, client_closed, client_drained, client_head,
+                                           client_dialect};
 
 int proxy_listen(const struct proxyops *ops, struct proxy **out, char *err, size_t len)
 {

@@ -97,6 +97,26 @@ expect_eq "a script's multipart to /v1/: 415 (the model is read from JSON)" \
     "$(code "$P/v1/chat/completions" -F 'model=m')" 415
 expect_eq "Node's fetch with a string body (text/plain, no Origin): served as before" \
     "$(code "$P/v1/chat/completions" -H 'Content-Type: text/plain;charset=UTF-8' -d '{"model":"m","stream":true}')" 200
+# every route that takes a body, as the table of routes declares them
+# (src/proxy/routes.c): plain text from a page, of this address or
+# elsewhere, never gets through (a model's own routes, /m/NAME/, are its
+# backend's to judge)
+ROWS=$(sed -n 's#^ *{"\(/[^"]*\)", *ROUTES_\(POST\|ANY\), *[A-Z_]*, *\(BROWSER_[A-Z]*\),.*#\1=\3#p' \
+    "$SRC/src/proxy/routes.c")
+set -f # the rows' prefixes end in '*'
+expect_match "(the routes are read from routes.c)" "$(printf '%s ' $ROWS)" '/vram/\*=BROWSER_KEY.*/api/chat=BROWSER_JSON'
+for row in $ROWS; do
+    path=${row%%=*} rule=${row#*=}
+    case $path in *\*) path=${path%\*}x ;; esac # a prefix: a path under it
+    [ "$rule" = BROWSER_BACKEND ] && continue
+    case $rule in BROWSER_JSON) want=415 ;; BROWSER_KEY) want=403 ;; *) want="a rule for bodies" ;; esac
+    expect_eq "a page of this address POSTs text/plain to $path ($rule): $want" \
+        "$(code "$P$path" "${SAME[@]}" -H 'Content-Type: text/plain' -d "$UNLOAD")" "$want"
+    expect_eq "a page elsewhere POSTs text/plain to $path: 403" \
+        "$(code "$P$path" "${EVIL[@]}" -H 'Content-Type: text/plain' -d "$UNLOAD")" 403
+done
+set +f
+expect_eq "... and the model still runs" "$(state m)" ready
 OUT=$(curl -s "$P/api/generate" -d "$UNLOAD")
 expect_match "curl -d (a form, no Origin), as Ollama's docs do it: served" "$OUT" '"done_reason":"unload"'
 unloaded() { [ "$(state m)" != ready ]; }

@@ -38,9 +38,15 @@ done
 f="$MANDIR/vram.conf.5"
 expect_eq "man -l vram.conf.5 renders without a warning" \
     "$(LC_ALL=C man --warnings -l "$f" 2>&1 >/dev/null)" ""
-# every setting config.c knows (the lists its "unknown setting" messages give)
-keys=$(sed -n "/unknown setting/,/name);/p" "$SRC/src/conf/config.c" | grep -o '[a-z_]*[,)]' | tr -d ',)' | grep -vx 'name' | sort -u)
-expect_match "(the settings are read from config.c)" "$(echo $keys)" "command .*socket"
+# every setting vram serve reads: the lists its "unknown setting" messages
+# give, from the table of settings (src/conf/settings.c)
+printf '[serve]\nnot_a_setting = 1\n' >"$T/unknown-serve.conf"
+printf '[serve]\nsocket = %s/s.sock\n[model m]\nnot_a_setting = 1\n' "$T" >"$T/unknown-model.conf"
+keys=$(for c in serve model; do
+    "$VRAM" serve --check --config "$T/unknown-$c.conf" 2>&1 |
+        sed -n "s/.*unknown setting 'not_a_setting'[^(]*(\(.*\))$/\1/p" | tr -d ','
+done | tr ' ' '\n' | grep . | sort -u)
+expect_match "(the settings are read from vram serve's messages)" "$(echo $keys)" "command .*socket"
 missing=""
 text=$(man_text "$f") # rendered once: a render a setting took minutes on a loaded machine
 for k in $keys; do

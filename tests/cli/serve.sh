@@ -200,8 +200,17 @@ expect_eq "broken reload: the models run on" "$("$VRAM" ps --json | jq -c '[.mod
 conf >"$T/vram.conf"
 printf '\n[model f]\ncommand = %s --bytes 1G\nvram = 1.5G\n' "$TESTMODEL" >>"$T/vram.conf"
 sed -i 's/^command = \(.*\) --bytes 9G$/command = \1 --bytes 8G/' "$T/vram.conf"
+# and two settings a reload cannot apply (read once, at the start), and one
+# that a model takes at its next start
+sed -i 's/^host_budget = 64G$/host_budget = 63G\nclient_timeout = 30s/' "$T/vram.conf"
+sed -i 's/^swap = driver$/swap = driver\nstart_timeout = 3m/' "$T/vram.conf"
 kill -HUP "$DAEMON"
 wait_for 5 grep -q "configuration reloaded" "$T/serve.log"
+expect_match "reload: the settings that wait for a restart are named, not dropped silently" \
+    "$(cat "$T/serve.log")" \
+    "client_timeout, host_budget changed in $T/vram.conf: a reload cannot apply them.*restarts"
+expect_match "reload: a model that runs is told to take start_timeout at its next start" \
+    "$(cat "$T/serve.log")" "model [a-d]: start_timeout changed: at its next start"
 expect_eq "reload: the new model is there" "$(state f state)" stopped
 expect_eq "reload: the changed model was stopped" "$(state e state)" stopped
 run "$VRAM" load f

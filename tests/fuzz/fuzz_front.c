@@ -63,7 +63,9 @@ static void on_request(void *arg, struct front_req *r)
      * front.c read the next pipelined request before this call returns */
     unsigned slot = nseen;
     expect(r, false);
-    if (browser_screen(rules, ORIGINS, HOSTS, r, path))
+    /* every rule a route may declare (proxy/routes.c), by the path's first letter */
+    enum browser_rule rule = (enum browser_rule)((unsigned char)path[1] % (BROWSER_BACKEND + 1));
+    if (browser_screen(rules, ORIGINS, HOSTS, r, rule))
         return; /* refused or a preflight: an answer like any */
     if (keys_match(&keys, front_header(r, "Authorization")) >= 0 && uri[0] == '/' && uri[1] == 'k') {
         front_error(r, ERRBODY_UNAUTHORIZED, "the key is right; the answer says 401 anyway", 0);
