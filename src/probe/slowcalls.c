@@ -11,7 +11,7 @@
  *
  * One thread starts; only when an item turns out slow does it start the
  * others: threads cost more than calls that answer in microseconds (a
- * later sample's, or the simulated driver's), and on a virtual machine
+ * later sample's, or a driver that has them at hand), and on a virtual machine
  * every later change of the process's mappings then interrupts each CPU
  * they ran on. The sample waits for the items under way, not for the
  * threads: one the scheduler has not run yet (a busy machine) finds
