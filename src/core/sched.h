@@ -216,27 +216,6 @@ struct sched_action {
 size_t sched_step(struct sched *s, const struct sched_event *e, uint64_t now_ms,
                   struct sched_action *out, size_t max);
 
-/* When model i's keep-alive runs out (SCHED_FOREVER: never; 0: it is not
- * resident and idle). */
-uint64_t sched_expires(const struct sched *s, unsigned i);
-
-/* The next time after now at which time alone would change a decision:
- * a model someone waits for could evict one that turns min_resident old
- * or preempt one whose slice ends, a keep-alive ends, a start is retried,
- * a demand runs out of time. SCHED_FOREVER when nothing is due. The
- * daemon steps again then, not at its next tick: a wait bounded by
- * min_resident is that long, not up to a tick more. */
-uint64_t sched_next_ms(const struct sched *s, uint64_t now);
-
-/* Whether the models that may use GPU g need more together than it holds
- * for them: a switch there evicts someone sooner or later. */
-bool sched_contended(const struct sched *s, int g);
-
-/* The model on g that a switch there would move out first as things stand
- * (min_resident aside): an idle one before a busy one, then the lowest
- * priority, then the least recently used; -1 when none could go. The
- * daemon readies its host memory ahead. */
-int sched_next_victim(const struct sched *s, int g);
 
 /* What models on gpu hold or are about to: the sum of their needs. */
 uint64_t sched_committed(const struct sched *s, int gpu);

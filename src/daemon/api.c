@@ -27,6 +27,7 @@
 
 #include "app/log.h"
 #include "app/render_json.h"
+#include "core/schedwhen.h"
 #include "core/units.h"
 #include "daemon/discover.h"
 #include "daemon/events.h"
@@ -149,7 +150,7 @@ json_t *api_model_json(const struct daemon *d, unsigned i)
         dm->last_suspend_s, "last_resume_s", dm->last_resume_s);
     if (!j)
         return NULL;
-    uint64_t until = sched_expires(&d->sched, i);
+    uint64_t until = schedwhen_expires(&d->sched, i);
     json_object_set_new(j, "keep_alive_ms",
                         m->keep_alive_ms == SCHED_FOREVER
                             ? json_null()

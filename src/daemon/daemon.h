@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "core/sched.h"
+#include "core/schedwhen.h"
 #include "core/snapshot.h"
 #include "conf/config.h"
 #include "daemon/demand.h"
@@ -117,7 +118,7 @@ struct daemon {
     struct sampler *sampler; /* the GPU snapshots, off the loop; NULL before the loop runs */
     struct event *tick, *sig[3];
     struct event *hup; /* SIGHUP: a reload (reload.c) */
-    struct event *wake;   /* one shot: when time alone changes a decision (sched_next_ms) */
+    struct event *wake;   /* one shot: when time alone changes a decision (schedwhen_next_ms) */
     uint64_t wake_at_ms; /* what it is armed for; 0: not armed */
     /* events raised while actions run, applied after them in order */
     struct sched_event evq[64];

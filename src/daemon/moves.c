@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "app/log.h"
+#include "core/schedwhen.h"
 #include "core/units.h"
 #include "daemon/disktier.h"
 #include "daemon/emit.h"
@@ -90,7 +91,7 @@ static bool keeps(const struct daemon *d, unsigned i)
         return false;
     bool contended = false, others_out = false;
     for (size_t g = 0; g < d->sched.ngpus; g++)
-        contended |= (m->gpus & (1u << g)) && sched_contended(&d->sched, (int)g);
+        contended |= (m->gpus & (1u << g)) && schedwhen_contended(&d->sched, (int)g);
     for (size_t k = 0; k < d->sched.nmodels; k++) {
         enum sched_state st = d->smodels[k].state;
         others_out |= k != i && (st == SCHED_SUSPENDED || st == SCHED_SUSPENDING);
@@ -665,8 +666,8 @@ void moves_plan(struct daemon *d)
     int next[SCHED_MAX_GPUS];
     bool contended[SCHED_MAX_GPUS];
     for (size_t g = 0; g < d->sched.ngpus; g++) {
-        contended[g] = sched_contended(&d->sched, (int)g);
-        next[g] = contended[g] ? sched_next_victim(&d->sched, (int)g) : -1;
+        contended[g] = schedwhen_contended(&d->sched, (int)g);
+        next[g] = contended[g] ? schedwhen_next_victim(&d->sched, (int)g) : -1;
     }
     for (size_t i = 0; i < d->sched.nmodels; i++) {
         enum sched_state st = d->smodels[i].state;

@@ -38,7 +38,7 @@ void runloop_wake(struct daemon *d)
         return;
     if (!d->wake && !(d->wake = evtimer_new(d->base, on_wake, d)))
         return;
-    uint64_t now = daemon_now_ms(), at = sched_next_ms(&d->sched, now);
+    uint64_t now = daemon_now_ms(), at = schedwhen_next_ms(&d->sched, now);
     if (at == SCHED_FOREVER || at - now >= TICK_MS) { /* the tick comes first */
         if (d->wake_at_ms)
             evtimer_del(d->wake);

@@ -36,7 +36,7 @@ static uint64_t expires_wall_ms(void *arg, unsigned i)
 {
     const struct daemon *d = arg;
     const struct sched_model *m = &d->smodels[i];
-    uint64_t exp = sched_expires(&d->sched, i);
+    uint64_t exp = schedwhen_expires(&d->sched, i);
     if (!exp) /* answering: its keep-alive starts once it is done */
         exp = m->keep_ms == SCHED_FOREVER ? SCHED_FOREVER : daemon_now_ms() + m->keep_ms;
     return exp == SCHED_FOREVER ? SCHED_FOREVER : daemon_wall_ms(exp);

@@ -3,6 +3,7 @@
  * waiting client is told. */
 #include <string.h>
 
+#include "core/schedwhen.h"
 #include "sched_fixture.h"
 
 /* Two 6 GiB models fill 16 GiB; a third evicts the lowest priority, and
@@ -328,7 +329,7 @@ static void min_residency_auto_is_the_switch(void **st)
     bring_up(0, 0); /* ready at 10 */
     demand(1, 7, false, 200);
     assert_null(find(SCHED_ACT_SUSPEND, 0));
-    assert_int_equal(sched_next_ms(&S, 200), 310);
+    assert_int_equal(schedwhen_next_ms(&S, 200), 310);
     step((struct sched_event){.kind = SCHED_EV_TICK}, 310);
     assert_non_null(find(SCHED_ACT_SUSPEND, 0));
 
@@ -353,22 +354,22 @@ static void next_wake(void **st)
     setup_models(2, need, NULL);
     S.min_resident_ms = 1000;
     bring_up(0, 0); /* ready at 10 */
-    assert_true(sched_next_ms(&S, 100) == SCHED_FOREVER); /* nobody waits, keep-alive forever */
+    assert_true(schedwhen_next_ms(&S, 100) == SCHED_FOREVER); /* nobody waits, keep-alive forever */
     step((struct sched_event){.kind = SCHED_EV_DEMAND, .model = 1, .id = 7, .deadline_ms = 9000},
          500);
     assert_null(find(SCHED_ACT_SUSPEND, 0));
-    uint64_t at = sched_next_ms(&S, 500);
+    uint64_t at = schedwhen_next_ms(&S, 500);
     assert_int_equal(at, models[0].resident_ms + 1000);
     step((struct sched_event){.kind = SCHED_EV_TICK}, at); /* then, not a tick later */
     assert_non_null(find(SCHED_ACT_SUSPEND, 0));
     /* m0 leaving, m1 to come: the demand's deadline is what is left */
-    assert_int_equal(sched_next_ms(&S, at), 9000);
-    assert_true(sched_next_ms(&S, 9000) == SCHED_FOREVER); /* never now or before */
+    assert_int_equal(schedwhen_next_ms(&S, at), 9000);
+    assert_true(schedwhen_next_ms(&S, 9000) == SCHED_FOREVER); /* never now or before */
 
     setup_models(2, need, NULL);
     models[0].keep_alive_ms = 5000;
     bring_up(0, 0);
-    assert_int_equal(sched_next_ms(&S, 100), sched_expires(&S, 0));
+    assert_int_equal(schedwhen_next_ms(&S, 100), schedwhen_expires(&S, 0));
 }
 
 /* Keep-alive gives memory back with no one asking: suspended (or
@@ -385,8 +386,8 @@ static void keep_alive_without_pressure(void **st)
     models[2].pinned = true;
     for (unsigned m = 0; m < 4; m++)
         bring_up(m, 0); /* released at 20 */
-    assert_int_equal(sched_expires(&S, 0), 5020);
-    assert_true(sched_expires(&S, 3) == SCHED_FOREVER);
+    assert_int_equal(schedwhen_expires(&S, 0), 5020);
+    assert_true(schedwhen_expires(&S, 3) == SCHED_FOREVER);
     step((struct sched_event){.kind = SCHED_EV_TICK}, 5000);
     assert_int_equal(NA, 0);
     step((struct sched_event){.kind = SCHED_EV_TICK}, 5020);

@@ -2,6 +2,7 @@
  * long requests take the GPU in turn, a slice is taken only when it pays
  * (a saturated model is not sliced back and forth), by priority, never
  * starving anyone, and a model that cannot be moved or dies while out. */
+#include "core/schedwhen.h"
 #include "sched_fixture.h"
 
 /* Models answering long requests: on for the test, slice 5 s. */
@@ -82,7 +83,7 @@ static void slices_spare_a_saturated_model(void **st)
     assert_null(find(SCHED_ACT_SUSPEND, 0));
     step((struct sched_event){.kind = SCHED_EV_TICK}, 8900);
     assert_null(find(SCHED_ACT_SUSPEND, 0));
-    assert_true(sched_next_ms(&S, 8900) <= 9000); /* the daemon wakes when it is due */
+    assert_true(schedwhen_next_ms(&S, 8900) <= 9000); /* the daemon wakes when it is due */
     step((struct sched_event){.kind = SCHED_EV_TICK}, 9000);
     assert_non_null(find(SCHED_ACT_SUSPEND, 0));
     /* a deep queue: a slice at most, however deep */
