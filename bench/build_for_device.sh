@@ -15,7 +15,7 @@ rm -rf .devbuild && mkdir -p .devbuild
 cp build-rel/vram build-rel/libvramcap.so build-rel/bench/vram-sample-cost \
     build-rel/bench/vram-nvml-calls build-rel/bench/vram-smi-like build-rel/bench/vram-status-phases \
     build-rel/bench/vram-alloc-latency build-rel/bench/vram-pool-cost build-rel/tests/egl_hold \
-    build-rel/bench/libvram-slow-nvml.so \
+    build-rel/bench/libvram-slow-nvml.so build-rel/bench/libvram-nvml-timer.so \
     build-rel/tests/simalloc build-rel/tests/churn build-rel/tests/testmodel \
     .devbuild/
 # the SPANK plugin, built against this machine's Slurm 22.05 headers: what

@@ -14,6 +14,23 @@ B=${B:-$PWD/build}
 NGINX_BIN=${NGINX_BIN:-nginx}
 WRK_BIN=${WRK_BIN:-wrk}
 T=$(mktemp -d)
+# A root daemon runs its models as vram-model, the package's user
+# (docs/security.md): made here as the package makes it where the machine
+# lacks it (a bare GPU machine), with the programs the model runs, the
+# cap's library and the backend's files where that user reaches them.
+if [ "$(id -u)" = 0 ] && { [ ! -d "$B/sim" ] || [ -n "${REAL:-}" ]; }; then
+    id vram-model >/dev/null 2>&1 ||
+        useradd --system --no-create-home --shell /usr/sbin/nologin vram-model
+    chmod 1777 "$T"
+    mkdir -p "$T/b"
+    cp "$B/vram" "$B/libvramcap.so" "$T/b/"
+    B=$T/b
+    if [ -f "$NGINX_BIN" ]; then
+        cp -a "$(dirname "$NGINX_BIN")" "$T/tools"
+        NGINX_BIN=$T/tools/$(basename "$NGINX_BIN")
+    fi
+    chmod -R a+rX "$T/b" "$T/tools" 2>/dev/null || true
+fi
 BASE=$((30000 + $$ % 10000))
 # nginx opens its compiled-in log and temporary paths unless told otherwise
 NGX_PATHS="client_body_temp_path $T/ngx-body; proxy_temp_path $T/ngx-proxy;

@@ -118,6 +118,12 @@ static int ask_call(int k, nvmlDevice_t d)
     return -1;
 }
 
+/* Calls vram does not make that could stand for a slow one, each asked
+ * alone as a first call (alt:K): the power limit another way. */
+static const char *const alts[] = {"nvmlDeviceGetPowerManagementLimit",
+                                   "nvmlDeviceGetPowerManagementDefaultLimit"};
+#define NALTS (int)(sizeof alts / sizeof alts[0])
+
 #define MAX_GPUS 64
 static nvmlDevice_t dev[MAX_GPUS];
 static unsigned ndev;
@@ -173,6 +179,18 @@ static void slow_tier(const char *mode)
         double t2 = now_us();
         printf("alone, first call: %s (rc %d) %.0f\n", calls[k].name, rc, t1 - t0);
         printf("alone, second call: %s %.0f\n", calls[k].name, t2 - t1);
+    } else if (!strncmp(mode, "alt:", 4)) {
+        int k = atoi(mode + 4);
+        void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD);
+        nvmlReturn_t (*f)(nvmlDevice_t, unsigned *) =
+            k >= 0 && k < NALTS && lib ? (nvmlReturn_t(*)(nvmlDevice_t, unsigned *))dlsym(lib, alts[k])
+                                       : NULL;
+        if (!f)
+            return;
+        unsigned u;
+        double t0 = now_us();
+        int rc = f(dev[0], &u);
+        printf("alone, first call: %s (rc %d) %.0f\n", alts[k], rc, now_us() - t0);
     } else if (!strcmp(mode, "seq")) {
         double total = 0;
         for (int k = 0; k < NCALLS; k++) {
@@ -404,6 +422,11 @@ int main(int argc, char **argv)
         for (int k = 0; k < NCALLS; k++) {
             char one[16];
             snprintf(one, sizeof one, "one:%d", k);
+            run("/proc/self/exe", one);
+        }
+        for (int k = 0; k < NALTS; k++) {
+            char one[16];
+            snprintf(one, sizeof one, "alt:%d", k);
             run("/proc/self/exe", one);
         }
     }

@@ -2,7 +2,8 @@
 # status_vs_smi.sh: whole-process time of `vram status` (text and --json)
 # against `nvidia-smi --query-gpu=memory.used,memory.total --format=csv`,
 # the least an NVML tool does (issue 46's goal: vram's median no slower),
-# and against nvidia-smi asked for the GPU fields vram gives. Interleaved:
+# and `vram status --json --all` against nvidia-smi asked for the GPU
+# fields it gives. Interleaved:
 # one run of each command per round, after warm-up rounds, so drift in the
 # machine's load touches all alike; each run a whole process (fork, exec,
 # exit), its wall time and its CPU time (wait4's rusage). Median, p99 and
@@ -65,6 +66,7 @@ if smi:
     cmds = {
         "vram status --json": [vram, "status", "--json"],
         "vram status": [vram, "status"],
+        "vram status --json --all": [vram, "status", "--json", "--all"],
         ANCHOR: [smi, "--query-gpu=memory.used,memory.total", "--format=csv"],
         "nvidia-smi --query-gpu= (vram's 23 GPU fields)": [smi, "--query-gpu=" + fields, "--format=csv"],
         "nvidia-smi -L": [smi, "-L"],
@@ -75,6 +77,7 @@ else:
     cmds = {
         "vram status --json": [vram, "status", "--json"],
         "vram status": [vram, "status"],
+        "vram status --json --all": [vram, "status", "--json", "--all"],
         ANCHOR: [like],
         "vram --version (no NVML)": [vram, "--version"],
     }

@@ -258,20 +258,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *
     return NVML_SUCCESS;
 }
 
-EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
-{
-    ENTER("nvmlDeviceGetUtilizationRates");
-    DEVICE(d);
-    if (!u)
-        return NVML_ERROR_INVALID_ARGUMENT;
-    u->gpu = g->util_gpu;
-    u->memory = g->util_mem;
-    return NVML_SUCCESS;
-}
-
 /* The modes, limits, links, fan and maximum clocks answer in milliseconds
  * on a real driver's first sample (11 ms for them all on an H100, answers
- * NOT_SUPPORTED included), where the memory and the utilization take
+ * NOT_SUPPORTED included), and so do the utilization (2.6 ms) and the
+ * power draw (1 ms), where the memory and the process lists take
  * microseconds. VRAM_SIM_NVML_SLOW_MS=N in a process's environment makes
  * each of these calls take N ms; with VRAM_SIM_NVML_SLOW_SERIAL=1 the
  * driver answers one of them at a time, as if it could not do two at
@@ -295,6 +285,18 @@ static void slow_call(void)
         pthread_mutex_unlock(&slow_mu);
 }
 
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
+{
+    ENTER("nvmlDeviceGetUtilizationRates");
+    DEVICE(d);
+    if (!u)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    slow_call();
+    u->gpu = g->util_gpu;
+    u->memory = g->util_mem;
+    return NVML_SUCCESS;
+}
+
 /* One plain getter: a number from the machine file, into an out pointer;
  * cost: what it takes the driver (slow_call, or nothing). */
 #define GETTER(fn, type, expr, cost)                                                               \
@@ -313,7 +315,7 @@ static void slow_call(void)
 #define SLOW_UINT_GETTER(fn, expr) GETTER(fn, unsigned, expr, slow_call())
 #define SLOW_INT_GETTER(fn, expr)  GETTER(fn, int, expr, slow_call())
 
-UINT_GETTER(nvmlDeviceGetPowerUsage, g->power_mw)
+SLOW_UINT_GETTER(nvmlDeviceGetPowerUsage, g->power_mw)
 SLOW_UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, g->power_limit_mw)
 SLOW_UINT_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, g->pcie_gen)
 SLOW_UINT_GETTER(nvmlDeviceGetCurrPcieLinkWidth, g->pcie_width)

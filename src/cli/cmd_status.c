@@ -19,7 +19,7 @@
 #include "app/render_text.h"
 
 struct status_opts {
-    bool json, processes, energy;
+    bool json, processes, energy, all;
     double watch; /* 0: once */
     long count;   /* 0: for ever */
     const char *procroot;
@@ -33,6 +33,9 @@ static const struct cmd_opt status_opts[] = {
      .help = "one JSON document (schema: docs/status-json.md); with --watch, one document per "
              "line"},
     {"processes", 'p', CMD_FLAG(O, processes), .help = CMDOS_STATUS_PROCESSES_HELP},
+    {"all", 'a', CMD_FLAG(O, all),
+     .help = "each GPU's gauges and settings too: utilization, power and its limit, temperature, "
+             "modes, PCIe link, fan, clocks (milliseconds more: the driver readies them)"},
     {"energy", 'e', CMD_FLAG(O, energy), .help = "read each GPU's energy counter too (3 ms a GPU)"},
     {"watch", 'w', CMD_SECONDS(O, watch, 0.1, 86400), .arg = "SECONDS",
      .fix = "give seconds from 0.1 to 86400, such as 2, 0.5 or 500ms",
@@ -49,11 +52,16 @@ static const struct cmd_opt status_opts[] = {
 
 const struct cmd_entry cmd_status_entry = {
     .name = "status",
-    .args = "[--json] [--processes] [--energy] [--watch SECONDS [--count N]]" CMDOS_PROCROOT_ARG
+    .args = "[--json] [--all] [--processes] [--energy] [--watch SECONDS [--count N]]" CMDOS_PROCROOT_ARG
             " [--color WHEN]",
     .summary = "where every byte of VRAM went, per GPU",
     .opts = status_opts,
-    .help = CMDOS_STATUS_HELP,
+    .help = CMDOS_STATUS_HELP
+    "\n"
+    "It asks the driver what nvidia-smi's memory query asks, and the processes;\n"
+    "--all adds each GPU's utilization, power, temperature, modes, PCIe link,\n"
+    "fan and clocks (in the JSON, null without it), which the driver readies\n"
+    "for each process that asks: milliseconds more. vram top shows them live.\n",
     .size = sizeof(struct status_opts),
     .defaults = &(const struct status_opts){.procroot = "/proc"},
     .exec = cmd_status,
@@ -95,13 +103,16 @@ static int cmd_status(const void *opts, int argc, char **argv)
     long count = o->count;
     const char *procroot = o->procroot;
     bool json = o->json, verbose = o->processes;
-    /* the CUDA version and the slow tier's modes, limits and links are the
-     * JSON's only: text loads no libcuda and asks of the slow tier only the
-     * display (milliseconds a part on a first sample); the scan of every
-     * process's descriptors (holders of the device with no memory) only
-     * for the whole list of processes */
-    unsigned what = PROBE_STATUS | (o->energy ? PROBE_ENERGY : 0) |
-                    (json ? PROBE_SLOW | PROBE_CUDA : 0) | (verbose ? PROBE_HOLDERS : 0);
+    /* the memory view asks what nvidia-smi's memory query asks, and the
+     * processes: each gauge and setting costs a millisecond or more of
+     * the driver's on a process's first asking (utilization 2.6 ms, power
+     * 1 ms, its limit 3 ms on an H100: bench/RESULTS.md, issue 46), so
+     * only --all asks them. The CUDA version is the JSON's only (text
+     * loads no libcuda); the scan of every process's descriptors (holders
+     * of the device with no memory) only for the whole list of processes */
+    unsigned what = PROBE_PROCS | (o->all ? PROBE_SLOW : PROBE_LEAN) |
+                    (o->energy ? PROBE_ENERGY : 0) | (json ? PROBE_CUDA : 0) |
+                    (verbose ? PROBE_HOLDERS : 0);
     if (count && !watch)
         return cmd_bad_usage(&cmd_status_entry, "--count needs --watch");
 

@@ -181,12 +181,16 @@ static bool got(struct nvml *n, unsigned i, unsigned field, nvmlReturn_t rc)
 #define ASK(n, i, field, fn, ...)                                                                  \
     ((n)->fn && want(n, i, field) && got(n, i, field, (n)->fn(__VA_ARGS__)))
 
-void nvml_fast(struct nvml *n, unsigned i, struct snap_gpu *g)
+void nvml_memory(struct nvml *n, unsigned i, struct snap_gpu *g)
+{
+    g->have &= ~(unsigned)SNAP_HAVE_MEMORY;
+    read_memory(n, n->dev[i], g);
+}
+
+void nvml_gauges(struct nvml *n, unsigned i, struct snap_gpu *g)
 {
     nvmlDevice_t d = n->dev[i];
-    g->have &= ~(unsigned)(SNAP_HAVE_MEMORY | SNAP_HAVE_UTIL | SNAP_HAVE_POWER | SNAP_HAVE_TEMP |
-                           SNAP_HAVE_PSTATE);
-    read_memory(n, d, g);
+    g->have &= ~(unsigned)(SNAP_HAVE_UTIL | SNAP_HAVE_POWER | SNAP_HAVE_TEMP | SNAP_HAVE_PSTATE);
     nvmlUtilization_t u;
     if (ASK(n, i, SNAP_HAVE_UTIL, nvmlDeviceGetUtilizationRates, d, &u)) {
         g->util_gpu = u.gpu;

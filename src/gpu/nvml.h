@@ -38,9 +38,14 @@ int nvml_cuda_version(struct nvml *n);
 /* Fields that do not change while the driver runs: name, uuid, PCI, minor. */
 void nvml_static(struct nvml *n, unsigned i, struct snap_gpu *g);
 
-/* Memory, utilization, power draw, temperature, P-state: the calls that cost
- * microseconds (5.6 us for memory on an H200, 0.3 us for the others). */
-void nvml_fast(struct nvml *n, unsigned i, struct snap_gpu *g);
+/* Memory: microseconds (5.6 us on an H200), a first sample's too. */
+void nvml_memory(struct nvml *n, unsigned i, struct snap_gpu *g);
+
+/* Utilization, power draw, temperature, P-state: 0.3 us each once the
+ * driver has them at hand, but a process's first asking costs more (on an
+ * H100, 2.6 ms for utilization and 1 ms for power), as the driver readies
+ * its counters for it. */
+void nvml_gauges(struct nvml *n, unsigned i, struct snap_gpu *g);
 
 /* Clocks, the video encoder's and decoder's utilization: what a live view
  * shows beside memory, every interval. */

@@ -325,7 +325,7 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         s->ngpus = count;
         if (!p->act && !(p->act = calloc(count ? count : 1, sizeof *p->act)))
             return VRAM_EFAIL;
-        what |= PROBE_PROCS | (what & PROBE_DISPLAY ? 0 : PROBE_SLOW);
+        what |= PROBE_PROCS | (what & PROBE_LEAN ? 0 : PROBE_SLOW);
     }
     if (first) {
         nvml_system(p->nvml, s);
@@ -334,8 +334,9 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
     }
     /* the slow tier first, on its threads, the rest meanwhile here; the
      * max clocks from the user's cache when it knows every GPU's */
-    unsigned shown = (1u << NVML_PART_DISPLAY) | (1u << NVML_PART_DRIVER_MODEL);
-    unsigned parts = what & PROBE_SLOW ? (1u << NVML_PARTS) - 1 : what & PROBE_DISPLAY ? shown : 0;
+    unsigned parts = what & PROBE_SLOW   ? (1u << NVML_PARTS) - 1
+                     : what & PROBE_LEAN ? 1u << NVML_PART_DRIVER_MODEL
+                                         : 0;
     const unsigned clocks = 1u << NVML_PART_MAX_CLOCKS;
     if ((parts & clocks) && clockcache_fill(s))
         parts &= ~clocks;
@@ -351,7 +352,9 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
     }
     for (unsigned i = 0; i < count; i++) {
         struct snap_gpu *g = &s->gpus[i];
-        nvml_fast(p->nvml, i, g);
+        nvml_memory(p->nvml, i, g);
+        if (!(what & PROBE_LEAN))
+            nvml_gauges(p->nvml, i, g);
         if (what & PROBE_ACTIVITY)
             activity_watch(&p->act[i], p->nvml, i);
         if (what & PROBE_METERS)

@@ -12,7 +12,8 @@
 struct probe;
 
 enum probe_what {
-    PROBE_MEMORY = 0,        /* memory, power, utilization: always */
+    /* memory; and unless PROBE_LEAN, utilization, power, temperature */
+    PROBE_MEMORY = 0,
     PROBE_PROCS = 1u << 0,   /* NVML's process lists, joined with /proc */
     /* scan /proc/ * /fd for /dev/nvidia* holders: every descriptor of every
      * process, milliseconds a thousand descriptors (110 ms on a build
@@ -20,7 +21,7 @@ enum probe_what {
     PROBE_HOLDERS = 1u << 1,
     /* modes, limits, links, fan: the costly calls (milliseconds on a first
      * sample), on threads of their own while the rest is read
-     * (probe/slowcalls.h); a first sample asks them unless PROBE_DISPLAY */
+     * (probe/slowcalls.h); a first sample asks them unless PROBE_LEAN */
     PROBE_SLOW = 1u << 2,
     PROBE_ENERGY = 1u << 3,  /* total energy: 3 ms a GPU on an H200 */
     /* per-process utilization samples, remembered across samples: sets
@@ -38,13 +39,13 @@ enum probe_what {
      * runs and takes the last one that has finished (a live view, which
      * must not wait for it) */
     PROBE_HOLDERS_BG = 1u << 8,
-    /* of the slow tier, only what vram status's text prints: display mode
-     * and active, the driver model; a first sample then asks no more */
-    PROBE_DISPLAY = 1u << 9,
+    /* the memory view only, as nvidia-smi's memory query asks: no gauges
+     * (a process's first asking of them costs milliseconds, 3.6 ms on an
+     * H100), and of the slow tier only the driver model (Windows' WDDM or
+     * TCC; Linux answers at once that it has none), also on a first
+     * sample. vram status without --all. */
+    PROBE_LEAN = 1u << 9,
     PROBE_ALL = PROBE_PROCS | PROBE_HOLDERS | PROBE_SLOW,
-    /* what vram status's text reads: --json adds PROBE_SLOW (it shows the
-     * whole tier) and PROBE_CUDA, --processes PROBE_HOLDERS */
-    PROBE_STATUS = PROBE_PROCS | PROBE_DISPLAY,
 };
 
 /* procroot: "/proc", or a fixture tree for tests. */

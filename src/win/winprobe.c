@@ -135,7 +135,7 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
         nvml_system(p->nvml, s);
         for (unsigned i = 0; i < count; i++)
             nvml_static(p->nvml, i, &s->gpus[i]);
-        what |= PROBE_PROCS | PROBE_SLOW;
+        what |= PROBE_PROCS | (what & PROBE_LEAN ? 0 : PROBE_SLOW);
     }
     if ((what & PROBE_CUDA) && !p->cuda_read) {
         p->cuda_version = nvml_cuda_version(p->nvml);
@@ -152,11 +152,17 @@ int probe_sample(struct probe *p, struct snap *s, unsigned what, uint64_t now_ms
     }
     for (unsigned i = 0; i < count; i++) {
         struct snap_gpu *g = &s->gpus[i];
-        nvml_fast(p->nvml, i, g);
+        nvml_memory(p->nvml, i, g);
+        if (!(what & PROBE_LEAN))
+            nvml_gauges(p->nvml, i, g);
         if (what & PROBE_ACTIVITY)
             activity_watch(&p->act[i], p->nvml, i);
-        if (what & (PROBE_SLOW | PROBE_DISPLAY)) /* the display's part of it is no cheaper here */
+        if (what & PROBE_SLOW) {
             nvml_slow(p->nvml, i, g);
+        } else if (what & PROBE_LEAN) {
+            unsigned have = nvml_slow_part(p->nvml, i, NVML_PART_DRIVER_MODEL, g);
+            g->have = (g->have & ~nvml_part_have(NVML_PART_DRIVER_MODEL)) | have;
+        }
         if (what & PROBE_METERS)
             nvml_meters(p->nvml, i, g);
         if (what & PROBE_ENERGY)

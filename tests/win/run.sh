@@ -71,11 +71,13 @@ export VRAM_SIM
 
 vram status
 check "status: exit 0" "$RC" "^0$"
-check "status: the card" "$OUT" "^GPU 0  NVIDIA GeForce RTX 5070 Ti   16.0 GiB   used 5.10 GiB   free 10.9 GiB   24 W   display: active$"
+check "status: the card" "$OUT" "^GPU 0  NVIDIA GeForce RTX 5070 Ti   16.0 GiB   used 5.10 GiB   free 10.9 GiB$"
 check "status: the desktop's processes named, the display tax per process" "$OUT" \
     "desktop / display +1.60 GiB   dwm.exe 0.90 GiB, explorer.exe 0.30 GiB, msedge.exe 0.25 GiB, \+2 more"
 check "status: the training leftover is a workload" "$OUT" "workloads +3.00 GiB   python.exe 3.00 GiB"
 check "status: the driver's reserve" "$OUT" "driver reserved +0.45 GiB"
+vram status --all
+check "status --all: the power draw and the display too" "$OUT" "^GPU 0  NVIDIA GeForce RTX 5070 Ti   16.0 GiB   used 5.10 GiB   free 10.9 GiB   24 W   display: active$"
 vram status --processes
 check "status -p: dwm.exe with its path, as NVML names it" "$OUT" \
     "4194404 .* display +compute\+graphics +921.6 MiB .*C:.Windows.System32.dwm.exe"
@@ -158,7 +160,7 @@ check "... and python.exe was ended by it" "$?" "^[^3]"
 # WDDM: NVML lists the processes without their memory
 export VRAM_SIM="$(winpath examples/windows-desktop.json)"
 vram status
-check "WDDM, no counters: the driver model" "$OUT" "display: active   WDDM$"
+check "WDDM, no counters: the driver model" "$OUT" "free 13.9 GiB   WDDM$"
 check "WDDM, no counters: n/a, not a guess" "$OUT" "desktop / display +0.00 GiB   dwm.exe n/a"
 check "WDDM, no counters: says so" "$OUT" "note: WDDM hides 5 processes' memory from the driver and Windows' GPU counters gave none"
 vram doctor
