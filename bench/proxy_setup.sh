@@ -14,13 +14,12 @@ B=${B:-$PWD/build}
 NGINX_BIN=${NGINX_BIN:-nginx}
 WRK_BIN=${WRK_BIN:-wrk}
 T=$(mktemp -d)
-# A root daemon runs its models as vram-model, the package's user
-# (docs/security.md): made here as the package makes it where the machine
-# lacks it (a bare GPU machine), with the programs the model runs, the
-# cap's library and the backend's files where that user reaches them.
+# A root daemon runs its models as vram-model (serve_user.sh makes it on a
+# bare GPU machine): the programs the model runs, the cap's library and
+# the backend's files put where that user reaches them, whichever build B
+# is (an earlier one's too).
 if [ "$(id -u)" = 0 ] && { [ ! -d "$B/sim" ] || [ -n "${REAL:-}" ]; }; then
-    id vram-model >/dev/null 2>&1 ||
-        useradd --system --no-create-home --shell /usr/sbin/nologin vram-model
+    . "$(dirname "${BASH_SOURCE:-$0}")/serve_user.sh"
     chmod 1777 "$T"
     mkdir -p "$T/b"
     cp "$B/vram" "$B/libvramcap.so" "$T/b/"
