@@ -114,8 +114,9 @@ else:
 # --- benchmark: whole-process time, interleaved, medians -----------------
 cmds = {
     "vram status --json": f"{VRAM} status --json",
-    "vram status --json --energy": f"{VRAM} status --json --energy",
-    "nvidia-smi --query-gpu (same GPU fields)":
+    "vram status --json --all": f"{VRAM} status --json --all",
+    "vram status --json --all --energy": f"{VRAM} status --json --all --energy",
+    "nvidia-smi --query-gpu (--all's GPU fields)":
         "nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,memory.total,memory.reserved,"
         "memory.used,memory.free,utilization.gpu,utilization.memory,power.draw,power.limit,"
         "temperature.gpu,pstate,persistence_mode,compute_mode,display_mode,display_active,"
