@@ -3,7 +3,8 @@
  * libevent 2.1's server writes an answer one loop turn after it is given
  * and re-registers the socket around it; with relay.c on the other side
  * that was most of a proxied request's system calls. Here a connection is
- * registered for reading once; answers are written where they are made.
+ * registered for reading once; answers are written where they are made
+ * (frontout.c).
  * The request is parsed by http-parser; vram writes the answers' status
  * lines, headers and chunk framing, which is all the HTTP it writes.
  *
@@ -15,12 +16,10 @@
  * timer runs. A connection that fails while the proxy writes to it is
  * ended on the next loop turn (the timer, made active), never inside the
  * proxy's own call. */
-#include "http/front.h"
+#include "http/frontout.h"
 
 #include "http/fdguard.h"
 #include "http/hdrs.h"
-#include "http/status.h"
-#include "http/wbuf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,325 +38,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define LINGER_S 5 /* after our close, for the client's: what it still sends is dropped */
-#define FRONT_EXTRA 1536
-
-struct front {
-    struct event_base *base;
-    struct front_limits lim;
-    struct timeval timeout;
-    unsigned nconns;
-    struct fdguard *guard; /* the listener's: paused at max_conns and out of descriptors */
-    const struct front_ops *ops;
-    void *arg;
-};
-
-struct front_req {
-    struct conn *c;
-    enum evhttp_cmd_type method;
-    struct hdrs h; /* the URL, then the headers */
-    bool keep_alive, http11, chunked, nobody, replying;
-    bool trailers; /* past the headers: fields now are a chunked body's trailer, dropped */
-    struct evbuffer *body;
-    void *arg;
-    const struct front_ops *ops; /* told of closed and drained: the server's, or front_set_ops's */
-    void *ops_arg;
-    char extra[FRONT_EXTRA]; /* front_add_header's lines, for every answer to this request */
-    size_t extra_len;
-};
-
-struct conn {
-    struct front *f;
-    evutil_socket_t fd;
-    struct event *rd, *wr, *timer;
-    struct evbuffer *in, *out;
-    http_parser parser;
-    struct front_req req;
-    bool reading;   /* a request has begun and is not whole yet */
-    bool complete;  /* a whole request was parsed, the parser paused */
-    bool busy;      /* the proxy has the request */
-    bool closing;   /* close once the output is written */
-    bool shut;      /* our side is shut: waiting for the client's close */
-    bool peer_eof;  /* the client shut its side: answers still go out, then the end */
-    bool stalled;   /* the output waits for the client to read */
-    bool throttled; /* the output is past FRONT_HIGH: the proxy is told when it is under LOW */
-    bool dead;      /* closed; freed when no handler of ours is running */
-    bool too_large; /* answered 413: the rest is read and dropped */
-    bool early;     /* refused by its headers before its 100 Continue: its body is never read */
-    const char *bad; /* why the request cannot be passed on as it came (400), or NULL */
-    int guard;
-};
-
-static void conn_free(struct conn *c);
-static void parse_more(struct conn *c);
-
-static void arm(struct conn *c, const struct timeval *tv)
-{
-    evtimer_add(c->timer, tv);
-}
-
-/* Called at the end of every entry point from outside front.c: a
- * connection that died meanwhile is ended on the next loop turn. */
-static void settle(struct conn *c)
-{
-    if (c->dead && !c->guard)
-        event_active(c->timer, EV_TIMEOUT, 1);
-}
-
-/* ---- writing ---- */
-
-/* An answer's bytes waiting for a client that reads slower than its
- * backend writes: past HIGH its backend is not read (the proxy holds
- * about this much per connection, not the whole answer), under LOW it is
- * again. */
-#define FRONT_HIGH (1u << 20)
-#define FRONT_LOW  (256u << 10)
-
-static void unthrottle(struct conn *c)
-{
-    if (c->throttled && evbuffer_get_length(c->out) <= FRONT_LOW) {
-        c->throttled = false;
-        if (c->busy && c->req.arg && c->req.ops->drained)
-            c->req.ops->drained(c->req.ops_arg, &c->req, c->req.arg);
-    }
-}
-
-bool front_backlogged(struct front_req *r)
-{
-    struct conn *c = r->c;
-    if (c->dead || evbuffer_get_length(c->out) <= FRONT_HIGH)
-        return false;
-    c->throttled = true;
-    return true;
-}
-
-static void flush_out(struct conn *c)
-{
-    bool wrote = false;
-    while (!c->dead && evbuffer_get_length(c->out)) {
-        int n = evbuffer_write(c->out, c->fd);
-        if (n > 0) {
-            wrote = true;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            event_add(c->wr, NULL);
-            /* an answer its client does not read: how long from the last progress */
-            if ((c->busy || c->closing) && (wrote || !c->stalled))
-                arm(c, &c->f->timeout);
-            c->stalled = true;
-            unthrottle(c);
-            return;
-        }
-        c->dead = true;
-        return;
-    }
-    if (c->dead)
-        return;
-    unthrottle(c);
-    if (c->stalled) {
-        c->stalled = false;
-        if (c->busy)
-            evtimer_del(c->timer);
-    }
-    if (c->closing && c->peer_eof) {
-        c->dead = true; /* all said, and the client has nothing more to say */
-    } else if (c->closing && !c->shut) {
-        shutdown(c->fd, SHUT_WR); /* the reader sees the end; we drain its rest */
-        c->shut = true;
-        struct timeval tv = {LINGER_S, 0};
-        if (c->f->timeout.tv_sec < LINGER_S)
-            tv = c->f->timeout;
-        arm(c, &tv);
-    }
-}
-
-static void on_write(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    struct conn *c = arg;
-    c->guard++;
-    flush_out(c);
-    if (--c->guard == 0 && c->dead)
-        conn_free(c);
-}
-
-/* The status line and headers, left in w for the caller's last lines. */
-static void head_out(struct wbuf *w, struct front_req *r, int status, const char *const *names,
-                     const char *const *values, size_t n)
-{
-    wbuf_init(w, r->c->out);
-    wbuf_add(w, "HTTP/1.1 ", 9);
-    wbuf_num(w, (unsigned)status, 10);
-    wbuf_add(w, " ", 1);
-    wbuf_str(w, status_reason(status));
-    wbuf_add(w, "\r\n", 2);
-    for (size_t i = 0; i < n; i++)
-        wbuf_header(w, names[i], values[i]);
-    wbuf_add(w, r->extra, r->extra_len);
-    if (!r->keep_alive)
-        wbuf_str(w, "Connection: close\r\n");
-    else if (!r->http11) /* an HTTP/1.0 client closes unless told otherwise */
-        wbuf_str(w, "Connection: keep-alive\r\n");
-}
-
-/* The request is answered: the next one on the connection may be read. */
-static void done(struct front_req *r)
-{
-    struct conn *c = r->c;
-    r->replying = false;
-    r->extra_len = 0;
-    c->busy = false;
-    if (!r->keep_alive)
-        c->closing = true;
-    c->stalled = false; /* from here the timer is the idle one, or the close's */
-    flush_out(c);
-    if (!c->closing && !c->dead) {
-        hdrs_reset(&r->h);
-        arm(c, &c->f->timeout); /* how long it may stay idle */
-        parse_more(c);          /* a pipelined request may be waiting */
-    }
-}
-
-/* 1xx, 204 and 304 answers have no body, nor has any answer to HEAD. */
-static bool bodiless(const struct front_req *r, int status)
-{
-    return r->method == EVHTTP_REQ_HEAD || status / 100 == 1 || status == 204 || status == 304;
-}
-
-void front_reply(struct front_req *r, int status, const char *const *names,
-                 const char *const *values, size_t n, const char *body, size_t len)
-{
-    struct conn *c = r->c;
-    struct wbuf w;
-    head_out(&w, r, status, names, values, n);
-    if (status != 204 && status != 304) {
-        wbuf_str(&w, "Content-Length: ");
-        wbuf_num(&w, len, 10);
-        wbuf_add(&w, "\r\n", 2);
-    }
-    wbuf_add(&w, "\r\n", 2);
-    wbuf_flush(&w);
-    if (!bodiless(r, status))
-        evbuffer_add(c->out, body, len);
-    c->guard++;
-    done(r);
-    c->guard--;
-    settle(c);
-}
-
-void front_error(struct front_req *r, enum errbody_kind kind, const char *msg, int retry_after)
-{
-    char body[1024], ra[24];
-    const struct front *f = r->c->f;
-    enum errbody_dialect d = f->ops->dialect ? f->ops->dialect(f->arg, front_uri(r)) : ERRBODY_PLAIN;
-    size_t len = errbody_render(d, kind, msg, body, sizeof body);
-    snprintf(ra, sizeof ra, "%d", retry_after);
-    const char *names[3] = {"Content-Type"}, *values[3] = {"application/json"};
-    size_t n = 1;
-    if (retry_after > 0) {
-        names[n] = "Retry-After";
-        values[n++] = ra;
-    }
-    if (kind == ERRBODY_UNAUTHORIZED) { /* RFC 9110 11.6.1: every 401 says what it wants */
-        names[n] = "WWW-Authenticate";
-        values[n++] = "Bearer realm=\"vram\"";
-    }
-    front_reply(r, errbody_status(kind), names, values, n, body, len);
-}
-
-bool front_add_header(struct front_req *r, const char *name, const char *value)
-{
-    size_t nl = strlen(name), vl = strlen(value);
-    if (strpbrk(name, "\r\n:") || strpbrk(value, "\r\n") ||
-        r->extra_len + nl + vl + 4 > sizeof r->extra)
-        return false;
-    memcpy(r->extra + r->extra_len, name, nl);
-    memcpy(r->extra + r->extra_len + nl, ": ", 2);
-    memcpy(r->extra + r->extra_len + nl + 2, value, vl);
-    memcpy(r->extra + r->extra_len + nl + 2 + vl, "\r\n", 2);
-    r->extra_len += nl + vl + 4;
-    return true;
-}
-
-void front_reply_start(struct front_req *r, int status, const char *const *names,
-                       const char *const *values, size_t n, bool has_length)
-{
-    r->nobody = bodiless(r, status);
-    /* chunked to HTTP/1.1 clients, so that a cut answer shows as one; an
-     * HTTP/1.0 client knows only the end of the connection */
-    r->chunked = !has_length && !r->nobody && r->http11;
-    if (!has_length && !r->nobody && !r->http11)
-        r->keep_alive = false;
-    struct wbuf w;
-    head_out(&w, r, status, names, values, n);
-    if (r->chunked)
-        wbuf_str(&w, "Transfer-Encoding: chunked\r\n");
-    wbuf_add(&w, "\r\n", 2);
-    wbuf_flush(&w);
-    r->replying = true;
-    /* not written yet: it goes with the first part, in one packet */
-}
-
-void front_reply_part(struct front_req *r, const char *data, size_t len)
-{
-    if (!len || r->nobody)
-        return;
-    struct conn *c = r->c;
-    if (r->chunked) {
-        struct wbuf w;
-        wbuf_init(&w, c->out);
-        wbuf_num(&w, len, 16);
-        wbuf_add(&w, "\r\n", 2);
-        wbuf_flush(&w);
-    }
-    evbuffer_add(c->out, data, len);
-    if (r->chunked)
-        evbuffer_add(c->out, "\r\n", 2);
-    c->guard++;
-    flush_out(c);
-    c->guard--;
-    settle(c);
-}
-
-void front_reply_buffer(struct front_req *r, struct evbuffer *b)
-{
-    size_t n = evbuffer_get_length(b);
-    front_reply_part(r, (const char *)evbuffer_pullup(b, -1), n);
-    evbuffer_drain(b, n);
-}
-
-void front_reply_events(struct front_req *r)
-{
-    static const char *const names[] = {"Content-Type", "Cache-Control"};
-    static const char *const values[] = {"text/event-stream", "no-cache"};
-    front_reply_start(r, 200, names, values, 2, false);
-}
-
-void front_reply_end(struct front_req *r)
-{
-    struct conn *c = r->c;
-    if (r->chunked)
-        evbuffer_add(c->out, "0\r\n\r\n", 5);
-    c->guard++;
-    done(r);
-    c->guard--;
-    settle(c);
-}
-
-void front_abort(struct front_req *r)
-{
-    struct conn *c = r->c;
-    c->busy = false;
-    c->dead = true;
-    r->arg = NULL;
-    if (!c->guard)
-        conn_free(c);
-}
-
 /* ---- reading ---- */
 
 static int on_begin(http_parser *p)
@@ -374,7 +54,7 @@ static int on_begin(http_parser *p)
     c->bad = NULL;
     c->early = false;
     c->reading = true;
-    arm(c, &c->f->timeout); /* the whole request, from its first byte */
+    frontout_arm(c, &c->f->timeout); /* the whole request, from its first byte */
     return 0;
 }
 
@@ -443,7 +123,7 @@ static int on_headers(http_parser *p)
             return 1; /* no body: the request is whole as it is */
         }
         evbuffer_add(c->out, "HTTP/1.1 100 Continue\r\n\r\n", 25);
-        flush_out(c);
+        frontout_flush(c);
     }
     return 0;
 }
@@ -502,7 +182,7 @@ static void refuse(struct conn *c, enum errbody_kind kind, const char *msg)
 }
 
 /* Feeds what was read to the parser, up to one whole request. */
-static void parse_more(struct conn *c)
+void front_parse_more(struct conn *c)
 {
     while (!c->busy && !c->dead && !c->closing && evbuffer_get_length(c->in)) {
         size_t n = evbuffer_get_length(c->in);
@@ -581,7 +261,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         if (evbuffer_get_length(c->in) > cap) {
             /* parsed before judged: a body announced too large is refused
              * (413) and its rest dropped, not taken for garbage */
-            parse_more(c);
+            front_parse_more(c);
             if (c->dead)
                 break;
             if (c->closing) {
@@ -599,7 +279,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
             break;
     }
     if (!c->dead)
-        parse_more(c); /* what came before the end is answered */
+        front_parse_more(c); /* what came before the end is answered */
     if (c->peer_eof && !c->dead) {
         if (c->busy || c->reading || !evbuffer_get_length(c->out)) {
             /* the client left mid-answer, or mid-request (a half-close looks the
@@ -612,7 +292,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
     }
     if (--c->guard == 0 && c->dead) {
         gone(c); /* a request it still had is told, whatever made it dead */
-        conn_free(c);
+        front_conn_free(c);
     }
 }
 
@@ -629,10 +309,10 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     else
         c->dead = true; /* an idle keep-alive connection: closed quietly */
     if (--c->guard == 0 && c->dead)
-        conn_free(c);
+        front_conn_free(c);
 }
 
-static void conn_free(struct conn *c)
+void front_conn_free(struct conn *c)
 {
     struct front *f = c->f;
     event_free(c->rd);
@@ -670,7 +350,7 @@ int front_adopt(struct front *f, evutil_socket_t fd)
     /* edge-triggered: the socket is read until drained at every event, and
      * epoll need not poll it again at the next wait as it does level-triggered */
     c->rd = event_new(f->base, fd, EV_READ | EV_CLOSED | EV_PERSIST | EV_ET, on_read, c);
-    c->wr = event_new(f->base, fd, EV_WRITE, on_write, c);
+    c->wr = event_new(f->base, fd, EV_WRITE, frontout_on_write, c);
     c->timer = evtimer_new(f->base, on_timeout, c);
     if (!c->in || !c->out || !c->req.body || !c->rd || !c->wr || !c->timer ||
         event_add(c->rd, NULL) < 0 || evtimer_add(c->timer, &f->timeout) < 0) {
