@@ -74,7 +74,7 @@ __attribute__((constructor)) static void timer_open(void)
             return NVML_ERROR_FUNCTION_NOT_FOUND;                                                  \
         long long t0 = now_ns();                                                                   \
         long rc = fn(a, b, c, d, e, f);                                                            \
-        note(#name, t0, now_ns(), strcmp(#name, "nvmlErrorString") ? (int)rc : 0);                      \
+        note(#name, t0, now_ns(), strcmp(#name, "nvmlErrorString") ? (int)rc : 0);                 \
         return rc;                                                                                 \
     }
 

@@ -52,8 +52,8 @@ static const struct cmd_opt status_opts[] = {
 
 const struct cmd_entry cmd_status_entry = {
     .name = "status",
-    .args = "[--json] [--all] [--processes] [--energy] [--watch SECONDS [--count N]]" CMDOS_PROCROOT_ARG
-            " [--color WHEN]",
+    .args = "[--json] [--all] [--processes] [--energy] [--watch SECONDS [--count N]]"
+            CMDOS_PROCROOT_ARG " [--color WHEN]",
     .summary = "where every byte of VRAM went, per GPU",
     .opts = status_opts,
     .help = CMDOS_STATUS_HELP

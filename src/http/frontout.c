@@ -125,7 +125,7 @@ static void done(struct front_req *r)
     if (!c->closing && !c->dead) {
         hdrs_reset(&r->h);
         frontout_arm(c, &c->f->timeout); /* how long it may stay idle */
-        front_parse_more(c);          /* a pipelined request may be waiting */
+        front_parse_more(c);             /* a pipelined request may be waiting */
     }
 }
 
@@ -160,7 +160,8 @@ void front_error(struct front_req *r, enum errbody_kind kind, const char *msg, i
 {
     char body[1024], ra[24];
     const struct front *f = r->c->f;
-    enum errbody_dialect d = f->ops->dialect ? f->ops->dialect(f->arg, front_uri(r)) : ERRBODY_PLAIN;
+    enum errbody_dialect d =
+        f->ops->dialect ? f->ops->dialect(f->arg, front_uri(r)) : ERRBODY_PLAIN;
     size_t len = errbody_render(d, kind, msg, body, sizeof body);
     snprintf(ra, sizeof ra, "%d", retry_after);
     const char *names[3] = {"Content-Type"}, *values[3] = {"application/json"};

@@ -11,7 +11,7 @@
 #include "http/front.h"
 #include "http/hdrs.h"
 
-#define LINGER_S 5 /* after our close, for the client's: what it still sends is dropped */
+#define LINGER_S    5 /* after our close, for the client's: what it still sends is dropped */
 #define FRONT_EXTRA 1536
 
 struct front {
@@ -45,17 +45,17 @@ struct conn {
     struct evbuffer *in, *out;
     http_parser parser;
     struct front_req req;
-    bool reading;   /* a request has begun and is not whole yet */
-    bool complete;  /* a whole request was parsed, the parser paused */
-    bool busy;      /* the proxy has the request */
-    bool closing;   /* close once the output is written */
-    bool shut;      /* our side is shut: waiting for the client's close */
-    bool peer_eof;  /* the client shut its side: answers still go out, then the end */
-    bool stalled;   /* the output waits for the client to read */
-    bool throttled; /* the output is past FRONT_HIGH: the proxy is told when it is under LOW */
-    bool dead;      /* closed; freed when no handler of ours is running */
-    bool too_large; /* answered 413: the rest is read and dropped */
-    bool early;     /* refused by its headers before its 100 Continue: its body is never read */
+    bool reading;    /* a request has begun and is not whole yet */
+    bool complete;   /* a whole request was parsed, the parser paused */
+    bool busy;       /* the proxy has the request */
+    bool closing;    /* close once the output is written */
+    bool shut;       /* our side is shut: waiting for the client's close */
+    bool peer_eof;   /* the client shut its side: answers still go out, then the end */
+    bool stalled;    /* the output waits for the client to read */
+    bool throttled;  /* the output is past FRONT_HIGH: the proxy is told when it is under LOW */
+    bool dead;       /* closed; freed when no handler of ours is running */
+    bool too_large;  /* answered 413: the rest is read and dropped */
+    bool early;      /* refused by its headers before its 100 Continue: its body is never read */
     const char *bad; /* why the request cannot be passed on as it came (400), or NULL */
     int guard;
 };
