@@ -5,7 +5,7 @@
  * waiting on the keyboard and their pipes at once. --once prints one
  * frame, or with --json the same as JSON. The same body on Linux and
  * Windows (vram.exe): the screen, the keys and what top may do to a
- * process are cli/top_os.h's. */
+ * process are top/top_os.h's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +13,12 @@
 #include "app/render_json.h"
 #include "cli/cmd.h"
 #include "cli/cmdos.h"
-#include "cli/top_draw.h"
-#include "cli/top_json.h"
-#include "cli/top_keys.h"
-#include "cli/top_os.h"
-#include "cli/top_rows.h"
-#include "cli/top_view.h"
+#include "top/top_draw.h"
+#include "top/top_json.h"
+#include "top/top_keys.h"
+#include "top/top_os.h"
+#include "top/top_rows.h"
+#include "top/top_view.h"
 #include "core/err.h"
 #include "host/clock.h"
 #include "probe/probe.h"

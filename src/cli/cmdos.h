@@ -3,7 +3,7 @@
  * name Linux things (--proc-root, --sys-root, headless's --root), and the
  * help that names the OS's processes and tools. The bodies are one; what
  * each OS does below them is behind their own headers (probe/probe.h,
- * cli/served.h, cli/top_os.h, cli/doctor_os.h, cli/headless_os.h). */
+ * cli/served.h, top/top_os.h, cli/doctor_os.h, cli/headless_os.h). */
 #ifndef VRAM_CLI_CMDOS_H
 #define VRAM_CLI_CMDOS_H
 

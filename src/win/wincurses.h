@@ -1,5 +1,5 @@
 /* wincurses: the few curses calls `vram top`'s drawing uses
- * (cli/top_draw.c), into a screen buffer that wincurses_show prints: as a
+ * (top/top_draw.c), into a screen buffer that wincurses_show prints: as a
  * plain frame (vram top --once, a file) or over the console's last frame
  * with ANSI sequences. Linux's top and Windows's draw with the same code. */
 #ifndef VRAM_WIN_WINCURSES_H

@@ -1,4 +1,4 @@
-/* wintop: `vram top` on Windows, below the command (cli/top_os.h): top_draw
+/* wintop: `vram top` on Windows, below the command (top/top_os.h): top_draw
  * draws into wincurses's buffer, shown over the last frame on the console;
  * the console's key codes are turned into curses's for top_keys.c.
  * Signals, suspends and stops are left to taskkill, which the keys name.
@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "cli/color.h"
-#include "cli/top_draw.h"
-#include "cli/top_keys.h"
+#include "top/top_draw.h"
+#include "top/top_keys.h"
 #include "win/wintop.h"
 
 static struct probe *probe;
@@ -46,7 +46,7 @@ static int env_int(const char *name)
 }
 
 /* The console's visible size; elsewhere $LINES x $COLUMNS where set, else
- * 24x80, as on Linux (cli/top_once.c). */
+ * 24x80, as on Linux (top/top_once.c). */
 static bool console_size(int *rows, int *cols)
 {
     CONSOLE_SCREEN_BUFFER_INFO ci;

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/top_cols.h"
-#include "cli/top_filter.h"
-#include "cli/top_tree.h"
+#include "top/top_cols.h"
+#include "top/top_filter.h"
+#include "top/top_tree.h"
 #include "probe/activity.h"
 #include "probe/cpuuse.h"
 

@@ -1,5 +1,5 @@
 /* top_filter: the filter's words, and a row against them. */
-#include "cli/top_filter.h"
+#include "top/top_filter.h"
 
 #include <ctype.h>
 #include <stdio.h>

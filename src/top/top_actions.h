@@ -5,12 +5,12 @@
  * pane's command line and cgroup, and what vram serve says of a model
  * (vram ps --json, a child too: a daemon slow to answer never holds the
  * screen). */
-#ifndef VRAM_CLI_TOP_ACTIONS_H
-#define VRAM_CLI_TOP_ACTIONS_H
+#ifndef VRAM_TOP_TOP_ACTIONS_H
+#define VRAM_TOP_TOP_ACTIONS_H
 
 #include <poll.h>
 
-#include "cli/top_draw.h"
+#include "top/top_draw.h"
 #include "probe/probe.h"
 
 /* The operations for t->ops, on probe p (its /proc for details and the

@@ -1,10 +1,10 @@
 /* top_rows: top's process list made from its snapshot: every GPU's
  * processes, those the filter keeps, sorted by the chosen column (either
  * way), nested when the tree is on; the selection stays on its process. */
-#ifndef VRAM_CLI_TOP_ROWS_H
-#define VRAM_CLI_TOP_ROWS_H
+#ifndef VRAM_TOP_TOP_ROWS_H
+#define VRAM_TOP_TOP_ROWS_H
 
-#include "cli/top_draw.h"
+#include "top/top_draw.h"
 
 /* t->rows anew from t->snap. 0, or -1 when out of memory (rows kept). */
 int top_rows_rebuild(struct top *t);

@@ -1,8 +1,8 @@
-/* top_os: `vram top` on Linux, below the command (cli/top_os.h): curses on
+/* top_os: `vram top` on Linux, below the command (top/top_os.h): curses on
  * the terminal, the keys and the children top runs (top_actions.c) waited
  * on at once in poll, and --once's frame drawn into a hidden curses screen
  * (top_once.c). */
-#include "cli/top_os.h"
+#include "top/top_os.h"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "cli/color.h"
-#include "cli/top_actions.h"
-#include "cli/top_once.h"
+#include "top/top_actions.h"
+#include "top/top_once.h"
 
 const struct top_ops *top_os_ops(struct probe *p, bool may_act)
 {

@@ -2,12 +2,12 @@
  * parent, and a parent on no GPU shown where it joins two branches (the
  * model server whose workers hold the GPU, the shell that ran two jobs,
  * vram serve over its models). */
-#ifndef VRAM_CLI_TOP_TREE_H
-#define VRAM_CLI_TOP_TREE_H
+#ifndef VRAM_TOP_TOP_TREE_H
+#define VRAM_TOP_TOP_TREE_H
 
 #include <stddef.h>
 
-#include "cli/top_cols.h"
+#include "top/top_cols.h"
 
 /* What the OS says of a process on no GPU (p->pid set by the caller): its
  * host fields, ppid first. -1 when it is not there. */

@@ -1,16 +1,16 @@
 /* top_os: what `vram top` asks of the OS, below the command (cli/cmd_top.c):
  * what it may do to a process, the screen it draws on and the keys it
  * reads. On Linux, curses on the terminal and a poll on the keys and the
- * children top runs (cli/top_os.c, over top_actions.c and top_once.c); on
+ * children top runs (top/top_os.c, over top_actions.c and top_once.c); on
  * Windows, the console (win/wintop.c). */
-#ifndef VRAM_CLI_TOP_OS_H
-#define VRAM_CLI_TOP_OS_H
+#ifndef VRAM_TOP_TOP_OS_H
+#define VRAM_TOP_TOP_OS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/top_draw.h"
+#include "top/top_draw.h"
 #include "probe/probe.h"
 
 /* The operations for t->ops, over probe p; with may_act false (the

@@ -1,16 +1,16 @@
 /* top_draw: drawing the live view of `vram top`, and the state it draws,
  * which the loop (cmd_top.c, on Linux and Windows) keeps up to date through
  * top_rows.h and top_keys.h. */
-#ifndef VRAM_CLI_TOP_DRAW_H
-#define VRAM_CLI_TOP_DRAW_H
+#ifndef VRAM_TOP_TOP_DRAW_H
+#define VRAM_TOP_TOP_DRAW_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli/top_cols.h"
-#include "cli/top_filter.h"
-#include "cli/top_hist.h"
-#include "cli/top_tree.h"
+#include "top/top_cols.h"
+#include "top/top_filter.h"
+#include "top/top_hist.h"
+#include "top/top_tree.h"
 #include "core/snapshot.h"
 
 /* What top can do to the selected process, as the keys name it. */

@@ -1,11 +1,11 @@
 /* top_view: the options' words, the start, and the cadence of samples. */
-#include "cli/top_view.h"
+#include "top/top_view.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/top_keys.h"
-#include "cli/top_rows.h"
+#include "top/top_keys.h"
+#include "top/top_rows.h"
 #include "probe/probe.h"
 
 const struct cmd_word top_view_sorts[] = {

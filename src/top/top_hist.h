@@ -1,8 +1,8 @@
 /* top_hist: each GPU's recent figures for top's small graphs, one sample a
  * refresh, oldest first in a ring: used memory, utilization, memory
  * bandwidth, power against its limit. */
-#ifndef VRAM_CLI_TOP_HIST_H
-#define VRAM_CLI_TOP_HIST_H
+#ifndef VRAM_TOP_TOP_HIST_H
+#define VRAM_TOP_TOP_HIST_H
 
 #include <stddef.h>
 #include <stdint.h>

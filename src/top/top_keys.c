@@ -1,11 +1,11 @@
 /* top_keys: the keys, one switch; the questions and the typed line. */
-#include "cli/top_keys.h"
+#include "top/top_keys.h"
 
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/top_rows.h"
+#include "top/top_rows.h"
 
 int top_set_filter(struct top *t, const char *text)
 {

@@ -8,7 +8,7 @@
  * through its daemon's socket). SIGPIPE is ignored before a child starts,
  * and the child inherits that: top quitting first never kills a suspend
  * half done. */
-#include "cli/top_actions.h"
+#include "top/top_actions.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@
 
 #include "cli/served.h"
 #include "cli/suspendrec.h"
-#include "cli/top_rows.h"
+#include "top/top_rows.h"
 #include "core/textsafe.h"
 #include "core/units.h"
 #include "host/proc.h"

@@ -2,12 +2,12 @@
  * filtering, the tree, the panes, and the questions before a signal or a
  * stop; what the OS must carry out goes through t->ops. The callers turn
  * their keyboard's codes into curses' (KEY_UP...) first. */
-#ifndef VRAM_CLI_TOP_KEYS_H
-#define VRAM_CLI_TOP_KEYS_H
+#ifndef VRAM_TOP_TOP_KEYS_H
+#define VRAM_TOP_TOP_KEYS_H
 
 #include <stdbool.h>
 
-#include "cli/top_draw.h"
+#include "top/top_draw.h"
 
 #define TOP_KEY_ESC 27
 

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/top_cols.h"
-#include "cli/top_detail.h"
-#include "cli/top_draw.h"
-#include "cli/top_gpu.h"
+#include "top/top_cols.h"
+#include "top/top_detail.h"
+#include "top/top_draw.h"
+#include "top/top_gpu.h"
 #include "core/units.h"
 
 enum { C_RESERVED = 1, C_DISPLAY, C_WORK, C_OTHER, C_UNATTR, C_HEAD, C_SEL };

@@ -1,6 +1,6 @@
 /* top_cols: the process list's columns, one table: header, width, the
  * priority by which a narrow screen keeps it, and how it sorts. */
-#include "cli/top_cols.h"
+#include "top/top_cols.h"
 
 #include <stdio.h>
 #include <string.h>

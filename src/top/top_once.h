@@ -2,13 +2,13 @@
  * as the live view into a curses screen that is never shown (its output
  * goes to /dev/null), then printed as text, with colours when asked: for
  * scripts and bug reports, with no terminal needed. */
-#ifndef VRAM_CLI_TOP_ONCE_H
-#define VRAM_CLI_TOP_ONCE_H
+#ifndef VRAM_TOP_TOP_ONCE_H
+#define VRAM_TOP_TOP_ONCE_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/top_draw.h"
+#include "top/top_draw.h"
 
 /* The frame's size: $LINES and $COLUMNS where set, else the terminal's
  * when out is one, else 80x24. */

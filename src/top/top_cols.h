@@ -1,8 +1,8 @@
 /* top_cols: the columns of top's process list: their headers and widths,
  * which of them a screen's width has room for, each cell's text, and the
  * order each sorts by. */
-#ifndef VRAM_CLI_TOP_COLS_H
-#define VRAM_CLI_TOP_COLS_H
+#ifndef VRAM_TOP_TOP_COLS_H
+#define VRAM_TOP_TOP_COLS_H
 
 #include <stdbool.h>
 #include <stddef.h>

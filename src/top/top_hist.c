@@ -1,5 +1,5 @@
 /* top_hist: the rings of recent figures. */
-#include "cli/top_hist.h"
+#include "top/top_hist.h"
 
 #include <stdlib.h>
 

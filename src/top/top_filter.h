@@ -1,12 +1,12 @@
 /* top_filter: which processes top lists: what the user typed after / (or
  * gave with --filter), parsed once, matched against each row. */
-#ifndef VRAM_CLI_TOP_FILTER_H
-#define VRAM_CLI_TOP_FILTER_H
+#ifndef VRAM_TOP_TOP_FILTER_H
+#define VRAM_TOP_TOP_FILTER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/top_cols.h"
+#include "top/top_cols.h"
 
 #define TOP_FILTER_TERMS 8
 

@@ -1,5 +1,5 @@
 /* top_json: the document: render_json's, and "top" (docs/status-json.md). */
-#include "cli/top_json.h"
+#include "top/top_json.h"
 
 #include "app/render_json.h"
 

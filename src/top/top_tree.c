@@ -6,7 +6,7 @@
  * single job says nothing the command line does not, while the server
  * above its workers does. The walks are bounded (TOP_TREE_DEPTH), and a
  * loop in the parents (a process tree changing under the walk) ends it. */
-#include "cli/top_tree.h"
+#include "top/top_tree.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

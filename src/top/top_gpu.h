@@ -2,10 +2,10 @@
  * history; the bar's parts in figures; its meters (utilization, memory
  * bandwidth, temperature, power against its limit, clocks, PCIe, video
  * engines) with small graphs of the last samples. */
-#ifndef VRAM_CLI_TOP_GPU_H
-#define VRAM_CLI_TOP_GPU_H
+#ifndef VRAM_TOP_TOP_GPU_H
+#define VRAM_TOP_TOP_GPU_H
 
-#include "cli/top_draw.h"
+#include "top/top_draw.h"
 
 /* Lines each GPU gets (1 to 4) on a screen rows x cols: as many as leave
  * six for processes (the meters take two lines under 150 columns). */

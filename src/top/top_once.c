@@ -2,7 +2,7 @@
  * of what was drawn (character, attributes, colour pair); a frame is read
  * back cell by cell after top_draw, so --once shows exactly what the live
  * view would. */
-#include "cli/top_once.h"
+#include "top/top_once.h"
 
 #include <curses.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 /* top_detail: the pane, drawn from the selected row, the snapshot (the
  * process's other GPUs) and t->info (what ops.detail found). */
-#include "cli/top_detail.h"
+#include "top/top_detail.h"
 
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli/top_cols.h"
+#include "top/top_cols.h"
 #include "core/units.h"
 
 #define PANE_MAX 10

@@ -3,7 +3,7 @@
  * and six processes: the bar in figures, then the meters, each dropped
  * from the right when the line is full. Fits 80x24 with eight GPUs (one
  * line each). */
-#include "cli/top_gpu.h"
+#include "top/top_gpu.h"
 
 #include <curses.h>
 #include <stdarg.h>

@@ -2,13 +2,13 @@
  * options (--once, --json, --sort, --reverse, --tree, --filter,
  * --interval), the state they start, what each refresh samples, and what
  * follows a sample. */
-#ifndef VRAM_CLI_TOP_VIEW_H
-#define VRAM_CLI_TOP_VIEW_H
+#ifndef VRAM_TOP_TOP_VIEW_H
+#define VRAM_TOP_TOP_VIEW_H
 
 #include <stdint.h>
 
 #include "cli/cmd.h"
-#include "cli/top_draw.h"
+#include "top/top_draw.h"
 
 struct top_view {
     double interval;

@@ -1,6 +1,6 @@
 /* top_rows: the list, rebuilt after each process list and each change of
  * sort, filter or view. */
-#include "cli/top_rows.h"
+#include "top/top_rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
