@@ -13,6 +13,7 @@
 
 #include "daemon/daemon.h"
 #include "daemon/daemonops.h"
+#include "calllog.h"
 
 #define GiB (1ULL << 30)
 
@@ -24,16 +25,7 @@ static int settles;      /* steps that ended */
 static unsigned backlog; /* what waiting() says for every model */
 static bool start_fails; /* start posts FAILED at once, as procs_start does without a port */
 
-static void say(const char *fmt, ...)
-{
-    size_t at = strlen(calls);
-    if (at)
-        at += (size_t)snprintf(calls + at, sizeof calls - at, "; ");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(calls + at, sizeof calls - at, fmt, ap);
-    va_end(ap);
-}
+#define say(...) calllog_say(calls, sizeof calls, __VA_ARGS__)
 
 static void enter(void)
 {

@@ -25,6 +25,7 @@
 
 #include "proxy/proxy.h"
 #include "proxy/proxyops.h"
+#include "calllog.h"
 
 #define NMODELS 1
 
@@ -47,16 +48,7 @@ struct waiter {
 static struct waiter waiting[8]; /* demands not answered yet */
 static unsigned nwaiting;
 
-static void say(const char *fmt, ...)
-{
-    size_t at = strlen(calls);
-    if (at)
-        at += (size_t)snprintf(calls + at, sizeof calls - at, "; ");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(calls + at, sizeof calls - at, fmt, ap);
-    va_end(ap);
-}
+#define say(...) calllog_say(calls, sizeof calls, __VA_ARGS__)
 
 static unsigned count(void *d)
 {
