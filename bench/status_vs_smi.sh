@@ -2,6 +2,8 @@
 # status_vs_smi.sh: whole-process time of `vram status` (text and --json)
 # against `nvidia-smi --query-gpu=memory.used,memory.total --format=csv`,
 # the least an NVML tool does (issue 46's goal: vram's median no slower),
+# `vram status --json --all` as a user's first run meets it (an empty
+# cache: the CUDA version and max clocks asked of the driver each time),
 # and `vram status --json --all` against nvidia-smi asked for the GPU
 # fields it gives. Interleaved:
 # one run of each command per round, after warm-up rounds, so drift in the
@@ -56,7 +58,7 @@ FIELDS=$FIELDS,mig.mode.current,pcie.link.gen.current,pcie.link.width.current,fa
 
 VRAM="$DIR/vram" SMI="$SMI" SMI_LIKE="$SMI_LIKE" FIELDS="$FIELDS" ROUNDS="$ROUNDS" OUT="$OUT" \
     BEFORE="${BEFORE:-}" python3 - <<'PY'
-import os, statistics, subprocess, time
+import os, shutil, statistics, subprocess, tempfile, time
 
 vram, smi, like = os.environ["VRAM"], os.environ["SMI"], os.environ["SMI_LIKE"]
 before = os.environ["BEFORE"]
@@ -81,6 +83,10 @@ else:
         ANCHOR: [like],
         "vram --version (no NVML)": [vram, "--version"],
     }
+# a user's first run: nothing in vram's cache (the CUDA version, the max
+# clocks), as every run of this row finds it
+FIRST = "vram status --json --all, empty user cache"
+cmds[FIRST] = [vram, "status", "--json", "--all"]
 if before:
     cmds["before: vram status --json"] = [before, "status", "--json"]
     cmds["before: vram status"] = [before, "status"]
@@ -91,8 +97,13 @@ with open(os.path.join(out, "status_vs_smi.log"), "w") as log:
     for r in range(rounds + WARM):
         for k, argv in cmds.items():
             t0 = time.perf_counter()
-            p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            env = None
+            if k == FIRST:
+                env = dict(os.environ, XDG_CACHE_HOME=tempfile.mkdtemp(prefix="vram-first-"))
+            p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
             _, st, ru = os.wait4(p.pid, 0)
+            if env:
+                shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
             dt = (time.perf_counter() - t0) * 1e3
             c = (ru.ru_utime + ru.ru_stime) * 1e3
             rc = os.waitstatus_to_exitcode(st)
