@@ -100,17 +100,6 @@ static void read_state(const char *path, struct served *s)
     }
 }
 
-/* The state a configuration names (or would default to), into out. */
-static void state_of(const char *config, char *out, size_t len)
-{
-    struct config *c = malloc(sizeof *c);
-    char err[600];
-    out[0] = '\0';
-    if (c && access(config, R_OK) == 0 && config_load(config, c, err, sizeof err) == 0)
-        snprintf(out, len, "%s", c->state);
-    free(c);
-}
-
 /* The daemons whose state is read: the one vram serve would run here
  * ($VRAM_CONFIG, else this user's configuration), and the system's. */
 static void find_mains(struct served *s)
@@ -118,13 +107,14 @@ static void find_mains(struct served *s)
     struct paths def;
     paths_default(&def);
     const char *env = getenv("VRAM_CONFIG");
+    const char *mine = env && *env ? env : def.config;
     char states[4][CONFIG_PATH_MAX];
     size_t n = 0;
-    state_of(env && *env ? env : def.config, states[n], sizeof states[n]);
-    n += states[n][0] != '\0';
+    n += config_state_of(mine, states[n], sizeof states[n]) == 0;
     snprintf(states[n++], sizeof states[0], "%s", def.state);
-    state_of("/etc/vram/vram.conf", states[n], sizeof states[n]);
-    n += states[n][0] != '\0';
+    /* root's own configuration is the system's */
+    if (strcmp(mine, "/etc/vram/vram.conf") != 0)
+        n += config_state_of("/etc/vram/vram.conf", states[n], sizeof states[n]) == 0;
     snprintf(states[n++], sizeof states[0], "/var/lib/vram/vram.db");
     for (size_t i = 0; i < n; i++) {
         bool seen = false;

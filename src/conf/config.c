@@ -381,6 +381,41 @@ int config_load(const char *path, struct config *c, char *err, size_t len)
     return rc;
 }
 
+struct state_peek {
+    char *out;
+    size_t len;
+    bool given;
+};
+
+static int state_handler(void *user, const char *section, const char *name, const char *value)
+{
+    struct state_peek *pk = user;
+    /* the first only: a second state = is a line config_load refuses */
+    if (!pk->given && !strcmp(section, "serve") && !strcmp(name, "state")) {
+        pk->given = true;
+        snprintf(pk->out, pk->len, "%s", value);
+    }
+    return 1;
+}
+
+int config_state_of(const char *path, char *out, size_t len)
+{
+    char err[600];
+    char *text = conftext_read(path, err, sizeof err);
+    out[0] = '\0';
+    if (!text)
+        return -1;
+    struct state_peek pk = {.out = out, .len = len};
+    (void)ini_parse_string(text, state_handler, &pk);
+    free(text);
+    if (!pk.given) {
+        struct paths def;
+        paths_default(&def);
+        snprintf(out, len, "%s", def.state);
+    }
+    return 0;
+}
+
 /* Whether m's GPUs are there: 0, or -1 with err naming the one that is
  * not and the ones that are. */
 static int check_gpus(const struct config *c, const struct config_model *m, size_t ngpus,

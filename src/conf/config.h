@@ -166,5 +166,11 @@ unsigned config_line_of(const char *text, const char *section, const char *name)
 int config_load(const char *path, struct config *c, char *err, size_t len);
 /* The same from text already read (path names it in messages). */
 int config_parse(const char *text, const char *path, struct config *c, char *err, size_t len);
+/* The state file path's daemon keeps (its [serve] state =, else the
+ * default), read from the same trusted file without loading the rest:
+ * what `vram status` and top ask of two files whenever a GPU process may
+ * be a model, where a whole load (a 400 KB struct config zeroed) cost
+ * more than the driver's answers. 0, or -1 if path cannot be read. */
+int config_state_of(const char *path, char *out, size_t len);
 
 #endif

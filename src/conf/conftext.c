@@ -22,6 +22,7 @@
 char *conftext_read(const char *path, char *err, size_t len)
 {
     struct stat st;
+    err[0] = '\0'; /* what the read below is judged by */
     /* a device is not even opened (opening one may act); a FIFO swapped in
      * after this is opened without waiting, and refused below */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {

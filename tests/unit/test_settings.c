@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf/config.h"
 #include "conf/settings.h"
@@ -106,6 +107,42 @@ static void messages_name_line_value_and_fix(void **st)
     assert_null(parse("[serve]\nsocket = /tmp/t.sock\nwidth = 3\n", err, sizeof err));
     assert_non_null(strstr(err, "t.conf:3: unknown setting 'width' in [serve] (socket, state"));
     assert_null(strstr(err, "idle")); /* an old name is read, not offered */
+}
+
+/* vram status and top read only the state a configuration names: the
+ * same path as a whole load, or a daemon's models go unnamed. */
+static void the_state_read_alone_is_the_loaded_one(void **st)
+{
+    (void)st;
+    static const char *const texts[] = {
+        "[serve]\nsocket = /tmp/t.sock\nstate = /srv/vram/state.db\n\n[model m]\n"
+        "command = true\nvram = 1G\n",
+        "[model m]\ncommand = true\nvram = 1G\nstate_note = x\n\n[serve]\n"
+        "state = /var/tmp/a b.db ; said after a model\n",
+        "[serve]\nsocket = /tmp/t.sock\n\n[model a-name-longer-than-inih-keeps-for-a-section"
+        "-which-is-fifty]\ncommand = true\nvram = 1G\n",
+        MINIMAL,
+    };
+    char path[] = "/tmp/vram-test-state-XXXXXX", err[512], alone[CONFIG_PATH_MAX];
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, texts[i], strlen(texts[i])), (ssize_t)strlen(texts[i]));
+        close(fd);
+        struct config *c = calloc(1, sizeof *c);
+        assert_non_null(c);
+        int loaded = config_load(path, c, err, sizeof err);
+        assert_int_equal(config_state_of(path, alone, sizeof alone), 0);
+        if (loaded == 0)
+            assert_string_equal(alone, c->state);
+        else /* a file the daemon refuses still names its state */
+            assert_string_equal(alone, "/var/tmp/a b.db");
+        free(c);
+        unlink(path);
+        strcpy(path, "/tmp/vram-test-state-XXXXXX");
+    }
+    assert_int_equal(config_state_of("/nonexistent/vram.conf", alone, sizeof alone), -1);
+    assert_string_equal(alone, "");
 }
 
 /* What a reload may apply is copied; the rest is named, not applied. */
@@ -280,6 +317,7 @@ int main(void)
         cmocka_unit_test(defaults_reach_the_configuration),
         cmocka_unit_test(messages_name_line_value_and_fix),
         cmocka_unit_test(reload_applies_what_it_may),
+        cmocka_unit_test(the_state_read_alone_is_the_loaded_one),
         cmocka_unit_test(the_man_page_has_every_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
