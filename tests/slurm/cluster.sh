@@ -70,6 +70,10 @@ cluster_start() {
     # seen on the GPU machine)
     if [ -f /sys/fs/cgroup/cgroup.controllers ] && [ ! -S /run/dbus/system_bus_socket ]; then
         printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\nCgroupAutomount=yes\n' >"$S/cgroup.conf"
+        # which puts its scope under system.slice, there only where systemd
+        # made it: without, "Could not create scope directory" (the GPU
+        # machine, a sandbox with no init)
+        mkdir -p /sys/fs/cgroup/system.slice 2>/dev/null || :
     fi
     echo "required $SPANK $PLUG_ARGS" >"$S/plugstack.conf"
     cat >"$S/slurm.conf" <<CONF
