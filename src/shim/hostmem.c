@@ -412,7 +412,7 @@ int hostmem_demote(uint64_t bytes, char *err, size_t len)
         v[n++] = (struct spill_host){chunks[i].p, at, used};
         at += chunks[i].size;
     }
-    if (spill_reserve(file_fd, cursor, err, len) < 0 ||
+    if (spill_reserve(file_fd, start, cursor, err, len) < 0 ||
         spill_write_host(file_fd, v, n, err, len) < 0)
         return -1;
     /* the places from start on are now the file's: those chunks go back */

@@ -224,9 +224,9 @@ int spill_open(int fd, char *err, size_t len)
     return 0;
 }
 
-int spill_reserve(int fd, uint64_t size, char *err, size_t len)
+int spill_reserve(int fd, uint64_t off, uint64_t end, char *err, size_t len)
 {
-    int e = size ? posix_fallocate(fd, 0, (off_t)size) : 0;
+    int e = end > off ? posix_fallocate(fd, (off_t)off, (off_t)(end - off)) : 0;
     if (e == 0 || e == EOPNOTSUPP || e == EINVAL)
         return 0; /* a filesystem without it finds a full disk at the write */
     io_error(e, true, err, len);

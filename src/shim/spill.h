@@ -53,8 +53,11 @@ int spill_in(int fd, const struct spill_extent *v, unsigned n, spill_enter_fn en
  * is written from where it is). 0, or -1 with err. */
 int spill_write_host(int fd, const struct spill_host *v, unsigned n, char *err, size_t len);
 
-/* Reserves the file's blocks up to size bytes, so that a full disk is
- * found before anything moves. 0, or -1 with err. */
-int spill_reserve(int fd, uint64_t size, char *err, size_t len);
+/* Reserves the file's blocks from off up to end, the places about to be
+ * written, so that a full disk is found before anything moves. Only
+ * those: a file's places start where its host memory ends, and blocks
+ * before them would be counted against spill_budget (the daemon measures
+ * what a file takes) and fill the disk with nothing. 0, or -1 with err. */
+int spill_reserve(int fd, uint64_t off, uint64_t end, char *err, size_t len);
 
 #endif

@@ -586,8 +586,12 @@ int swap_suspend(unsigned timeout_ms, struct swap_stats *st, char *err, size_t l
      * VRAM is let go: a full disk leaves the process as it was */
     if (nplan) {
         uint64_t d0 = clock_mono_ms();
-        uint64_t end = plan[nplan - 1].off + plan[nplan - 1].n;
-        int bad = spill_reserve(hostmem_file(), end, err, len) < 0 ||
+        uint64_t from = UINT64_MAX, end = 0;
+        for (unsigned k = 0; k < nplan; k++) {
+            from = plan[k].off < from ? plan[k].off : from;
+            end = plan[k].off + plan[k].n > end ? plan[k].off + plan[k].n : end;
+        }
+        int bad = spill_reserve(hostmem_file(), from, end, err, len) < 0 ||
                   spill_out(hostmem_file(), plan, nplan, spill_enter, err, len) < 0;
         st->disk_ms = clock_mono_ms() - d0;
         if (bad) {

@@ -60,6 +60,17 @@ expect_eq "... and that model's tier says so" \
 expect_match "... vram ps shows it" "$("$VRAM" ps)" 'suspended .* (disk|host\+disk) +[0-9.]+ MiB'
 ON=$(json | jq -r '.models[] | select(.disk_bytes > 0) | .name' | head -1)
 F=$(ls "$T"/spill/*.spill 2>/dev/null)
+# host memory had room for part of the third: that part stays there, the
+# rest goes to disk, and each byte is counted once (the file's blocks
+# reserved from its start counted its host memory's part as on disk too,
+# filling spill_budget with nothing: suspends refused, models stopped)
+HOSTPART=$(field "$ON" host_pool_bytes)
+expect_eq "... host memory holds part of it ($HOSTPART bytes), so its tier is host+disk" \
+    "$([ "$HOSTPART" -gt 0 ] && field "$ON" tier)" host+disk
+expect_eq "... its bytes in host memory and on disk add up to it, not more" \
+    "$(json | jq --arg m "$ON" '.models[] | select(.name == $m) | .host_bytes + .disk_bytes <= 256 * 1048576 + 1048576')" true
+expect_eq "... its spill file takes on disk what went there, not the whole model" \
+    "$(( $(stat -c '%b * %B' "$F") <= $(field "$ON" disk_bytes) + 1048576 )) $(( $(stat -c '%b * %B' "$F") < 256 * MiB ))" "1 1"
 expect_eq "one spill file, in the spill folder beside the state" "$(echo "$F" | grep -c spill)" 1
 expect_eq "... mode 0600" "$(stat -c %a "$F")" 600
 expect_eq "... owned by the model's user" "$(stat -c %u "$F")" "$(stat -c %u /proc/"${PID[$ON]}")"
