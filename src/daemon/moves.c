@@ -128,11 +128,16 @@ static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char
             uint64_t max = 0;
             char e2[200];
             /* what host memory does not hold, and room for a model that
-             * grew since its share was measured: reserved against
-             * spill_budget (a whole share each filled it on an H100) */
-            uint64_t slack = want / 8 > (256ULL << 20) ? want / 8 : (256ULL << 20);
+             * grew since its share was measured: as much as the driver saw
+             * it hold at the last snapshot (an LLM's cache grows after its
+             * first answers: 7 GiB at load, 10 after, on an H100), and a
+             * slack beyond; reserved against spill_budget, the rest given
+             * back once its process says what it wrote */
+            uint64_t now = 0, slack = want / 8 > (256ULL << 20) ? want / 8 : (256ULL << 20);
+            daemon_measure(d, i, &now);
+            uint64_t need = now > want ? now : want;
             int fd = disktier_make(d->disk, i, dm->cfg.name, file_owner(dm), (gid_t)-1,
-                                   (want > have ? want - have : 0) + slack, &max, e2, sizeof e2);
+                                   (need > have ? need - have : 0) + slack, &max, e2, sizeof e2);
             if (fd >= 0) {
                 dm->spill_fd = j->spill_fd = fd;
                 j->spill_max = max;

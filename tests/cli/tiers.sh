@@ -17,7 +17,7 @@ conf() { # conf HOST_BUDGET GPU_BUDGET [SPILL]
     { serve_head; printf 'listen = 127.0.0.1:%s\nhost_budget = %s\nbudget = 0:%s\n' "$LISTEN" "$1" "$2"
       [ -n "${3:-}" ] && printf 'spill = %s\n' "$3"
       for m in a b c; do
-          printf '\n[model %s]\ncommand = %s --bytes 256M --openai %s\nvram = 300M\ngpu = 0\n' \
+          printf '\n[model %s]\ncommand = %s --bytes 256M --grow 512M --openai %s\nvram = 300M\ngpu = 0\n' \
               $m "$TESTMODEL" $m
       done; } >"$T/vram.conf"
 }
@@ -109,6 +109,30 @@ expect_eq "... started once each" "$(grep -c '"event":"starting"' "$T/events")" 
 expect_match "... the least recently used moved down to disk ahead of the next suspend" \
     "$(cat "$T/serve.log")" ': moved to disk: [0-9.]+ MiB'
 expect_match "... said in the event stream" "$(cat "$T/events")" '"event":"moved to disk"'
+stop_daemon
+
+# 2b. a model that grew after its last suspend (as PyTorch's cache does
+# after a first generation: 7 GiB at load, 10 GiB after, on the H100's
+# LLM trace) still suspends, what host memory cannot hold going to disk:
+# its spill file was sized from its last suspend, and the suspend failed
+# ("hold less than the ... to move"), the model stopped and cold-started
+conf 300M 2G
+start_daemon
+"$VRAM" load a >/dev/null
+"$VRAM" suspend a >/dev/null
+"$VRAM" load a >/dev/null
+APID=$(field a pid)
+expect_match "a model grows by 512 MiB" "$(curl -s -m 30 "$P/m/a/grow")" '"grown":536870912'
+# the daemon's own snapshot has seen it
+seen() { curl -s --unix-socket "$T/vram.sock" http://x/v1/snapshot |
+    jq -e ".gpus[].processes[] | select(.pid == $APID) | .used >= $((768 * MiB))" >/dev/null; }
+wait_for 20 seen || not_ok "the daemon sees the model grown" "$(curl -s --unix-socket "$T/vram.sock" http://x/v1/snapshot)"
+OUT=$("$VRAM" suspend a 2>&1)
+RC=$?
+expect_eq "... and suspends again, host memory holding what it had, the rest on disk" \
+    "$RC $(field a state)" "0 suspended" "$OUT"
+expect_eq "... its tier: host+disk" "$(field a tier)" host+disk
+expect_eq "... back intact, the same process" "$(intact a && echo yes) $(field a pid)" "yes $APID"
 stop_daemon
 
 # 3. no disk tier, host memory for one: a model that must be stopped says why

@@ -31,6 +31,10 @@
  * driver: "NAME: memory intact (N bytes checked)", the same every time
  * unless a swap lost something.
  *
+ * --grow SIZE: GET /grow allocates SIZE more on GPU 0, once, with a
+ * pattern of its own that every check reads too: a server whose memory
+ * grew after it loaded (PyTorch's cache after a first generation).
+ *
  * As a server whose worker maps its memory (CUDA IPC, as engines share
  * tensors between their processes): --share starts a second process of
  * this program that opens the memory with cuIpcOpenMemHandle; GET /shared
@@ -69,6 +73,8 @@ static CUdeviceptr scratch[MAX_DEV];
 static bool use_vmm;
 static const char *peer_mode;
 static int share_in = -1, share_out = -1; /* --share: the worker's pipes */
+static uint64_t grow_by;                    /* --grow: what GET /grow adds */
+static CUdeviceptr grown;                   /* and what it added, 0 before */
 
 static void pattern(uint64_t off, unsigned char *buf, size_t n)
 {
@@ -129,6 +135,14 @@ static int each_device(int (*fn)(uint64_t off, size_t n))
         rc = each_region(fn);
     }
     setcur(ctxs[0]);
+    if (rc == 0 && grown) { /* GET /grow's memory: a region and a pattern of its own */
+        uint64_t was = bytes;
+        base = grown;
+        bytes = grow_by;
+        seed = seed0 ^ 0x6a09e667f3bcc909ULL;
+        rc = each_region(fn);
+        bytes = was;
+    }
     base = bases[0];
     seed = seed0;
     return rc;
@@ -319,6 +333,7 @@ static void reply(struct evhttp_request *req, int code, const char *text)
 }
 
 static CUresult close_peers(void);
+static CUresult grow(void);
 
 static void on_request(struct evhttp_request *req, void *arg)
 {
@@ -374,6 +389,11 @@ static void on_request(struct evhttp_request *req, void *arg)
         reply(req, yes ? 200 : 500, text);
     } else if (!strcmp(uri, "/v1/models")) { /* a health route other than /health */
         reply(req, 200, "{\"object\":\"list\",\"data\":[]}");
+    } else if (!strcmp(uri, "/grow")) {
+        CUresult rc = grow_by ? grow() : CUDA_ERROR_INVALID_VALUE;
+        snprintf(text, sizeof text, "{\"grown\":%llu,\"error\":%d}",
+                 rc ? 0ULL : (unsigned long long)grow_by, rc);
+        reply(req, rc ? 500 : 200, text);
     } else if (!strcmp(uri, "/pid")) {
         snprintf(text, sizeof text, "%d", (int)getpid());
         reply(req, 200, text);
@@ -412,6 +432,26 @@ static CUresult alloc_on(int d, CUdeviceptr *p, uint64_t n)
         (rc = map(*p, n, 0, h, 0)) || (rc = set_access(*p, n, &own, 1)))
         return rc;
     return CUDA_SUCCESS;
+}
+
+/* GET /grow: --grow's bytes more on GPU 0, written; once. */
+static CUresult grow(void)
+{
+    if (grown)
+        return CUDA_SUCCESS;
+    CUdeviceptr p;
+    CUresult rc = alloc_on(0, &p, grow_by);
+    if (rc)
+        return rc;
+    uint64_t was = bytes;
+    grown = base = p;
+    bytes = grow_by;
+    seed = seed0 ^ 0x6a09e667f3bcc909ULL;
+    rc = each_region(write_region) == 0 ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;
+    bytes = was;
+    base = bases[0];
+    seed = seed0;
+    return rc;
 }
 
 /* GET /unpeer: every context gives up its peer access. */
@@ -530,6 +570,9 @@ int main(int argc, char **argv)
             use_vmm = true;
         else if (!strcmp(argv[i], "--share"))
             sharing = true;
+        else if (!strcmp(argv[i], "--grow") && i + 1 < argc &&
+                 units_parse_size(argv[i + 1], &grow_by) == 0)
+            i++;
         else if (!strcmp(argv[i], "--import") && i + 1 < argc &&
                  strlen(argv[i + 1]) == 2 * sizeof(CUipcMemHandle))
             import = argv[++i];
@@ -539,7 +582,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: testmodel --bytes SIZE [--startup SECONDS] [--chunks N] "
                             "[--chunk-ms MS] [--until FILE] [--all-gpus] [--vmm] "
-                            "[--peer enable|grant] [--openai NAME] [--share] (PORT in the "
+                            "[--peer enable|grant] [--openai NAME] [--share] [--grow SIZE] (PORT in the "
                             "environment)\n");
             return 2;
         }
