@@ -8,8 +8,9 @@
 # at a time and host memory that holds one: requests alternate with
 # keep_alive 0 and every switch is a suspend (before, a model resumed while
 # the other was held in host memory was stopped, with no word of why);
-# the least recently used moves down to disk ahead of the next suspend;
-# and with no disk tier, a model that must be stopped says why.
+# the least recently used moves down to disk ahead of the next suspend; a
+# model that grew since its last suspend still suspends, the growth going
+# to disk; and with no disk tier, a model that must be stopped says why.
 . "$(dirname "$0")/lib.sh"
 : "${TESTMODEL:?}"
 daemon_env 37 600
