@@ -390,8 +390,10 @@ struct state_peek {
 static int state_handler(void *user, const char *section, const char *name, const char *value)
 {
     struct state_peek *pk = user;
-    /* the first only: a second state = is a line config_load refuses */
-    if (!pk->given && !strcmp(section, "serve") && !strcmp(name, "state")) {
+    /* the last, as config_load takes it: inih calls again for a value
+     * that goes on over an indented line (a second state = line is one
+     * config_load refuses) */
+    if (!strcmp(section, "serve") && !strcmp(name, "state")) {
         pk->given = true;
         snprintf(pk->out, pk->len, "%s", value);
     }

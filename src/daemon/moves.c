@@ -63,6 +63,15 @@ static void moving_pids(struct daemon *d, unsigned i)
     }
 }
 
+/* The daemon's copy of the spill file sent with a job: the model holds
+ * its own now, or none. */
+static void close_spill_fd(struct dmodel *dm)
+{
+    if (dm->spill_fd >= 0)
+        close(dm->spill_fd);
+    dm->spill_fd = -1;
+}
+
 /* What model i's host memory should hold: a little over what its last
  * fast swap moved (a model that grew by a few buffers still fits; what it
  * does not use goes back), else what it holds on the GPU. */
@@ -141,9 +150,9 @@ static bool give_chunks(struct daemon *d, unsigned i, struct worker_job *j, char
             if (fd >= 0) {
                 dm->spill_fd = j->spill_fd = fd;
                 j->spill_max = max;
-            } else if (have < want) {
+            } else if (have < need) {
                 snprintf(err, len, "host memory holds %llu of %llu bytes, and %s",
-                         (unsigned long long)have, (unsigned long long)want, e2);
+                         (unsigned long long)have, (unsigned long long)need, e2);
                 hostpool_release(d->pool, i);
                 return false;
             }
@@ -249,10 +258,15 @@ void moves_start(struct daemon *d, unsigned i, bool resume, int gpu, uint64_t ov
     else
         rc = worker_start(d->worker, &j, err, sizeof err);
     if (rc < 0) {
-        if (resume)
+        if (resume) {
             mgroup_suspended(dm->pid, dm->start, dm->uid, true);
-        else if (d->pool)
-            hostpool_release(d->pool, i);
+        } else {
+            if (d->pool)
+                hostpool_release(d->pool, i);
+            /* the spill file made for it, and its reservation, with it */
+            close_spill_fd(dm);
+            disktier_remove(d->disk, i);
+        }
         post_result(d, i, resume, err);
     }
 }
@@ -329,15 +343,6 @@ void moves_job(void *arg, const struct worker_job *j, struct worker_report *r)
                  (int)j->pids[done - 1], j->resume ? "stay suspended" : "run on");
     }
     r->ok = rc == 0;
-}
-
-/* The daemon's copy of the spill file sent with a job: the model holds
- * its own now, or none. */
-static void close_spill_fd(struct dmodel *dm)
-{
-    if (dm->spill_fd >= 0)
-        close(dm->spill_fd);
-    dm->spill_fd = -1;
 }
 
 /* A move down is done: the model's bytes are on disk and its chunks come

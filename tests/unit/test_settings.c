@@ -122,6 +122,11 @@ static void the_state_read_alone_is_the_loaded_one(void **st)
         "[serve]\nsocket = /tmp/t.sock\n\n[model a-name-longer-than-inih-keeps-for-a-section"
         "-which-is-fifty]\ncommand = true\nvram = 1G\n",
         MINIMAL,
+        /* a value that goes on over an indented line: inih says it again */
+        "[serve]\nsocket = /tmp/t.sock\nstate = /srv/a.db\n  /srv/b.db\n\n[model m]\n"
+        "command = true\nvram = 1G\n",
+        "[serve]\nsocket = /tmp/t.sock\nstate =\n  /srv/b.db\n\n[model m]\ncommand = true\n"
+        "vram = 1G\n",
     };
     char path[] = "/tmp/vram-test-state-XXXXXX", err[512], alone[CONFIG_PATH_MAX];
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
