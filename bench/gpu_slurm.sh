@@ -51,6 +51,13 @@ finish_logs() {
 }
 trap finish_logs EXIT
 ms() { echo $(($(date +%s%N) / 1000000)); }
+# the GPU must be free for two jobs at their caps: a run started seconds
+# after another once found it taken at CUDA's start (what held it, said)
+BUSY=$(nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader 2>/dev/null)
+if [ -n "$BUSY" ]; then
+    echo "gpu_slurm: the GPU already has processes on it (pid, name, MiB); the jobs' caps may not fit:"
+    echo "$BUSY"
+fi
 t0=$(ms)
 if ! cluster_start 2>"$OUT/cluster_start.err"; then
     echo "gpu_slurm: the cluster did not start:"
