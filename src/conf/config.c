@@ -400,6 +400,18 @@ static int state_handler(void *user, const char *section, const char *name, cons
     return 1;
 }
 
+void config_state_in(const char *text, char *out, size_t len)
+{
+    struct state_peek pk = {.out = out, .len = len};
+    out[0] = '\0';
+    (void)ini_parse_string(text, state_handler, &pk);
+    if (!pk.given) {
+        struct paths def;
+        paths_default(&def);
+        snprintf(out, len, "%s", def.state);
+    }
+}
+
 int config_state_of(const char *path, char *out, size_t len)
 {
     char err[600];
@@ -407,14 +419,8 @@ int config_state_of(const char *path, char *out, size_t len)
     out[0] = '\0';
     if (!text)
         return -1;
-    struct state_peek pk = {.out = out, .len = len};
-    (void)ini_parse_string(text, state_handler, &pk);
+    config_state_in(text, out, len);
     free(text);
-    if (!pk.given) {
-        struct paths def;
-        paths_default(&def);
-        snprintf(out, len, "%s", def.state);
-    }
     return 0;
 }
 

@@ -172,5 +172,8 @@ int config_parse(const char *text, const char *path, struct config *c, char *err
  * be a model, where a whole load (a 400 KB struct config zeroed) cost
  * more than the driver's answers. 0, or -1 if path cannot be read. */
 int config_state_of(const char *path, char *out, size_t len);
+/* The same from text already read (tests/fuzz/fuzz_config.c holds it to
+ * config_parse's answer). */
+void config_state_in(const char *text, char *out, size_t len);
 
 #endif

@@ -3,7 +3,9 @@
  * check and the search for a bad value's line, the scan for sections and
  * settings given twice). A config is written by an administrator, but a
  * daemon that crashes on a typo serves nothing, and one that accepts a cut
- * token or a merged section serves the wrong thing. */
+ * token or a merged section serves the wrong thing. And config_state_in,
+ * which reads the state setting alone for vram status and top, must name
+ * the file the whole parse names: else a daemon's models go unnamed. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (c->wait_s > 86400 || c->max_body > (16ULL << 30) ||
             strnlen(c->token, sizeof c->token) == sizeof c->token)
+            abort();
+        char state[sizeof c->state];
+        config_state_in(text, state, sizeof state);
+        if (strcmp(state, c->state))
             abort();
     } else if (strnlen(err, sizeof err) == sizeof err || strncmp(err, "fuzz.conf", 9)) {
         abort(); /* every refusal names the file */
